@@ -1,0 +1,372 @@
+"""The jobctrl command line. Each command calls one application service.
+
+Errors are mapped once, here: a ``JobctrlError`` prints ``error: <message>`` and exits with
+its code (2 when no Temporal server can be reached); anything unexpected is written to
+``logs/jobctrl.log`` in the home and reported in one line, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import logging
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from jobctrl import __version__, services
+from jobctrl.domain.errors import JobctrlError, StageError
+from jobctrl.home import Home
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _home() -> Home:
+    return Home.resolve()
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, default=str))
+
+
+def handle_errors(fn: F) -> F:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except JobctrlError as exc:
+            click.echo(f"error: {exc.message}", err=True)
+            sys.exit(exc.exit_code)
+        except StageError as exc:
+            click.echo(f"error: {exc.code}: {exc.message}", err=True)
+            sys.exit(1)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        except Exception:
+            home = _home()
+            try:
+                home.ensure()
+                with open(home.logs_dir / "jobctrl.log", "a", encoding="utf-8") as fh:
+                    fh.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')}\n{traceback.format_exc()}")
+                where = f" (details in {home.logs_dir / 'jobctrl.log'})"
+            except OSError:
+                where = ""
+            click.echo(f"error: unexpected internal error{where}", err=True)
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="jobctrl")
+def main() -> None:
+    """jobctrl: discover, read, score and prepare job applications, durably.
+
+    Files live in JOBCTRL_HOME (default: the platform's user data dir). Run
+    `jobctrl init`, then `jobctrl worker` in one terminal and `jobctrl add URL` in another.
+    """
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@handle_errors
+def init(as_json: bool) -> None:
+    """Create the home: a commented config.yaml and the database."""
+    result = services.init_home(_home())
+    if as_json:
+        _echo_json(result)
+        return
+    verb = "wrote" if result["configCreated"] else "kept existing"
+    click.echo(f"{verb} {result['config']}")
+    click.echo(f"database ready at {result['database']}")
+    click.echo("next: edit your profile in config.yaml, then run `jobctrl worker`")
+
+
+def _stage_summary(stages: list[dict[str, Any]]) -> str:
+    parts = []
+    for st in stages:
+        text = f"{st['stage']}={st['state']}"
+        if st.get("errorCode"):
+            text += f"({st['errorCode']})"
+        parts.append(text)
+    return " ".join(parts)
+
+
+@main.command()
+@click.argument("url")
+@click.option("--wait", is_flag=True, help="Wait until the job is enriched and scored.")
+@click.option("--timeout", default=300.0, show_default=True, help="Seconds to wait with --wait.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (jobId, stages, …).")
+@handle_errors
+def add(url: str, wait: bool, timeout: float, as_json: bool) -> None:
+    """Add a posting URL and start preparing it (Enrich, then Score).
+
+    The same posting added twice (also with tracking parameters or a trailing slash) is
+    one job with one workflow.
+    """
+    view = asyncio.run(services.add_job(_home(), url, wait=wait, wait_timeout=timeout))
+    if as_json:
+        _echo_json(view)
+        return
+    state = "added" if view["created"] else "already known"
+    click.echo(f"{view['jobId']}  {state}: {view['url']}")
+    click.echo(f"  stages: {_stage_summary(view['stages'])}")
+    if view["title"] or view["score"] is not None:
+        click.echo(f"  {view['title'] or '?'} at {view['company'] or '?'}; score {view['score']}")
+    for st in view["stages"]:
+        if st.get("errorMessage"):
+            click.echo(f"  {st['stage']} failed: {st['errorCode']}: {st['errorMessage']}")
+
+
+@main.command("jobs")
+@click.option("--json", "as_json", is_flag=True, help="Print the jobs as a JSON array.")
+@handle_errors
+def jobs_cmd(as_json: bool) -> None:
+    """List jobs, best fit first."""
+    rows = services.list_jobs(_home())
+    if as_json:
+        _echo_json(rows)
+        return
+    if not rows:
+        click.echo("no jobs yet; add one with `jobctrl add URL`")
+        return
+    click.echo(f"{'JOB':<12}  {'SCORE':>5}  {'STATUS':<19}  {'TITLE':<38}  COMPANY")
+    for r in rows:
+        score = "" if r["score"] is None else str(r["score"])
+        status = r["status"] + (f" {r['errorCode']}" if r["errorCode"] else "")
+        title = (r["title"] or r["url"])[:38]
+        click.echo(f"{r['jobId']:<12}  {score:>5}  {status:<19}  {title:<38}  {r['company'] or ''}")
+
+
+def _salary_text(salary: dict[str, Any]) -> str:
+    amounts = [f"{v:,.0f}" for v in (salary["min"], salary["max"]) if v is not None]
+    span = amounts[0] if len(set(amounts)) == 1 else "–".join(amounts)
+    period = {"YEAR": "a year", "MONTH": "a month", "HOUR": "an hour"}.get(
+        (salary["period"] or "").upper(), salary["period"] or ""
+    )
+    return " ".join(part for part in (span, salary["currency"] or "", period) if part)
+
+
+@main.command()
+@click.argument("job")
+@click.option("--json", "as_json", is_flag=True, help="Print the job as JSON.")
+@handle_errors
+def show(job: str, as_json: bool) -> None:
+    """Show one job: posting fields, stages (with errors) and the fit report."""
+    view = services.show_job(_home(), job)
+    if as_json:
+        _echo_json(view)
+        return
+    click.echo(f"{view['jobId']}  {view['title'] or '(no title yet)'}")
+    for label, key in (("company", "company"), ("location", "location"), ("url", "url"),
+                       ("apply", "applyUrl"), ("posted", "datePosted"),
+                       ("valid through", "validThrough")):  # fmt: skip
+        if view.get(key):
+            click.echo(f"  {label:<14}{view[key]}")
+    if view["remote"] is not None:
+        click.echo(f"  {'remote':<14}{'yes' if view['remote'] else 'no'}")
+    if view["salary"]:
+        click.echo(f"  {'salary':<14}{_salary_text(view['salary'])}")
+    click.echo(f"  {'status':<14}{view['status']}")
+    click.echo("  stages:")
+    for st in view["stages"]:
+        line = f"    {st['stage']:<7} {st['state']:<10} attempts={st['attempts']}"
+        if st["errorCode"]:
+            line += f"  {st['errorCode']}"
+            if st["errorMessage"]:
+                line += f": {st['errorMessage']}"
+            if st["retryable"] is not None and st["state"] == "failed":
+                line += " (retryable)" if st["retryable"] else " (not retryable)"
+        click.echo(line)
+    report = view["scoreReport"]
+    if report:
+        click.echo(
+            f"  fit: {report['score']}/100 — {report['verdict']}. {report.get('summary', '')}"
+        )
+        for item in report["requirements"]:
+            mark = "✓" if item["matched"] else "✗"
+            click.echo(f"    {mark} [{item['kind']}] {item['requirement']}")
+            for ev in item["evidence"][:2]:
+                click.echo(f"        ↳ {ev['source']}: {ev['text'][:90]}")
+
+
+@main.command()
+@click.option("--follow", "-f", is_flag=True, help="Keep printing new events as they happen.")
+@click.option("--after", default=0, show_default=True, help="Only events after this sequence.")
+@click.option("--job", "job_ref", default=None, help="Only events of this job.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per line.")
+@handle_errors
+def events(follow: bool, after: int, job_ref: str | None, as_json: bool) -> None:
+    """Print the event log (append-only), oldest first."""
+    from jobctrl.store import jobs as jobs_store
+    from jobctrl.store.store import Store
+
+    store = Store.open(_home())
+    job_id = jobs_store.resolve_job_id(store, job_ref) if job_ref else None
+    position = after
+    try:
+        while True:
+            batch = store.events_after(position)
+            for e in batch:
+                position = e["seq"]
+                if job_id and e["job_id"] != job_id:
+                    continue
+                if as_json:
+                    click.echo(json.dumps({
+                        "seq": e["seq"], "type": e["type"], "jobId": e["job_id"],
+                        "occurredAt": e["occurred_at"].isoformat(), "payload": e["payload"],
+                    }))  # fmt: skip
+                else:
+                    brief = " ".join(
+                        f"{k}={v}" for k, v in e["payload"].items()
+                        if k in ("stage", "attempt", "errorCode", "score", "outcome", "key",
+                                 "workflowId", "reason")
+                    )  # fmt: skip
+                    when = e["occurred_at"].strftime("%H:%M:%S")
+                    click.echo(
+                        f"{e['seq']:>6} {when} {e['type']:<18} {e['job_id'] or '':<12} {brief}"
+                    )
+            if not follow:
+                break
+            if not batch:
+                time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        store.dispose()
+
+
+@main.group()
+def settings() -> None:
+    """Show or change runtime settings (budget, thresholds, fetch rules)."""
+
+
+@settings.command("get")
+@click.argument("key", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@handle_errors
+def settings_get(key: str | None, as_json: bool) -> None:
+    """Print one setting, or all of them with their descriptions."""
+    from jobctrl.store.settings import SPECS, Settings
+    from jobctrl.store.store import Store
+
+    store = Store.open(_home())
+    try:
+        values = {key: Settings(store).get(key)} if key else Settings(store).all()
+    finally:
+        store.dispose()
+    if as_json:
+        _echo_json(values if not key else {"key": key, "value": values[key]})
+    elif key:
+        click.echo(json.dumps(values[key]))
+    else:
+        for k, v in values.items():
+            click.echo(f"{k} = {json.dumps(v)}")
+            click.echo(f"    {SPECS[k].help}")
+
+
+@settings.command("set", context_settings={"ignore_unknown_options": True})
+@click.argument("key")
+@click.argument("value")
+@handle_errors
+def settings_set(key: str, value: str) -> None:
+    """Change a setting, e.g. `jobctrl settings set fetch.allow_hosts 127.0.0.1,intranet.local`."""
+    from jobctrl.store.settings import Settings
+    from jobctrl.store.store import Store
+
+    store = Store.open(_home())
+    try:
+        parsed = Settings(store).set(key, value)
+    finally:
+        store.dispose()
+    click.echo(f"{key} = {json.dumps(parsed)}")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@handle_errors
+def spend(as_json: bool) -> None:
+    """Today's estimated LLM spend per lane against the daily ceiling (UTC day)."""
+    from jobctrl.llm.spend import SpendAuthority
+    from jobctrl.store.settings import Settings
+    from jobctrl.store.store import Store
+
+    store = Store.open(_home())
+    try:
+        summary = SpendAuthority(store, Settings(store)).summary()
+    finally:
+        store.dispose()
+    if as_json:
+        _echo_json(summary)
+        return
+    budget = summary["dailyBudgetUsd"]
+    ceiling = "unlimited" if budget == 0 else f"${budget:.2f}"
+    click.echo(f"{summary['day']} (UTC): ${summary['spentUsd']:.4f} of {ceiling} (estimate)")
+    limits = summary["laneTokenLimits"]
+    if not summary["lanes"]:
+        click.echo("  no provider usage recorded today")
+    for lane in summary["lanes"]:
+        limit = limits.get(lane["lane"]) or "unlimited"
+        tokens = lane["inputTokens"] + lane["outputTokens"]
+        click.echo(f"  {lane['lane']:<10} ${lane['costUsd']:.4f}  {tokens} tokens (limit {limit})"
+                   f"  {lane['calls']} calls")  # fmt: skip
+
+
+@main.group()
+def projections() -> None:
+    """Maintain the read models folded from the event log."""
+
+
+@projections.command("rebuild")
+@handle_errors
+def projections_rebuild() -> None:
+    """Drop every projection and fold the whole event log again."""
+    result = services.rebuild_projections(_home())
+    click.echo(f"rebuilt projections from {result['eventsFolded']} events")
+
+
+def _run_worker_cmd() -> None:
+    from jobctrl.worker.run import run_worker
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
+    home = _home()
+
+    def ready(address: str) -> None:
+        click.echo(f"worker ready: Temporal at {address}, home {home.root} (Ctrl-C to stop)")
+
+    asyncio.run(run_worker(home, on_ready=ready))
+    click.echo("worker stopped")
+
+
+@main.command()
+@handle_errors
+def worker() -> None:
+    """Run the worker (and the embedded Temporal server) until Ctrl-C / SIGTERM."""
+    _run_worker_cmd()
+
+
+@main.command()
+@handle_errors
+def up() -> None:
+    """Run everything jobctrl needs locally (for now: the worker and its Temporal server)."""
+    _run_worker_cmd()
+
+
+@main.command()
+@click.option("--keep", is_flag=True, help="Keep running after the demo until Ctrl-C.")
+@handle_errors
+def demo(keep: bool) -> None:
+    """Run the demo: serve sample postings on loopback and prepare them end to end."""
+    from jobctrl.demo.run import run_demo
+
+    asyncio.run(run_demo(_home(), echo=click.echo, keep=keep))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,31 @@
+"""What Enrich extracts from a posting page."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class SalaryRange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    min: float | None = None
+    max: float | None = None
+    currency: str | None = None
+    period: str | None = None  # "YEAR", "MONTH", "HOUR", ... as the page states it
+
+
+class ExtractedPosting(BaseModel):
+    """Fields read from one posting; ``method`` says where they came from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str | None = None
+    company: str | None = None
+    location: str | None = None
+    remote: bool | None = None
+    salary: SalaryRange | None = None
+    description: str = ""  # plain text
+    apply_url: str | None = None
+    date_posted: str | None = None  # ISO date as published
+    valid_through: str | None = None
+    method: str = "none"  # "json-ld" | "main-text" | "none"

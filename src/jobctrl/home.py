@@ -1,0 +1,57 @@
+"""Where jobctrl keeps its files: ``JOBCTRL_HOME``, else the platform's user data dir."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+
+@dataclass(frozen=True)
+class Home:
+    root: Path
+
+    @classmethod
+    def resolve(cls, explicit: str | os.PathLike[str] | None = None) -> Home:
+        raw = explicit or os.environ.get("JOBCTRL_HOME")
+        root = Path(raw) if raw else Path(platformdirs.user_data_dir("jobctrl", appauthor=False))
+        return cls(root.expanduser().resolve())
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / "config.yaml"
+
+    @property
+    def database_path(self) -> Path:
+        return self.root / "jobctrl.db"
+
+    @property
+    def database_url(self) -> str:
+        return os.environ.get("JOBCTRL_DATABASE_URL") or f"sqlite:///{self.database_path}"
+
+    @property
+    def artifacts_dir(self) -> Path:
+        return self.root / "artifacts"
+
+    @property
+    def run_dir(self) -> Path:
+        """Runtime files of live processes (the embedded Temporal server's address)."""
+        return self.root / "run"
+
+    @property
+    def temporal_db_path(self) -> Path:
+        return self.root / "temporal.db"
+
+    @property
+    def temporal_runtime_file(self) -> Path:
+        return self.run_dir / "temporal.json"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.root / "logs"
+
+    def ensure(self) -> None:
+        for path in (self.root, self.artifacts_dir, self.run_dir, self.logs_dir):
+            path.mkdir(parents=True, exist_ok=True)

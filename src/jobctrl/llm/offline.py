@@ -1,0 +1,872 @@
+"""The built-in offline scoring provider: extractive requirement fit, no network, no model.
+
+It reads the requirement bullets out of a posting's plain-text description, looks for the
+skills and tools each one asks for (a curated vocabulary with aliases, plus the profile's own
+skills), years of experience and degrees, and quotes the profile lines that meet them.
+Everything is deterministic: the only clock is the optional ``today`` argument.
+
+Thresholds, in one place:
+- a requirement is ``matched`` when every kind of check it contains passes: its terms (at
+  least half of them, or any one when it lists alternatives with "or"/"such as"/"one of";
+  broad areas like "backend" or "cloud" only count when it names nothing more specific),
+  its years ("5+ years", the largest number given, against the merged span of all the
+  profile's experience dates, not per skill) and its degree (the profile's highest degree
+  level, or >= 4 years of experience when the posting accepts "equivalent experience"; the
+  terms in a degree requirement name its field and are not checked separately);
+- a requirement with none of those checks matches a single profile line when they share at
+  least half of the requirement's significant words (stopwords removed, light stemming), and
+  at least two of them, or all of them when it has fewer than three;
+- score = weighted share of matched requirements (must x2, nice x1) x 100, plus up to 5
+  points when the posting title shares words with the profile's past titles, capped at 100;
+- with no requirements found, score = 80 x the share of the posting's known skills that the
+  profile has (never "Strong fit": without a requirement list the evidence is thin);
+- verdicts: >= 75 "Strong fit", >= 55 "Good fit", >= 35 "Partial fit", else "Weak fit".
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from jobctrl.domain.profile import Profile
+from jobctrl.domain.scoring import Evidence, RequirementFit, ScoreReport
+
+__all__ = ["MODEL", "PROVIDER", "extract_requirements", "score_offline", "verdict_for"]
+
+PROVIDER = "offline"
+MODEL = "offline-extractive-v1"
+MAX_REQUIREMENTS = 25
+MAX_EVIDENCE = 4
+
+# -- finding requirements in a description ---------------------------------------------------
+
+_NICE_HEADING = re.compile(
+    r"nice[\s-]to[\s-]have|^bonus|bonus (?:points|skills|if)|preferred|pluses|\ba plus\b|"
+    r"\bbig plus\b|good to have|desirable|extra credit|even better|ideally|not required|"
+    r"would be (?:great|nice)|what sets you apart|stand out",
+    re.IGNORECASE,
+)
+_MUST_HEADING = re.compile(
+    r"requirement|qualifications?|what you(?:'|’)?ll bring|what you bring|must[\s-]haves?|"
+    r"you have|you bring|about you|skills|who you are|looking for|you should have|"
+    r"you(?:'|’)?ll need|you will need|what you need|your profile|your background|"
+    r"your experience|^experience|competenc|what we expect|essential|expertise",
+    re.IGNORECASE,
+)
+_OTHER_HEADING = re.compile(
+    r"responsibilit|what you(?:'|’)?ll do|what you will do|you will|day[\s-]to[\s-]day|about|"
+    r"the role|your role|the team|mission|benefits|perks|we offer|offer|compensation|salary|"
+    r"why |how to apply|process|who we are|culture|values|location|equal opportunit|duties|"
+    r"tasks|impact|the job|overview|description",
+    re.IGNORECASE,
+)
+_BENEFIT_HEADING = re.compile(
+    r"benefit|perk|offer|compensation|salary|why |about us|about the company|who we are|"
+    r"how to apply|process|equal opportunit|culture|values",
+    re.IGNORECASE,
+)
+_NICE_CUE = re.compile(
+    r"nice[\s-]to[\s-]have|\bbonus\b|\bpreferred\b|\ba plus\b|\bis a plus\b|\bideally\b|"
+    r"\bdesirable\b|not required|good to have|\bplus if\b",
+    re.IGNORECASE,
+)
+_REQUIREMENT_CUE = re.compile(
+    r"experience (?:with|in|of|building|running)|proficien|\byears?\b|knowledge of|\bdegree\b|"
+    r"familiar(?:ity)? with|expertise in|skilled in|understanding of|background in|"
+    r"must have|required|\bfluent\b",
+    re.IGNORECASE,
+)
+_BULLET = re.compile(r"^\s*(?:[-*+•·▪‣◦–—]|\d{1,2}[.)])\s+")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9])")
+
+
+@dataclass
+class _Section:
+    kind: str  # "must" | "nice" | "other" | "benefit" | "none"
+    bullets: list[str] = field(default_factory=list)
+    paragraphs: list[str] = field(default_factory=list)
+
+
+def _heading_kind(line: str) -> str | None:
+    text = line.strip().rstrip(":").strip()
+    if _NICE_HEADING.search(text):
+        return "nice"
+    if _MUST_HEADING.search(text):
+        return "must"
+    if _BENEFIT_HEADING.search(text):
+        return "benefit"
+    if _OTHER_HEADING.search(text):
+        return "other"
+    return None
+
+
+def _looks_like_heading(lines: list[str], i: int) -> str | None:
+    """Return the section kind if ``lines[i]`` is a heading, else None."""
+    line = lines[i].strip()
+    words = line.rstrip(":").split()
+    if not line or _BULLET.match(line) or len(words) > 9 or len(line) > 80:
+        return None
+    if line.endswith((".", ",", ";")):
+        return None
+    kind = _heading_kind(line)
+    if kind is not None:
+        return kind
+    # An unknown short line is a heading only if it stands alone (blank line or list
+    # after it) or ends with a colon, so plain "Python" lines in a list are not headings.
+    before_blank = i == 0 or not lines[i - 1].strip()
+    after = lines[i + 1].strip() if i + 1 < len(lines) else ""
+    if line.endswith(":") or (before_blank and (not after or _BULLET.match(after))):
+        return "other"
+    return None
+
+
+def _sections(description: str) -> list[_Section]:
+    lines = description.splitlines()
+    sections = [_Section("none")]
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if not line:
+            continue
+        kind = _looks_like_heading(lines, i)
+        if kind is not None:
+            sections.append(_Section(kind))
+        elif _BULLET.match(line):
+            sections[-1].bullets.append(_BULLET.sub("", line, count=1).strip())
+        else:
+            sections[-1].paragraphs.append(line)
+    return sections
+
+
+def _sentences(paragraphs: list[str]) -> list[str]:
+    out: list[str] = []
+    for paragraph in paragraphs:
+        out.extend(s.strip() for s in _SENTENCE_SPLIT.split(paragraph) if len(s.split()) >= 3)
+    return out
+
+
+def extract_requirements(description: str) -> list[tuple[str, str]]:
+    """(requirement text, "must" | "nice") pairs, in page order, deduped, at most 25."""
+    sections = _sections(description)
+    found: list[tuple[str, str]] = []
+    for section in sections:
+        if section.kind in ("must", "nice"):
+            # Without bullets, short lines are items (plain-text lists); long ones are prose.
+            items = section.bullets or [
+                item
+                for line in section.paragraphs
+                for item in ([line] if len(line.split()) <= 15 else _sentences([line]))
+            ]
+            found.extend((item, section.kind) for item in items)
+    if not found:  # no requirement headings: any list outside benefits/about-us sections
+        for section in sections:
+            if section.kind != "benefit":
+                found.extend((item, "must") for item in section.bullets)
+    if not found:  # no lists at all: any sentence that reads like a requirement
+        paragraphs = [p for s in sections for p in s.paragraphs]
+        found = [(s, "must") for s in _sentences(paragraphs) if _REQUIREMENT_CUE.search(s)]
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for text, kind in found:
+        key = " ".join(re.findall(r"\w+", text.lower()))
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        out.append((text, "nice" if kind == "nice" or _NICE_CUE.search(text) else "must"))
+        if len(out) >= MAX_REQUIREMENTS:
+            break
+    return out
+
+
+# -- the vocabulary --------------------------------------------------------------------------
+# key -> (label, alias patterns). Patterns are matched case-insensitively between word
+# boundaries that also treat "+" and "#" as word characters (so "c++" and "c#" work);
+# (?-i:...) marks the few aliases that are only safe with their capitalisation.
+
+_VOCAB: dict[str, tuple[str, tuple[str, ...]]] = {
+    # languages
+    "python": ("Python", (r"python",)),
+    "javascript": ("JavaScript", (r"javascript", r"js", r"ecmascript")),
+    "typescript": ("TypeScript", (r"typescript", r"ts")),
+    "go": ("Go", (r"golang", r"(?-i:Go)(?!-)")),
+    "java": ("Java", (r"java",)),
+    "kotlin": ("Kotlin", (r"kotlin",)),
+    "scala": ("Scala", (r"scala",)),
+    "rust": ("Rust", (r"rust",)),
+    "c++": ("C++", (r"c\+\+", r"cpp")),
+    "c#": ("C#", (r"c#", r"csharp")),
+    "dotnet": (".NET", (r"\.net", r"dotnet", r"asp\.net")),
+    "ruby": ("Ruby", (r"ruby",)),
+    "php": ("PHP", (r"php",)),
+    "swift": ("Swift", (r"(?-i:Swift)",)),
+    "html": ("HTML", (r"html5?",)),
+    "css": ("CSS", (r"css3?", r"sass", r"tailwind")),
+    "sql": ("SQL", (r"sql", r"t-sql")),
+    # frameworks and libraries
+    "django": ("Django", (r"django",)),
+    "flask": ("Flask", (r"flask",)),
+    "fastapi": ("FastAPI", (r"fast-?api",)),
+    "rails": ("Ruby on Rails", (r"ruby on rails", r"rails")),
+    "spring": ("Spring", (r"spring(?: boot)?",)),
+    "react": ("React", (r"react(?:\.js|js)?", r"react native")),
+    "vue": ("Vue", (r"vue(?:\.js|js)?",)),
+    "angular": ("Angular", (r"angular(?:js)?",)),
+    "node": ("Node.js", (r"node(?:\.js|js)?",)),
+    "nextjs": ("Next.js", (r"next\.?js",)),
+    "graphql": ("GraphQL", (r"graphql",)),
+    "rest apis": ("REST APIs", (r"(?-i:REST)(?: ?apis?)?", r"restful(?: apis?)?", r"apis?")),
+    "grpc": ("gRPC", (r"grpc",)),
+    "microservices": ("microservices", (r"micro-?services?",)),
+    "pandas": ("pandas", (r"pandas",)),
+    "numpy": ("NumPy", (r"numpy",)),
+    # data
+    "postgresql": ("PostgreSQL", (r"postgres(?:ql)?", r"psql")),
+    "mysql": ("MySQL", (r"mysql", r"mariadb")),
+    "sqlite": ("SQLite", (r"sqlite",)),
+    "nosql": ("NoSQL", (r"nosql",)),
+    "mongodb": ("MongoDB", (r"mongo(?:db)?",)),
+    "redis": ("Redis", (r"redis",)),
+    "elasticsearch": ("Elasticsearch", (r"elastic(?:search)?", r"opensearch")),
+    "kafka": ("Kafka", (r"kafka",)),
+    "rabbitmq": ("RabbitMQ", (r"rabbitmq", r"amqp")),
+    "event streaming": (
+        "event streaming",
+        (r"event[- ]streaming", r"event[- ]driven", r"stream processing"),
+    ),
+    "spark": ("Spark", (r"(?:apache |py)?spark",)),
+    "hadoop": ("Hadoop", (r"hadoop", r"hive")),
+    "airflow": ("Airflow", (r"airflow",)),
+    "dagster": ("Dagster", (r"dagster",)),
+    "dbt": ("dbt", (r"dbt",)),
+    "snowflake": ("Snowflake", (r"snowflake",)),
+    "bigquery": ("BigQuery", (r"big ?query",)),
+    "redshift": ("Redshift", (r"redshift",)),
+    "databricks": ("Databricks", (r"databricks",)),
+    "data warehouse": ("data warehousing", (r"data ?warehous\w*", r"warehouse")),
+    "etl": ("data pipelines", (r"etl", r"elt", r"(?:data|batch|streaming|event) pipelines?")),
+    "data modeling": ("data modelling", (r"data model(?:l?ing|s)?", r"dimensional model\w*")),
+    "data analysis": ("data analysis", (r"data analy\w+", r"analytics")),
+    "tableau": ("Tableau", (r"tableau",)),
+    "power bi": ("Power BI", (r"power ?bi",)),
+    "looker": ("Looker", (r"looker",)),
+    "excel": ("Excel", (r"(?-i:Excel)", r"spreadsheets?")),
+    # infrastructure
+    "docker": ("Docker", (r"docker", r"containeri[sz]\w*", r"podman")),
+    "kubernetes": ("Kubernetes", (r"kubernetes", r"k8s", r"eks", r"gke", r"aks", r"openshift")),
+    "helm": ("Helm", (r"helm",)),
+    "terraform": ("Terraform", (r"terraform",)),
+    "ansible": ("Ansible", (r"ansible",)),
+    "pulumi": ("Pulumi", (r"pulumi",)),
+    "infrastructure as code": ("infrastructure as code", (r"infrastructure as code", r"iac")),
+    "aws": ("AWS", (r"aws", r"amazon web services", r"ec2", r"s3")),
+    "gcp": ("GCP", (r"gcp", r"google cloud(?: platform)?")),
+    "azure": ("Azure", (r"azure",)),
+    "cloud": ("cloud", (r"cloud(?:[- ]native)?",)),
+    "ci/cd": (
+        "CI/CD",
+        (
+            r"ci\s*/\s*cd",
+            r"continuous (?:integration|delivery|deployment)",
+            r"github actions",
+            r"gitlab ci",
+            r"jenkins",
+            r"circleci",
+        ),
+    ),
+    "git": ("Git", (r"git", r"github", r"gitlab")),
+    "linux": ("Linux", (r"linux", r"unix")),
+    "observability": ("observability", (r"observability", r"monitoring", r"alerting")),
+    "prometheus": ("Prometheus", (r"prometheus",)),
+    "grafana": ("Grafana", (r"grafana",)),
+    "opentelemetry": ("OpenTelemetry", (r"opentelemetry", r"otel")),
+    "sre": ("site reliability", (r"site reliability", r"sre")),
+    "infrastructure": ("infrastructure", (r"infrastructure", r"platform engineering", r"devops")),
+    "on-call": ("on-call", (r"on-?call",)),
+    "argo": ("Argo CD", (r"argo ?cd", r"argo")),
+    "ebpf": ("eBPF", (r"ebpf",)),
+    "security": ("security", (r"security", r"owasp")),
+    "distributed systems": ("distributed systems", (r"distributed systems?",)),
+    "system design": ("system design", (r"system design", r"software architecture")),
+    "testing": (
+        "automated testing",
+        (r"(?:automated|unit|integration|contract) tests?", r"test automation", r"tdd", r"pytest"),
+    ),
+    "code review": ("code review", (r"code reviews?",)),
+    "backend": ("backend development", (r"back-?end",)),
+    "frontend": ("frontend development", (r"front-?end",)),
+    "ios": ("iOS", (r"ios",)),
+    "android": ("Android", (r"android",)),
+    # machine learning and data science
+    "machine learning": ("machine learning", (r"machine learning", r"ml")),
+    "deep learning": ("deep learning", (r"deep learning", r"neural networks?")),
+    "ai": ("AI", (r"ai", r"artificial intelligence")),
+    "llms": ("LLMs", (r"llms?", r"large language models?")),
+    "nlp": ("NLP", (r"nlp", r"natural language processing")),
+    "computer vision": ("computer vision", (r"computer vision",)),
+    "pytorch": ("PyTorch", (r"pytorch", r"torch")),
+    "tensorflow": ("TensorFlow", (r"tensorflow", r"keras")),
+    "jax": ("JAX", (r"jax",)),
+    "scikit-learn": ("scikit-learn", (r"scikit-learn", r"sklearn")),
+    "statistics": ("statistics", (r"statistic(?:s|al)", r"probability")),
+    "data science": ("data science", (r"data scien\w+",)),
+    "a/b testing": ("A/B testing", (r"a/b test\w*", r"experimentation")),
+    "publications": (
+        "publications",
+        (r"publications?", r"published", r"neurips", r"icml", r"iclr"),
+    ),
+    "distributed training": ("distributed training", (r"distributed training",)),
+    # product, design and business
+    "figma": ("Figma", (r"figma",)),
+    "design systems": ("design systems", (r"design systems?", r"component librar\w+")),
+    "prototyping": ("prototyping", (r"prototyp\w+",)),
+    "user research": (
+        "user research",
+        (r"user research", r"usability test\w*", r"user interviews"),
+    ),
+    "ux": ("UX design", (r"ux", r"user experience", r"interaction design")),
+    "product design": ("product design", (r"product design",)),
+    "product management": ("product management", (r"product management", r"product manag\w+")),
+    "project management": ("project management", (r"project management", r"program management")),
+    "agile": ("agile", (r"agile", r"scrum", r"kanban")),
+    "leadership": (
+        "leadership",
+        (
+            r"leadership",
+            r"led",
+            r"lead(?:ing)? (?:a |the )?teams?",
+            r"team lead",
+            r"tech(?:nical)? lead",
+        ),
+    ),
+    "people management": (
+        "people management",
+        (
+            r"people management",
+            r"manag(?:e|es|ed|ing) (?:a )?(?:team|teams|engineers|people)",
+            r"line manag\w+",
+            r"direct reports",
+            r"performance reviews",
+        ),
+    ),
+    "mentoring": ("mentoring", (r"mentor\w*", r"coach\w*")),
+    "hiring": ("hiring", (r"hiring", r"recruit\w*", r"interviewing")),
+    "communication": ("communication", (r"communicat\w+", r"presentation skills")),
+    "collaboration": ("collaboration", (r"collaborat\w+", r"cross-functional\w*")),
+    "stakeholder management": ("stakeholder management", (r"stakeholders?",)),
+    "sales": ("sales", (r"sales", r"business development")),
+    "salesforce": ("Salesforce", (r"salesforce",)),
+    "crm": ("CRM", (r"crm",)),
+    "seo": ("SEO", (r"seo",)),
+    "marketing": ("marketing", (r"marketing",)),
+    "customer success": ("customer success", (r"customer success", r"account management")),
+    "payments": ("payments", (r"payments?", r"fintech", r"banking")),
+    "e-commerce": ("e-commerce", (r"e-?commerce", r"online retail")),
+    "logistics": ("logistics", (r"logistics", r"freight", r"supply chain", r"shipping")),
+    "german": ("German", (r"(?-i:German)",)),
+    "french": ("French", (r"(?-i:French)",)),
+    "spanish": ("Spanish", (r"(?-i:Spanish)",)),
+}
+
+# Broad areas rather than skills: they count when a requirement names nothing more specific,
+# so "Java or Kotlin backend services" is not met by "backend" alone.
+_GENERIC = frozenset(
+    {
+        *("backend", "frontend", "cloud", "infrastructure", "sre", "etl", "observability"),
+        *("testing", "security", "microservices", "rest apis", "data warehouse", "data modeling"),
+        *("data analysis", "event streaming", "infrastructure as code", "distributed systems"),
+        *("system design", "ai"),
+    }
+)
+
+# Knowing the left-hand side counts as evidence for the right-hand side.
+_IMPLIES: dict[str, tuple[str, ...]] = {
+    "postgresql": ("sql",),
+    "mysql": ("sql",),
+    "sqlite": ("sql",),
+    "snowflake": ("sql", "data warehouse"),
+    "bigquery": ("sql", "data warehouse"),
+    "redshift": ("sql", "data warehouse"),
+    "django": ("python", "backend"),
+    "flask": ("python", "backend"),
+    "fastapi": ("python", "backend", "rest apis"),
+    "pandas": ("python",),
+    "numpy": ("python",),
+    "pytorch": ("python", "deep learning", "machine learning"),
+    "tensorflow": ("deep learning", "machine learning"),
+    "jax": ("deep learning", "machine learning"),
+    "scikit-learn": ("python", "machine learning"),
+    "deep learning": ("machine learning",),
+    "typescript": ("javascript",),
+    "react": ("javascript", "frontend"),
+    "vue": ("javascript", "frontend"),
+    "angular": ("javascript", "frontend"),
+    "node": ("javascript", "backend"),
+    "nextjs": ("react", "javascript"),
+    "rails": ("ruby",),
+    "spring": ("java",),
+    "graphql": ("rest apis",),
+    "kafka": ("event streaming",),
+    "rabbitmq": ("event streaming",),
+    "terraform": ("infrastructure as code", "infrastructure"),
+    "ansible": ("infrastructure as code",),
+    "pulumi": ("infrastructure as code",),
+    "helm": ("kubernetes",),
+    "kubernetes": ("docker",),
+    "aws": ("cloud",),
+    "gcp": ("cloud",),
+    "azure": ("cloud",),
+    "prometheus": ("observability",),
+    "grafana": ("observability",),
+    "opentelemetry": ("observability",),
+    "airflow": ("etl",),
+    "dagster": ("etl",),
+    "dbt": ("etl", "data modeling"),
+    "spark": ("etl",),
+    "people management": ("leadership",),
+    "tableau": ("data analysis",),
+    "power bi": ("data analysis",),
+    "looker": ("data analysis",),
+    "figma": ("prototyping",),
+}
+
+_LEFT = r"(?<![\w+#])"
+_RIGHT = r"(?![\w+#])"
+
+
+@dataclass(frozen=True)
+class _Term:
+    key: str
+    label: str
+    pattern: re.Pattern[str]
+
+
+def _compile(aliases: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(_LEFT + "(?:" + "|".join(aliases) + ")" + _RIGHT, re.IGNORECASE)
+
+
+_TERMS: tuple[_Term, ...] = tuple(
+    _Term(key, label, _compile(aliases)) for key, (label, aliases) in _VOCAB.items()
+)
+
+# -- years, degrees and plain words ----------------------------------------------------------
+
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15,
+}  # fmt: skip
+_YEARS = re.compile(
+    r"(?<![\w.])(\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")\s*(?:\+|plus)?\s*"
+    r"(?:(?:-|–|to)\s*\d{1,2}\s*)?(?:\+\s*)?(?:or more\s+)?(?:years?|yrs?)\b",
+    re.IGNORECASE,
+)
+_DEGREE_REQ = re.compile(
+    r"\bdegree\b|\bbachelor|\bmaster'?s\b|\bmasters\b|\bph\.?\s?d\b|\bdoctora|\bmba\b|"
+    r"(?-i:\b(?:BS|BA|MS|MA|BSc|MSc|BEng|MEng|B\.S\.|M\.S\.)(?![\w.]))",
+    re.IGNORECASE,
+)
+_EQUIVALENT = re.compile(r"equivalent (?:practical |work |professional )?experience", re.I)
+_LEVEL_PATTERNS: tuple[tuple[int, re.Pattern[str]], ...] = (
+    (3, re.compile(r"ph\.?\s?d|dphil|doctor", re.I)),
+    (2, re.compile(r"\bm\.?\s?(?:sc|s|a|eng|phil|res|tech)\b\.?|master|\bmba\b", re.I)),
+    (1, re.compile(r"\bb\.?\s?(?:sc|s|a|eng|tech|comp)\b\.?|bachelor|undergraduate|degree", re.I)),
+)
+
+
+def _degree_level(text: str) -> int:
+    """3 for a doctorate, 2 for a master's, 1 for a bachelor's or plain degree, else 0."""
+    return next((level for level, pattern in _LEVEL_PATTERNS if pattern.search(text)), 0)
+
+
+_LEVEL_LABELS = {1: "bachelor's degree", 2: "master's degree", 3: "PhD"}
+_ALTERNATIVES = re.compile(
+    r"\bor\b|\bone of\b|\bany of\b|such as|e\.g\.|for example|\bsimilar\b|\w\s*/\s*\w", re.I
+)
+_NOT_ALTERNATIVES = re.compile(r"ci\s*/\s*cd|a/b", re.I)  # slashes that are not "or"
+# Words that say nothing about a skill; a word list reads better as text than as literals.
+_STOPWORDS = frozenset(
+    """a an the and or of to in on for with at by from as is are be been being it its this that
+    these those you your we our they their us who what which will would can could should must
+    have has had do does did not no but if so than then into about over under within across
+    per via etc eg e.g ie i.e plus also other others such some any all more most very well
+    experience experienced strong solid proven good great excellent deep broad able ability
+    skills skill knowledge understanding familiarity background track record years year
+    work working team teams including include includes related field similar new using use
+    hands-on hands professional environment demonstrated comfortable enjoy love like nice
+    bonus preferred ideally required requirement requirements least at minimum someone
+    people things way ways want passion passionate desire eager interest interested""".split()  # noqa: SIM905
+)
+_SENIORITY = frozenset(
+    ["senior", "junior", "lead", "staff", "principal", "head", "sr", "jr", "ii", "iii", "iv", "mid"]
+)
+_WORD = re.compile(r"[a-z0-9][a-z0-9+#]*")
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def _significant_words(text: str) -> list[str]:
+    out: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        if word in _STOPWORDS or len(word) < 3 or word.isdigit():
+            continue
+        stem = _stem(word)
+        if stem not in out:
+            out.append(stem)
+    return out
+
+
+def _parse_month(value: str, today: date, *, end: bool) -> int | None:
+    """Months since year 0 for "YYYY-MM" / "YYYY"; "", "present", "now" mean today."""
+    value = value.strip().lower()
+    if end and value in ("", "present", "current", "now", "today", "ongoing"):
+        return today.year * 12 + today.month - 1
+    match = re.match(r"^(\d{4})(?:[-/.](\d{1,2}))?", value)
+    if not match:
+        return None
+    year = int(match.group(1))
+    month = int(match.group(2)) if match.group(2) else (12 if end else 1)
+    return year * 12 + min(max(month, 1), 12) - 1
+
+
+# -- the profile, indexed --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Source:
+    source: str  # "skills" | "experience" | "summary" | "education"
+    ref: str
+    text: str
+    rank: int  # lower is stronger evidence
+
+
+@dataclass
+class _ProfileIndex:
+    sources: list[_Source]
+    terms: dict[str, list[_Source]]  # term key -> sources that show it (directly or implied)
+    labels: dict[str, str]
+    extra_terms: list[_Term]  # the profile's own skills that are not in the vocabulary
+    years: float
+    degree_level: int
+    education: list[_Source]
+    experience: list[_Source]
+    title_words: set[str]
+
+
+def _summary_sentence(summary: str, pattern: re.Pattern[str]) -> str:
+    for sentence in _SENTENCE_SPLIT.split(summary):
+        if pattern.search(sentence):
+            return sentence.strip()
+    return summary.strip()
+
+
+@functools.lru_cache(maxsize=8)
+def _index_profile_json(profile_json: str, today: date) -> _ProfileIndex:
+    # Scoring many postings against one profile re-uses its index (read-only from here on).
+    return _index_profile(Profile.model_validate_json(profile_json), today)
+
+
+def _index_profile(profile: Profile, today: date) -> _ProfileIndex:
+    sources: list[_Source] = []
+    for i, exp in enumerate(profile.experience):
+        for j, bullet in enumerate(exp.bullets):
+            sources.append(_Source("experience", f"experience[{i}].bullets[{j}]", bullet, 0))
+        sources.append(_Source("experience", f"experience[{i}].title", exp.title, 1))
+    if profile.summary.strip():
+        sources.append(_Source("summary", "summary", profile.summary, 2))
+    for i, skill in enumerate(profile.skills):
+        sources.append(_Source("skills", f"skills[{i}]", skill, 3))
+    education: list[_Source] = []
+    level = 0
+    for i, edu in enumerate(profile.education):
+        text = ", ".join(p for p in (edu.degree, edu.field, edu.institution) if p.strip())
+        education.append(_Source("education", f"education[{i}]", text, 4))
+        level = max(level, _degree_level(edu.degree) or (1 if edu.degree.strip() else 0))
+    sources.extend(education)
+    for i, exp in enumerate(profile.experience):
+        if exp.company.strip():
+            sources.append(_Source("experience", f"experience[{i}].company", exp.company, 5))
+
+    known = {t.key for t in _TERMS}
+    extra: list[_Term] = []
+    for skill in profile.skills:
+        name = skill.strip()
+        if len(name) < 2 or name.lower() in _STOPWORDS or name.lower() in known:
+            continue
+        if any(t.pattern.search(name) for t in _TERMS):
+            continue
+        pattern = re.compile(_LEFT + re.escape(name) + _RIGHT, re.IGNORECASE)
+        extra.append(_Term(f"skill:{name.lower()}", name, pattern))
+
+    terms: dict[str, list[_Source]] = {}
+    everything = "\n".join(s.text for s in sources)
+    for term in (*_TERMS, *extra):
+        if not term.pattern.search(everything):  # one search rules out most terms
+            continue
+        hits = [s for s in sources if term.pattern.search(s.text)]
+        if not hits:
+            continue
+        terms.setdefault(term.key, []).extend(hits)
+        frontier = list(_IMPLIES.get(term.key, ()))
+        while frontier:  # implications are shallow; walk them to a fixed point
+            implied = frontier.pop()
+            bucket = terms.setdefault(implied, [])
+            if not all(h in bucket for h in hits):
+                bucket.extend(h for h in hits if h not in bucket)
+                frontier.extend(_IMPLIES.get(implied, ()))
+    order = {source.ref: i for i, source in enumerate(sources)}
+    for key, hits in terms.items():
+        terms[key] = sorted(set(hits), key=lambda s: (s.rank, order[s.ref]))
+
+    intervals: list[tuple[int, int]] = []
+    experience: list[_Source] = []
+    for i, exp in enumerate(profile.experience):
+        start = _parse_month(exp.start, today, end=False)
+        end = _parse_month(exp.end, today, end=True)
+        if start is None or end is None or end < start:
+            continue
+        intervals.append((start, end + 1))
+        span = f"{exp.start} – {exp.end or 'present'}"
+        experience.append(_Source("experience", f"experience[{i}]", f"{exp.title}, {span}", 1))
+    months = 0
+    current_start, current_end = -1, -1
+    for start, end in sorted(intervals):
+        if start > current_end:
+            months += max(0, current_end - current_start)
+            current_start, current_end = start, end
+        else:
+            current_end = max(current_end, end)
+    months += max(0, current_end - current_start)
+
+    title_words = {w for e in profile.experience for w in _significant_words(e.title)}
+    labels = {t.key: t.label for t in (*_TERMS, *extra)}
+    return _ProfileIndex(
+        sources=sources,
+        terms=terms,
+        labels=labels,
+        extra_terms=extra,
+        years=months / 12,
+        degree_level=level,
+        education=education,
+        experience=experience,
+        title_words=title_words - _SENIORITY,
+    )
+
+
+# -- checking one requirement ----------------------------------------------------------------
+
+
+@dataclass
+class _Check:
+    fit: RequirementFit
+    missing: list[str]  # short labels for the summary
+
+
+def _terms_in(text: str, index: _ProfileIndex) -> list[_Term]:
+    found: list[tuple[int, _Term]] = []
+    for term in (*_TERMS, *index.extra_terms):
+        match = term.pattern.search(text)
+        if match:
+            found.append((match.start(), term))
+    found.sort(key=lambda pair: pair[0])
+    return [term for _, term in found]
+
+
+def _evidence(source: _Source, term: _Term | None) -> Evidence:
+    text = source.text
+    if source.source == "summary" and term is not None:
+        text = _summary_sentence(text, term.pattern)
+    return Evidence(source=source.source, text=text, ref=source.ref)
+
+
+def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
+    evidence: list[Evidence] = []
+    matched_terms: list[str] = []
+    missing: list[str] = []
+    groups: list[bool] = []
+
+    def add(ev: Evidence) -> None:
+        if len(evidence) < MAX_EVIDENCE and all(e.ref != ev.ref for e in evidence):
+            evidence.append(ev)
+
+    terms = _terms_in(text, index)
+    degree = [m.group(0) for m in _DEGREE_REQ.finditer(text)]
+    if terms and degree:  # "PhD in machine learning": the terms name the degree's field
+        matched_terms.extend(t.label for t in terms if t.key in index.terms)
+    elif terms:
+        met = [t for t in terms if t.key in index.terms]
+        for term in met:
+            matched_terms.append(term.label)
+            add(_evidence(index.terms[term.key][0], term))
+        # Judge on the specific terms when there are any; broad areas only support them.
+        judged = [t for t in terms if t.key not in _GENERIC] or terms
+        judged_met = [t for t in judged if t.key in index.terms]
+        alternatives = _ALTERNATIVES.search(_NOT_ALTERNATIVES.sub(" ", text))
+        need = 1 if alternatives else math.ceil(len(judged) / 2)  # any one, or half
+        groups.append(len(judged_met) >= need)
+        if len(judged_met) < need:
+            missing.extend(t.label for t in judged if t.key not in index.terms)
+
+    years = [
+        int(m.group(1)) if m.group(1).isdigit() else _NUMBER_WORDS[m.group(1).lower()]
+        for m in _YEARS.finditer(text)
+    ]
+    if years:
+        wanted = max(years)
+        ok = index.years >= wanted
+        groups.append(ok)
+        if ok:
+            matched_terms.append(f"{wanted}+ years")
+            for source in index.experience[:2]:
+                add(Evidence(source=source.source, text=source.text, ref=source.ref))
+        else:
+            missing.append(f"{wanted}+ years (profile shows {index.years:.1f})")
+
+    if degree:
+        # "BS or MS" asks for the lower level; a bare "degree" means any degree at all.
+        named = [_degree_level(d) for d in degree if d.lower() != "degree"]
+        wanted_level = min((lvl for lvl in named if lvl), default=1)
+        ok = index.degree_level >= wanted_level
+        if ok:
+            matched_terms.append(_LEVEL_LABELS[wanted_level])
+            for source in index.education[:1]:
+                add(Evidence(source=source.source, text=source.text, ref=source.ref))
+        elif _EQUIVALENT.search(text) and index.years >= 4:
+            ok = True
+            matched_terms.append("equivalent experience")
+            for source in index.experience[:1]:
+                add(Evidence(source=source.source, text=source.text, ref=source.ref))
+        else:
+            missing.append(_LEVEL_LABELS[wanted_level])
+        groups.append(ok)
+
+    if not groups:
+        words = _significant_words(text)
+        best: tuple[int, _Source | None, list[str]] = (0, None, [])
+        for source in index.sources:
+            source_words = set(_significant_words(source.text))
+            common = [w for w in words if w in source_words]
+            if len(common) > best[0]:
+                best = (len(common), source, common)
+        need = len(words) if len(words) < 3 else max(2, math.ceil(len(words) / 2))
+        ok = bool(words) and best[0] >= need and best[1] is not None
+        groups.append(ok)
+        if ok and best[1] is not None:
+            matched_terms.extend(best[2])
+            add(_evidence(best[1], None))
+        else:
+            short = " ".join(text.split()[:6]).rstrip(".,;:")
+            missing.append(short + ("…" if len(text.split()) > 6 else ""))
+
+    matched = all(groups)
+    fit = RequirementFit(
+        requirement=text,
+        kind="nice" if kind == "nice" else "must",
+        matched=matched,
+        matched_terms=matched_terms,
+        evidence=evidence,
+    )
+    return _Check(fit, [] if matched else missing)
+
+
+# -- the report ------------------------------------------------------------------------------
+
+
+def verdict_for(score: int) -> str:
+    """Short verdict for a 0-100 score (thresholds in the module docstring)."""
+    if score >= 75:
+        return "Strong fit"
+    if score >= 55:
+        return "Good fit"
+    if score >= 35:
+        return "Partial fit"
+    return "Weak fit"
+
+
+def _missing_phrase(missing: list[str], limit: int = 5) -> str:
+    unique = list(dict.fromkeys(missing))
+    if not unique:
+        return ""
+    shown = ", ".join(unique[:limit])
+    more = len(unique) - limit
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _vocabulary_report(description: str, index: _ProfileIndex) -> ScoreReport:
+    if not description.strip():
+        return ScoreReport(
+            score=0,
+            verdict=verdict_for(0),
+            requirements=[],
+            provider=PROVIDER,
+            model=MODEL,
+            summary="The posting has no description, so no requirements could be checked.",
+        )
+    terms = _terms_in(description, index)
+    if not terms:
+        return ScoreReport(
+            score=0,
+            verdict=verdict_for(0),
+            requirements=[],
+            provider=PROVIDER,
+            model=MODEL,
+            summary="No requirement list and no recognised skills in the posting; "
+            "nothing to compare against the profile.",
+        )
+    met = [t for t in terms if t.key in index.terms]
+    score = round(80 * len(met) / len(terms))
+    missing = _missing_phrase([t.label for t in terms if t.key not in index.terms])
+    summary = (
+        "No requirement list found; score is based on vocabulary overlap only: the profile "
+        f"covers {len(met)} of {len(terms)} skills the posting mentions"
+        + (f" (missing: {missing})." if missing else ".")
+    )
+    return ScoreReport(
+        score=score,
+        verdict=verdict_for(score),
+        requirements=[],
+        provider=PROVIDER,
+        model=MODEL,
+        summary=summary,
+    )
+
+
+def score_offline(
+    title: str | None, description: str, profile: Profile, today: date | None = None
+) -> ScoreReport:
+    """Score how well ``profile`` meets the posting's requirements, with quoted evidence."""
+    index = _index_profile_json(profile.model_dump_json(), today or date.today())
+    requirements = extract_requirements(description)
+    if not requirements:
+        return _vocabulary_report(description, index)
+    checks = [_check(text, kind, index) for text, kind in requirements]
+    weights = [2 if c.fit.kind == "must" else 1 for c in checks]
+    earned = sum(w for w, c in zip(weights, checks, strict=True) if c.fit.matched)
+    score = 100 * earned / sum(weights)
+    if title:
+        title_words = set(_significant_words(title)) - _SENIORITY
+        if title_words:
+            score += 5 * len(title_words & index.title_words) / len(title_words)
+    final = min(100, round(score))
+
+    met = sum(c.fit.matched for c in checks)
+    musts = [c for c in checks if c.fit.kind == "must"]
+    summary = f"Meets {met} of {len(checks)} requirement{'s' if len(checks) > 1 else ''}"
+    if musts and len(musts) < len(checks):
+        summary += f" ({sum(c.fit.matched for c in musts)} of {len(musts)} must-haves)"
+    ordered = musts + [c for c in checks if c.fit.kind == "nice"]
+    missing = _missing_phrase([m for c in ordered for m in c.missing])
+    summary += f"; missing: {missing}." if missing else "."
+    return ScoreReport(
+        score=final,
+        verdict=verdict_for(final),
+        requirements=[c.fit for c in checks],
+        provider=PROVIDER,
+        model=MODEL,
+        summary=summary,
+    )

@@ -1,0 +1,61 @@
+"""Score providers. The built-in offline provider is deterministic and needs no network.
+
+A provider returns its validated output and the usage it reports (``None`` when it
+reports none: such calls create no token usage in the ledger).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from jobctrl.domain.errors import ConfigError
+from jobctrl.domain.profile import Profile
+from jobctrl.domain.scoring import ScoreReport
+from jobctrl.llm.offline import score_offline
+from jobctrl.llm.spend import Usage
+
+
+class ScoreProvider(Protocol):
+    name: str
+    model: str
+
+    def score(
+        self, title: str | None, description: str, profile: Profile
+    ) -> tuple[ScoreReport, Usage | None]: ...
+
+
+@dataclass
+class OfflineScoreProvider:
+    """Extractive scoring (requirements matched against the profile's own words).
+
+    ``latency_seconds`` simulates a remote model's latency for benchmarks and crash
+    drills; ``heartbeat`` is called while waiting so a live attempt is never taken over.
+    """
+
+    model: str = "offline-extractive-v1"
+    latency_seconds: float = 0.0
+    heartbeat: Callable[..., None] = lambda *details: None
+    name: str = "offline"
+
+    def score(
+        self, title: str | None, description: str, profile: Profile
+    ) -> tuple[ScoreReport, Usage | None]:
+        deadline = time.monotonic() + self.latency_seconds
+        while (left := deadline - time.monotonic()) > 0:
+            self.heartbeat("provider")
+            time.sleep(min(0.5, left))
+        return score_offline(title, description, profile), None
+
+
+def score_provider(
+    provider: str, model: str, *, latency_seconds: float, heartbeat: Callable[..., None]
+) -> ScoreProvider:
+    if provider == "offline":
+        return OfflineScoreProvider(model, latency_seconds, heartbeat)
+    raise ConfigError(
+        f"provider {provider!r} is not available yet for the score lane; use 'offline'",
+        code="configuration",
+    )

@@ -1,0 +1,192 @@
+"""The spend authority and the ``llm_spend`` ledger.
+
+``SpendAuthority.preflight(lane)`` is called before every provider attempt, retries
+included: it raises ``BudgetExceededError`` (non-retryable) when the UTC day's estimated
+USD spend already meets ``daily_budget_usd`` or the lane's input+output tokens meet its
+``lane_token_limits`` entry. ``record`` writes one provider observation: it is stored once
+per observation id (a repeated callback is not counted twice) and added to the ledger row
+of its UTC day and lane with an UPSERT.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TypeVar
+
+from sqlalchemy import func, select
+
+from jobctrl.domain.errors import BudgetExceededError
+from jobctrl.store import schema
+from jobctrl.store.settings import Settings
+from jobctrl.store.store import Store, upsert, utcnow
+
+T = TypeVar("T")
+
+# Coarse USD prices per million tokens (input, output) by model family. An estimate, not
+# billing truth; models without a listed family use the generic rate.
+FAMILY_RATES: dict[str, tuple[float, float]] = {
+    "offline": (0.0, 0.0),
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4o": (2.50, 10.00),
+    "claude-3-5-haiku": (0.80, 4.00),
+    "claude-sonnet": (3.00, 15.00),
+}
+GENERIC_RATE = (1.00, 4.00)
+
+
+def estimate_cost_usd(model: str, input_tokens: int, output_tokens: int) -> float:
+    rate = GENERIC_RATE
+    for family in sorted(FAMILY_RATES, key=len, reverse=True):
+        if model.startswith(family):
+            rate = FAMILY_RATES[family]
+            break
+    return (input_tokens * rate[0] + output_tokens * rate[1]) / 1_000_000
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int
+    output_tokens: int
+
+
+def utc_day(now: datetime | None = None) -> str:
+    return (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d")
+
+
+class SpendAuthority:
+    def __init__(
+        self, store: Store, settings: Settings, clock: Callable[[], datetime] | None = None
+    ):
+        self.store = store
+        self.settings = settings
+        self.clock = clock or (lambda: datetime.now(UTC))
+
+    def preflight(self, lane: str) -> None:
+        day = utc_day(self.clock())
+        budget = float(self.settings.get("daily_budget_usd"))
+        lane_limit = int(self.settings.get("lane_token_limits").get(lane, 0) or 0)
+        ls = schema.llm_spend
+        with self.store.read() as conn:
+            spent = conn.execute(
+                select(func.coalesce(func.sum(ls.c.cost_usd), 0.0)).where(ls.c.day == day)
+            ).scalar_one()
+            tokens = conn.execute(
+                select(func.coalesce(func.sum(ls.c.input_tokens + ls.c.output_tokens), 0)).where(
+                    ls.c.day == day, ls.c.lane == lane
+                )
+            ).scalar_one()
+        if budget > 0 and spent >= budget:
+            raise BudgetExceededError(
+                f"today's estimated spend ${spent:.4f} has reached the ${budget:.2f} daily budget"
+            )
+        if lane_limit > 0 and tokens >= lane_limit:
+            raise BudgetExceededError(
+                f"the {lane} lane has used {tokens} of its {lane_limit} daily tokens"
+            )
+
+    def record(
+        self,
+        *,
+        observation_id: str,
+        lane: str,
+        provider: str,
+        model: str,
+        usage: Usage,
+    ) -> bool:
+        """Add one observation to the ledger; False if this observation was already counted."""
+        now = self.clock()
+        day = utc_day(now)
+        cost = estimate_cost_usd(model, usage.input_tokens, usage.output_tokens)
+        with self.store.write() as tx:
+            inserted = upsert(
+                tx.conn,
+                schema.llm_usage_observations,
+                {
+                    "observation_id": observation_id,
+                    "day": day,
+                    "lane": lane,
+                    "provider": provider,
+                    "model": model,
+                    "input_tokens": usage.input_tokens,
+                    "output_tokens": usage.output_tokens,
+                    "cost_usd": cost,
+                    "created_at": utcnow(),
+                },
+                keys=["observation_id"],
+            ).rowcount
+            if not inserted:
+                return False
+            ls = schema.llm_spend
+            upsert(
+                tx.conn,
+                ls,
+                {
+                    "day": day,
+                    "lane": lane,
+                    "input_tokens": usage.input_tokens,
+                    "output_tokens": usage.output_tokens,
+                    "cost_usd": cost,
+                    "calls": 1,
+                    "updated_at": utcnow(),
+                },
+                keys=["day", "lane"],
+                update={
+                    "input_tokens": ls.c.input_tokens + usage.input_tokens,
+                    "output_tokens": ls.c.output_tokens + usage.output_tokens,
+                    "cost_usd": ls.c.cost_usd + cost,
+                    "calls": ls.c.calls + 1,
+                    "updated_at": utcnow(),
+                },
+            )
+        return True
+
+    def guarded_call(
+        self,
+        *,
+        lane: str,
+        observation_id: str,
+        provider: str,
+        model: str,
+        call: Callable[[], tuple[T, Usage | None]],
+    ) -> T:
+        """Preflight, call the provider, and record its usage before the result is used."""
+        self.preflight(lane)
+        result, usage = call()
+        if usage is not None:
+            self.record(
+                observation_id=observation_id,
+                lane=lane,
+                provider=provider,
+                model=model,
+                usage=usage,
+            )
+        return result
+
+    def summary(self, day: str | None = None) -> dict:
+        day = day or utc_day(self.clock())
+        ls = schema.llm_spend
+        with self.store.read() as conn:
+            rows = conn.execute(select(ls).where(ls.c.day == day).order_by(ls.c.lane)).mappings()
+            lanes = [
+                {
+                    "lane": r["lane"],
+                    "inputTokens": r["input_tokens"],
+                    "outputTokens": r["output_tokens"],
+                    "costUsd": round(r["cost_usd"], 6),
+                    "calls": r["calls"],
+                }
+                for r in rows
+            ]
+        budget = float(self.settings.get("daily_budget_usd"))
+        spent = sum(lane["costUsd"] for lane in lanes)
+        return {
+            "day": day,
+            "dailyBudgetUsd": budget,
+            "spentUsd": round(spent, 6),
+            "remainingUsd": None if budget == 0 else round(max(0.0, budget - spent), 6),
+            "laneTokenLimits": self.settings.get("lane_token_limits"),
+            "lanes": lanes,
+            "estimate": True,
+        }

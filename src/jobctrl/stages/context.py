@@ -1,0 +1,53 @@
+"""What a stage needs to do its work: the store, settings, fetcher, provider, and a heartbeat."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from jobctrl.fetch.safe import FetchPolicy, SafeFetcher
+from jobctrl.home import Home
+from jobctrl.llm.spend import SpendAuthority
+from jobctrl.store.settings import Settings
+from jobctrl.store.store import Store
+
+
+def fetch_policy(settings: Settings) -> FetchPolicy:
+    return FetchPolicy(
+        allow_hosts=frozenset(settings.get("fetch.allow_hosts")),
+        max_bytes=int(settings.get("fetch.max_bytes")),
+        timeout_seconds=float(settings.get("fetch.timeout_seconds")),
+        min_host_interval_seconds=float(settings.get("fetch.min_host_interval_seconds")),
+        respect_robots=bool(settings.get("fetch.respect_robots")),
+    )
+
+
+@dataclass
+class StageContext:
+    home: Home
+    store: Store
+    heartbeat: Callable[..., None] = field(default=lambda *details: None)
+    _fetcher: SafeFetcher | None = None
+    _policy: FetchPolicy | None = None
+
+    @property
+    def settings(self) -> Settings:
+        return Settings(self.store)
+
+    @property
+    def spend(self) -> SpendAuthority:
+        return SpendAuthority(self.store, self.settings)
+
+    def fetcher(self) -> SafeFetcher:
+        """One fetcher per policy, so per-host politeness is shared by all fetches."""
+        policy = fetch_policy(self.settings)
+        if self._fetcher is None or policy != self._policy:
+            if self._fetcher is not None:
+                self._fetcher.close()
+            self._fetcher, self._policy = SafeFetcher(policy), policy
+        return self._fetcher
+
+    def close(self) -> None:
+        if self._fetcher is not None:
+            self._fetcher.close()
+            self._fetcher = None

@@ -1,0 +1,105 @@
+"""Score: match the posting's requirements against the profile; persist report and score.
+
+The provider call goes through the spend authority (preflight before the attempt, usage
+recorded before the result is used). A score below ``min_fit_score`` marks the later
+stages skipped with ``MIN_SCORE``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from jobctrl.config import load_config
+from jobctrl.domain.errors import MIN_SCORE, SCORE_NO_DESCRIPTION, ConfigError, StageError
+from jobctrl.domain.events import JobScored
+from jobctrl.domain.stages import LATER_STAGES, Stage
+from jobctrl.llm.providers import score_provider
+from jobctrl.stages.context import StageContext
+from jobctrl.store import jobs, schema
+from jobctrl.store.store import upsert, utcnow
+
+
+@dataclass(frozen=True)
+class ScoreOutcome:
+    score: int
+    below_threshold: bool
+    reused: bool = False
+
+
+def score(ctx: StageContext, job_id: str, run_id: str) -> ScoreOutcome:
+    claim = jobs.claim_stage(ctx.store, job_id, Stage.SCORE, run_id)
+    if claim.already is not None:
+        row = jobs.score_row(ctx.store, job_id)
+        value = row["score"] if row else 0
+        return ScoreOutcome(value, value < int(ctx.settings.get("min_fit_score")), reused=True)
+    try:
+        return _score_owned(ctx, job_id, run_id, claim.attempt)
+    except ConfigError as exc:
+        error = StageError("configuration", exc.message)
+        jobs.fail_stage(ctx.store, job_id, Stage.SCORE, run_id, claim.attempt, error)
+        raise error from None
+    except StageError as error:
+        if error.code != "OWNERSHIP_LOST":
+            jobs.fail_stage(ctx.store, job_id, Stage.SCORE, run_id, claim.attempt, error)
+        raise
+
+
+def _score_owned(ctx: StageContext, job_id: str, run_id: str, attempt: int) -> ScoreOutcome:
+    job = jobs.job_row(ctx.store, job_id)
+    if not job["text_artifact"]:
+        raise StageError(SCORE_NO_DESCRIPTION, "the posting has no extracted description")
+    description = ctx.store.artifacts.get(job["text_artifact"]).decode("utf-8")
+    config = load_config(ctx.home)
+    lane = config.providers.get("score")
+    provider = score_provider(
+        lane.provider if lane else "offline",
+        lane.model if lane else "offline-extractive-v1",
+        latency_seconds=int(ctx.settings.get("providers.offline.latency_ms")) / 1000,
+        heartbeat=ctx.heartbeat,
+    )
+    report = ctx.spend.guarded_call(
+        lane="score",
+        observation_id=f"score:{job_id}:{run_id}:{attempt}",
+        provider=provider.name,
+        model=provider.model,
+        call=lambda: provider.score(job["title"], description, config.profile),
+    )
+    report_json = report.model_dump(mode="json")
+    report_sha = ctx.store.artifacts.put(json.dumps(report_json, sort_keys=True).encode())
+    threshold = int(ctx.settings.get("min_fit_score"))
+    below = report.score < threshold
+    with ctx.store.write() as tx:
+        ctx.store.record_artifact(
+            tx, report_sha, "score_report", "application/json", len(report_json)
+        )
+        jobs.succeed_stage(tx, job_id, Stage.SCORE, run_id, attempt)
+        values = {
+            "score": report.score,
+            "verdict": report.verdict,
+            "provider": report.provider,
+            "model": report.model,
+            "report": report_json,
+            "report_artifact": report_sha,
+            "owner_run_id": run_id,
+            "created_at": utcnow(),
+        }
+        upsert(tx.conn, schema.job_scores, {"job_id": job_id, **values}, keys=["job_id"],
+               update=values)  # fmt: skip
+        tx.append(
+            JobScored(
+                job_id=job_id,
+                score=report.score,
+                verdict=report.verdict,
+                provider=report.provider,
+                model=report.model,
+                requirements_total=len(report.requirements),
+                requirements_matched=sum(1 for r in report.requirements if r.matched),
+                report_artifact=report_sha,
+            ),
+            key=f"job-scored:{job_id}:{run_id}:{attempt}",
+        )
+        if below:
+            for stage in LATER_STAGES:
+                jobs.skip_stage(tx, job_id, stage, MIN_SCORE)
+    return ScoreOutcome(report.score, below)

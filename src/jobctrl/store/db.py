@@ -1,0 +1,68 @@
+"""Engines and transactions.
+
+SQLite runs in WAL mode; every write transaction starts with ``BEGIN IMMEDIATE`` so that
+writers queue on the database lock up front instead of failing on upgrade from a read
+lock. Reads use a separate engine with deferred transactions so they never block writers.
+Migrations (Alembic) are applied when the store opens.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.pool import NullPool
+
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+BUSY_TIMEOUT_MS = 30_000
+
+
+def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
+    engine = create_engine(
+        url,
+        poolclass=NullPool,
+        connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
+    )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        # Let SQLAlchemy, not pysqlite, decide when transactions begin.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return engine
+
+
+def create_engines(url: str) -> tuple[Engine, Engine]:
+    """(writer, reader) engines for ``url``."""
+    if url.startswith("sqlite"):
+        return _sqlite_engine(url, immediate=True), _sqlite_engine(url, immediate=False)
+    engine = create_engine(url, pool_pre_ping=True)
+    return engine, engine
+
+
+_migrated: set[str] = set()
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest Alembic revision (once per database per process)."""
+    key = engine.url.render_as_string(hide_password=False)
+    if key in _migrated:
+        return
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    with engine.connect() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+    _migrated.add(key)

@@ -1,0 +1,305 @@
+"""Jobs and their stage rows: creation, fenced stage transitions, reads.
+
+``job_stage_states`` is the source of truth for each stage. A running row records the
+Temporal run id and the attempt that own it; every later write for that stage is fenced
+on both, so a late write from a lost owner (a timed-out attempt that kept running) is
+refused instead of applied. Each transition appends its event in the same transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select, update
+
+from jobctrl.domain import ids
+from jobctrl.domain.errors import OWNERSHIP_LOST, NotFoundError, StageError
+from jobctrl.domain.events import (
+    JobCreated,
+    StageFailed,
+    StageSkipped,
+    StageStarted,
+    StageSucceeded,
+    WorkflowCompleted,
+    WorkflowFailed,
+    WorkflowStarted,
+)
+from jobctrl.domain.stages import PREPARATION_STAGES, StageState
+from jobctrl.store import schema
+from jobctrl.store.store import Store, WriteTx, upsert, utcnow
+
+S = schema.job_stage_states
+
+
+@dataclass(frozen=True)
+class NewJob:
+    job_id: str
+    idempotency_key: str
+    canonical_url: str
+    created: bool
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The outcome of claiming a stage: the attempt that now owns it, or that it is done."""
+
+    attempt: int
+    already: StageState | None = None  # SUCCEEDED/SKIPPED when an earlier attempt finished it
+
+
+def create_job(store: Store, url: str, *, source: str = "manual") -> NewJob:
+    canonical = ids.canonical_url(url)
+    key = ids.idempotency_key(canonical)
+    job_id = ids.job_id_for(key)
+    now = utcnow()
+    with store.write() as tx:
+        created = upsert(
+            tx.conn,
+            schema.jobs,
+            {
+                "id": job_id,
+                "idempotency_key": key,
+                "url": url.strip(),
+                "canonical_url": canonical,
+                "source": source,
+                "created_at": now,
+                "updated_at": now,
+            },
+            keys=["id"],
+        ).rowcount
+        for stage in PREPARATION_STAGES:
+            upsert(
+                tx.conn,
+                S,
+                {
+                    "job_id": job_id,
+                    "stage": stage.value,
+                    "state": StageState.PENDING.value,
+                    "attempts": 0,
+                    "created_at": now,
+                    "updated_at": now,
+                },
+                keys=["job_id", "stage"],
+            )
+        tx.append(
+            JobCreated(
+                job_id=job_id,
+                url=url.strip(),
+                canonical_url=canonical,
+                idempotency_key=key,
+                source=source,
+            ),
+            key=f"job-created:{key}",
+        )
+    return NewJob(job_id, key, canonical, bool(created))
+
+
+def record_workflow_started(
+    store: Store, *, workflow_id: str, run_id: str, workflow_type: str, job_id: str | None
+) -> None:
+    with store.write() as tx:
+        tx.append(
+            WorkflowStarted(
+                workflow_id=workflow_id, run_id=run_id, workflow_type=workflow_type, job_id=job_id
+            ),
+            key=f"workflow-started:{workflow_id}:{run_id}",
+            job_id=job_id,
+        )
+
+
+def record_workflow_closed(
+    store: Store,
+    *,
+    workflow_id: str,
+    run_id: str,
+    job_id: str | None,
+    outcome: str,
+    error_code: str | None = None,
+) -> None:
+    event = (
+        WorkflowFailed(workflow_id=workflow_id, run_id=run_id, error_code=error_code)
+        if error_code
+        else WorkflowCompleted(workflow_id=workflow_id, run_id=run_id, outcome=outcome)
+    )
+    with store.write() as tx:
+        tx.append(event, key=f"workflow-closed:{workflow_id}:{run_id}", job_id=job_id)
+
+
+def claim_stage(store: Store, job_id: str, stage: str, run_id: str) -> Claim:
+    """Make ``run_id`` the owner of ``stage`` for a new attempt (unless already finished)."""
+    now = utcnow()
+    with store.write() as tx:
+        row = (
+            tx.conn.execute(select(S).where(S.c.job_id == job_id, S.c.stage == stage))
+            .mappings()
+            .first()
+        )
+        if row is None:
+            raise NotFoundError(f"job {job_id} has no {stage} stage", code="missing_input")
+        state = StageState(row["state"])
+        if state in (StageState.SUCCEEDED, StageState.SKIPPED):
+            return Claim(attempt=row["attempts"], already=state)
+        attempt = row["attempts"] + 1
+        tx.conn.execute(
+            update(S)
+            .where(S.c.job_id == job_id, S.c.stage == stage)
+            .values(
+                state=StageState.RUNNING.value,
+                attempts=attempt,
+                owner_run_id=run_id,
+                error_code=None,
+                error_message=None,
+                retryable=None,
+                next_attempt_at=None,
+                started_at=now,
+                finished_at=None,
+                updated_at=now,
+            )
+        )
+        tx.append(
+            StageStarted(job_id=job_id, stage=stage, attempt=attempt, run_id=run_id),
+            key=f"stage-started:{job_id}:{stage}:{run_id}:{attempt}",
+        )
+    return Claim(attempt=attempt)
+
+
+def _fenced(tx: WriteTx, job_id: str, stage: str, run_id: str, attempt: int, **values: Any) -> None:
+    now = utcnow()
+    result = tx.conn.execute(
+        update(S)
+        .where(
+            S.c.job_id == job_id,
+            S.c.stage == stage,
+            S.c.owner_run_id == run_id,
+            S.c.attempts == attempt,
+            S.c.state == StageState.RUNNING.value,
+        )
+        .values(updated_at=now, finished_at=now, **values)
+    )
+    if result.rowcount != 1:
+        raise StageError(
+            OWNERSHIP_LOST,
+            f"{stage} attempt {attempt} no longer owns job {job_id}; its result was not saved",
+        )
+
+
+def succeed_stage(tx: WriteTx, job_id: str, stage: str, run_id: str, attempt: int) -> None:
+    """Mark the owned attempt succeeded inside the caller's transaction (with its results)."""
+    _fenced(tx, job_id, stage, run_id, attempt, state=StageState.SUCCEEDED.value, error_code=None)
+    tx.append(
+        StageSucceeded(job_id=job_id, stage=stage, attempt=attempt, run_id=run_id),
+        key=f"stage-succeeded:{job_id}:{stage}:{run_id}:{attempt}",
+    )
+
+
+def fail_stage(
+    store: Store,
+    job_id: str,
+    stage: str,
+    run_id: str,
+    attempt: int,
+    error: StageError,
+    *,
+    next_attempt_at: datetime | None = None,
+) -> None:
+    with store.write() as tx:
+        _fenced(
+            tx,
+            job_id,
+            stage,
+            run_id,
+            attempt,
+            state=StageState.FAILED.value,
+            error_code=error.code,
+            error_message=error.message,
+            retryable=error.retryable,
+            next_attempt_at=next_attempt_at,
+        )
+        tx.append(
+            StageFailed(
+                job_id=job_id,
+                stage=stage,
+                attempt=attempt,
+                run_id=run_id,
+                error_code=error.code,
+                retryable=error.retryable,
+            ),
+            key=f"stage-failed:{job_id}:{stage}:{run_id}:{attempt}",
+        )
+
+
+def skip_stage(tx: WriteTx, job_id: str, stage: str, reason: str) -> None:
+    """Record ``stage`` as skipped for ``reason`` (e.g. MIN_SCORE), creating its row if new."""
+    now = utcnow()
+    values = {
+        "state": StageState.SKIPPED.value,
+        "error_code": reason,
+        "error_message": None,
+        "retryable": False,
+        "finished_at": now,
+        "updated_at": now,
+    }
+    upsert(
+        tx.conn,
+        S,
+        {"job_id": job_id, "stage": stage, "attempts": 0, "created_at": now, **values},
+        keys=["job_id", "stage"],
+        update=values,
+    )
+    tx.append(
+        StageSkipped(job_id=job_id, stage=stage, reason=reason),
+        key=f"stage-skipped:{job_id}:{stage}:{reason}",
+    )
+
+
+# -- reads ---------------------------------------------------------------------------------
+
+
+def resolve_job_id(store: Store, ref: str) -> str:
+    """A job id from a full id or a unique prefix of at least 4 characters."""
+    ref = ref.strip().lower()
+    with store.read() as conn:
+        if conn.execute(select(schema.jobs.c.id).where(schema.jobs.c.id == ref)).first():
+            return ref
+        if len(ref) >= 4:
+            matches = (
+                conn.execute(
+                    select(schema.jobs.c.id).where(schema.jobs.c.id.like(f"{ref}%")).limit(2)
+                )
+                .scalars()
+                .all()
+            )
+            if len(matches) == 1:
+                return matches[0]
+            if len(matches) > 1:
+                raise NotFoundError(f"job prefix {ref!r} is ambiguous", code="ambiguous_job")
+    raise NotFoundError(f"no job {ref!r} (see `jobctrl jobs`)", code="job_not_found")
+
+
+def job_row(store: Store, job_id: str) -> dict[str, Any]:
+    with store.read() as conn:
+        row = conn.execute(select(schema.jobs).where(schema.jobs.c.id == job_id)).mappings().first()
+    if row is None:
+        raise NotFoundError(f"no job {job_id!r}", code="job_not_found")
+    return dict(row)
+
+
+def stage_rows(store: Store, job_id: str) -> list[dict[str, Any]]:
+    from jobctrl.domain.stages import Stage
+
+    order = {s.value: i for i, s in enumerate(Stage)}
+    with store.read() as conn:
+        rows = [dict(r) for r in conn.execute(select(S).where(S.c.job_id == job_id)).mappings()]
+    return sorted(rows, key=lambda r: order.get(r["stage"], 99))
+
+
+def score_row(store: Store, job_id: str) -> dict[str, Any] | None:
+    with store.read() as conn:
+        row = (
+            conn.execute(select(schema.job_scores).where(schema.job_scores.c.job_id == job_id))
+            .mappings()
+            .first()
+        )
+    return dict(row) if row else None

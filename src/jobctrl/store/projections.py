@@ -1,0 +1,318 @@
+"""Read models folded from ``job_events`` only.
+
+Each fold reads the events after the watermark in sequence order, applies them to the
+projection tables and advances the watermark in the same transaction, so every event is
+applied exactly once. ``rebuild`` truncates the projections and the watermark and folds
+the whole log again; the result equals the incrementally folded rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import Connection, delete, select, update
+
+from jobctrl.store import schema
+from jobctrl.store.store import upsert
+
+WATERMARK = "jobs"
+TIMELINE_LIMIT = 100
+PROJECTION_TABLES = (
+    schema.job_list_projections,
+    schema.job_detail_projections,
+    schema.workflow_run_projections,
+)
+
+Event = dict[str, Any]
+
+
+def _watermark(conn: Connection) -> int:
+    pos = conn.execute(
+        select(schema.projection_watermarks.c.position).where(
+            schema.projection_watermarks.c.name == WATERMARK
+        )
+    ).scalar()
+    return int(pos or 0)
+
+
+def fold_pending(conn: Connection, batch: int = 1000) -> int:
+    """Fold every event after the watermark; returns how many were applied."""
+    applied = 0
+    position = _watermark(conn)
+    while True:
+        rows = conn.execute(
+            select(schema.job_events)
+            .where(schema.job_events.c.seq > position)
+            .order_by(schema.job_events.c.seq)
+            .limit(batch)
+        ).mappings()
+        events = [dict(r) for r in rows]
+        if not events:
+            break
+        for event in events:
+            _apply(conn, event)
+        position = events[-1]["seq"]
+        applied += len(events)
+    if applied:
+        upsert(
+            conn,
+            schema.projection_watermarks,
+            {"name": WATERMARK, "position": position},
+            keys=["name"],
+            update={"position": position},
+        )
+    return applied
+
+
+def rebuild(conn: Connection) -> int:
+    """Drop every projection row and the watermark, then fold the whole log again."""
+    for table in PROJECTION_TABLES:
+        conn.execute(delete(table))
+    conn.execute(
+        delete(schema.projection_watermarks).where(schema.projection_watermarks.c.name == WATERMARK)
+    )
+    return fold_pending(conn)
+
+
+# -- job projections ---------------------------------------------------------------------
+
+
+def _detail(conn: Connection, job_id: str) -> dict[str, Any] | None:
+    doc = conn.execute(
+        select(schema.job_detail_projections.c.doc).where(
+            schema.job_detail_projections.c.job_id == job_id
+        )
+    ).scalar()
+    return dict(doc) if doc is not None else None
+
+
+def _status(stages: dict[str, dict[str, Any]]) -> tuple[str, str, str | None]:
+    """(status, current stage, error code) of a job from its stage states."""
+    order = ["enrich", "score", "tailor", "cover", "pdf", "apply"]
+    known = [s for s in order if s in stages]
+    for name in known:
+        st = stages[name]
+        if st["state"] == "failed":
+            return "failed", name, st.get("errorCode")
+        if st["state"] == "running":
+            return "running", name, None
+        if st["state"] == "pending":
+            return "pending", name, None
+        if st["state"] == "skipped":
+            return "skipped", name, st.get("errorCode")
+    if known and all(stages[s]["state"] == "succeeded" for s in known):
+        return "prepared", known[-1], None
+    return "pending", known[0] if known else "enrich", None
+
+
+def _save_job(conn: Connection, doc: dict[str, Any], event: Event) -> None:
+    seq = event["seq"]
+    entry = {"seq": seq, "type": event["type"], "at": _iso(event)}
+    doc["timeline"] = [*doc.get("timeline", []), entry][-TIMELINE_LIMIT:]
+    doc["updatedAt"] = _iso(event)
+    status, current, error_code = _status(doc["stages"])
+    posting = doc.get("posting") or {}
+    score = doc.get("score") or {}
+    values = {
+        "job_id": doc["jobId"],
+        "url": doc["url"],
+        "title": posting.get("title"),
+        "company": posting.get("company"),
+        "location": posting.get("location"),
+        "remote": posting.get("remote"),
+        "score": score.get("score"),
+        "verdict": score.get("verdict"),
+        "status": status,
+        "current_stage": current,
+        "error_code": error_code,
+        "created_at": _at(doc["createdAt"]),
+        "updated_at": event["occurred_at"],
+        "last_seq": seq,
+    }
+    upsert(
+        conn,
+        schema.job_list_projections,
+        values,
+        keys=["job_id"],
+        update={k: v for k, v in values.items() if k not in ("job_id", "created_at")},
+    )
+    upsert(
+        conn,
+        schema.job_detail_projections,
+        {"job_id": doc["jobId"], "doc": doc, "last_seq": seq},
+        keys=["job_id"],
+        update={"doc": doc, "last_seq": seq},
+    )
+
+
+def _iso(event: Event) -> str:
+    return event["occurred_at"].isoformat()
+
+
+def _at(value: str):  # type: ignore[no-untyped-def]
+    from datetime import datetime
+
+    return datetime.fromisoformat(value)
+
+
+def _on_job_created(conn: Connection, e: Event, p: dict[str, Any]) -> None:
+    if _detail(conn, p["jobId"]) is not None:
+        return
+    doc = {
+        "jobId": p["jobId"],
+        "url": p["url"],
+        "canonicalUrl": p["canonicalUrl"],
+        "idempotencyKey": p["idempotencyKey"],
+        "source": p["source"],
+        "createdAt": _iso(e),
+        "posting": None,
+        "score": None,
+        "stages": {"enrich": {"state": "pending", "attempts": 0}},
+        "workflows": [],
+    }
+    _save_job(conn, doc, e)
+
+
+def _job_event(mutate: Callable[[dict[str, Any], dict[str, Any]], None]):  # type: ignore[no-untyped-def]
+    def handler(conn: Connection, e: Event, p: dict[str, Any]) -> None:
+        doc = _detail(conn, p["jobId"])
+        if doc is None:  # an event for a job whose creation was never recorded
+            return
+        mutate(doc, p)
+        _save_job(conn, doc, e)
+
+    return handler
+
+
+def _stage(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    return doc["stages"].setdefault(name, {"state": "pending", "attempts": 0})
+
+
+def _stage_started(doc: dict[str, Any], p: dict[str, Any]) -> None:
+    st = _stage(doc, p["stage"])
+    st.update(state="running", attempts=p["attempt"], runId=p["runId"], errorCode=None)
+
+
+def _stage_succeeded(doc: dict[str, Any], p: dict[str, Any]) -> None:
+    st = _stage(doc, p["stage"])
+    st.update(state="succeeded", attempts=p["attempt"], runId=p["runId"], errorCode=None)
+
+
+def _stage_failed(doc: dict[str, Any], p: dict[str, Any]) -> None:
+    st = _stage(doc, p["stage"])
+    st.update(
+        state="failed",
+        attempts=p["attempt"],
+        runId=p["runId"],
+        errorCode=p["errorCode"],
+        retryable=p["retryable"],
+    )
+
+
+def _stage_skipped(doc: dict[str, Any], p: dict[str, Any]) -> None:
+    _stage(doc, p["stage"]).update(state="skipped", errorCode=p["reason"])
+
+
+def _enriched(doc: dict[str, Any], p: dict[str, Any]) -> None:
+    doc["posting"] = {
+        "title": p.get("title"),
+        "company": p.get("company"),
+        "location": p.get("location"),
+        "remote": p.get("remote"),
+        "salary": {
+            "min": p.get("salaryMin"),
+            "max": p.get("salaryMax"),
+            "currency": p.get("salaryCurrency"),
+            "period": p.get("salaryPeriod"),
+        },
+        "applyUrl": p.get("applyUrl"),
+        "datePosted": p.get("datePosted"),
+        "validThrough": p.get("validThrough"),
+        "method": p.get("method"),
+        "rawArtifact": p.get("rawArtifact"),
+        "textArtifact": p.get("textArtifact"),
+    }
+    _stage(doc, "score")
+
+
+def _scored(doc: dict[str, Any], p: dict[str, Any]) -> None:
+    doc["score"] = {
+        k: p[k]
+        for k in (
+            "score",
+            "verdict",
+            "provider",
+            "model",
+            "requirementsTotal",
+            "requirementsMatched",
+            "reportArtifact",
+        )
+    }
+
+
+def _workflow_ref(doc: dict[str, Any], p: dict[str, Any]) -> None:
+    refs = doc.setdefault("workflows", [])
+    if not any(r["runId"] == p["runId"] for r in refs):
+        refs.append({"workflowId": p["workflowId"], "runId": p["runId"]})
+
+
+# -- workflow run projection ---------------------------------------------------------------
+
+
+def _on_workflow_started(conn: Connection, e: Event, p: dict[str, Any]) -> None:
+    upsert(
+        conn,
+        schema.workflow_run_projections,
+        {
+            "workflow_id": p["workflowId"],
+            "run_id": p["runId"],
+            "workflow_type": p["workflowType"],
+            "job_id": p.get("jobId"),
+            "status": "running",
+            "started_at": e["occurred_at"],
+            "last_seq": e["seq"],
+        },
+        keys=["workflow_id", "run_id"],
+    )
+    if p.get("jobId"):
+        _job_event(_workflow_ref)(conn, e, p)
+
+
+def _close_workflow(status: str):  # type: ignore[no-untyped-def]
+    def handler(conn: Connection, e: Event, p: dict[str, Any]) -> None:
+        wr = schema.workflow_run_projections
+        conn.execute(
+            update(wr)
+            .where(wr.c.workflow_id == p["workflowId"], wr.c.run_id == p["runId"])
+            .where(wr.c.status == "running")
+            .values(
+                status=status,
+                outcome=p.get("outcome"),
+                error_code=p.get("errorCode"),
+                closed_at=e["occurred_at"],
+                last_seq=e["seq"],
+            )
+        )
+
+    return handler
+
+
+HANDLERS: dict[str, Callable[[Connection, Event, dict[str, Any]], None]] = {
+    "JobCreated": _on_job_created,
+    "StageStarted": _job_event(_stage_started),
+    "StageSucceeded": _job_event(_stage_succeeded),
+    "StageFailed": _job_event(_stage_failed),
+    "StageSkipped": _job_event(_stage_skipped),
+    "JobEnriched": _job_event(_enriched),
+    "JobScored": _job_event(_scored),
+    "WorkflowStarted": _on_workflow_started,
+    "WorkflowCompleted": _close_workflow("completed"),
+    "WorkflowFailed": _close_workflow("failed"),
+}
+
+
+def _apply(conn: Connection, event: Event) -> None:
+    handler = HANDLERS.get(event["type"])
+    if handler is not None:
+        handler(conn, event, event["payload"])

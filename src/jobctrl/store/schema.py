@@ -1,0 +1,186 @@
+"""The database schema (SQLAlchemy Core). Alembic migrations create and evolve it."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+jobs = Table(
+    "jobs",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("idempotency_key", String(64), nullable=False, unique=True),
+    Column("url", Text, nullable=False),
+    Column("canonical_url", Text, nullable=False),
+    Column("source", String(64), nullable=False, server_default="manual"),
+    Column("title", Text),
+    Column("company", Text),
+    Column("location", Text),
+    Column("remote", Boolean),
+    Column("salary_min", Float),
+    Column("salary_max", Float),
+    Column("salary_currency", String(8)),
+    Column("salary_period", String(16)),
+    Column("apply_url", Text),
+    Column("date_posted", String(40)),
+    Column("valid_through", String(40)),
+    Column("extraction_method", String(16)),
+    Column("raw_artifact", String(64)),
+    Column("text_artifact", String(64)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+job_stage_states = Table(
+    "job_stage_states",
+    metadata,
+    Column("job_id", String(32), primary_key=True),
+    Column("stage", String(16), primary_key=True),
+    Column("state", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    Column("owner_run_id", String(64)),
+    Column("error_code", String(64)),
+    Column("error_message", Text),
+    Column("retryable", Boolean),
+    Column("next_attempt_at", DateTime(timezone=True)),
+    Column("started_at", DateTime(timezone=True)),
+    Column("finished_at", DateTime(timezone=True)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Index("ix_job_stage_states_state", "stage", "state"),
+)
+
+job_events = Table(
+    "job_events",
+    metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=True),
+    Column("event_id", String(36), nullable=False, unique=True),
+    Column("type", String(64), nullable=False),
+    Column("job_id", String(32)),
+    Column("payload", JSON, nullable=False),
+    Column("idempotency_key", String(255), nullable=False, unique=True),
+    Column("occurred_at", DateTime(timezone=True), nullable=False),
+    Index("ix_job_events_job", "job_id", "seq"),
+)
+
+job_scores = Table(
+    "job_scores",
+    metadata,
+    Column("job_id", String(32), primary_key=True),
+    Column("score", Integer, nullable=False),
+    Column("verdict", Text, nullable=False),
+    Column("provider", String(64), nullable=False),
+    Column("model", String(128), nullable=False),
+    Column("report", JSON, nullable=False),
+    Column("report_artifact", String(64), nullable=False),
+    Column("owner_run_id", String(64), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+job_list_projections = Table(
+    "job_list_projections",
+    metadata,
+    Column("job_id", String(32), primary_key=True),
+    Column("url", Text, nullable=False),
+    Column("title", Text),
+    Column("company", Text),
+    Column("location", Text),
+    Column("remote", Boolean),
+    Column("score", Integer),
+    Column("verdict", Text),
+    Column("status", String(16), nullable=False),
+    Column("current_stage", String(16), nullable=False),
+    Column("error_code", String(64)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("last_seq", Integer, nullable=False),
+    Index("ix_job_list_score", "score"),
+)
+
+job_detail_projections = Table(
+    "job_detail_projections",
+    metadata,
+    Column("job_id", String(32), primary_key=True),
+    Column("doc", JSON, nullable=False),
+    Column("last_seq", Integer, nullable=False),
+)
+
+workflow_run_projections = Table(
+    "workflow_run_projections",
+    metadata,
+    Column("workflow_id", String(128), primary_key=True),
+    Column("run_id", String(64), primary_key=True),
+    Column("workflow_type", String(64), nullable=False),
+    Column("job_id", String(32)),
+    Column("status", String(16), nullable=False),
+    Column("outcome", String(32)),
+    Column("error_code", String(64)),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("closed_at", DateTime(timezone=True)),
+    Column("last_seq", Integer, nullable=False),
+)
+
+projection_watermarks = Table(
+    "projection_watermarks",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("position", Integer, nullable=False),
+)
+
+llm_spend = Table(
+    "llm_spend",
+    metadata,
+    Column("day", String(10), primary_key=True),  # UTC day, YYYY-MM-DD
+    Column("lane", String(32), primary_key=True),
+    Column("input_tokens", BigInteger, nullable=False, server_default="0"),
+    Column("output_tokens", BigInteger, nullable=False, server_default="0"),
+    Column("cost_usd", Float, nullable=False, server_default="0"),
+    Column("calls", Integer, nullable=False, server_default="0"),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+llm_usage_observations = Table(
+    "llm_usage_observations",
+    metadata,
+    Column("observation_id", String(128), primary_key=True),
+    Column("day", String(10), nullable=False),
+    Column("lane", String(32), nullable=False),
+    Column("provider", String(64), nullable=False),
+    Column("model", String(128), nullable=False),
+    Column("input_tokens", BigInteger, nullable=False),
+    Column("output_tokens", BigInteger, nullable=False),
+    Column("cost_usd", Float, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+settings = Table(
+    "settings",
+    metadata,
+    Column("key", String(128), primary_key=True),
+    Column("value", JSON, nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+artifacts = Table(
+    "artifacts",
+    metadata,
+    Column("sha256", String(64), primary_key=True),
+    Column("kind", String(32), nullable=False),
+    Column("media_type", String(128), nullable=False),
+    Column("size", BigInteger, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)

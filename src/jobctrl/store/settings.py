@@ -1,0 +1,212 @@
+"""Typed runtime settings stored in the database (``jobctrl settings get|set``).
+
+Every key is declared here with its default, a parser for the CLI's string form and a
+one-line description; unknown keys and bad values are refused with a clear message.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from jobctrl.domain.errors import ConfigError
+from jobctrl.domain.events import SettingChanged
+from jobctrl.store import schema
+from jobctrl.store.store import Store, upsert, utcnow
+
+
+def _float_at_least(low: float) -> Callable[[str], float]:
+    def parse(raw: str) -> float:
+        value = float(raw)
+        if value < low or value != value:
+            raise ValueError(f"must be a number >= {low:g}")
+        return value
+
+    return parse
+
+
+def _int_between(low: int, high: int) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        value = int(raw)
+        if not low <= value <= high:
+            raise ValueError(f"must be a whole number from {low} to {high}")
+        return value
+
+    return parse
+
+
+def _host_list(raw: str) -> list[str]:
+    items = json.loads(raw) if raw.strip().startswith("[") else raw.split(",")
+    hosts = sorted({str(h).strip().lower().strip("[]") for h in items if str(h).strip()})
+    for host in hosts:
+        if "/" in host or " " in host:
+            raise ValueError(f"{host!r} is not a host name or address")
+    return hosts
+
+
+def _lane_limits(raw: str) -> dict[str, int]:
+    if raw.strip().startswith("{"):
+        items = {str(k): v for k, v in json.loads(raw).items()}
+    else:
+        items = {}
+        for part in filter(None, (p.strip() for p in raw.split(","))):
+            lane, sep, value = part.partition("=")
+            if not sep:
+                raise ValueError("use LANE=TOKENS[,LANE=TOKENS] or a JSON object")
+            items[lane.strip()] = value.strip()
+    limits: dict[str, int] = {}
+    for lane, value in items.items():
+        number = int(value)
+        if number < 0:
+            raise ValueError(f"the limit for {lane} must be >= 0")
+        limits[lane] = number
+    return limits
+
+
+def _bool(raw: str) -> bool:
+    lowered = raw.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("must be true or false")
+
+
+@dataclass(frozen=True)
+class SettingSpec:
+    key: str
+    default: Any
+    parse: Callable[[str], Any]
+    help: str
+
+
+SPECS: dict[str, SettingSpec] = {
+    s.key: s
+    for s in (
+        SettingSpec(
+            "daily_budget_usd",
+            25.0,
+            _float_at_least(0),
+            "Estimated USD the LLM lanes may spend per UTC day (0 = unlimited).",
+        ),
+        SettingSpec(
+            "lane_token_limits",
+            {},
+            _lane_limits,
+            "Per-lane daily input+output token ceilings, e.g. score=200000 (0 = unlimited).",
+        ),
+        SettingSpec(
+            "min_fit_score",
+            50,
+            _int_between(0, 100),
+            "Jobs scoring below this skip the later stages (MIN_SCORE).",
+        ),
+        SettingSpec(
+            "fetch.allow_hosts",
+            [],
+            _host_list,
+            "Private hosts (names or addresses) that fetches may reach, e.g. an intranet.",
+        ),
+        SettingSpec(
+            "fetch.min_host_interval_seconds",
+            1.0,
+            _float_at_least(0),
+            "Least time between two requests to the same host.",
+        ),
+        SettingSpec(
+            "fetch.max_bytes",
+            5_000_000,
+            _int_between(10_000, 100_000_000),
+            "Largest decoded page Enrich reads, in bytes.",
+        ),
+        SettingSpec(
+            "fetch.timeout_seconds",
+            20.0,
+            _float_at_least(0.1),
+            "Total time one page fetch may take, redirects included.",
+        ),
+        SettingSpec(
+            "fetch.respect_robots",
+            True,
+            _bool,
+            "Honour robots.txt (turn off only for hosts you own).",
+        ),
+        SettingSpec(
+            "retry.max_attempts",
+            3,
+            _int_between(1, 10),
+            "Attempts a stage gets for transient errors (timeouts, 5xx, 429).",
+        ),
+        SettingSpec(
+            "retry.initial_interval_seconds",
+            5.0,
+            _float_at_least(0.01),
+            "Delay before the first retry of a transient error (doubles each time).",
+        ),
+        SettingSpec(
+            "worker.heartbeat_timeout_seconds",
+            30.0,
+            _float_at_least(0.5),
+            "How long a silent activity may go before another worker takes it over.",
+        ),
+        SettingSpec(
+            "providers.offline.latency_ms",
+            0,
+            _int_between(0, 600_000),
+            "Simulated latency of the offline provider (for benchmarks and crash drills).",
+        ),
+    )
+}
+
+
+def spec_for(key: str) -> SettingSpec:
+    try:
+        return SPECS[key]
+    except KeyError:
+        known = ", ".join(sorted(SPECS))
+        raise ConfigError(f"unknown setting {key!r}; known settings: {known}") from None
+
+
+class Settings:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def get(self, key: str) -> Any:
+        spec = spec_for(key)
+        with self.store.read() as conn:
+            value = conn.execute(
+                select(schema.settings.c.value).where(schema.settings.c.key == key)
+            ).scalar()
+        return spec.default if value is None else value
+
+    def all(self) -> dict[str, Any]:
+        with self.store.read() as conn:
+            stored = dict(
+                conn.execute(select(schema.settings.c.key, schema.settings.c.value)).all()
+            )
+        return {key: stored.get(key, spec.default) for key, spec in sorted(SPECS.items())}
+
+    def set(self, key: str, raw: str) -> Any:
+        spec = spec_for(key)
+        try:
+            value = spec.parse(raw)
+        except (ValueError, json.JSONDecodeError, AttributeError) as exc:
+            raise ConfigError(f"invalid value for {key}: {exc}") from None
+        self.set_value(key, value)
+        return value
+
+    def set_value(self, key: str, value: Any) -> None:
+        spec_for(key)
+        with self.store.write() as tx:
+            upsert(
+                tx.conn,
+                schema.settings,
+                {"key": key, "value": value, "updated_at": utcnow()},
+                keys=["key"],
+                update={"value": value, "updated_at": utcnow()},
+            )
+            tx.append(SettingChanged(key=key), key=f"setting:{key}:{utcnow().isoformat()}")

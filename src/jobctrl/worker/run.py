@@ -1,0 +1,71 @@
+"""The worker process: the embedded Temporal server (unless one is configured), a Temporal
+worker for the preparation workflow and its activities, and a clean shutdown on
+SIGINT/SIGTERM (worker first, then the server it owns).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from jobctrl.home import Home
+from jobctrl.stages.context import StageContext
+from jobctrl.store.store import Store
+from jobctrl.worker.connection import connect, default_task_queue
+from jobctrl.worker.devserver import EmbeddedTemporal
+from jobctrl.workflows.activities import PreparationActivities
+from jobctrl.workflows.prep import JobPreparationWorkflow
+
+log = logging.getLogger(__name__)
+WORKFLOWS = [JobPreparationWorkflow]
+
+
+def build_worker(client: Client, store: Store, home: Home, *, task_queue: str | None = None,
+                 max_activities: int = 8) -> tuple[Worker, StageContext]:  # fmt: skip
+    ctx = StageContext(home=home, store=store)
+    acts = PreparationActivities(ctx)
+    worker = Worker(
+        client,
+        task_queue=task_queue or default_task_queue(),
+        workflows=WORKFLOWS,
+        activities=acts.all(),
+        activity_executor=ThreadPoolExecutor(max_activities),
+        max_concurrent_activities=max_activities,
+        max_concurrent_local_activities=max_activities,
+    )
+    return worker, ctx
+
+
+async def run_worker(home: Home, *, on_ready: Callable[[str], None] | None = None) -> None:
+    """Run until SIGINT/SIGTERM; the embedded server this process started stops with it."""
+    home.ensure()
+    store = Store.open(home)
+    server: EmbeddedTemporal | None = None
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        if not os.environ.get("JOBCTRL_TEMPORAL_ADDRESS"):
+            server = EmbeddedTemporal(home)
+            await server.ensure()
+        client = await connect(home)
+        worker, ctx = build_worker(client, store, home)
+        async with worker:
+            if on_ready:
+                on_ready(client.service_client.config.target_host)
+            await stop.wait()
+        ctx.close()
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        if server is not None:
+            server.stop()
+        store.dispose()

@@ -1,0 +1,108 @@
+"""Activities of the preparation workflow: thin adapters from Temporal to the stages.
+
+A ``StageError`` becomes an ``ApplicationError`` whose type is the stable error code
+(non-retryable when the error is, with the server's Retry-After as the next delay). Any
+other exception is logged here, recorded on the stage as ``INTERNAL_ERROR`` (retryable)
+and never crosses into the workflow history as text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import TypeVar
+
+from sqlalchemy import select
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from jobctrl.domain.errors import OWNERSHIP_LOST, StageError
+from jobctrl.domain.stages import StageState
+from jobctrl.stages.context import StageContext
+from jobctrl.stages.enrich import enrich
+from jobctrl.stages.score import score
+from jobctrl.store import jobs, schema
+from jobctrl.workflows.models import EnrichResult, FinalizeInput, ScoreResult, StageInput
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+INTERNAL_ERROR = "INTERNAL_ERROR"
+STAGE_INTERRUPTED = "STAGE_INTERRUPTED"
+
+
+def _as_application_error(error: StageError) -> ApplicationError:
+    return ApplicationError(
+        error.message,
+        type=error.code,
+        non_retryable=not error.retryable,
+        next_retry_delay=error.retry_after,
+    )
+
+
+class PreparationActivities:
+    def __init__(self, ctx: StageContext) -> None:
+        self.ctx = ctx
+        self.ctx.heartbeat = activity.heartbeat  # resolves the calling attempt at call time
+
+    def _run(self, stage: str, job_id: str, work: Callable[[str], T]) -> T:
+        info = activity.info()
+        try:
+            return work(info.workflow_run_id)
+        except StageError as error:
+            raise _as_application_error(error) from None
+        except Exception:
+            log.exception("unexpected error in %s for job %s", stage, job_id)
+            error = StageError(INTERNAL_ERROR, f"unexpected error in {stage}; see the worker log",
+                               retryable=True)  # fmt: skip
+            self._fail_if_owned(job_id, stage, info.workflow_run_id, error)
+            raise _as_application_error(error) from None
+
+    def _fail_if_owned(self, job_id: str, stage: str, run_id: str, error: StageError) -> None:
+        rows = [r for r in jobs.stage_rows(self.ctx.store, job_id) if r["stage"] == stage]
+        if rows and rows[0]["state"] == StageState.RUNNING and rows[0]["owner_run_id"] == run_id:
+            with contextlib.suppress(StageError):  # another attempt took over meanwhile
+                jobs.fail_stage(self.ctx.store, job_id, stage, run_id, rows[0]["attempts"], error)
+
+    @activity.defn(name="enrich")
+    def enrich(self, inp: StageInput) -> EnrichResult:
+        outcome = self._run("enrich", inp.job_id, lambda run: enrich(self.ctx, inp.job_id, run))
+        return EnrichResult(inp.job_id, outcome.text_artifact, outcome.reused)
+
+    @activity.defn(name="score")
+    def score(self, inp: StageInput) -> ScoreResult:
+        outcome = self._run("score", inp.job_id, lambda run: score(self.ctx, inp.job_id, run))
+        return ScoreResult(inp.job_id, outcome.score, outcome.below_threshold, outcome.reused)
+
+    @activity.defn(name="finalize_preparation")
+    def finalize_preparation(self, inp: FinalizeInput) -> None:
+        """Settle stage rows this run still owns, then record the workflow's outcome."""
+        S = schema.job_stage_states
+        with self.ctx.store.read() as conn:
+            owned = conn.execute(
+                select(S.c.stage, S.c.attempts).where(
+                    S.c.job_id == inp.job_id,
+                    S.c.owner_run_id == inp.run_id,
+                    S.c.state == StageState.RUNNING.value,
+                )
+            ).all()
+        for stage, attempt in owned:
+            interrupted = StageError(
+                STAGE_INTERRUPTED, f"the {stage} attempt stopped without a result", retryable=True
+            )
+            try:
+                jobs.fail_stage(self.ctx.store, inp.job_id, stage, inp.run_id, attempt, interrupted)
+            except StageError as error:
+                if error.code != OWNERSHIP_LOST:
+                    raise
+        jobs.record_workflow_closed(
+            self.ctx.store,
+            workflow_id=inp.workflow_id,
+            run_id=inp.run_id,
+            job_id=inp.job_id,
+            outcome=inp.outcome,
+            error_code=inp.error_code,
+        )
+
+    def all(self) -> list[Callable[..., object]]:
+        return [self.enrich, self.score, self.finalize_preparation]

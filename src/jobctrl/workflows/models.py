@@ -1,0 +1,58 @@
+"""Small typed values that cross workflow and activity boundaries: ids, codes, refs only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RetrySettings:
+    """Frozen at start from the settings, so the workflow stays deterministic."""
+
+    max_attempts: int = 3
+    initial_interval_seconds: float = 5.0
+    heartbeat_timeout_seconds: float = 30.0
+
+
+@dataclass(frozen=True)
+class PrepInput:
+    job_id: str
+    idempotency_key: str
+    retry: RetrySettings = RetrySettings()
+
+
+@dataclass(frozen=True)
+class StageInput:
+    job_id: str
+
+
+@dataclass(frozen=True)
+class EnrichResult:
+    job_id: str
+    text_artifact: str | None
+    reused: bool
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    job_id: str
+    score: int
+    below_threshold: bool
+    reused: bool
+
+
+@dataclass(frozen=True)
+class FinalizeInput:
+    job_id: str
+    workflow_id: str
+    run_id: str
+    outcome: str  # "prepared" | "skipped" | "failed"
+    error_code: str | None = None
+
+
+@dataclass(frozen=True)
+class PrepResult:
+    job_id: str
+    outcome: str
+    score: int | None = None
+    error_code: str | None = None

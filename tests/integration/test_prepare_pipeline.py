@@ -1,0 +1,176 @@
+"""A URL goes through Enrich and Score on real Temporal, SQLite and loopback HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from sqlalchemy import func, select
+
+from jobctrl import services
+from jobctrl.store import projections, schema
+from tests.support.http import FixtureServer, Route, posting_html
+
+PDF = "application/pdf"
+GOOD = posting_html(
+    "Senior Python Engineer",
+    "Acme Robotics",
+    ["5+ years of Python", "Experience with PostgreSQL", "Kubernetes and Docker"],
+)
+
+
+def _count(store, table, *where) -> int:
+    with store.read() as conn:
+        return conn.execute(select(func.count()).select_from(table).where(*where)).scalar_one()
+
+
+def _events(store, job_id: str, type_: str) -> int:
+    e = schema.job_events
+    return _count(store, e, e.c.job_id == job_id, e.c.type == type_)
+
+
+async def test_add_enriches_and_scores(home, store, worker, site: FixtureServer):
+    url = site.add("/jobs/python.html", Route(body=GOOD))
+    view = await services.add_job(home, url, wait=True)
+    assert view["title"] == "Senior Python Engineer"
+    assert view["company"] == "Acme Robotics"
+    assert view["location"] and "Berlin" in view["location"]
+    assert [(s["stage"], s["state"]) for s in view["stages"]][:2] == [
+        ("enrich", "succeeded"),
+        ("score", "succeeded"),
+    ]
+    assert 0 <= view["score"] <= 100
+    report = view["scoreReport"]
+    assert report["requirements"], "the report lists requirements"
+    assert any(r["matched"] and r["evidence"] for r in report["requirements"])
+    # The raw page and the extracted text are artifacts.
+    page = store.artifacts.get(view["artifacts"]["page"])
+    assert page == GOOD
+    assert b"PostgreSQL" in store.artifacts.get(view["artifacts"]["text"])
+    # Events carry references, never the page text.
+    with store.read() as conn:
+        payloads = conn.execute(select(schema.job_events.c.payload)).scalars().all()
+    assert all("Join Acme" not in json.dumps(p) for p in payloads)
+    listed = services.list_jobs(home)
+    assert listed[0]["jobId"] == view["jobId"] and listed[0]["score"] == view["score"]
+    assert listed[0]["status"] in ("prepared", "skipped")
+
+
+async def test_same_posting_twice_is_one_job_and_one_execution(home, store, worker, site, client):
+    url = site.add("/jobs/dup", Route(body=GOOD))
+    first = await services.add_job(home, url, wait=True)
+    variants = [
+        url + "/",
+        url + "?utm_source=newsletter&gclid=abc",
+        url.upper().replace("HTTP", "http").replace("/JOBS/DUP", "/jobs/dup"),
+    ]
+    for variant in variants:
+        again = await services.add_job(home, variant, wait=True)
+        assert again["jobId"] == first["jobId"]
+        assert again["runId"] == first["runId"]
+        assert again["created"] is False
+    assert _count(store, schema.jobs) == 1
+    assert _events(store, first["jobId"], "JobCreated") == 1
+    assert _events(store, first["jobId"], "WorkflowStarted") == 1
+    assert _events(store, first["jobId"], "JobScored") == 1
+    executions = [w async for w in client.list_workflows(f"WorkflowId = '{first['workflowId']}'")]
+    assert len(executions) == 1
+
+
+async def test_racing_adds_give_one_job_one_execution_one_set_of_events(
+    home, store, worker, site, client
+):
+    url = site.add("/jobs/race", Route(body=GOOD, delay=0.2))
+    views = await asyncio.gather(*(services.add_job(home, url, wait=True) for _ in range(4)))
+    assert len({v["jobId"] for v in views}) == 1
+    assert len({v["runId"] for v in views}) == 1
+    job_id = views[0]["jobId"]
+    for type_ in ("JobCreated", "WorkflowStarted", "StageStarted", "JobEnriched", "JobScored",
+                  "WorkflowCompleted"):  # fmt: skip
+        expected = 2 if type_ == "StageStarted" else 1
+        assert _events(store, job_id, type_) == expected, type_
+    executions = [
+        w async for w in client.list_workflows(f"WorkflowId = '{views[0]['workflowId']}'")
+    ]
+    assert len(executions) == 1
+
+
+@pytest.mark.parametrize(
+    ("make_url", "code", "retryable"),
+    [
+        (lambda s: "http://exa mple.com/%zz", "ENRICH_INVALID_URL", False),
+        (lambda s: "ftp://127.0.0.1/job.html", "ENRICH_UNSUPPORTED_SCHEME", False),
+        (lambda s: s.add("/job.pdf", Route(body=b"%PDF-1.4", headers={"Content-Type": PDF})),
+         "ENRICH_UNSUPPORTED_CONTENT", False),
+        (lambda s: "http://127.0.0.1:9/unreachable", "ENRICH_UNREACHABLE", True),
+        (lambda s: s.base_url + "/missing", "ENRICH_HTTP_NOT_FOUND", False),
+        (lambda s: s.add("/boom", Route(500, b"oops")), "ENRICH_HTTP_SERVER_ERROR", True),
+        (lambda s: "http://10.0.0.1/jobs/1", "DETAIL_UNSAFE_URL", False),
+    ],
+    ids=["malformed", "scheme", "not-html", "unreachable", "404", "500", "unsafe"],
+)  # fmt: skip
+async def test_bad_input_ends_in_a_stage_error_and_touches_no_other_job(
+    home, store, worker, site, make_url, code, retryable
+):
+    good = await services.add_job(home, site.add("/jobs/ok", Route(body=GOOD)), wait=True)
+    before = services.show_job(home, good["jobId"])
+    view = await services.add_job(home, make_url(site), wait=True)
+    enrich = view["stages"][0]
+    assert enrich["stage"] == "enrich"
+    assert enrich["state"] == "failed"
+    assert enrich["errorCode"] == code
+    assert enrich["retryable"] is retryable
+    assert enrich["errorMessage"] and "Traceback" not in enrich["errorMessage"]
+    assert view["stages"][1]["state"] == "pending"
+    assert view["status"] == "failed"
+    # Retryable errors used their attempts; non-retryable ones stopped at once.
+    assert enrich["attempts"] == (2 if retryable else 1)
+    after = services.show_job(home, good["jobId"])
+    assert after["stages"] == before["stages"] and after["score"] == before["score"]
+    runs = schema.workflow_run_projections
+    with store.read() as conn:
+        status = conn.execute(
+            select(runs.c.status, runs.c.error_code).where(runs.c.job_id == view["jobId"])
+        ).one()
+    assert tuple(status) == ("failed", code)
+
+
+async def test_robots_disallow_is_a_stage_error(home, worker, site):
+    site.routes["/robots.txt"] = Route(body=b"User-agent: *\nDisallow: /private/\n",
+                                       headers={"Content-Type": "text/plain"})  # fmt: skip
+    view = await services.add_job(home, site.add("/private/job", Route(body=GOOD)), wait=True)
+    assert view["stages"][0]["errorCode"] == "ENRICH_ROBOTS_DISALLOWED"
+    assert site.hits.get("/private/job") is None
+
+
+async def test_low_scores_skip_later_stages(home, worker, site, fast_settings):
+    fast_settings.set_value("min_fit_score", 60)
+    poor = posting_html("Embedded Engineer", "Chips", ["Rust", "C++", "FPGA design", "Verilog"])
+    view = await services.add_job(home, site.add("/jobs/low", Route(body=poor)), wait=True)
+    assert view["score"] < 60
+    later = {s["stage"]: s for s in view["stages"][2:]}
+    assert set(later) == {"tailor", "cover", "pdf"}
+    assert all(s["state"] == "skipped" and s["errorCode"] == "MIN_SCORE" for s in later.values())
+    assert view["status"] == "skipped"
+
+
+async def test_rebuilt_projections_equal_incremental_ones(home, store, worker, site):
+    for i in range(3):
+        await services.add_job(home, site.add(f"/jobs/p{i}", Route(body=GOOD)), wait=True)
+    await services.add_job(home, site.base_url + "/gone", wait=True)
+
+    def snapshot() -> dict:
+        with store.read() as conn:
+            return {
+                t.name: sorted(tuple(r) for r in conn.execute(select(t)).all()).__repr__()
+                for t in projections.PROJECTION_TABLES
+            }
+
+    incremental = snapshot()
+    assert _count(store, schema.job_list_projections) == 4
+    services.rebuild_projections(home)
+    assert snapshot() == incremental
+    with store.write() as tx:  # folding again applies nothing: exactly once
+        assert projections.fold_pending(tx.conn) == 0
+    assert snapshot() == incremental

@@ -1,0 +1,82 @@
+"""The embedded Temporal server: started by `jobctrl worker`, found by other commands,
+stopped on exit; a clear one-line error (exit 2) when nothing can be reached."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+
+import psutil
+
+from jobctrl.worker.devserver import RuntimeRecord
+from tests.support.http import Route, posting_html
+from tests.support.processes import WorkerProcess, run_cli
+
+
+def test_worker_runs_embedded_temporal_that_add_finds(home, site, settings, monkeypatch):
+    monkeypatch.delenv("JOBCTRL_TEMPORAL_ADDRESS", raising=False)
+    monkeypatch.setenv("JOBCTRL_TASK_QUEUE", f"cli-{time.time_ns()}")
+    settings.set_value("fetch.allow_hosts", ["127.0.0.1"])
+    settings.set_value("fetch.min_host_interval_seconds", 0.0)
+    url = site.add("/jobs/cli", Route(body=posting_html("Platform Engineer", "Cli Co", ["Go"])))
+
+    worker = WorkerProcess()
+    try:
+        worker.wait_ready()
+        record = RuntimeRecord.load(home.temporal_runtime_file)
+        assert record is not None and record.address.startswith("127.0.0.1:")
+        assert psutil.pid_exists(record.server_pid)
+        assert home.temporal_db_path.exists(), "history is kept in a SQLite file in the home"
+
+        added = run_cli("add", url, "--wait", "--json")
+        assert added.returncode == 0, added.stderr
+        view = json.loads(added.stdout)
+        assert (
+            view["jobId"]
+            and {s["stage"]: s["state"] for s in view["stages"]}["score"] == "succeeded"
+        )
+
+        listed = json.loads(run_cli("jobs", "--json").stdout)
+        assert [j["jobId"] for j in listed] == [view["jobId"]]
+        shown = json.loads(run_cli("show", view["jobId"][:6], "--json").stdout)
+        assert shown["title"] == "Platform Engineer"
+        assert shown["scoreReport"]["requirements"]
+        assert "JobScored" in run_cli("events").stdout
+    finally:
+        code = worker.stop(signal.SIGINT)
+    assert code == 0
+    deadline = time.monotonic() + 10
+    while psutil.pid_exists(record.server_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert (
+        not psutil.pid_exists(record.server_pid)
+        or psutil.Process(record.server_pid).status() == psutil.STATUS_ZOMBIE
+    )
+    assert not home.temporal_runtime_file.exists()
+
+    failed = run_cli("add", url)
+    assert failed.returncode == 2
+    assert failed.stderr.count("\n") == 1 and "jobctrl worker" in failed.stderr
+    assert "Traceback" not in failed.stderr
+
+
+def test_unreachable_configured_server_is_exit_2(home, monkeypatch):
+    monkeypatch.setenv("JOBCTRL_TEMPORAL_ADDRESS", "127.0.0.1:9")
+    result = run_cli("add", "https://jobs.example.com/1")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+
+
+def test_cli_reports_bad_input_without_a_traceback(home):
+    bad = run_cli("settings", "set", "daily_budget_usd", "-3")
+    assert (
+        bad.returncode == 1 and "daily_budget_usd" in bad.stderr and "Traceback" not in bad.stderr
+    )
+    assert run_cli("show", "nosuchjob").returncode == 1
+    ok = run_cli("settings", "set", "fetch.allow_hosts", "127.0.0.1,intranet.local")
+    assert ok.returncode == 0
+    got = json.loads(run_cli("settings", "get", "fetch.allow_hosts", "--json").stdout)
+    assert got == {"key": "fetch.allow_hosts", "value": ["127.0.0.1", "intranet.local"]}
+    spend = json.loads(run_cli("spend", "--json").stdout)
+    assert spend["dailyBudgetUsd"] == 25.0 and spend["lanes"] == []

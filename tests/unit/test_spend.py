@@ -1,0 +1,124 @@
+"""The spend authority and ledger, driven by a fake provider that reports usage."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import select
+
+from jobctrl.domain.errors import BudgetExceededError
+from jobctrl.llm.spend import SpendAuthority, Usage, estimate_cost_usd
+from jobctrl.store import schema
+
+
+class FakeProvider:
+    """Behaves like a paid model: every call costs tokens and reports its usage."""
+
+    name = "fake"
+    model = "gpt-4o"
+
+    def __init__(
+        self, input_tokens: int = 100_000, output_tokens: int = 50_000, fail_times: int = 0
+    ):
+        self.calls = 0
+        self.usage = Usage(input_tokens, output_tokens)
+        self.fail_times = fail_times
+
+    def __call__(self) -> tuple[str, Usage]:
+        self.calls += 1
+        return f"answer {self.calls}", self.usage
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 29, 23, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def authority(store, settings, clock) -> SpendAuthority:
+    return SpendAuthority(store, settings, clock=clock)
+
+
+def _call(authority, provider, n, lane="score"):
+    return authority.guarded_call(
+        lane=lane, observation_id=f"{lane}:{n}", provider=provider.name, model=provider.model,
+        call=provider,
+    )  # fmt: skip
+
+
+def test_budget_stops_the_next_attempt_not_the_one_admitted(authority, settings):
+    settings.set("daily_budget_usd", "1.5")
+    provider = FakeProvider()  # gpt-4o: 0.25 + 0.50 = $0.75 per call
+    assert _call(authority, provider, 1) == "answer 1"
+    assert _call(authority, provider, 2) == "answer 2"
+    with pytest.raises(BudgetExceededError) as err:
+        _call(authority, provider, 3)  # a retry is an attempt too: checked again
+    assert err.value.code == "budget_exceeded" and err.value.retryable is False
+    assert provider.calls == 2, "the provider is never called once the ceiling is met"
+
+
+def test_zero_means_unlimited(authority, settings):
+    settings.set("daily_budget_usd", "0")
+    provider = FakeProvider(10_000_000, 10_000_000)
+    for n in range(5):
+        _call(authority, provider, n)
+    assert provider.calls == 5
+
+
+def test_lane_token_limit_blocks_only_that_lane(authority, settings):
+    settings.set("lane_token_limits", "score=150000")
+    provider = FakeProvider(100_000, 50_000)
+    _call(authority, provider, 1, lane="score")
+    with pytest.raises(BudgetExceededError):
+        _call(authority, provider, 2, lane="score")
+    assert _call(authority, provider, 3, lane="tailor") == "answer 2"
+
+
+def test_ledger_upserts_by_utc_day_and_lane(authority, store, clock):
+    provider = FakeProvider(1000, 500)
+    _call(authority, provider, 1)
+    _call(authority, provider, 2)
+    clock.now += timedelta(hours=2)  # past midnight UTC: a new day, a new row
+    _call(authority, provider, 3)
+    with store.read() as conn:
+        rows = (
+            conn.execute(select(schema.llm_spend).order_by(schema.llm_spend.c.day)).mappings().all()
+        )
+    assert [(r["day"], r["lane"], r["calls"], r["input_tokens"]) for r in rows] == [
+        ("2026-11-29", "score", 2, 2000),
+        ("2026-11-30", "score", 1, 1000),
+    ]
+    assert rows[0]["cost_usd"] == pytest.approx(2 * estimate_cost_usd("gpt-4o", 1000, 500))
+
+
+def test_an_observation_is_counted_once(authority, store):
+    usage = Usage(10, 5)
+    assert authority.record(observation_id="o1", lane="score", provider="p", model="m", usage=usage)
+    assert not authority.record(
+        observation_id="o1", lane="score", provider="p", model="m", usage=usage
+    )
+    assert authority.summary()["lanes"][0]["calls"] == 1
+
+
+def test_a_new_day_reopens_the_budget(authority, settings, clock):
+    settings.set("daily_budget_usd", "0.5")
+    provider = FakeProvider()
+    _call(authority, provider, 1)
+    with pytest.raises(BudgetExceededError):
+        authority.preflight("score")
+    clock.now += timedelta(hours=1)
+    authority.preflight("score")
+
+
+def test_unknown_models_use_the_generic_rate():
+    assert estimate_cost_usd("some-new-model", 1_000_000, 0) == pytest.approx(1.0)
+    assert estimate_cost_usd("offline-extractive-v1", 1_000_000, 1_000_000) == 0.0
