@@ -49,12 +49,31 @@ def write_template(home: Home, *, profile: dict[str, Any] | None = None) -> bool
     return True
 
 
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_cache: dict[Path, tuple[tuple[int, int], Config]] = {}
+
+
 def load_config(home: Home) -> Config:
+    """The parsed config; re-read only when the file changes (it is read for every score)."""
     path = home.config_path
-    if not path.exists():
-        raise ConfigError(f"no config at {path}; run `jobctrl init` first", code="configuration")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        stat = path.stat()
+    except FileNotFoundError:
+        raise ConfigError(
+            f"no config at {path}; run `jobctrl init` first", code="configuration"
+        ) from None
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    cached = _cache.get(path)
+    if cached and cached[0] == stamp:
+        return cached[1]
+    config = _parse(path)
+    _cache[path] = (stamp, config)
+    return config
+
+
+def _parse(path: Path) -> Config:
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark else ""

@@ -26,6 +26,8 @@ class FixtureServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            disable_nagle_algorithm = True  # no 40 ms Nagle/delayed-ACK stall per response
+
             def do_GET(self) -> None:
                 path = self.path.split("?", 1)[0]
                 server.hits[path] = server.hits.get(path, 0) + 1

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 
 from jobctrl.domain.errors import BudgetExceededError
 from jobctrl.store import schema
@@ -65,18 +65,18 @@ class SpendAuthority:
 
     def preflight(self, lane: str) -> None:
         day = utc_day(self.clock())
-        budget = float(self.settings.get("daily_budget_usd"))
-        lane_limit = int(self.settings.get("lane_token_limits").get(lane, 0) or 0)
+        values = self.settings.all()
+        budget = float(values["daily_budget_usd"])
+        lane_limit = int(values["lane_token_limits"].get(lane, 0) or 0)
         ls = schema.llm_spend
+        lane_tokens = case((ls.c.lane == lane, ls.c.input_tokens + ls.c.output_tokens), else_=0)
         with self.store.read() as conn:
-            spent = conn.execute(
-                select(func.coalesce(func.sum(ls.c.cost_usd), 0.0)).where(ls.c.day == day)
-            ).scalar_one()
-            tokens = conn.execute(
-                select(func.coalesce(func.sum(ls.c.input_tokens + ls.c.output_tokens), 0)).where(
-                    ls.c.day == day, ls.c.lane == lane
-                )
-            ).scalar_one()
+            spent, tokens = conn.execute(
+                select(
+                    func.coalesce(func.sum(ls.c.cost_usd), 0.0),
+                    func.coalesce(func.sum(lane_tokens), 0),
+                ).where(ls.c.day == day)
+            ).one()
         if budget > 0 and spent >= budget:
             raise BudgetExceededError(
                 f"today's estimated spend ${spent:.4f} has reached the ${budget:.2f} daily budget"

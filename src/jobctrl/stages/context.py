@@ -13,12 +13,13 @@ from jobctrl.store.store import Store
 
 
 def fetch_policy(settings: Settings) -> FetchPolicy:
+    values = settings.all()
     return FetchPolicy(
-        allow_hosts=frozenset(settings.get("fetch.allow_hosts")),
-        max_bytes=int(settings.get("fetch.max_bytes")),
-        timeout_seconds=float(settings.get("fetch.timeout_seconds")),
-        min_host_interval_seconds=float(settings.get("fetch.min_host_interval_seconds")),
-        respect_robots=bool(settings.get("fetch.respect_robots")),
+        allow_hosts=frozenset(values["fetch.allow_hosts"]),
+        max_bytes=int(values["fetch.max_bytes"]),
+        timeout_seconds=float(values["fetch.timeout_seconds"]),
+        min_host_interval_seconds=float(values["fetch.min_host_interval_seconds"]),
+        respect_robots=bool(values["fetch.respect_robots"]),
     )
 
 

@@ -51,11 +51,12 @@ def _score_owned(ctx: StageContext, job_id: str, run_id: str, attempt: int) -> S
         raise StageError(SCORE_NO_DESCRIPTION, "the posting has no extracted description")
     description = ctx.store.artifacts.get(job["text_artifact"]).decode("utf-8")
     config = load_config(ctx.home)
+    values = ctx.settings.all()
     lane = config.providers.get("score")
     provider = score_provider(
         lane.provider if lane else "offline",
         lane.model if lane else "offline-extractive-v1",
-        latency_seconds=int(ctx.settings.get("providers.offline.latency_ms")) / 1000,
+        latency_seconds=int(values["providers.offline.latency_ms"]) / 1000,
         heartbeat=ctx.heartbeat,
     )
     report = ctx.spend.guarded_call(
@@ -67,7 +68,7 @@ def _score_owned(ctx: StageContext, job_id: str, run_id: str, attempt: int) -> S
     )
     report_json = report.model_dump(mode="json")
     report_sha = ctx.store.artifacts.put(json.dumps(report_json, sort_keys=True).encode())
-    threshold = int(ctx.settings.get("min_fit_score"))
+    threshold = int(values["min_fit_score"])
     below = report.score < threshold
     with ctx.store.write() as tx:
         ctx.store.record_artifact(

@@ -13,7 +13,6 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.pool import NullPool
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 BUSY_TIMEOUT_MS = 30_000
@@ -22,7 +21,8 @@ BUSY_TIMEOUT_MS = 30_000
 def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
     engine = create_engine(
         url,
-        poolclass=NullPool,
+        pool_size=8,
+        max_overflow=8,
         connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
     )
 

@@ -17,7 +17,6 @@ from jobctrl.store import schema
 from jobctrl.store.store import upsert
 
 WATERMARK = "jobs"
-TIMELINE_LIMIT = 100
 PROJECTION_TABLES = (
     schema.job_list_projections,
     schema.job_detail_projections,
@@ -50,8 +49,12 @@ def fold_pending(conn: Connection, batch: int = 1000) -> int:
         events = [dict(r) for r in rows]
         if not events:
             break
+        fold = _Fold(conn)
         for event in events:
-            _apply(conn, event)
+            handler = HANDLERS.get(event["type"])
+            if handler is not None:
+                handler(fold, event, event["payload"])
+        fold.flush()
         position = events[-1]["seq"]
         applied += len(events)
     if applied:
@@ -78,13 +81,36 @@ def rebuild(conn: Connection) -> int:
 # -- job projections ---------------------------------------------------------------------
 
 
-def _detail(conn: Connection, job_id: str) -> dict[str, Any] | None:
-    doc = conn.execute(
-        select(schema.job_detail_projections.c.doc).where(
-            schema.job_detail_projections.c.job_id == job_id
-        )
-    ).scalar()
-    return dict(doc) if doc is not None else None
+class _Fold:
+    """One batch of events: job documents are read once, changed in memory, written once."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.docs: dict[str, dict[str, Any] | None] = {}
+        self.dirty: dict[str, Event] = {}
+
+    def doc(self, job_id: str) -> dict[str, Any] | None:
+        if job_id not in self.docs:
+            found = self.conn.execute(
+                select(schema.job_detail_projections.c.doc).where(
+                    schema.job_detail_projections.c.job_id == job_id
+                )
+            ).scalar()
+            self.docs[job_id] = dict(found) if found is not None else None
+        return self.docs[job_id]
+
+    def touch(self, doc: dict[str, Any], event: Event) -> None:
+        self.docs[doc["jobId"]] = doc
+        doc["updatedAt"] = _iso(event)
+        doc["lastEventSeq"] = event["seq"]
+        self.dirty[doc["jobId"]] = event
+
+    def flush(self) -> None:
+        for job_id, event in self.dirty.items():
+            doc = self.docs[job_id]
+            assert doc is not None
+            _save_job(self.conn, doc, event)
+        self.dirty.clear()
 
 
 def _status(stages: dict[str, dict[str, Any]]) -> tuple[str, str, str | None]:
@@ -108,9 +134,6 @@ def _status(stages: dict[str, dict[str, Any]]) -> tuple[str, str, str | None]:
 
 def _save_job(conn: Connection, doc: dict[str, Any], event: Event) -> None:
     seq = event["seq"]
-    entry = {"seq": seq, "type": event["type"], "at": _iso(event)}
-    doc["timeline"] = [*doc.get("timeline", []), entry][-TIMELINE_LIMIT:]
-    doc["updatedAt"] = _iso(event)
     status, current, error_code = _status(doc["stages"])
     posting = doc.get("posting") or {}
     score = doc.get("score") or {}
@@ -156,8 +179,8 @@ def _at(value: str):  # type: ignore[no-untyped-def]
     return datetime.fromisoformat(value)
 
 
-def _on_job_created(conn: Connection, e: Event, p: dict[str, Any]) -> None:
-    if _detail(conn, p["jobId"]) is not None:
+def _on_job_created(fold: _Fold, e: Event, p: dict[str, Any]) -> None:
+    if fold.doc(p["jobId"]) is not None:
         return
     doc = {
         "jobId": p["jobId"],
@@ -171,16 +194,16 @@ def _on_job_created(conn: Connection, e: Event, p: dict[str, Any]) -> None:
         "stages": {"enrich": {"state": "pending", "attempts": 0}},
         "workflows": [],
     }
-    _save_job(conn, doc, e)
+    fold.touch(doc, e)
 
 
 def _job_event(mutate: Callable[[dict[str, Any], dict[str, Any]], None]):  # type: ignore[no-untyped-def]
-    def handler(conn: Connection, e: Event, p: dict[str, Any]) -> None:
-        doc = _detail(conn, p["jobId"])
+    def handler(fold: _Fold, e: Event, p: dict[str, Any]) -> None:
+        doc = fold.doc(p["jobId"])
         if doc is None:  # an event for a job whose creation was never recorded
             return
         mutate(doc, p)
-        _save_job(conn, doc, e)
+        fold.touch(doc, e)
 
     return handler
 
@@ -260,9 +283,9 @@ def _workflow_ref(doc: dict[str, Any], p: dict[str, Any]) -> None:
 # -- workflow run projection ---------------------------------------------------------------
 
 
-def _on_workflow_started(conn: Connection, e: Event, p: dict[str, Any]) -> None:
+def _on_workflow_started(fold: _Fold, e: Event, p: dict[str, Any]) -> None:
     upsert(
-        conn,
+        fold.conn,
         schema.workflow_run_projections,
         {
             "workflow_id": p["workflowId"],
@@ -276,13 +299,13 @@ def _on_workflow_started(conn: Connection, e: Event, p: dict[str, Any]) -> None:
         keys=["workflow_id", "run_id"],
     )
     if p.get("jobId"):
-        _job_event(_workflow_ref)(conn, e, p)
+        _job_event(_workflow_ref)(fold, e, p)
 
 
 def _close_workflow(status: str):  # type: ignore[no-untyped-def]
-    def handler(conn: Connection, e: Event, p: dict[str, Any]) -> None:
+    def handler(fold: _Fold, e: Event, p: dict[str, Any]) -> None:
         wr = schema.workflow_run_projections
-        conn.execute(
+        fold.conn.execute(
             update(wr)
             .where(wr.c.workflow_id == p["workflowId"], wr.c.run_id == p["runId"])
             .where(wr.c.status == "running")
@@ -298,7 +321,7 @@ def _close_workflow(status: str):  # type: ignore[no-untyped-def]
     return handler
 
 
-HANDLERS: dict[str, Callable[[Connection, Event, dict[str, Any]], None]] = {
+HANDLERS: dict[str, Callable[[_Fold, Event, dict[str, Any]], None]] = {
     "JobCreated": _on_job_created,
     "StageStarted": _job_event(_stage_started),
     "StageSucceeded": _job_event(_stage_succeeded),
@@ -310,9 +333,3 @@ HANDLERS: dict[str, Callable[[Connection, Event, dict[str, Any]], None]] = {
     "WorkflowCompleted": _close_workflow("completed"),
     "WorkflowFailed": _close_workflow("failed"),
 }
-
-
-def _apply(conn: Connection, event: Event) -> None:
-    handler = HANDLERS.get(event["type"])
-    if handler is not None:
-        handler(conn, event, event["payload"])

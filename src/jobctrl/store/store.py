@@ -7,6 +7,7 @@ same transaction commits, so a projection and its watermark can never disagree.
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -67,6 +68,16 @@ class WriteTx:
         return False
 
 
+_write_locks: dict[str, threading.Lock] = {}
+_write_locks_guard = threading.Lock()
+_stores: dict[str, Store] = {}
+
+
+def _write_lock(url: str) -> threading.Lock:
+    with _write_locks_guard:
+        return _write_locks.setdefault(url, threading.Lock())
+
+
 class Store:
     def __init__(self, url: str, artifacts: ArtifactStore, *, run_migrations: bool = True) -> None:
         self.url = url
@@ -77,10 +88,21 @@ class Store:
 
     @classmethod
     def open(cls, home: Home) -> Store:
-        home.ensure()
-        return cls(home.database_url, ArtifactStore(home.artifacts_dir))
+        """The process's store for this home, created (and migrated) on first use.
+
+        One per database: an engine keeps its compiled-statement cache, so a fresh engine
+        per call would compile every statement again.
+        """
+        url = home.database_url
+        with _write_locks_guard:
+            store = _stores.get(url)
+            if store is None:
+                home.ensure()
+                store = _stores[url] = cls(url, ArtifactStore(home.artifacts_dir))
+        return store
 
     def dispose(self) -> None:
+        """Close pooled connections (the store stays usable and opens new ones on demand)."""
         self.writer.dispose()
         if self.reader is not self.writer:
             self.reader.dispose()
@@ -89,7 +111,10 @@ class Store:
     def write(self) -> Iterator[WriteTx]:
         from jobctrl.store.projections import fold_pending
 
-        with self.writer.begin() as conn:
+        # Writers of this process queue on a lock and wake as soon as it is free; left to
+        # SQLite's busy handler they would poll with sleeps of up to 100 ms. Writers in
+        # other processes still meet at BEGIN IMMEDIATE.
+        with _write_lock(self.url), self.writer.begin() as conn:
             tx = WriteTx(conn)
             yield tx
             if tx.appended:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import weakref
 
 from temporalio.client import Client
 
 from jobctrl.domain.errors import ServerUnavailableError
 from jobctrl.home import Home
-from jobctrl.worker.devserver import NAMESPACE, RuntimeRecord, server_answers
+from jobctrl.worker.devserver import NAMESPACE, RuntimeRecord
 from jobctrl.workflows.converter import DATA_CONVERTER
 
 
@@ -29,23 +30,32 @@ def configured_address(home: Home) -> tuple[str | None, str]:
     return None, ""
 
 
+# Clients are bound to the event loop that made them.
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Client]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 async def connect(home: Home, timeout: float = 5.0) -> Client:
+    """A client for this home's server; one per address and event loop in a process."""
     address, origin = configured_address(home)
     if address is None:
         raise ServerUnavailableError(
             "no Temporal server is running for this home: start one with `jobctrl worker` "
             "(or set JOBCTRL_TEMPORAL_ADDRESS)"
         )
-    if not await server_answers(address, timeout=timeout):
-        raise ServerUnavailableError(
-            f"the Temporal server at {address} (from {origin}) does not answer: "
-            "start one with `jobctrl worker` (or fix JOBCTRL_TEMPORAL_ADDRESS)"
-        )
+    loop_clients = _clients.setdefault(asyncio.get_running_loop(), {})
+    if address in loop_clients:
+        return loop_clients[address]
     try:
-        return await asyncio.wait_for(
+        # Client.connect makes a real call, so a listening port alone does not pass.
+        client = await asyncio.wait_for(
             Client.connect(address, namespace=NAMESPACE, data_converter=DATA_CONVERTER), timeout
         )
     except Exception:
         raise ServerUnavailableError(
-            f"could not connect to Temporal at {address}: start one with `jobctrl worker`"
+            f"the Temporal server at {address} (from {origin}) does not answer: "
+            "start one with `jobctrl worker` (or fix JOBCTRL_TEMPORAL_ADDRESS)"
         ) from None
+    loop_clients[address] = client
+    return client
