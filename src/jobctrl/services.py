@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
-from temporalio.client import WorkflowFailureError
+from temporalio.client import Client, WorkflowFailureError
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
@@ -85,6 +85,12 @@ async def add_job(
             job_id=job.job_id,
         )
         if wait:
+            if not await worker_polling(client):
+                raise JobctrlError(
+                    f"job {job.job_id} is queued, but no worker serves task queue "
+                    f"{default_task_queue()!r}: start one with `jobctrl worker`",
+                    code="no_worker",
+                )
             try:
                 await asyncio.wait_for(
                     client.get_workflow_handle(workflow_id, run_id=run_id).result(), wait_timeout
@@ -102,6 +108,27 @@ async def add_job(
         return view
     finally:
         store.dispose()
+
+
+async def worker_polling(client: Client, patience: float = 5.0) -> bool:
+    """True when some worker polls this home's task queue (a worker that has just started
+    shows up within a moment, so an empty answer is asked again for ``patience`` s)."""
+    from temporalio.api.enums.v1 import TaskQueueType
+    from temporalio.api.taskqueue.v1 import TaskQueue
+    from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
+
+    request = DescribeTaskQueueRequest(
+        namespace=client.namespace,
+        task_queue=TaskQueue(name=default_task_queue()),
+        task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    )
+    deadline = asyncio.get_running_loop().time() + patience
+    while True:
+        if (await client.workflow_service.describe_task_queue(request)).pollers:
+            return True
+        if asyncio.get_running_loop().time() > deadline:
+            return False
+        await asyncio.sleep(0.25)
 
 
 def _stage_view(row: dict[str, Any]) -> dict[str, Any]:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import func, select
 
 from jobctrl import services
-from jobctrl.store import projections, schema
+from jobctrl.domain.errors import JobctrlError
+from jobctrl.store import jobs, projections, schema
 from tests.support.http import FixtureServer, Route, posting_html
 
 PDF = "application/pdf"
@@ -126,6 +128,7 @@ async def test_bad_input_ends_in_a_stage_error_and_touches_no_other_job(
     assert view["status"] == "failed"
     # Retryable errors used their attempts; non-retryable ones stopped at once.
     assert enrich["attempts"] == (2 if retryable else 1)
+    assert enrich["nextAttemptAt"] is None, "no attempt is left to schedule"
     after = services.show_job(home, good["jobId"])
     assert after["stages"] == before["stages"] and after["score"] == before["score"]
     runs = schema.workflow_run_projections
@@ -174,3 +177,26 @@ async def test_rebuilt_projections_equal_incremental_ones(home, store, worker, s
     with store.write() as tx:  # folding again applies nothing: exactly once
         assert projections.fold_pending(tx.conn) == 0
     assert snapshot() == incremental
+
+
+async def test_retry_after_sets_the_next_attempt_without_blocking(home, store, worker, site):
+    site.add(
+        "/busy", Route(503, b"busy", headers={"Content-Type": "text/html", "Retry-After": "30"})
+    )
+    view = await services.add_job(home, site.base_url + "/busy")
+    job_id = view["jobId"]
+    for _ in range(100):
+        enrich = jobs.stage_rows(store, job_id)[0]
+        if enrich["state"] == "failed":
+            break
+        await asyncio.sleep(0.05)
+    assert enrich["error_code"] == "ENRICH_HTTP_SERVER_ERROR" and enrich["retryable"]
+    wait = enrich["next_attempt_at"].replace(tzinfo=UTC) - datetime.now(UTC)
+    assert timedelta(seconds=25) < wait <= timedelta(seconds=30), "Retry-After is the next delay"
+    assert site.hits["/busy"] == 1
+
+
+async def test_wait_without_a_worker_says_so(home, temporal_address, task_queue, site):
+    with pytest.raises(JobctrlError) as err:
+        await services.add_job(home, site.add("/jobs/nw", Route(body=GOOD)), wait=True)
+    assert err.value.code == "no_worker" and "jobctrl worker" in err.value.message

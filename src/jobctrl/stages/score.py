@@ -86,7 +86,7 @@ def _score_owned(ctx: StageContext, job_id: str, run_id: str, attempt: int) -> S
             "created_at": utcnow(),
         }
         upsert(tx.conn, schema.job_scores, {"job_id": job_id, **values}, keys=["job_id"],
-               update=values)  # fmt: skip
+               update=list(values))  # fmt: skip
         tx.append(
             JobScored(
                 job_id=job_id,

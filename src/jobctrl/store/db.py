@@ -8,6 +8,8 @@ Migrations (Alembic) are applied when the store opens.
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 
 from alembic import command
@@ -16,6 +18,31 @@ from sqlalchemy import Engine, create_engine, event
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 BUSY_TIMEOUT_MS = 30_000
+
+
+def _begin_immediate(dbapi_connection: sqlite3.Connection) -> None:
+    """BEGIN IMMEDIATE, waiting for another process's writer in steps of at most 5 ms.
+
+    SQLite's own busy handler backs off to 100 ms sleeps, so a writer that lost a race by
+    a millisecond could wait a tenth of a second; here the lock is retried promptly.
+    """
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=0")
+    try:
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        pause = 0.0005
+        while True:
+            try:
+                cursor.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(pause)
+                pause = min(pause * 2, 0.005)
+    finally:
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.close()
 
 
 def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
@@ -39,7 +66,10 @@ def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        if immediate:
+            _begin_immediate(conn.connection.dbapi_connection)
+        else:
+            conn.exec_driver_sql("BEGIN")
 
     return engine
 

@@ -230,6 +230,21 @@ def fail_stage(
         )
 
 
+def schedule_retry(store: Store, job_id: str, stage: str, run_id: str, when: datetime) -> None:
+    """Note the next automatic attempt on a failed stage this run still owns."""
+    with store.write() as tx:
+        tx.conn.execute(
+            update(S)
+            .where(
+                S.c.job_id == job_id,
+                S.c.stage == stage,
+                S.c.owner_run_id == run_id,
+                S.c.state == StageState.FAILED.value,
+            )
+            .values(next_attempt_at=when)
+        )
+
+
 def skip_stage(tx: WriteTx, job_id: str, stage: str, reason: str) -> None:
     """Record ``stage`` as skipped for ``reason`` (e.g. MIN_SCORE), creating its row if new."""
     now = utcnow()
@@ -246,7 +261,7 @@ def skip_stage(tx: WriteTx, job_id: str, stage: str, reason: str) -> None:
         S,
         {"job_id": job_id, "stage": stage, "attempts": 0, "created_at": now, **values},
         keys=["job_id", "stage"],
-        update=values,
+        update=list(values),
     )
     tx.append(
         StageSkipped(job_id=job_id, stage=stage, reason=reason),

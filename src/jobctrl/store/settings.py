@@ -207,6 +207,6 @@ class Settings:
                 schema.settings,
                 {"key": key, "value": value, "updated_at": utcnow()},
                 keys=["key"],
-                update={"value": value, "updated_at": utcnow()},
+                update=["value", "updated_at"],
             )
             tx.append(SettingChanged(key=key), key=f"setting:{key}:{utcnow().isoformat()}")

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, CursorResult, Table, insert, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -29,15 +30,41 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def upsert(conn: Connection, table, values: dict, *, keys: list[str], update: dict | None = None):  # type: ignore[no-untyped-def]
-    """INSERT ... ON CONFLICT (keys) DO UPDATE SET update (DO NOTHING when update is None)."""
+_upserts: dict[tuple[str, str, tuple[str, ...], tuple[str, ...] | None], Any] = {}
+
+
+def upsert(
+    conn: Connection,
+    table: Table,
+    values: dict[str, Any],
+    *,
+    keys: list[str],
+    update: Sequence[str] | dict[str, Any] | None = None,
+) -> CursorResult[Any]:
+    """INSERT ``values`` ... ON CONFLICT (``keys``) DO NOTHING, or DO UPDATE.
+
+    ``update`` names the columns to overwrite with the new values (the statement is built
+    once and reused: this runs several times per transaction), or maps columns to
+    expressions such as ``calls + 1``.
+    """
     builder = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
-    stmt = builder(table).values(**values)
-    if update is None:
-        stmt = stmt.on_conflict_do_nothing(index_elements=keys)
-    else:
-        stmt = stmt.on_conflict_do_update(index_elements=keys, set_=update)
-    return conn.execute(stmt)
+    if isinstance(update, dict):
+        stmt = builder(table).values(**values)
+        return conn.execute(stmt.on_conflict_do_update(index_elements=keys, set_=update))
+    cols = tuple(update) if update is not None else None
+    cache_key = (conn.dialect.name, table.name, tuple(keys), cols)
+    stmt = _upserts.get(cache_key)
+    if stmt is None:
+        ins = builder(table)
+        stmt = (
+            ins.on_conflict_do_nothing(index_elements=keys)
+            if cols is None
+            else ins.on_conflict_do_update(
+                index_elements=keys, set_={c: ins.excluded[c] for c in cols}
+            )
+        )
+        _upserts[cache_key] = stmt
+    return conn.execute(stmt, values)
 
 
 @dataclass
@@ -45,25 +72,22 @@ class WriteTx:
     """An open write transaction; ``append`` adds an event exactly once per key."""
 
     conn: Connection
-    appended: list[int] = field(default_factory=list)
+    appended: list[dict[str, Any]] = field(default_factory=list)
 
     def append(self, event: DomainEvent, *, key: str, job_id: str | None = None) -> bool:
         """Append ``event`` unless an event with ``key`` exists; True if it was new."""
-        result = upsert(
-            self.conn,
-            schema.job_events,
-            {
-                "event_id": str(uuid.uuid4()),
-                "type": event.type,
-                "job_id": job_id if job_id is not None else getattr(event, "job_id", None),
-                "payload": event.payload(),
-                "idempotency_key": key,
-                "occurred_at": utcnow(),
-            },
-            keys=["idempotency_key"],
-        )
+        row = {
+            "event_id": str(uuid.uuid4()),
+            "type": event.type,
+            "job_id": job_id if job_id is not None else getattr(event, "job_id", None),
+            "payload": event.payload(),
+            "idempotency_key": key,
+            "occurred_at": utcnow(),
+        }
+        result = upsert(self.conn, schema.job_events, row, keys=["idempotency_key"])
         if result.rowcount:
-            self.appended.append(int(result.inserted_primary_key[0]))
+            row["seq"] = int(result.inserted_primary_key[0])
+            self.appended.append(row)
             return True
         return False
 
@@ -118,7 +142,7 @@ class Store:
             tx = WriteTx(conn)
             yield tx
             if tx.appended:
-                fold_pending(conn)
+                fold_pending(conn, appended=tx.appended)
 
     @contextmanager
     def read(self) -> Iterator[Connection]:

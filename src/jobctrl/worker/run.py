@@ -28,7 +28,7 @@ WORKFLOWS = [JobPreparationWorkflow]
 
 
 def build_worker(client: Client, store: Store, home: Home, *, task_queue: str | None = None,
-                 max_activities: int = 8) -> tuple[Worker, StageContext]:  # fmt: skip
+                 max_activities: int = 16) -> tuple[Worker, StageContext]:  # fmt: skip
     ctx = StageContext(home=home, store=store)
     acts = PreparationActivities(ctx)
     worker = Worker(

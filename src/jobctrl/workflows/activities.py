@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from datetime import UTC, datetime
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from sqlalchemy import select
@@ -63,6 +63,8 @@ class PreparationActivities:
         try:
             return work(info.workflow_run_id)
         except StageError as error:
+            if error.retryable:
+                self._note_next_attempt(job_id, stage, info, error)
             raise _as_application_error(error) from None
         except Exception:
             log.exception("unexpected error in %s for job %s", stage, job_id)
@@ -70,6 +72,22 @@ class PreparationActivities:
                                retryable=True)  # fmt: skip
             self._fail_if_owned(job_id, stage, info.workflow_run_id, error)
             raise _as_application_error(error) from None
+
+    def _note_next_attempt(
+        self, job_id: str, stage: str, info: activity.Info, error: StageError
+    ) -> None:
+        """Record when Temporal will try again (none after the last attempt)."""
+        policy = info.retry_policy
+        if policy is None or (policy.maximum_attempts and info.attempt >= policy.maximum_attempts):
+            return
+        delay = error.retry_after or policy.initial_interval * (
+            policy.backoff_coefficient ** (info.attempt - 1)
+        )
+        if policy.maximum_interval is not None:
+            delay = min(delay, policy.maximum_interval)
+        jobs.schedule_retry(
+            self.ctx.store, job_id, stage, info.workflow_run_id, datetime.now(UTC) + delay
+        )
 
     def _fail_if_owned(self, job_id: str, stage: str, run_id: str, error: StageError) -> None:
         rows = [r for r in jobs.stage_rows(self.ctx.store, job_id) if r["stage"] == stage]
