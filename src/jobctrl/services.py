@@ -76,7 +76,8 @@ async def add_job(
         except WorkflowAlreadyStartedError:
             handle = client.get_workflow_handle(workflow_id)
             run_id = (await handle.describe()).run_id
-        assert run_id is not None
+        if not run_id:
+            raise JobctrlError(f"Temporal gave no run id for {workflow_id}", code="temporal")
         jobs.record_workflow_started(
             store,
             workflow_id=workflow_id,

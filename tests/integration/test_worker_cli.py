@@ -80,3 +80,39 @@ def test_cli_reports_bad_input_without_a_traceback(home):
     assert got == {"key": "fetch.allow_hosts", "value": ["127.0.0.1", "intranet.local"]}
     spend = json.loads(run_cli("spend", "--json").stdout)
     assert spend["dailyBudgetUsd"] == 25.0 and spend["lanes"] == []
+
+
+def test_a_new_worker_adopts_the_server_of_a_killed_one(home, monkeypatch):
+    """kill -9 leaves the embedded server running on the history file; the next worker
+    uses it (never a second server on the same file) and stops it on exit."""
+    monkeypatch.delenv("JOBCTRL_TEMPORAL_ADDRESS", raising=False)
+    monkeypatch.setenv("JOBCTRL_TASK_QUEUE", f"adopt-{time.time_ns()}")
+    first = WorkerProcess()
+    first.wait_ready()
+    record = RuntimeRecord.load(home.temporal_runtime_file)
+    assert record is not None
+    first.proc.kill()
+    first.proc.wait()
+    assert psutil.pid_exists(record.server_pid), "the server outlives its killed owner"
+
+    second = WorkerProcess()
+    try:
+        second.wait_ready()
+        adopted = RuntimeRecord.load(home.temporal_runtime_file)
+        assert adopted is not None
+        assert (adopted.address, adopted.server_pid) == (record.address, record.server_pid)
+        assert adopted.owner_pid == second.proc.pid
+        assert run_cli("jobs", "--json").returncode == 0
+    finally:
+        assert second.stop(signal.SIGTERM) == 0
+    deadline = time.monotonic() + 10
+    while _running(record.server_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _running(record.server_pid), "the adopting worker stops the server on exit"
+
+
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
