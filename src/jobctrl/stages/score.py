@@ -11,11 +11,12 @@ import json
 from dataclasses import dataclass
 
 from jobctrl.config import load_config
-from jobctrl.domain.errors import MIN_SCORE, SCORE_NO_DESCRIPTION, ConfigError, StageError
+from jobctrl.domain.errors import MIN_SCORE, SCORE_NO_DESCRIPTION, StageError
 from jobctrl.domain.events import JobScored
 from jobctrl.domain.stages import LATER_STAGES, Stage
 from jobctrl.llm.providers import score_provider
 from jobctrl.stages.context import StageContext
+from jobctrl.stages.owned import run_owned
 from jobctrl.store import jobs, schema
 from jobctrl.store.store import upsert, utcnow
 
@@ -28,21 +29,19 @@ class ScoreOutcome:
 
 
 def score(ctx: StageContext, job_id: str, run_id: str) -> ScoreOutcome:
-    claim = jobs.claim_stage(ctx.store, job_id, Stage.SCORE, run_id)
-    if claim.already is not None:
+    def reuse() -> ScoreOutcome:
         row = jobs.score_row(ctx.store, job_id)
         value = row["score"] if row else 0
         return ScoreOutcome(value, value < int(ctx.settings.get("min_fit_score")), reused=True)
-    try:
-        return _score_owned(ctx, job_id, run_id, claim.attempt)
-    except ConfigError as exc:
-        error = StageError("configuration", exc.message)
-        jobs.fail_stage(ctx.store, job_id, Stage.SCORE, run_id, claim.attempt, error)
-        raise error from None
-    except StageError as error:
-        if error.code != "OWNERSHIP_LOST":
-            jobs.fail_stage(ctx.store, job_id, Stage.SCORE, run_id, claim.attempt, error)
-        raise
+
+    return run_owned(
+        ctx,
+        job_id,
+        Stage.SCORE,
+        run_id,
+        work=lambda attempt: _score_owned(ctx, job_id, run_id, attempt),
+        reuse=reuse,
+    )
 
 
 def _score_owned(ctx: StageContext, job_id: str, run_id: str, attempt: int) -> ScoreOutcome:
@@ -67,12 +66,13 @@ def _score_owned(ctx: StageContext, job_id: str, run_id: str, attempt: int) -> S
         call=lambda: provider.score(job["title"], description, config.profile),
     )
     report_json = report.model_dump(mode="json")
-    report_sha = ctx.store.artifacts.put(json.dumps(report_json, sort_keys=True).encode())
+    report_bytes = json.dumps(report_json, sort_keys=True).encode()
+    report_sha = ctx.store.artifacts.put(report_bytes)
     threshold = int(values["min_fit_score"])
     below = report.score < threshold
     with ctx.store.write() as tx:
         ctx.store.record_artifact(
-            tx, report_sha, "score_report", "application/json", len(report_json)
+            tx, report_sha, "score_report", "application/json", len(report_bytes)
         )
         jobs.succeed_stage(tx, job_id, Stage.SCORE, run_id, attempt)
         values = {

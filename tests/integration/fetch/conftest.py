@@ -18,6 +18,7 @@ from typing import Any
 
 import httpcore
 import pytest
+from tests.support.clock import FakeClock
 
 from jobctrl.fetch.safe import FetchPolicy, SafeFetcher
 
@@ -120,24 +121,6 @@ class LoopbackInternet:
         if ipaddress.ip_address(ip).is_loopback:
             return backend.connect_tcp(ip, port, timeout=timeout)
         raise AssertionError(f"the fetcher tried to connect to non-loopback address {ip}")
-
-
-class FakeClock:
-    """A monotonic clock that only moves when slept on or advanced."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 @pytest.fixture

@@ -3,24 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-
-class FakeClock:
-    """A monotonic clock that only moves when slept on or advanced."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+from tests.support.clock import FakeClock
 
 
 @pytest.fixture

@@ -1,0 +1,43 @@
+"""Running one attempt of a stage under its ownership rules, shared by every stage.
+
+The attempt claims the stage row for its run; a stage an earlier attempt already finished
+is not done again (its committed result is reused, so a retry never pays twice). A stage
+error is recorded on the row unless ownership was lost to a newer attempt, whose row this
+attempt must not touch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from jobctrl.domain.errors import OWNERSHIP_LOST, ConfigError, StageError
+from jobctrl.stages.context import StageContext
+from jobctrl.store import jobs
+
+T = TypeVar("T")
+
+
+def run_owned(
+    ctx: StageContext,
+    job_id: str,
+    stage: str,
+    run_id: str,
+    *,
+    work: Callable[[int], T],
+    reuse: Callable[[], T],
+) -> T:
+    """Claim ``stage`` and run ``work(attempt)``, or ``reuse()`` a finished result."""
+    claim = jobs.claim_stage(ctx.store, job_id, stage, run_id)
+    if claim.already is not None:
+        return reuse()
+    try:
+        return work(claim.attempt)
+    except ConfigError as exc:
+        error = StageError("configuration", exc.message)
+        jobs.fail_stage(ctx.store, job_id, stage, run_id, claim.attempt, error)
+        raise error from None
+    except StageError as error:
+        if error.code != OWNERSHIP_LOST:
+            jobs.fail_stage(ctx.store, job_id, stage, run_id, claim.attempt, error)
+        raise
