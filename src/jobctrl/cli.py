@@ -88,6 +88,22 @@ def init(as_json: bool) -> None:
     click.echo("next: edit your profile in config.yaml, then run `jobctrl worker`")
 
 
+def _profile_hint() -> None:
+    """Say so when scores mean little because the profile is still empty."""
+    from jobctrl.config import load_config
+
+    try:
+        profile = load_config(_home()).profile
+    except JobctrlError:
+        return
+    if not profile.skills and not profile.experience:
+        click.echo(
+            "note: the profile in config.yaml has no skills or experience yet, so fit "
+            "scores are low; fill it in before adding jobs",
+            err=True,
+        )
+
+
 def _stage_summary(stages: list[dict[str, Any]]) -> str:
     parts = []
     for st in stages:
@@ -136,6 +152,7 @@ def jobs_cmd(as_json: bool) -> None:
     if not rows:
         click.echo("no jobs yet; add one with `jobctrl add URL`")
         return
+    _profile_hint()
     click.echo(f"{'JOB':<12}  {'SCORE':>5}  {'STATUS':<19}  {'TITLE':<38}  COMPANY")
     for r in rows:
         score = "" if r["score"] is None else str(r["score"])
@@ -186,6 +203,7 @@ def show(job: str, as_json: bool) -> None:
         click.echo(line)
     report = view["scoreReport"]
     if report:
+        _profile_hint()
         click.echo(
             f"  fit: {report['score']}/100 — {report['verdict']}. {report.get('summary', '')}"
         )

@@ -200,3 +200,21 @@ async def test_wait_without_a_worker_says_so(home, temporal_address, task_queue,
     with pytest.raises(JobctrlError) as err:
         await services.add_job(home, site.add("/jobs/nw", Route(body=GOOD)), wait=True)
     assert err.value.code == "no_worker" and "jobctrl worker" in err.value.message
+
+
+async def test_a_spent_budget_stops_score_without_retrying(
+    home, store, worker, site, fast_settings
+):
+    from jobctrl.llm.spend import SpendAuthority, Usage
+
+    fast_settings.set_value("retry.max_attempts", 3)
+    fast_settings.set_value("daily_budget_usd", 0.01)
+    SpendAuthority(store, fast_settings).record(
+        observation_id="earlier-call", lane="tailor", provider="fake", model="gpt-4o",
+        usage=Usage(100_000, 10_000),
+    )  # fmt: skip
+    view = await services.add_job(home, site.add("/jobs/budget", Route(body=GOOD)), wait=True)
+    score = {s["stage"]: s for s in view["stages"]}["score"]
+    assert score["state"] == "failed" and score["errorCode"] == "budget_exceeded"
+    assert score["retryable"] is False and score["attempts"] == 1
+    assert view["stages"][0]["state"] == "succeeded", "Enrich spends nothing and ran"

@@ -38,3 +38,8 @@ def test_a_change_is_an_event(settings, store):
     events = store.events_after(0)
     assert events[-1]["type"] == "SettingChanged"
     assert events[-1]["payload"] == {"key": "min_fit_score"}
+
+
+def test_the_database_runs_in_wal_mode(store):
+    with store.read() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"

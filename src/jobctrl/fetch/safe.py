@@ -145,11 +145,17 @@ class SafeFetcher:
         )
 
     def fetch(
-        self, url: str, *, accept_content_types: tuple[str, ...] | None = None
+        self,
+        url: str,
+        *,
+        accept_content_types: tuple[str, ...] | None = None,
+        robots: bool = True,
     ) -> FetchResult:
         """GET ``url`` and return the page, or raise StageError.
 
-        An empty ``accept_content_types`` accepts any content type.
+        An empty ``accept_content_types`` accepts any content type. ``robots=False`` is for
+        documented public APIs meant for programs (ATS job-board APIs); the address checks,
+        politeness and Retry-After still apply.
         """
         accept = (
             self._policy.accept_content_types
@@ -160,7 +166,7 @@ class SafeFetcher:
             response, redirects = self._follow(
                 url,
                 self._policy.max_redirects,
-                check_robots=self._policy.respect_robots,
+                check_robots=robots and self._policy.respect_robots,
                 accept=", ".join(accept) or "*/*",
             )
             try:

@@ -1,0 +1,73 @@
+"""The one interface every discovery source implements.
+
+A source reads one board, feed or page through the safe fetch client and yields what it
+found as ``DiscoveredPosting`` values; it never writes to the store. A response it cannot
+read raises ``SourceError`` with a stable code, never a crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import ClassVar, Protocol
+
+from jobctrl.domain.errors import StageError
+from jobctrl.domain.posting import SalaryRange
+from jobctrl.fetch.safe import SafeFetcher
+
+# Stable source error codes (add, never rename).
+SOURCE_NOT_FOUND = "SOURCE_NOT_FOUND"  # the board/company does not exist (404)
+SOURCE_MALFORMED = "SOURCE_MALFORMED"  # the response is not the provider's shape
+SOURCE_UNAVAILABLE = "SOURCE_UNAVAILABLE"  # 5xx, timeouts, refused: try again later
+SOURCE_RATE_LIMITED = "SOURCE_RATE_LIMITED"  # 429 (retry_after set when the server said)
+SOURCE_CONFIG = "SOURCE_CONFIG"  # the source's own configuration is unusable
+
+KINDS = (
+    "greenhouse",
+    "lever",
+    "ashby",
+    "workable",
+    "smartrecruiters",
+    "recruitee",
+    "feed",
+    "careers-page",
+)
+
+
+class SourceError(StageError):
+    """A source could not be read; ``code`` is one of the SOURCE_* codes or a fetch code."""
+
+
+@dataclass(frozen=True)
+class SourceConfig:
+    kind: str  # one of KINDS
+    name: str  # board token, company slug, feed URL or careers-page URL
+    base_url: str | None = None  # a mirror or test server with the provider's own paths
+
+
+@dataclass(frozen=True)
+class DiscoveredPosting:
+    """One posting as a source saw it. ``url`` is the posting's own page."""
+
+    source_kind: str
+    source_name: str
+    url: str
+    title: str
+    external_id: str | None = None  # the ATS's id for the posting
+    company: str | None = None
+    location: str | None = None
+    remote: bool | None = None
+    department: str | None = None
+    employment_type: str | None = None
+    description: str | None = None  # plain text, when the source gives it
+    apply_url: str | None = None
+    date_posted: str | None = None
+    salary: SalaryRange | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class Source(Protocol):
+    kind: ClassVar[str]
+    config: SourceConfig
+
+    def discover(self, fetcher: SafeFetcher) -> Iterator[DiscoveredPosting]: ...
