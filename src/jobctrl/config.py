@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,23 @@ class LaneProvider(BaseModel):
     model: str = "offline-extractive-v1"
 
 
+class SourceEntry(BaseModel):
+    """One board, feed or careers page to discover from (`jobctrl sources add`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    name: str
+    base_url: str | None = None
+    enabled: bool = True
+
+
 class Config(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     profile: Profile = Field(default_factory=Profile)
     target_search: TargetSearch = Field(default_factory=TargetSearch)
+    sources: list[SourceEntry] = Field(default_factory=list)
     providers: dict[str, LaneProvider] = Field(default_factory=lambda: {"score": LaneProvider()})
 
 
@@ -34,7 +47,12 @@ def template_text() -> str:
     return TEMPLATE_PATH.read_text(encoding="utf-8")
 
 
-def write_template(home: Home, *, profile: dict[str, Any] | None = None) -> bool:
+def write_template(
+    home: Home,
+    *,
+    profile: dict[str, Any] | None = None,
+    target_search: dict[str, Any] | None = None,
+) -> bool:
     """Write the commented template (optionally with a profile filled in); False if present."""
     if home.config_path.exists():
         return False
@@ -43,6 +61,8 @@ def write_template(home: Home, *, profile: dict[str, Any] | None = None) -> bool
     if profile is not None:
         data = yaml.safe_load(text)
         data["profile"] = Profile.model_validate(profile).model_dump(mode="json")
+        if target_search is not None:
+            data["target_search"] = TargetSearch.model_validate(target_search).model_dump()
         header = "".join(line for line in text.splitlines(keepends=True)[:5])
         text = header + "\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
     home.config_path.write_text(text, encoding="utf-8")
@@ -86,3 +106,30 @@ def _parse(path: Path) -> Config:
         raise ConfigError(
             f"{path}: {loc}: {first['msg']} ({exc.error_count()} problem(s))", code="configuration"
         ) from None
+
+
+def _round_trip() -> Any:
+    from ruamel.yaml import YAML
+
+    yaml_rt = YAML()
+    yaml_rt.preserve_quotes = True
+    yaml_rt.indent(mapping=2, sequence=4, offset=2)
+    return yaml_rt
+
+
+def edit_sources(home: Home, change: Callable[[list[dict[str, Any]]], None]) -> list[SourceEntry]:
+    """Change the ``sources:`` list of config.yaml in place, keeping the user's comments."""
+    load_config(home)  # refuse to edit a file that does not validate
+    yaml_rt = _round_trip()
+    path = home.config_path
+    data = yaml_rt.load(path.read_text(encoding="utf-8"))
+    if data.get("sources") is None:
+        data["sources"] = []
+    sources = data["sources"]
+    change(sources)
+    entries = [SourceEntry.model_validate(dict(s)) for s in sources]
+    tmp = path.with_suffix(".yaml.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        yaml_rt.dump(data, fh)
+    tmp.replace(path)
+    return entries

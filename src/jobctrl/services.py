@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
@@ -31,8 +32,13 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def init_home(home: Home, *, profile: dict[str, Any] | None = None) -> dict[str, Any]:
-    wrote = config_mod.write_template(home, profile=profile)
+def init_home(
+    home: Home,
+    *,
+    profile: dict[str, Any] | None = None,
+    target_search: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    wrote = config_mod.write_template(home, profile=profile, target_search=target_search)
     store = Store.open(home)
     store.dispose()
     return {
@@ -61,29 +67,8 @@ async def add_job(
     store = Store.open(home)
     try:
         job = jobs.create_job(store, url)
-        workflow_id = ids.prep_workflow_id(job.idempotency_key)
-        inp = PrepInput(job.job_id, job.idempotency_key, retry_settings(Settings(store)))
-        try:
-            handle = await client.start_workflow(
-                JobPreparationWorkflow.run,
-                inp,
-                id=workflow_id,
-                task_queue=default_task_queue(),
-                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-            )
-            run_id = handle.result_run_id
-        except WorkflowAlreadyStartedError:
-            handle = client.get_workflow_handle(workflow_id)
-            run_id = (await handle.describe()).run_id
-        if not run_id:
-            raise JobctrlError(f"Temporal gave no run id for {workflow_id}", code="temporal")
-        jobs.record_workflow_started(
-            store,
-            workflow_id=workflow_id,
-            run_id=run_id,
-            workflow_type="JobPreparationWorkflow",
-            job_id=job.job_id,
+        workflow_id, run_id = await start_preparation(
+            client, store, job.job_id, job.idempotency_key
         )
         if wait:
             if not await worker_polling(client):
@@ -109,6 +94,38 @@ async def add_job(
         return view
     finally:
         store.dispose()
+
+
+async def start_preparation(client: Client, store: Store, job_id: str, key: str) -> tuple[str, str]:
+    """Start the job's one JobPreparationWorkflow (or find it): (workflow id, run id).
+
+    ``USE_EXISTING`` joins a running execution and ``REJECT_DUPLICATE`` refuses a new one
+    after it closed, so a retried or racing start never makes a second execution.
+    """
+    workflow_id = ids.prep_workflow_id(key)
+    inp = PrepInput(job_id, key, retry_settings(Settings(store)))
+    try:
+        handle = await client.start_workflow(
+            JobPreparationWorkflow.run,
+            inp,
+            id=workflow_id,
+            task_queue=default_task_queue(),
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        )
+        run_id = handle.result_run_id
+    except WorkflowAlreadyStartedError:
+        run_id = (await client.get_workflow_handle(workflow_id).describe()).run_id
+    if not run_id:
+        raise JobctrlError(f"Temporal gave no run id for {workflow_id}", code="temporal")
+    jobs.record_workflow_started(
+        store,
+        workflow_id=workflow_id,
+        run_id=run_id,
+        workflow_type="JobPreparationWorkflow",
+        job_id=job_id,
+    )
+    return workflow_id, run_id
 
 
 async def worker_polling(client: Client, patience: float = 5.0) -> bool:
@@ -241,3 +258,161 @@ def rebuild_projections(home: Home) -> dict[str, int]:
         return {"eventsFolded": folded}
     finally:
         store.dispose()
+
+
+# -- discovery -----------------------------------------------------------------------------
+
+
+def _run_view(row: dict[str, Any]) -> dict[str, Any]:
+    total = row["progress_total"] or 0
+    return {
+        "workflowId": row["workflow_id"],
+        "runId": row["run_id"],
+        "status": row["status"],
+        "families": row["families"],
+        "progress": {"done": row["progress_done"], "total": total},
+        "counts": row["counts"],
+        "errorCode": row["error_code"],
+        "startedAt": _iso(row["started_at"]),
+        "finishedAt": _iso(row["finished_at"]),
+    }
+
+
+def discovery_runs(home: Home, limit: int = 20) -> list[dict[str, Any]]:
+    store = Store.open(home)
+    dr = schema.discovery_runs
+    with store.read() as conn:
+        rows = conn.execute(select(dr).order_by(dr.c.started_at.desc()).limit(limit)).mappings()
+        return [_run_view(dict(r)) for r in rows]
+
+
+async def start_discovery(
+    home: Home, *, wait: bool = False, wait_timeout: float = 1800.0
+) -> dict[str, Any]:
+    """Start `discover-local`, or join the run already in progress."""
+    from jobctrl.workflows.discover import DISCOVER_WORKFLOW_ID, DiscoverWorkflow
+    from jobctrl.workflows.models import DiscoverInput
+
+    client = await connect(home)
+    store = Store.open(home)
+    config_mod.load_config(home)  # a broken config.yaml is reported here, not in the run
+    handle = await client.start_workflow(
+        DiscoverWorkflow.run,
+        DiscoverInput("local", retry_settings(Settings(store))),
+        id=DISCOVER_WORKFLOW_ID,
+        task_queue=default_task_queue(),
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+    )
+    run_id = handle.result_run_id
+    jobs.record_workflow_started(
+        store,
+        workflow_id=DISCOVER_WORKFLOW_ID,
+        run_id=run_id or "",
+        workflow_type="DiscoverWorkflow",
+        job_id=None,
+    )
+    if wait:
+        if not await worker_polling(client):
+            raise JobctrlError(
+                "discovery is queued, but no worker serves task queue "
+                f"{default_task_queue()!r}: start one with `jobctrl worker`",
+                code="no_worker",
+            )
+        try:
+            await asyncio.wait_for(
+                client.get_workflow_handle(DISCOVER_WORKFLOW_ID, run_id=run_id).result(),
+                wait_timeout,
+            )
+        except WorkflowFailureError:
+            pass  # partial or failed: the run row says which source and why
+        except TimeoutError:
+            raise JobctrlError(
+                f"discovery is still running after {wait_timeout:.0f} s", code="wait_timeout"
+            ) from None
+    runs = [r for r in discovery_runs(home) if r["runId"] == run_id]
+    base = {"workflowId": DISCOVER_WORKFLOW_ID, "runId": run_id, "status": "starting"}
+    return runs[0] if runs else base
+
+
+async def cancel_discovery(home: Home) -> dict[str, Any]:
+    from temporalio.client import WorkflowExecutionStatus
+    from temporalio.service import RPCError
+
+    from jobctrl.workflows.discover import DISCOVER_WORKFLOW_ID
+
+    client = await connect(home)
+    handle = client.get_workflow_handle(DISCOVER_WORKFLOW_ID)
+    try:
+        description = await handle.describe()
+    except RPCError:
+        raise JobctrlError("no discovery run to cancel", code="not_running") from None
+    if description.status != WorkflowExecutionStatus.RUNNING:
+        raise JobctrlError("no discovery run is in progress", code="not_running")
+    await handle.cancel()
+    return {
+        "workflowId": DISCOVER_WORKFLOW_ID,
+        "runId": description.run_id,
+        "cancelRequested": True,
+    }
+
+
+def list_sources(home: Home) -> list[dict[str, Any]]:
+    return [s.model_dump(by_alias=True) for s in config_mod.load_config(home).sources]
+
+
+def add_source(home: Home, kind: str, name: str, base_url: str | None) -> dict[str, Any]:
+    from jobctrl.sources.base import KINDS
+
+    if kind not in KINDS:
+        raise JobctrlError(f"unknown source kind {kind!r}; one of: {', '.join(KINDS)}")
+    if not name.strip():
+        raise JobctrlError("a source needs a name (board token, company or URL)")
+    entry = {"kind": kind, "name": name.strip()}
+    if base_url:
+        entry["base_url"] = base_url.strip()
+
+    def change(sources: list[dict[str, Any]]) -> None:
+        if any(s.get("kind") == kind and s.get("name") == entry["name"] for s in sources):
+            raise JobctrlError(f"{kind} source {name!r} is already configured", code="exists")
+        sources.append(entry)
+
+    config_mod.edit_sources(home, change)
+    return entry
+
+
+def remove_source(home: Home, name: str) -> int:
+    removed = 0
+
+    def change(sources: list[dict[str, Any]]) -> None:
+        nonlocal removed
+        keep = [s for s in sources if s.get("name") != name]
+        removed = len(sources) - len(keep)
+        sources[:] = keep
+
+    config_mod.edit_sources(home, change)
+    if not removed:
+        raise JobctrlError(f"no source named {name!r} (see `jobctrl sources list`)")
+    return removed
+
+
+async def import_career_ops(home: Home, directory: Path) -> dict[str, Any]:
+    """portals.yml → sources; data/pipeline.md inbox → jobs (added like `jobctrl add`)."""
+    from jobctrl.sources.career_ops import import_career_ops as read_career_ops
+
+    if not directory.is_dir():
+        raise JobctrlError(f"{directory} is not a directory")
+    try:
+        configs, urls = read_career_ops(directory)
+    except ValueError as exc:
+        raise JobctrlError(str(exc), code="invalid_input") from None
+    added, skipped = [], 0
+    for cfg in configs:
+        try:
+            added.append(add_source(home, cfg.kind, cfg.name, cfg.base_url))
+        except JobctrlError as exc:
+            if exc.code != "exists":
+                raise
+            skipped += 1
+    jobs_added = [(await add_job(home, url))["jobId"] for url in urls] if urls else []
+    return {"sourcesAdded": added, "sourcesSkipped": skipped, "jobsAdded": jobs_added}

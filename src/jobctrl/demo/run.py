@@ -1,8 +1,10 @@
-"""`jobctrl demo`: serve sample postings on loopback and prepare them end to end.
+"""`jobctrl demo`: sample postings and job boards on loopback, prepared end to end.
 
-It fills a demo home (a sample profile, the loopback host allowed for fetching), starts
-the embedded Temporal server and a worker in this process, adds every sample posting,
-waits for each to be enriched and scored, and prints title, company and fit score.
+It fills a demo home (a sample profile and target search, the loopback host allowed for
+fetching, the demo boards as sources), starts the embedded Temporal server and a worker
+in this process, adds the sample postings, runs one discovery over the boards (one of
+which is broken on purpose), waits for every job to be enriched and scored, and prints
+title, company and fit score.
 """
 
 from __future__ import annotations
@@ -11,60 +13,96 @@ import asyncio
 from collections.abc import Callable
 
 from jobctrl import services
+from jobctrl.demo.boards import DemoBoards
 from jobctrl.demo.profile import DEMO_PROFILE
 from jobctrl.demo.site import DemoSite
+from jobctrl.domain.errors import JobctrlError
 from jobctrl.home import Home
+from jobctrl.store import schema
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 from jobctrl.worker.connection import connect
 from jobctrl.worker.devserver import EmbeddedTemporal
 from jobctrl.worker.run import build_worker
 
+DEMO_TARGET = {"exclude_titles": ["designer", "product manager"]}
+DEMO_PORT = 8766  # fixed, so the demo sources in config.yaml stay valid between runs
 
-def _prepare_home(home: Home) -> None:
-    services.init_home(home, profile=DEMO_PROFILE)
+
+def _prepare_home(home: Home, boards: DemoBoards) -> None:
+    services.init_home(home, profile=DEMO_PROFILE, target_search=DEMO_TARGET)
     store = Store.open(home)
-    try:
-        settings = Settings(store)
-        allowed = set(settings.get("fetch.allow_hosts"))
-        if "127.0.0.1" not in allowed:
-            settings.set_value("fetch.allow_hosts", sorted(allowed | {"127.0.0.1"}))
-        settings.set_value("fetch.min_host_interval_seconds", 0.0)
-    finally:
-        store.dispose()
+    settings = Settings(store)
+    allowed = set(settings.get("fetch.allow_hosts"))
+    if "127.0.0.1" not in allowed:
+        settings.set_value("fetch.allow_hosts", sorted(allowed | {"127.0.0.1"}))
+    settings.set_value("fetch.min_host_interval_seconds", 0.0)
+    for source in boards.sources():
+        try:
+            services.add_source(home, source["kind"], source["name"], source["base_url"])
+        except JobctrlError as exc:
+            if exc.code != "exists":
+                raise
+
+
+async def _all_prepared(store: Store, timeout: float = 180) -> None:
+    from sqlalchemy import func, select
+
+    wr = schema.workflow_run_projections
+    for _ in range(int(timeout * 10)):
+        with store.read() as conn:
+            running = conn.execute(
+                select(func.count()).where(
+                    wr.c.workflow_type == "JobPreparationWorkflow", wr.c.status == "running"
+                )
+            ).scalar_one()
+        if not running:
+            return
+        await asyncio.sleep(0.1)
 
 
 async def run_demo(home: Home, *, echo: Callable[[str], None], keep: bool = False) -> None:
     echo(f"demo home: {home.root}")
-    _prepare_home(home)
     server = EmbeddedTemporal(home)
-    with DemoSite() as site:
+    with DemoSite() as site, DemoBoards(port=DEMO_PORT) as boards:
+        _prepare_home(home, boards)
         echo(f"serving {len(site.urls())} sample postings at {site.base_url}")
+        echo(f"serving {len(boards.boards)} job boards at {boards.base_url} (one is broken)")
         address = await server.ensure()
         echo(f"Temporal dev server at {address}")
         store = Store.open(home)
+        client = await connect(home)
+        worker, ctx = build_worker(client, store, home)
         try:
-            client = await connect(home)
-            worker, ctx = build_worker(client, store, home)
             async with worker:
-                views = await asyncio.gather(
+                await asyncio.gather(
                     *(
                         services.add_job(home, url, wait=True, wait_timeout=120)
                         for url in site.urls()
                     )
                 )
+                echo("discovering from the boards ...")
+                run = await services.start_discovery(home, wait=True, wait_timeout=300)
+                counts = run.get("counts") or {}
+                echo(
+                    f"discovery {run['status']}: {counts.get('found', 0)} postings found, "
+                    f"{counts.get('accepted', 0)} accepted, {counts.get('duplicates', 0)} "
+                    f"duplicates merged, {counts.get('new_jobs', 0)} new jobs"
+                    + (f"; a source failed with {run['errorCode']}" if run.get("errorCode") else "")
+                )
+                await _all_prepared(store)
+                rows = services.list_jobs(home)
                 echo("")
                 echo(f"{'SCORE':>5}  {'STATUS':<9}  {'TITLE':<40}  COMPANY")
-                for view in sorted(views, key=lambda v: -(v["score"] or -1)):
-                    score = "" if view["score"] is None else str(view["score"])
-                    title = (view["title"] or view["url"])[:40]
-                    echo(f"{score:>5}  {view['status']:<9}  {title:<40}  {view['company'] or ''}")
+                for row in rows:
+                    score = "" if row["score"] is None else str(row["score"])
+                    title = (row["title"] or row["url"])[:40]
+                    echo(f"{score:>5}  {row['status']:<9}  {title:<40}  {row['company'] or ''}")
                 echo("")
-                echo(f"try: JOBCTRL_HOME={home.root} .venv/bin/jobctrl show {views[0]['jobId']}")
+                echo(f"try: JOBCTRL_HOME={home.root} .venv/bin/jobctrl show {rows[0]['jobId']}")
                 if keep:
                     echo("worker running; Ctrl-C to stop")
                     await asyncio.Event().wait()
-            ctx.close()
         finally:
-            store.dispose()
+            ctx.close()
             server.stop()

@@ -115,6 +115,74 @@ class JobScored(DomainEvent):
     report_artifact: str
 
 
+class JobDiscovered(DomainEvent):
+    """A source observed the job (title/company/location as the source listed them)."""
+
+    type = "JobDiscovered"
+    job_id: str
+    source_kind: str
+    source_name: str
+    title: str | None = None
+    company: str | None = None
+    location: str | None = None
+    discover_workflow_id: str
+    discover_run_id: str
+    cohort: str
+
+
+class DiscoveryRunStarted(DomainEvent):
+    type = "DiscoveryRunStarted"
+    tenant_id: str
+    workflow_id: str
+    run_id: str
+    families: list[str]
+    progress_total: int
+
+
+class DiscoveryRunCompleted(DomainEvent):
+    type = "DiscoveryRunCompleted"
+    tenant_id: str
+    workflow_id: str
+    run_id: str
+    status: str  # "completed" | "partial" | "canceled"
+    error_code: str | None = None
+    counts: dict[str, int]
+
+
+class DiscoveryRunFailed(DomainEvent):
+    type = "DiscoveryRunFailed"
+    tenant_id: str
+    workflow_id: str
+    run_id: str
+    error_code: str
+
+
+class _PipelineStep(DomainEvent):
+    workflow_id: str
+    run_id: str
+    step_kind: str  # source_planning | source_family | enrichment_pass | preparation_fanout
+    item_key: str
+    attempt: int
+
+
+class PipelineStepQueued(_PipelineStep):
+    type = "PipelineStepQueued"
+
+
+class PipelineStepStarted(_PipelineStep):
+    type = "PipelineStepStarted"
+
+
+class PipelineStepCompleted(_PipelineStep):
+    type = "PipelineStepCompleted"
+    counts: dict[str, int] = {}
+
+
+class PipelineStepFailed(_PipelineStep):
+    type = "PipelineStepFailed"
+    error_code: str
+
+
 class SettingChanged(DomainEvent):
     type = "SettingChanged"
     key: str
@@ -133,6 +201,14 @@ REGISTRY: dict[str, type[DomainEvent]] = {
         StageSkipped,
         JobEnriched,
         JobScored,
+        JobDiscovered,
+        DiscoveryRunStarted,
+        DiscoveryRunCompleted,
+        DiscoveryRunFailed,
+        PipelineStepQueued,
+        PipelineStepStarted,
+        PipelineStepCompleted,
+        PipelineStepFailed,
         SettingChanged,
     )
 }

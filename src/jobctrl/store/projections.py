@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Connection, delete, select, update
+from sqlalchemy import Connection, delete, insert, select, update
 
 from jobctrl.store import schema
 from jobctrl.store.store import upsert
@@ -21,6 +21,7 @@ PROJECTION_TABLES = (
     schema.job_list_projections,
     schema.job_detail_projections,
     schema.workflow_run_projections,
+    schema.pipeline_step_projections,
 )
 
 Event = dict[str, Any]
@@ -149,7 +150,7 @@ def _status(stages: dict[str, dict[str, Any]]) -> tuple[str, str, str | None]:
 def _save_job(conn: Connection, doc: dict[str, Any], event: Event) -> None:
     seq = event["seq"]
     status, current, error_code = _status(doc["stages"])
-    posting = doc.get("posting") or {}
+    posting = doc.get("posting") or doc.get("listed") or {}
     score = doc.get("score") or {}
     values = {
         "job_id": doc["jobId"],
@@ -288,6 +289,15 @@ def _scored(doc: dict[str, Any], p: dict[str, Any]) -> None:
     }
 
 
+def _discovered(doc: dict[str, Any], p: dict[str, Any]) -> None:
+    sources = doc.setdefault("sources", [])
+    key = {"kind": p["sourceKind"], "name": p["sourceName"]}
+    if key not in sources:
+        sources.append(key)
+    if doc.get("listed") is None:  # what the board said, shown until Enrich reads the page
+        doc["listed"] = {k: p.get(k) for k in ("title", "company", "location")}
+
+
 def _workflow_ref(doc: dict[str, Any], p: dict[str, Any]) -> None:
     refs = doc.setdefault("workflows", [])
     if not any(r["runId"] == p["runId"] for r in refs):
@@ -335,6 +345,51 @@ def _close_workflow(status: str):  # type: ignore[no-untyped-def]
     return handler
 
 
+_STEP_TERMINAL = {"completed", "failed"}
+
+
+def _pipeline_step(state: str):  # type: ignore[no-untyped-def]
+    """Fold a PipelineStep* event: a higher attempt replaces an older one, a late lower
+    attempt is ignored, and within one attempt the first terminal result wins."""
+
+    def handler(fold: _Fold, e: Event, p: dict[str, Any]) -> None:
+        ps = schema.pipeline_step_projections
+        key = (
+            ps.c.workflow_id == p["workflowId"],
+            ps.c.run_id == p["runId"],
+            ps.c.step_kind == p["stepKind"],
+            ps.c.item_key == p["itemKey"],
+        )
+        row = fold.conn.execute(select(ps.c.attempt, ps.c.state).where(*key)).first()
+        if row is not None and (
+            p["attempt"] < row.attempt
+            or (p["attempt"] == row.attempt and row.state in _STEP_TERMINAL)
+        ):
+            return
+        at = e["occurred_at"]
+        values: dict[str, Any] = {"attempt": p["attempt"], "state": state, "last_seq": e["seq"]}
+        if state == "queued":
+            values.update(queued_at=at)
+        elif state == "running":
+            values.update(started_at=at)
+        else:
+            values.update(finished_at=at, error_code=p.get("errorCode"), counts=p.get("counts"))
+        if row is None:
+            fold.conn.execute(
+                insert(ps).values(
+                    workflow_id=p["workflowId"],
+                    run_id=p["runId"],
+                    step_kind=p["stepKind"],
+                    item_key=p["itemKey"],
+                    **values,
+                )
+            )
+        else:
+            fold.conn.execute(update(ps).where(*key).values(**values))
+
+    return handler
+
+
 HANDLERS: dict[str, Callable[[_Fold, Event, dict[str, Any]], None]] = {
     "JobCreated": _on_job_created,
     "StageStarted": _job_event(_stage_started),
@@ -346,4 +401,9 @@ HANDLERS: dict[str, Callable[[_Fold, Event, dict[str, Any]], None]] = {
     "WorkflowStarted": _on_workflow_started,
     "WorkflowCompleted": _close_workflow("completed"),
     "WorkflowFailed": _close_workflow("failed"),
+    "JobDiscovered": _job_event(_discovered),
+    "PipelineStepQueued": _pipeline_step("queued"),
+    "PipelineStepStarted": _pipeline_step("running"),
+    "PipelineStepCompleted": _pipeline_step("completed"),
+    "PipelineStepFailed": _pipeline_step("failed"),
 }

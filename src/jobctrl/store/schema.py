@@ -15,6 +15,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
 )
 
 metadata = MetaData()
@@ -183,4 +184,72 @@ artifacts = Table(
     Column("media_type", String(128), nullable=False),
     Column("size", BigInteger, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+# -- discovery -----------------------------------------------------------------------------
+
+source_observations = Table(
+    "source_observations",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("job_id", String(32), nullable=False),
+    Column("source_kind", String(32), nullable=False),
+    Column("source_name", Text, nullable=False),
+    Column("external_id", String(255)),
+    Column("url", Text, nullable=False),
+    Column("title", Text),
+    Column("company", Text),
+    Column("location", Text),
+    Column("first_seen_at", DateTime(timezone=True), nullable=False),
+    Column("last_seen_at", DateTime(timezone=True), nullable=False),
+    Column("last_run_id", String(64)),
+    UniqueConstraint("job_id", "source_kind", "source_name", "url", name="uq_source_observation"),
+    Index("ix_source_observations_external", "source_kind", "external_id"),
+)
+
+discovery_runs = Table(
+    "discovery_runs",
+    metadata,
+    Column("tenant_id", String(64), primary_key=True),
+    Column("workflow_id", String(128), primary_key=True),
+    Column("run_id", String(64), primary_key=True),
+    Column("status", String(24), nullable=False),  # running|completed|partial|failed|canceled
+    Column("progress_done", Integer, nullable=False, server_default="0"),
+    Column("progress_total", Integer, nullable=False, server_default="0"),
+    Column("families", JSON, nullable=False),
+    Column("counts", JSON, nullable=False),
+    Column("error_code", String(64)),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True)),
+)
+
+discovery_execution_jobs = Table(
+    "discovery_execution_jobs",
+    metadata,
+    Column("tenant_id", String(64), primary_key=True),
+    Column("discover_workflow_id", String(128), primary_key=True),
+    Column("discover_run_id", String(64), primary_key=True),
+    Column("job_id", String(32), primary_key=True),
+    Column("cohort", String(24), nullable=False),  # observed_this_run | existing_backlog
+    Column("work_plan_state", String(16), nullable=False),  # pending|planned|not_eligible
+    Column("prep_workflow_id", String(128)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+pipeline_step_projections = Table(
+    "pipeline_step_projections",
+    metadata,
+    Column("workflow_id", String(128), primary_key=True),
+    Column("run_id", String(64), primary_key=True),
+    Column("step_kind", String(32), primary_key=True),
+    Column("item_key", String(255), primary_key=True),
+    Column("attempt", Integer, nullable=False),
+    Column("state", String(16), nullable=False),  # queued|running|completed|failed
+    Column("error_code", String(64)),
+    Column("counts", JSON),
+    Column("queued_at", DateTime(timezone=True)),
+    Column("started_at", DateTime(timezone=True)),
+    Column("finished_at", DateTime(timezone=True)),
+    Column("last_seq", Integer, nullable=False),
 )

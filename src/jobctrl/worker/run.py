@@ -21,21 +21,24 @@ from jobctrl.store.store import Store
 from jobctrl.worker.connection import connect, default_task_queue
 from jobctrl.worker.devserver import EmbeddedTemporal
 from jobctrl.workflows.activities import PreparationActivities
+from jobctrl.workflows.discover import DiscoverWorkflow
+from jobctrl.workflows.discover_activities import DiscoveryActivities
 from jobctrl.workflows.prep import JobPreparationWorkflow
 
 log = logging.getLogger(__name__)
-WORKFLOWS = [JobPreparationWorkflow]
+WORKFLOWS = [JobPreparationWorkflow, DiscoverWorkflow]
 
 
 def build_worker(client: Client, store: Store, home: Home, *, task_queue: str | None = None,
                  max_activities: int = 16) -> tuple[Worker, StageContext]:  # fmt: skip
     ctx = StageContext(home=home, store=store)
     acts = PreparationActivities(ctx)
+    discovery = DiscoveryActivities(ctx, client, asyncio.get_running_loop())
     worker = Worker(
         client,
         task_queue=task_queue or default_task_queue(),
         workflows=WORKFLOWS,
-        activities=acts.all(),
+        activities=[*acts.all(), *discovery.all()],
         activity_executor=ThreadPoolExecutor(max_activities),
         max_concurrent_activities=max_activities,
         max_concurrent_local_activities=max_activities,

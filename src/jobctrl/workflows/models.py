@@ -56,3 +56,67 @@ class PrepResult:
     outcome: str
     score: int | None = None
     error_code: str | None = None
+
+
+# -- discovery ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExecutionRef:
+    """A Discover execution's identity, read once when the workflow starts."""
+
+    tenant_id: str
+    workflow_id: str
+    run_id: str
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    kind: str
+    name: str
+    base_url: str | None = None
+
+
+@dataclass(frozen=True)
+class FamilyPlan:
+    kind: str
+    sources: list[SourceRef]
+
+
+@dataclass(frozen=True)
+class DiscoverInput:
+    tenant_id: str = "local"
+    retry: RetrySettings = RetrySettings()
+
+
+@dataclass(frozen=True)
+class DiscoveryPlan:
+    families: list[FamilyPlan]
+    progress_total: int
+
+
+@dataclass(frozen=True)
+class FamilyInput:
+    ref: ExecutionRef
+    family: FamilyPlan
+    index: int
+
+
+@dataclass(frozen=True)
+class StepResult:
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class DiscoverFinish:
+    ref: ExecutionRef
+    status: str  # completed | partial | failed | canceled
+    error_code: str | None
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class DiscoverResult:
+    status: str
+    error_code: str | None
+    counts: dict[str, int]

@@ -1,0 +1,296 @@
+"""Demo job boards on loopback in the Greenhouse, Lever and Ashby API shapes.
+
+The postings are written by the project (roles, seniorities, locations and descriptions
+from ``demo.postings``); some are cross-posted on two boards under different URLs so that
+dedupe has real work, and one board always answers 500 so that a partial run can be seen.
+Every posting's own page is served too, with JobPosting JSON-LD, so Enrich reads it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import random
+import threading
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from jobctrl.demo.postings import _COMPANIES, _LEVELS, _LOCATIONS, _ROLES, _description, _page
+
+HOST = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class DemoPosting:
+    id: str
+    title: str
+    company: str
+    location: str
+    remote: bool
+    description_html: str
+
+
+@dataclass
+class Board:
+    kind: str  # greenhouse | lever | ashby
+    name: str
+    company: str
+    postings: list[DemoPosting] = field(default_factory=list)
+    broken: bool = False
+
+
+def _make_posting(rng: random.Random, company: tuple[str, str], n: int) -> DemoPosting:
+    role = rng.choice(_ROLES)
+    level, years = rng.choice(_LEVELS)
+    title = f"{level} {role[0]}".strip()
+    city, _region, country = rng.choice(_LOCATIONS)
+    remote = rng.random() < 0.2
+    location = f"Remote ({country})" if remote else f"{city}, {country}"
+    return DemoPosting(
+        f"{n:06d}", title, company[0], location, remote, _description(rng, company, role, years)
+    )
+
+
+def build_boards(
+    boards: int = 4, per_board: int = 8, duplicate_share: float = 0.25, seed: int = 1
+) -> list[Board]:
+    """``boards`` working boards, in pairs of one company on two different ATSs: the
+    second board of a pair lists ``duplicate_share`` of the first one's postings again
+    (new ids and URLs). One more board is broken (it always answers 500)."""
+    rng = random.Random(f"jobctrl-boards:{seed}")
+    kinds = ("greenhouse", "lever", "ashby")
+    result: list[Board] = []
+    counter = 0
+    for b in range(boards):
+        blurb = _COMPANIES[(b // 2) % len(_COMPANIES)]
+        word = blurb[0].split()[0]
+        cycle = b // (2 * len(_COMPANIES))
+        company = f"{word}{cycle or ''}"
+        board = Board(kinds[b % 3], company.lower(), company)
+        if b % 2 == 1:
+            for p in result[-1].postings[: int(per_board * duplicate_share)]:
+                counter += 1
+                board.postings.append(
+                    DemoPosting(
+                        f"{counter:06d}",
+                        p.title,
+                        p.company,
+                        p.location,
+                        p.remote,
+                        p.description_html,
+                    )
+                )
+        while len(board.postings) < per_board:
+            counter += 1
+            board.postings.append(_make_posting(rng, (company, blurb[1]), counter))
+        result.append(board)
+    result.append(Board("greenhouse", "brokenco", "Brokenco", broken=True))
+    return result
+
+
+def duplicate_pairs(boards: list[Board]) -> int:
+    """How many postings are listed twice (the dedupe ground truth)."""
+    seen: dict[tuple[str, str, str], int] = {}
+    for board in boards:
+        for p in board.postings:
+            key = (p.company, p.title, p.location)
+            seen[key] = seen.get(key, 0) + 1
+    return sum(n - 1 for n in seen.values())
+
+
+def _iso(n: int) -> str:
+    return f"2025-{1 + n % 6:02d}-{1 + n % 27:02d}T09:00:00Z"
+
+
+def _posting_path(board: Board, p: DemoPosting) -> str:
+    return f"/postings/{board.kind}/{board.name}/{p.id}.html"
+
+
+def _greenhouse(board: Board, base: str) -> Any:
+    jobs = [
+        {
+            "id": int(p.id),
+            "internal_job_id": int(p.id) + 1000,
+            "title": p.title,
+            "absolute_url": base + _posting_path(board, p),
+            "location": {"name": p.location},
+            "updated_at": _iso(int(p.id)),
+            "first_published": _iso(int(p.id)),
+            "content": html.escape(p.description_html),
+            "departments": [{"id": 1, "name": "R&D"}],
+            "offices": [{"id": 1, "name": p.location}],
+            "company_name": p.company,
+        }
+        for p in board.postings
+    ]
+    return {"jobs": jobs, "meta": {"total": len(jobs)}}
+
+
+def _lever(board: Board, base: str, skip: int, limit: int) -> Any:
+    page = board.postings[skip : skip + limit]
+    return [
+        {
+            "id": f"lv-{p.id}",
+            "text": p.title,
+            "hostedUrl": base + _posting_path(board, p),
+            "applyUrl": base + _posting_path(board, p) + "/apply",
+            "categories": {
+                "location": p.location,
+                "team": "Engineering",
+                "commitment": "Full-time",
+                "allLocations": [p.location],
+            },
+            "workplaceType": "remote" if p.remote else "on-site",
+            "createdAt": 1735722000000 + int(p.id) * 86_400_000,
+            "description": p.description_html,
+            "descriptionPlain": "",
+            "lists": [],
+        }
+        for p in page
+    ]
+
+
+def _ashby(board: Board, base: str) -> Any:
+    return {
+        "apiVersion": "1",
+        "jobs": [
+            {
+                "id": f"ab-{p.id}",
+                "title": p.title,
+                "location": p.location,
+                "department": "Engineering",
+                "team": "Platform",
+                "employmentType": "FullTime",
+                "isRemote": p.remote,
+                "isListed": True,
+                "descriptionHtml": p.description_html,
+                "descriptionPlain": "",
+                "publishedAt": _iso(int(p.id)),
+                "jobUrl": base + _posting_path(board, p),
+                "applyUrl": base + _posting_path(board, p) + "/application",
+                "secondaryLocations": [],
+            }
+            for p in board.postings
+        ],
+    }
+
+
+def _posting_page(p: DemoPosting, url: str) -> str:
+    ld: dict[str, Any] = {
+        "@context": "https://schema.org",
+        "@type": "JobPosting",
+        "title": p.title,
+        "description": p.description_html,
+        "datePosted": "2025-05-01",
+        "hiringOrganization": {"@type": "Organization", "name": p.company},
+        "url": url,
+    }
+    if p.remote:
+        ld["jobLocationType"] = "TELECOMMUTE"
+    else:
+        city, _, country = p.location.rpartition(", ")
+        ld["jobLocation"] = {
+            "@type": "Place",
+            "address": {"addressLocality": city, "addressCountry": country},
+        }
+    return _page(p.title, p.company, p.location, p.description_html, ld, url + "/apply")
+
+
+class DemoBoards:
+    """Serves ``boards`` on 127.0.0.1: ``.base_url``, ``.sources()`` for config."""
+
+    def __init__(self, boards: list[Board] | None = None, port: int = 0) -> None:
+        self.boards = boards if boards is not None else build_boards()
+        self.requests = 0
+        by_api = {(b.kind, b.name): b for b in self.boards}
+        pages = {_posting_path(b, p): p for b in self.boards for p in b.postings}
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
+
+            def do_GET(self) -> None:
+                outer.requests += 1
+                parts = urlsplit(self.path)
+                query = parse_qs(parts.query)
+                segs = [s for s in parts.path.split("/") if s]
+                base = outer.base_url
+                status, ctype, body = HTTPStatus.NOT_FOUND, "application/json", b'{"error":1}'
+                if parts.path == "/robots.txt":
+                    status, ctype, body = HTTPStatus.OK, "text/plain", b"User-agent: *\nAllow: /\n"
+                elif parts.path in pages:
+                    url = base + parts.path
+                    status, ctype = HTTPStatus.OK, "text/html; charset=utf-8"
+                    body = _posting_page(pages[parts.path], url).encode()
+                else:
+                    board, payload = None, None
+                    if segs[:2] == ["v1", "boards"] and len(segs) == 4:
+                        board = by_api.get(("greenhouse", segs[2]))
+                        payload = board and (lambda b: _greenhouse(b, base))
+                    elif segs[:2] == ["v0", "postings"] and len(segs) == 3:
+                        board = by_api.get(("lever", segs[2]))
+                        skip = int(query.get("skip", ["0"])[0])
+                        limit = int(query.get("limit", ["100"])[0])
+                        payload = board and (lambda b: _lever(b, base, skip, limit))
+                    elif segs[:2] == ["posting-api", "job-board"] and len(segs) == 3:
+                        board = by_api.get(("ashby", segs[2]))
+                        payload = board and (lambda b: _ashby(b, base))
+                    if board is not None and board.broken:
+                        status, body = HTTPStatus.INTERNAL_SERVER_ERROR, b'{"error":"down"}'
+                    elif board is not None and payload is not None:
+                        status, body = HTTPStatus.OK, json.dumps(payload(board)).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer((HOST, port), Handler)
+        self._server.daemon_threads = True
+        self.base_url = f"http://{HOST}:{self._server.server_address[1]}"
+        self._thread: threading.Thread | None = None
+
+    def sources(self) -> list[dict[str, str]]:
+        return [{"kind": b.kind, "name": b.name, "base_url": self.base_url} for b in self.boards]
+
+    def start(self) -> DemoBoards:
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> DemoBoards:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def serve_forever(port: int = 8766) -> None:
+    """`jobctrl demo-boards`: serve the demo boards in the foreground until Ctrl-C."""
+    boards = DemoBoards(port=port)
+    print(f"demo boards on {boards.base_url}; add them with:", flush=True)
+    for s in boards.sources():
+        print(f"  jobctrl sources add {s['kind']} {s['name']} --base-url {s['base_url']}")
+    try:
+        boards._server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        boards._server.server_close()

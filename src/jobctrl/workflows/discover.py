@@ -1,0 +1,114 @@
+"""DiscoverWorkflow (`discover-local`): plan the source families, read each family, then a
+terminal enrichment pass and a preparation fan-out close the run.
+
+The workflow reads its identity once and passes that execution reference to every step.
+A family that still fails after its retries leaves the others' results saved: the run
+ends partial and fails with that source's error code. Cancellation is cooperative:
+accepted results stay and the run is recorded as canceled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from jobctrl.workflows.models import (
+        DiscoverFinish,
+        DiscoverInput,
+        DiscoverResult,
+        DiscoveryPlan,
+        ExecutionRef,
+        FamilyInput,
+        StepResult,
+    )
+    from jobctrl.workflows.prep import _error_code
+
+DISCOVER_WORKFLOW_ID = "discover-local"
+FAMILY_TIMEOUT = timedelta(minutes=30)
+STEP_TIMEOUT = timedelta(minutes=10)
+
+
+@workflow.defn(name="DiscoverWorkflow")
+class DiscoverWorkflow:
+    @workflow.run
+    async def run(self, inp: DiscoverInput) -> DiscoverResult:
+        info = workflow.info()
+        ref = ExecutionRef(inp.tenant_id, info.workflow_id, info.run_id)
+        retry = RetryPolicy(
+            initial_interval=timedelta(seconds=inp.retry.initial_interval_seconds),
+            maximum_interval=timedelta(minutes=5),
+            maximum_attempts=inp.retry.max_attempts,
+        )
+        heartbeat = timedelta(seconds=max(inp.retry.heartbeat_timeout_seconds, 30))
+        counts: dict[str, int] = {}
+        failure: str | None = None
+        try:
+            plan = await workflow.execute_activity(
+                "discovery_plan",
+                ref,
+                result_type=DiscoveryPlan,
+                start_to_close_timeout=STEP_TIMEOUT,
+                retry_policy=retry,
+            )
+            for index, family in enumerate(plan.families):
+                try:
+                    result = await workflow.execute_activity(
+                        "discovery_family",
+                        FamilyInput(ref, family, index),
+                        result_type=StepResult,
+                        start_to_close_timeout=FAMILY_TIMEOUT,
+                        heartbeat_timeout=heartbeat,
+                        retry_policy=retry,
+                    )
+                    _merge(counts, result.counts)
+                except ActivityError as error:
+                    failure = failure or _error_code(error)
+                    counts["failed_families"] = counts.get("failed_families", 0) + 1
+            for step in ("discovery_enrichment_pass", "discovery_preparation_fanout"):
+                result = await workflow.execute_activity(
+                    step,
+                    ref,
+                    result_type=StepResult,
+                    start_to_close_timeout=STEP_TIMEOUT,
+                    retry_policy=retry,
+                )
+                _merge(counts, result.counts)
+        except asyncio.CancelledError:
+            await self._finish(DiscoverFinish(ref, "canceled", None, counts))
+            raise
+        except ActivityError as error:
+            code = _error_code(error)
+            await self._finish(DiscoverFinish(ref, "failed", code, counts))
+            raise ApplicationError(
+                f"discovery failed: {code}", type=code, non_retryable=True
+            ) from None
+        status = "partial" if failure else "completed"
+        await self._finish(DiscoverFinish(ref, status, failure, counts))
+        if failure:
+            raise ApplicationError(
+                f"discovery finished partially: {failure}", type=failure, non_retryable=True
+            )
+        return DiscoverResult(status, failure, counts)
+
+    async def _finish(self, fin: DiscoverFinish) -> None:
+        # Shielded so that the outcome is recorded even while the run is being canceled.
+        await asyncio.shield(
+            asyncio.ensure_future(
+                workflow.execute_activity(
+                    "discovery_finish",
+                    fin,
+                    start_to_close_timeout=timedelta(seconds=60),
+                    retry_policy=RetryPolicy(maximum_attempts=10),
+                )
+            )
+        )
+
+
+def _merge(into: dict[str, int], more: dict[str, int]) -> None:
+    for key, value in more.items():
+        into[key] = into.get(key, 0) + value

@@ -1,0 +1,90 @@
+"""DiscoverWorkflow over the demo boards (Greenhouse, Lever and Ashby shapes on loopback),
+with one board that always fails."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import func, select
+
+from jobctrl import services
+from jobctrl.demo.boards import DemoBoards, build_boards, duplicate_pairs
+from jobctrl.store import schema
+
+
+@pytest.fixture
+def boards() -> Iterator[DemoBoards]:
+    with DemoBoards(build_boards(boards=4, per_board=6, duplicate_share=0.5)) as b:
+        yield b
+
+
+@pytest.fixture
+def configured(home, boards, fast_settings) -> DemoBoards:
+    fast_settings.set_value("min_fit_score", 0)
+    for s in boards.sources():
+        services.add_source(home, s["kind"], s["name"], s["base_url"])
+    return boards
+
+
+def _count(store, table, *where) -> int:
+    with store.read() as conn:
+        return conn.execute(select(func.count()).select_from(table).where(*where)).scalar_one()
+
+
+async def _wait_prepared(store, n: int, timeout: float = 60) -> None:
+    wr = schema.workflow_run_projections
+    for _ in range(int(timeout / 0.1)):
+        done = _count(store, wr, wr.c.workflow_type == "JobPreparationWorkflow",
+                      wr.c.status != "running")  # fmt: skip
+        if done >= n:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"only {done} of {n} preparations finished")
+
+
+async def test_discovery_saves_other_families_when_one_fails(home, store, worker, configured):
+    run = await services.start_discovery(home, wait=True)
+    postings = sum(len(b.postings) for b in configured.boards)
+    unique = postings - duplicate_pairs(configured.boards)
+
+    assert run["status"] == "partial"
+    assert run["errorCode"] == "SOURCE_UNAVAILABLE", "the failing source's error is shown"
+    assert run["progress"] == {"done": run["progress"]["total"], "total": 2 + 3}
+    assert _count(store, schema.jobs) == unique, "one job per real posting"
+    assert _count(store, schema.source_observations) == postings
+    dej = schema.discovery_execution_jobs
+    assert _count(store, dej, dej.c.cohort == "observed_this_run") == unique
+    assert _count(store, dej, dej.c.work_plan_state != "planned") == 0
+    await _wait_prepared(store, unique)
+    listed = services.list_jobs(home)
+    assert all(j["score"] is not None for j in listed), "each discovered job was scored"
+
+    ps = schema.pipeline_step_projections
+    with store.read() as conn:
+        steps = {
+            (r.step_kind, r.item_key): (r.state, r.error_code) for r in conn.execute(select(ps))
+        }
+    assert steps[("source_planning", "plan")] == ("completed", None)
+    assert steps[("source_family", "greenhouse")] == ("failed", "SOURCE_UNAVAILABLE")
+    assert steps[("source_family", "lever")][0] == "completed"
+    assert steps[("enrichment_pass", "enrichment_pass")][0] == "completed"
+    assert steps[("preparation_fanout", "preparation_fanout")][0] == "completed"
+
+
+async def test_a_second_run_finds_no_new_jobs_and_starts_nothing_twice(
+    home, store, worker, configured
+):
+    first = await services.start_discovery(home, wait=True)
+    jobs_after_first = _count(store, schema.jobs)
+    await _wait_prepared(store, jobs_after_first)
+    second = await services.start_discovery(home, wait=True)
+    assert second["runId"] != first["runId"]
+    assert _count(store, schema.jobs) == jobs_after_first
+    assert second["counts"].get("new_jobs", 0) == 0
+    assert second["counts"].get("preparations_started", 0) == 0
+    wr = schema.workflow_run_projections
+    assert _count(store, wr, wr.c.workflow_type == "JobPreparationWorkflow") == jobs_after_first
+    dej = schema.discovery_execution_jobs
+    assert _count(store, dej, dej.c.discover_run_id == second["runId"]) == jobs_after_first
