@@ -341,7 +341,7 @@ def _run_line(run: dict[str, Any]) -> str:
     progress = run.get("progress") or {"done": 0, "total": 0}
     text = f"{run['runId']}  {run['status']:<9} {progress['done']}/{progress['total']} steps"
     counts = run.get("counts") or {}
-    for key in ("found", "accepted", "new_jobs", "duplicates", "preparations_started"):
+    for key in ("found", "accepted", "jobs_created", "duplicates", "preparations_started"):
         if counts.get(key):
             text += f"  {key.replace('_', ' ')}={counts[key]}"
     if run.get("errorCode"):

@@ -20,6 +20,7 @@ from jobctrl import config as config_mod
 from jobctrl.domain import ids
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.home import Home
+from jobctrl.stages import discover as discover_stage
 from jobctrl.store import jobs, projections, schema
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
@@ -271,7 +272,8 @@ def _run_view(row: dict[str, Any]) -> dict[str, Any]:
         "status": row["status"],
         "families": row["families"],
         "progress": {"done": row["progress_done"], "total": total},
-        "counts": row["counts"],
+        "counts": discover_stage.total_counts(row["counts"] or {}),
+        "countsByStep": row["counts"] or {},
         "errorCode": row["error_code"],
         "startedAt": _iso(row["started_at"]),
         "finishedAt": _iso(row["finished_at"]),

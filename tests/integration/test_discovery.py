@@ -4,13 +4,16 @@ with one board that always fails."""
 from __future__ import annotations
 
 import asyncio
+import signal
 from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import func, select
+from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
 
 from jobctrl import services
 from jobctrl.demo.boards import DemoBoards, build_boards, duplicate_pairs
+from jobctrl.domain.errors import JobctrlError
 from jobctrl.store import schema
 
 
@@ -53,6 +56,8 @@ async def test_discovery_saves_other_families_when_one_fails(home, store, worker
     assert run["errorCode"] == "SOURCE_UNAVAILABLE", "the failing source's error is shown"
     assert run["progress"] == {"done": run["progress"]["total"], "total": 2 + 3}
     assert _count(store, schema.jobs) == unique, "one job per real posting"
+    assert run["counts"]["jobs_created"] == unique
+    assert run["counts"]["found"] == postings, "a retried family's counts replace, not add"
     assert _count(store, schema.source_observations) == postings
     dej = schema.discovery_execution_jobs
     assert _count(store, dej, dej.c.cohort == "observed_this_run") == unique
@@ -83,8 +88,88 @@ async def test_a_second_run_finds_no_new_jobs_and_starts_nothing_twice(
     assert second["runId"] != first["runId"]
     assert _count(store, schema.jobs) == jobs_after_first
     assert second["counts"].get("new_jobs", 0) == 0
+    assert second["counts"]["jobs_created"] == 0
+    postings = sum(len(b.postings) for b in configured.boards)
+    assert second["counts"]["known_jobs"] + second["counts"].get("duplicates", 0) == postings
     assert second["counts"].get("preparations_started", 0) == 0
     wr = schema.workflow_run_projections
     assert _count(store, wr, wr.c.workflow_type == "JobPreparationWorkflow") == jobs_after_first
     dej = schema.discovery_execution_jobs
     assert _count(store, dej, dej.c.discover_run_id == second["runId"]) == jobs_after_first
+
+
+async def test_kill_9_mid_discovery_resumes_without_duplicates(
+    home, store, client, task_queue, fast_settings
+):
+    from tests.support.processes import WorkerProcess
+
+    fast_settings.set_value("worker.heartbeat_timeout_seconds", 3.0)
+    fast_settings.set_value("retry.max_attempts", 5)
+    fast_settings.set_value("min_fit_score", 0)
+    layout = build_boards(boards=4, per_board=5, duplicate_share=0.4)[:-1]  # no broken board
+    with DemoBoards(layout, api_delay=1.0) as boards:
+        for s in boards.sources():
+            services.add_source(home, s["kind"], s["name"], s["base_url"])
+        first = WorkerProcess()
+        first.wait_ready()
+        run = await services.start_discovery(home)
+        dej = schema.discovery_execution_jobs
+        for _ in range(300):  # until the first family has linked jobs: mid-discovery
+            if _count(store, dej) > 0:
+                break
+            await asyncio.sleep(0.05)
+        first.proc.kill()
+        first.proc.wait()
+        second = WorkerProcess()
+        try:
+            second.wait_ready()
+            handle = client.get_workflow_handle(run["workflowId"], run_id=run["runId"])
+            result = await asyncio.wait_for(handle.result(), 90)
+        finally:
+            second.stop(signal.SIGTERM)
+    unique = sum(len(b.postings) for b in layout) - duplicate_pairs(layout)
+    assert result["status"] == "completed"
+    assert _count(store, schema.jobs) == unique
+    e = schema.job_events
+    assert _count(store, e, e.c.type == "JobCreated") == unique, "no job created twice"
+    with store.read() as conn:
+        keys = conn.execute(select(e.c.idempotency_key)).scalars().all()
+    assert len(keys) == len(set(keys))
+    assert _count(store, dej, dej.c.discover_run_id == run["runId"]) == unique
+    dr = schema.discovery_runs
+    with store.read() as conn:
+        row = conn.execute(select(dr.c.progress_done, dr.c.progress_total, dr.c.status)).one()
+    assert tuple(row) == (5, 5, "completed")
+
+
+async def test_cancel_stops_the_run_and_keeps_accepted_results(
+    home, store, client, worker, fast_settings
+):
+    layout = build_boards(boards=3, per_board=3)[:-1]
+    with DemoBoards(layout, api_delay=1.5) as boards:
+        for s in boards.sources():
+            services.add_source(home, s["kind"], s["name"], s["base_url"])
+        run = await services.start_discovery(home)
+        dej = schema.discovery_execution_jobs
+        for _ in range(300):
+            if _count(store, dej) > 0:
+                break
+            await asyncio.sleep(0.05)
+        result = await services.cancel_discovery(home)
+        assert result["cancelRequested"] is True
+        dr = schema.discovery_runs
+        for _ in range(200):
+            with store.read() as conn:
+                status = conn.execute(select(dr.c.status)).scalar()
+            if status != "running":
+                break
+            await asyncio.sleep(0.05)
+    assert status == "canceled"
+    kept = _count(store, dej, dej.c.discover_run_id == run["runId"])
+    assert kept > 0 and _count(store, schema.jobs) >= kept, "accepted results stay"
+    handle = client.get_workflow_handle(run["workflowId"], run_id=run["runId"])
+    with pytest.raises(WorkflowFailureError):
+        await asyncio.wait_for(handle.result(), 30)
+    assert (await handle.describe()).status == WorkflowExecutionStatus.CANCELED
+    with pytest.raises(JobctrlError, match="no discovery run is in progress"):
+        await services.cancel_discovery(home)

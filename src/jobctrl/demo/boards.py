@@ -12,6 +12,7 @@ import html
 import json
 import random
 import threading
+import time
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -203,7 +204,10 @@ def _posting_page(p: DemoPosting, url: str) -> str:
 class DemoBoards:
     """Serves ``boards`` on 127.0.0.1: ``.base_url``, ``.sources()`` for config."""
 
-    def __init__(self, boards: list[Board] | None = None, port: int = 0) -> None:
+    def __init__(
+        self, boards: list[Board] | None = None, port: int = 0, api_delay: float = 0.0
+    ) -> None:
+        """``api_delay`` seconds before each board API answer (a slow provider)."""
         self.boards = boards if boards is not None else build_boards()
         self.requests = 0
         by_api = {(b.kind, b.name): b for b in self.boards}
@@ -240,6 +244,8 @@ class DemoBoards:
                     elif segs[:2] == ["posting-api", "job-board"] and len(segs) == 3:
                         board = by_api.get(("ashby", segs[2]))
                         payload = board and (lambda b: _ashby(b, base))
+                    if board is not None and api_delay:
+                        time.sleep(api_delay)
                     if board is not None and board.broken:
                         status, body = HTTPStatus.INTERNAL_SERVER_ERROR, b'{"error":"down"}'
                     elif board is not None and payload is not None:

@@ -86,8 +86,8 @@ async def run_demo(home: Home, *, echo: Callable[[str], None], keep: bool = Fals
                 counts = run.get("counts") or {}
                 echo(
                     f"discovery {run['status']}: {counts.get('found', 0)} postings found, "
-                    f"{counts.get('accepted', 0)} accepted, {counts.get('duplicates', 0)} "
-                    f"duplicates merged, {counts.get('new_jobs', 0)} new jobs"
+                    f"{counts.get('accepted', 0)} accepted, {counts.get('jobs_created', 0)} "
+                    "new jobs"
                     + (f"; a source failed with {run['errorCode']}" if run.get("errorCode") else "")
                 )
                 await _all_prepared(store)

@@ -146,6 +146,7 @@ class _Linker:
     deduper: Deduper = field(default_factory=Deduper)
     group_jobs: dict[int, str] = field(default_factory=dict)
     counts: Counter[str] = field(default_factory=Counter)
+    linked: set[str] = field(default_factory=set)
 
     def seed(self) -> None:
         """Existing jobs join the deduper first, so a posting seen before maps to its job."""
@@ -189,14 +190,19 @@ class _Linker:
             self.group_jobs.setdefault(self.deduper.add(known)[0], row.job_id)
 
     def link(self, posting: DiscoveredPosting) -> None:
+        """Counts: ``new_jobs`` created now, ``known_jobs`` that existed before this step,
+        ``duplicates`` for a second listing of a job this step already linked."""
         group, _ = self.deduper.add(posting)
         job_id = self.group_jobs.get(group)
         if job_id is None:
             job = jobs.create_job(self.ctx.store, posting.url, source=posting.source_kind)
             job_id = self.group_jobs[group] = job.job_id
             self.counts["new_jobs" if job.created else "known_jobs"] += 1
-        else:
+        elif job_id in self.linked:
             self.counts["duplicates"] += 1
+        else:
+            self.counts["known_jobs"] += 1
+        self.linked.add(job_id)
         self._observe(job_id, posting)
 
     def _observe(self, job_id: str, posting: DiscoveredPosting) -> None:
@@ -333,17 +339,24 @@ def run_family(
         else:
             _step(tx, ref, "source_family", family.kind, attempt, counts=counts)
             _advance(tx, ref, index + 1)
-        _add_counts(tx, ref, counts)
+        _set_counts(tx, ref, family.kind, counts)
     if first_error is not None:
         raise first_error
     return counts
 
 
-def _add_counts(tx: WriteTx, ref: ExecutionRef, counts: dict[str, int]) -> None:
-    row = tx.conn.execute(select(DR.c.counts).where(*_run_key(ref))).scalar()
-    merged = Counter(row or {})
-    merged.update(counts)
-    tx.conn.execute(update(DR).where(*_run_key(ref)).values(counts=dict(merged)))
+def _set_counts(tx: WriteTx, ref: ExecutionRef, item: str, counts: dict[str, int]) -> None:
+    """Record one step's counts; a retried step replaces its earlier attempt's counts."""
+    row = dict(tx.conn.execute(select(DR.c.counts).where(*_run_key(ref))).scalar() or {})
+    row[item] = counts
+    tx.conn.execute(update(DR).where(*_run_key(ref)).values(counts=row))
+
+
+def total_counts(by_step: dict[str, dict[str, int]]) -> dict[str, int]:
+    total: Counter[str] = Counter()
+    for counts in by_step.values():
+        total.update(counts)
+    return dict(total)
 
 
 def pending_members(ctx: StageContext, ref: ExecutionRef) -> list[str]:
@@ -375,6 +388,7 @@ def terminal_step(
     with ctx.store.write() as tx:
         _step(tx, ref, kind, kind, attempt, counts=counts)
         _advance(tx, ref, done)
+        _set_counts(tx, ref, kind, counts)
 
 
 def finish(ctx: StageContext, fin: DiscoverFinish) -> None:
@@ -405,6 +419,24 @@ def member_count(ctx: StageContext, ref: ExecutionRef) -> int:
                 select(func.count()).where(
                     DEJ.c.discover_workflow_id == ref.workflow_id,
                     DEJ.c.discover_run_id == ref.run_id,
+                )
+            ).scalar_one()
+        )
+
+
+def jobs_created_by(ctx: StageContext, ref: ExecutionRef) -> int:
+    """Members of this run whose job did not exist before the run started."""
+    j = schema.jobs
+    with ctx.store.read() as conn:
+        started = conn.execute(select(DR.c.started_at).where(*_run_key(ref))).scalar()
+        return int(
+            conn.execute(
+                select(func.count())
+                .select_from(DEJ.join(j, j.c.id == DEJ.c.job_id))
+                .where(
+                    DEJ.c.discover_workflow_id == ref.workflow_id,
+                    DEJ.c.discover_run_id == ref.run_id,
+                    j.c.created_at >= started,
                 )
             ).scalar_one()
         )

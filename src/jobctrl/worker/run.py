@@ -29,8 +29,15 @@ log = logging.getLogger(__name__)
 WORKFLOWS = [JobPreparationWorkflow, DiscoverWorkflow]
 
 
+def quiet_expected_failures() -> None:
+    """Stage errors are expected outcomes, logged in one line by our activities; the SDK's
+    own log of each failed attempt would repeat them with a traceback."""
+    logging.getLogger("temporalio.activity").setLevel(logging.ERROR)
+
+
 def build_worker(client: Client, store: Store, home: Home, *, task_queue: str | None = None,
                  max_activities: int = 16) -> tuple[Worker, StageContext]:  # fmt: skip
+    quiet_expected_failures()
     ctx = StageContext(home=home, store=store)
     acts = PreparationActivities(ctx)
     discovery = DiscoveryActivities(ctx, client, asyncio.get_running_loop())

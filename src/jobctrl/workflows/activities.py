@@ -63,6 +63,7 @@ class PreparationActivities:
         try:
             return work(info.workflow_run_id)
         except StageError as error:
+            log.warning("%s of job %s: %s (attempt %d)", stage, job_id, error.code, info.attempt)
             if error.retryable:
                 self._note_next_attempt(job_id, stage, info, error)
             raise _as_application_error(error) from None

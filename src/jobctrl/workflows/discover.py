@@ -14,7 +14,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, CancelledError
 
 with workflow.unsafe.imports_passed_through():
     from jobctrl.workflows.models import (
@@ -44,7 +44,7 @@ class DiscoverWorkflow:
             maximum_interval=timedelta(minutes=5),
             maximum_attempts=inp.retry.max_attempts,
         )
-        heartbeat = timedelta(seconds=max(inp.retry.heartbeat_timeout_seconds, 30))
+        heartbeat = timedelta(seconds=inp.retry.heartbeat_timeout_seconds)
         counts: dict[str, int] = {}
         failure: str | None = None
         try:
@@ -67,6 +67,8 @@ class DiscoverWorkflow:
                     )
                     _merge(counts, result.counts)
                 except ActivityError as error:
+                    if isinstance(error.cause, CancelledError):
+                        raise asyncio.CancelledError() from None
                     failure = failure or _error_code(error)
                     counts["failed_families"] = counts.get("failed_families", 0) + 1
             for step in ("discovery_enrichment_pass", "discovery_preparation_fanout"):

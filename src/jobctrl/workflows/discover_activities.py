@@ -7,6 +7,7 @@ loop; these activities run in worker threads and hand the start to that loop.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -29,6 +30,7 @@ from jobctrl.workflows.models import (
 )
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 START_TIMEOUT = 60.0
 
 
@@ -42,6 +44,8 @@ class DiscoveryActivities:
         try:
             return work()
         except StageError as error:
+            info = activity.info()
+            log.warning("%s: %s (attempt %d)", info.activity_type, error.code, info.attempt)
             raise _as_application_error(error) from None
 
     def start_preparations(self, ref: ExecutionRef) -> dict[str, int]:
@@ -103,7 +107,10 @@ class DiscoveryActivities:
         """Close membership: the run's jobs and their preparations are all accounted for."""
 
         def work() -> dict[str, int]:
-            counts = {"members": discover.member_count(self.ctx, ref)}
+            counts = {
+                "members": discover.member_count(self.ctx, ref),
+                "jobs_created": discover.jobs_created_by(self.ctx, ref),
+            }
             total = discover.progress_total(self.ctx, ref)
             discover.terminal_step(
                 self.ctx, ref, "preparation_fanout", total, activity.info().attempt, counts
