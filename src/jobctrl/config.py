@@ -58,13 +58,19 @@ def write_template(
         return False
     home.ensure()
     text = template_text()
-    if profile is not None:
-        data = yaml.safe_load(text)
-        data["profile"] = Profile.model_validate(profile).model_dump(mode="json")
+    if profile is not None or target_search is not None:
+        # Round-trip the template so the comments of the other sections stay.
+        import io
+
+        yaml_rt = _round_trip()
+        data = yaml_rt.load(text)
+        if profile is not None:
+            data["profile"] = Profile.model_validate(profile).model_dump(mode="json")
         if target_search is not None:
             data["target_search"] = TargetSearch.model_validate(target_search).model_dump()
-        header = "".join(line for line in text.splitlines(keepends=True)[:5])
-        text = header + "\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+        out = io.StringIO()
+        yaml_rt.dump(data, out)
+        text = out.getvalue()
     home.config_path.write_text(text, encoding="utf-8")
     return True
 

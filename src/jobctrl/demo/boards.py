@@ -33,6 +33,7 @@ class DemoPosting:
     location: str
     remote: bool
     description_html: str
+    origin: str = ""  # the posting this one lists again ("" = it is the original)
 
 
 @dataclass
@@ -78,33 +79,62 @@ def build_boards(
                 board.postings.append(
                     DemoPosting(
                         f"{counter:06d}",
-                        p.title,
+                        _relisted_title(p.title, counter),
                         p.company,
-                        p.location,
+                        _relisted_location(p.location, counter),
                         p.remote,
                         p.description_html,
+                        origin=p.origin or p.id,
                     )
                 )
+        taken = {
+            (p.title, p.location) for b2 in result if b2.company == company for p in b2.postings
+        }
+        tries = 0
         while len(board.postings) < per_board:
             counter += 1
-            board.postings.append(_make_posting(rng, (company, blurb[1]), counter))
+            posting = _make_posting(rng, (company, blurb[1]), counter)
+            tries += 1
+            # Distinct postings of one company differ in title or place (else they are
+            # the same job by any reasonable rule, and the ground truth would be wrong).
+            if (posting.title, posting.location) in taken and tries < 1000:
+                continue
+            taken.add((posting.title, posting.location))
+            board.postings.append(posting)
         result.append(board)
     result.append(Board("greenhouse", "brokenco", "Brokenco", broken=True))
     return result
 
 
+def _relisted_title(title: str, n: int) -> str:
+    """How another ATS might spell the same title (so dedupe's fuzzy rule is exercised)."""
+    variant = n % 4
+    if variant == 1:
+        return f"{title} (m/f/d)"
+    if variant == 2 and title.startswith("Senior "):
+        return "Sr. " + title.removeprefix("Senior ")
+    if variant == 3:
+        return f"{title} - Full-time"
+    return title
+
+
+def _relisted_location(location: str, n: int) -> str:
+    """ "Berlin, DE" is sometimes listed as just "Berlin"."""
+    return location.split(", ")[0] if n % 3 == 0 and not location.startswith("Remote") else location
+
+
 def duplicate_pairs(boards: list[Board]) -> int:
-    """How many postings are listed twice (the dedupe ground truth)."""
-    seen: dict[tuple[str, str, str], int] = {}
-    for board in boards:
-        for p in board.postings:
-            key = (p.company, p.title, p.location)
-            seen[key] = seen.get(key, 0) + 1
-    return sum(n - 1 for n in seen.values())
+    """How many listings repeat a posting listed elsewhere (the dedupe ground truth)."""
+    return sum(1 for board in boards for p in board.postings if p.origin)
 
 
 def _iso(n: int) -> str:
     return f"2025-{1 + n % 6:02d}-{1 + n % 27:02d}T09:00:00Z"
+
+
+def posting_url_paths(boards: list[Board]) -> dict[str, str]:
+    """Each posting's page path → the id of the original posting (dedupe ground truth)."""
+    return {_posting_path(b, p): p.origin or p.id for b in boards for p in b.postings}
 
 
 def _posting_path(board: Board, p: DemoPosting) -> str:

@@ -84,3 +84,5 @@ SCORE_NO_DESCRIPTION = "SCORE_NO_DESCRIPTION"
 BUDGET_EXCEEDED = "budget_exceeded"
 MIN_SCORE = "MIN_SCORE"
 OWNERSHIP_LOST = "OWNERSHIP_LOST"
+POSTING_UNAVAILABLE = "POSTING_UNAVAILABLE"  # a stage skipped: the posting is closed
+POSTING_EXPIRED = "POSTING_EXPIRED"  # a check found validThrough in the past

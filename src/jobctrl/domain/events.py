@@ -6,6 +6,7 @@ prompt, a provider response, a credential or exception text.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict
@@ -188,6 +189,24 @@ class SettingChanged(DomainEvent):
     key: str
 
 
+class JobAvailabilityChecked(DomainEvent):
+    """One availability check of a saved job's posting (codes and clocks only, no page text).
+
+    ``availability`` is "active", "unavailable" or "unknown"; ``previous`` is the state
+    before (None when never checked); ``code`` is the stable reason (an ``ENRICH_*`` fetch
+    code or ``POSTING_EXPIRED``), None when active; ``failures`` counts unknown checks in a row.
+    """
+
+    type = "JobAvailabilityChecked"
+    job_id: str
+    availability: str
+    previous: str | None = None
+    code: str | None = None
+    failures: int = 0
+    checked_at: datetime
+    next_check_at: datetime
+
+
 REGISTRY: dict[str, type[DomainEvent]] = {
     cls.type: cls
     for cls in (
@@ -210,6 +229,7 @@ REGISTRY: dict[str, type[DomainEvent]] = {
         PipelineStepCompleted,
         PipelineStepFailed,
         SettingChanged,
+        JobAvailabilityChecked,
     )
 }
 

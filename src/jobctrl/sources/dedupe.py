@@ -25,9 +25,12 @@ A posting joins the first existing group it matches, tried in this order:
       "Software Engineer, Payments" would merge with "Software Engineer";
     - both name the same level markers: seniority words, roman numerals and numbers
       ("Engineer II" is not "Engineer III", "Senior" is not "Staff");
-    - locations score ``token_set_ratio ≥ 85`` (LOCATION_MIN), or either is missing
-      ("Berlin" and "Berlin, Germany" agree); the place must also agree with every place
-      the group was already seen at, so a posting without one cannot bridge two cities.
+    - locations agree: either is missing, one's place words contain the other's ("Berlin"
+      and "Berlin, Germany"), or they score ``token_set_ratio ≥ 85`` (LOCATION_MIN) with
+      no short word (a country code) differing, and a remote place never agrees with an
+      office elsewhere ("Remote (NL)" vs "Amsterdam, NL"); the place must also agree with
+      every place the group was already seen at, so a posting without one cannot bridge
+      two cities.
    A posting without a company is never matched fuzzily. When in doubt we keep two groups:
    a duplicate shown twice costs a glance, a distinct job merged away is lost.
 
@@ -296,7 +299,20 @@ def _id_key(p: DiscoveredPosting) -> tuple[str, ...] | None:
 
 
 def _locations_agree(a: str, b: str) -> bool:
-    return not a or not b or fuzz.token_set_ratio(a, b) >= LOCATION_MIN
+    """Places agree when either is missing, when one's place words contain the other's
+    ("Berlin" and "Berlin, Germany"), or when they are close enough to be a misspelling.
+    Work-mode words do not count as places, and short words (country codes) must match
+    exactly: "Remote (ES)" and "Remote (IE)" score high as strings but are two countries."""
+    if not a or not b:
+        return True
+    wa, wb = set(a.split()) - _FILLER_WORDS, set(b.split()) - _FILLER_WORDS
+    if ("remote" in a.split()) != ("remote" in b.split()) and wa and wb and wa != wb:
+        return False  # "Remote (NL)" is not "Amsterdam, NL": when in doubt, two jobs
+    if not wa or not wb or wa <= wb or wb <= wa:
+        return True
+    if any(len(w) < 4 for w in wa ^ wb):
+        return False
+    return fuzz.token_set_ratio(" ".join(sorted(wa)), " ".join(sorted(wb))) >= LOCATION_MIN
 
 
 def _misspelt(word: str, candidates: list[str]) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import select, update
 
 from jobctrl.domain import ids
-from jobctrl.domain.errors import OWNERSHIP_LOST, NotFoundError, StageError
+from jobctrl.domain.errors import OWNERSHIP_LOST, POSTING_UNAVAILABLE, NotFoundError, StageError
 from jobctrl.domain.events import (
     JobCreated,
     StageFailed,
@@ -141,6 +141,13 @@ def claim_stage(store: Store, job_id: str, stage: str, run_id: str) -> Claim:
         state = StageState(row["state"])
         if state in (StageState.SUCCEEDED, StageState.SKIPPED):
             return Claim(attempt=row["attempts"], already=state)
+        # A closed posting (see stages/availability.py) is not prepared any further.
+        availability = tx.conn.execute(
+            select(schema.jobs.c.availability).where(schema.jobs.c.id == job_id)
+        ).scalar()
+        if availability == "unavailable":
+            skip_stage(tx, job_id, stage, POSTING_UNAVAILABLE)
+            return Claim(attempt=row["attempts"], already=StageState.SKIPPED)
         attempt = row["attempts"] + 1
         tx.conn.execute(
             update(S)

@@ -304,6 +304,17 @@ def _workflow_ref(doc: dict[str, Any], p: dict[str, Any]) -> None:
         refs.append({"workflowId": p["workflowId"], "runId": p["runId"]})
 
 
+def _availability_checked(doc: dict[str, Any], p: dict[str, Any]) -> None:
+    doc["availability"] = {
+        "state": p["availability"],
+        "previous": p.get("previous"),
+        "code": p.get("code"),
+        "failures": p.get("failures", 0),
+        "checkedAt": p.get("checkedAt"),
+        "nextCheckAt": p.get("nextCheckAt"),
+    }
+
+
 # -- workflow run projection ---------------------------------------------------------------
 
 
@@ -406,4 +417,5 @@ HANDLERS: dict[str, Callable[[_Fold, Event, dict[str, Any]], None]] = {
     "PipelineStepStarted": _pipeline_step("running"),
     "PipelineStepCompleted": _pipeline_step("completed"),
     "PipelineStepFailed": _pipeline_step("failed"),
+    "JobAvailabilityChecked": _job_event(_availability_checked),
 }

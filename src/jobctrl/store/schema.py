@@ -44,6 +44,13 @@ jobs = Table(
     Column("text_artifact", String(64)),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    # Recurring availability checks (stages/availability.py); None = never checked.
+    Column("availability", String(16)),  # active | unavailable | unknown
+    Column("availability_checked_at", DateTime(timezone=True)),
+    Column("availability_next_check_at", DateTime(timezone=True)),
+    Column("availability_failures", Integer, nullable=False, server_default="0"),
+    Column("availability_code", String(64)),
+    Index("ix_jobs_availability_due", "availability_next_check_at"),
 )
 
 job_stage_states = Table(

@@ -7,6 +7,7 @@ one-line description; unknown keys and bad values are refused with a clear messa
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -74,6 +75,16 @@ def _bool(raw: str) -> bool:
     if lowered in ("0", "false", "no", "off"):
         return False
     raise ValueError("must be true or false")
+
+
+_CRON_FIELD = re.compile(r"^(\*|\d+(-\d+)?)(/\d+)?(,(\*|\d+(-\d+)?)(/\d+)?)*$")
+
+
+def _cron(raw: str) -> str:
+    fields = raw.split()
+    if len(fields) != 5 or not all(_CRON_FIELD.match(f) for f in fields):
+        raise ValueError("use five cron fields: minute hour day-of-month month day-of-week")
+    return " ".join(fields)
 
 
 @dataclass(frozen=True)
@@ -154,10 +165,46 @@ SPECS: dict[str, SettingSpec] = {
             "How long a silent activity may go before another worker takes it over.",
         ),
         SettingSpec(
+            "discovery.schedule_enabled",
+            False,
+            _bool,
+            "Run discovery on a schedule (takes effect at the worker's next heartbeat).",
+        ),
+        SettingSpec(
+            "discovery.schedule_cron",
+            "0 7 * * *",
+            _cron,
+            "When scheduled discovery runs: a five-field cron expression (UTC).",
+        ),
+        SettingSpec(
+            "discovery.prepare_jobs",
+            True,
+            _bool,
+            "Start each newly discovered job's preparation at once (score as you discover).",
+        ),
+        SettingSpec(
+            "worker.heartbeat_seconds",
+            15.0,
+            _float_at_least(0.2),
+            "How often the worker reconciles the schedule and runs availability checks.",
+        ),
+        SettingSpec(
             "providers.offline.latency_ms",
             0,
             _int_between(0, 600_000),
             "Simulated latency of the offline provider (for benchmarks and crash drills).",
+        ),
+        SettingSpec(
+            "availability.enabled",
+            True,
+            _bool,
+            "Recheck saved postings on a schedule (24 h active, 7 d closed, backoff on errors).",
+        ),
+        SettingSpec(
+            "availability.batch_size",
+            25,
+            _int_between(1, 500),
+            "Most saved postings one availability sweep checks.",
         ),
     )
 }

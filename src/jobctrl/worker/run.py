@@ -20,6 +20,7 @@ from jobctrl.stages.context import StageContext
 from jobctrl.store.store import Store
 from jobctrl.worker.connection import connect, default_task_queue
 from jobctrl.worker.devserver import EmbeddedTemporal
+from jobctrl.worker.heartbeat import WorkerHeartbeat
 from jobctrl.workflows.activities import PreparationActivities
 from jobctrl.workflows.discover import DiscoverWorkflow
 from jobctrl.workflows.discover_activities import DiscoveryActivities
@@ -68,10 +69,13 @@ async def run_worker(home: Home, *, on_ready: Callable[[str], None] | None = Non
             await server.ensure()
         client = await connect(home)
         worker, ctx = build_worker(client, store, home)
+        heartbeat = WorkerHeartbeat(client, ctx)
         async with worker:
+            beats = asyncio.create_task(heartbeat.run(stop))
             if on_ready:
                 on_ready(client.service_client.config.target_host)
             await stop.wait()
+            await beats
         ctx.close()
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):

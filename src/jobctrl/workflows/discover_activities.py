@@ -50,6 +50,8 @@ class DiscoveryActivities:
 
     def start_preparations(self, ref: ExecutionRef) -> dict[str, int]:
         """Start (or find) the preparation of every member still waiting for one."""
+        if not self.ctx.settings.get("discovery.prepare_jobs"):
+            return {}
         started = 0
         wr = schema.workflow_run_projections
         for job_id in discover.pending_members(self.ctx, ref):

@@ -213,3 +213,22 @@ def test_ten_thousand_postings_are_grouped() -> None:
     groups = deduper.groups()
     assert sum(len(group) for group in groups) == 10_000
     assert len(groups) <= 9_000  # at least the repeated ATS ids were merged
+
+
+def test_places_that_read_alike_but_differ_are_two_jobs() -> None:
+    def posting(url: str, location: str) -> DiscoveredPosting:
+        return DiscoveredPosting(
+            source_kind="greenhouse",
+            source_name="acme",
+            url=url,
+            title="Staff Data Engineer",
+            company="Acme",
+            location=location,
+        )
+
+    d = Deduper()
+    assert d.add(posting("https://a.example/1", "Remote (ES)"))[1]
+    assert d.add(posting("https://a.example/2", "Remote (IE)"))[1], "two countries"
+    assert d.add(posting("https://a.example/3", "Amsterdam, NL"))[1]
+    assert d.add(posting("https://a.example/4", "Remote (NL)"))[1], "remote is not the office"
+    assert not d.add(posting("https://b.example/5", "Amsterdam, Netherlands, NL"))[1]
