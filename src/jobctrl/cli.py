@@ -327,6 +327,9 @@ def spend(as_json: bool) -> None:
     budget = summary["dailyBudgetUsd"]
     ceiling = "unlimited" if budget == 0 else f"${budget:.2f}"
     click.echo(f"{summary['day']} (UTC): ${summary['spentUsd']:.4f} of {ceiling} (estimate)")
+    held = summary["openReservations"]
+    mode = "strict: calls reserve their worst case" if summary["strict"] else "preflight only"
+    click.echo(f"  open reservations: {held['count']} (${held['amountUsd']:.4f}); {mode}")
     limits = summary["laneTokenLimits"]
     if not summary["lanes"]:
         click.echo("  no provider usage recorded today")

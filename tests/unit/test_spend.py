@@ -122,3 +122,116 @@ def test_a_new_day_reopens_the_budget(authority, settings, clock):
 def test_unknown_models_use_the_generic_rate():
     assert estimate_cost_usd("some-new-model", 1_000_000, 0) == pytest.approx(1.0)
     assert estimate_cost_usd("offline-extractive-v1", 1_000_000, 1_000_000) == 0.0
+
+
+# -- strict mode: reservations ---------------------------------------------------------------
+
+
+def test_fifty_concurrent_calls_never_exceed_a_one_dollar_ceiling(store, settings):
+    """Each call may cost up to $0.07 (gpt-4o: 10k in, 5k out); 50 run at once against $1.
+    Whatever the interleaving, spend plus open reservations never passes the ceiling."""
+    import threading
+
+    settings.set("daily_budget_usd", "1")
+    authority = SpendAuthority(store, settings)
+    admitted, refused, peak = [], [], [0.0]
+    lock = threading.Lock()
+
+    def one(n: int) -> None:
+        def call() -> tuple[str, Usage]:
+            summary = authority.summary()
+            with lock:
+                peak[0] = max(
+                    peak[0], summary["spentUsd"] + summary["openReservations"]["amountUsd"]
+                )
+            return "ok", Usage(10_000, 4_000)  # the real call used less than its maximum
+
+        try:
+            authority.guarded_call(
+                lane="score",
+                observation_id=f"c{n}",
+                provider="openai",
+                model="gpt-4o",
+                call=call,
+                input_tokens=10_000,
+                max_output_tokens=5_000,
+            )
+            admitted.append(n)
+        except BudgetExceededError:
+            refused.append(n)
+
+    threads = [threading.Thread(target=one, args=(n,)) for n in range(50)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    spent = authority.summary()["spentUsd"]
+    assert spent <= 1.0 and peak[0] <= 1.0 + 1e-9
+    assert admitted and refused, "some calls fit, the rest were refused before being sent"
+    assert len(admitted) + len(refused) == 50
+    assert authority.open_reservations()["count"] == 0
+
+
+def test_a_reservation_left_by_a_crash_counts_until_it_expires(store, settings, clock):
+    settings.set("daily_budget_usd", "0.10")
+    settings.set("budget.reservation_ttl_seconds", "600")
+    authority = SpendAuthority(store, settings, clock=clock)
+    authority.reserve(
+        reservation_id="crashed",
+        lane="tailor",
+        provider="openai",
+        model="gpt-4o",
+        input_tokens=10_000,
+        max_output_tokens=5_000,
+    )  # $0.075
+    # The process died here: no settle. The open reservation still blocks what won't fit.
+    assert authority.open_reservations()["count"] == 1
+    with pytest.raises(BudgetExceededError):
+        authority.reserve(
+            reservation_id="next",
+            lane="tailor",
+            provider="openai",
+            model="gpt-4o",
+            input_tokens=10_000,
+            max_output_tokens=5_000,
+        )
+    clock.now += timedelta(seconds=601)
+    assert authority.open_reservations()["count"] == 0
+    authority.reserve(
+        reservation_id="next",
+        lane="tailor",
+        provider="openai",
+        model="gpt-4o",
+        input_tokens=10_000,
+        max_output_tokens=5_000,
+    )
+
+
+def test_lane_tokens_count_reservations_too(store, settings):
+    settings.set("lane_token_limits", "cover=20000")
+    authority = SpendAuthority(store, settings)
+    authority.reserve(
+        reservation_id="a",
+        lane="cover",
+        provider="openai",
+        model="gpt-4o-mini",
+        input_tokens=8_000,
+        max_output_tokens=4_000,
+    )
+    with pytest.raises(BudgetExceededError):
+        authority.reserve(
+            reservation_id="b",
+            lane="cover",
+            provider="openai",
+            model="gpt-4o-mini",
+            input_tokens=8_000,
+            max_output_tokens=4_000,
+        )
+    authority.reserve(
+        reservation_id="c",
+        lane="score",
+        provider="openai",
+        model="gpt-4o-mini",
+        input_tokens=8_000,
+        max_output_tokens=4_000,
+    )

@@ -6,16 +6,23 @@ USD spend already meets ``daily_budget_usd`` or the lane's input+output tokens m
 ``lane_token_limits`` entry. ``record`` writes one provider observation: it is stored once
 per observation id (a repeated callback is not counted twice) and added to the ledger row
 of its UTC day and lane with an UPSERT.
+
+Strict mode (``budget.strict``, on by default) goes further than a preflight: ``reserve``
+admits a call only if today's spend plus every open reservation plus this call's
+worst-case cost (its measured input and its maximum output) stays within the ceiling, and
+records the reservation in the same write transaction, so concurrent calls cannot
+overshoot together. ``settle`` replaces the reservation with the observed usage. A
+reservation left by a crash keeps counting until it is settled or expires.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
-from sqlalchemy import case, func, select
+from sqlalchemy import case, func, select, update
 
 from jobctrl.domain.errors import BudgetExceededError
 from jobctrl.store import schema
@@ -142,6 +149,84 @@ class SpendAuthority:
             )
         return True
 
+    def reserve(
+        self,
+        *,
+        reservation_id: str,
+        lane: str,
+        provider: str,
+        model: str,
+        input_tokens: int,
+        max_output_tokens: int,
+    ) -> float:
+        """Admit one call at its worst case, or raise ``BudgetExceededError``; returns the
+        reserved USD. Reserving the same id again is a no-op while it is open."""
+        now = self.clock()
+        day = utc_day(now)
+        worst = estimate_cost_usd(model, input_tokens, max_output_tokens)
+        tokens = input_tokens + max_output_tokens
+        values = self.settings.all()
+        budget = float(values["daily_budget_usd"])
+        lane_limit = int(values["lane_token_limits"].get(lane, 0) or 0)
+        ttl = timedelta(seconds=float(values["budget.reservation_ttl_seconds"]))
+        ls, lr = schema.llm_spend, schema.llm_reservations
+        with self.store.write() as tx:
+            existing = tx.conn.execute(
+                select(lr.c.amount_usd, lr.c.settled_at).where(
+                    lr.c.reservation_id == reservation_id
+                )
+            ).first()
+            if existing is not None and existing.settled_at is None:
+                return float(existing.amount_usd)
+            lane_tokens = case((ls.c.lane == lane, ls.c.input_tokens + ls.c.output_tokens), else_=0)
+            spent, used = tx.conn.execute(
+                select(
+                    func.coalesce(func.sum(ls.c.cost_usd), 0.0),
+                    func.coalesce(func.sum(lane_tokens), 0),
+                ).where(ls.c.day == day)
+            ).one()
+            open_ = (lr.c.day == day, lr.c.settled_at.is_(None), lr.c.expires_at > now)
+            held, held_tokens = tx.conn.execute(
+                select(
+                    func.coalesce(func.sum(lr.c.amount_usd), 0.0),
+                    func.coalesce(func.sum(case((lr.c.lane == lane, lr.c.tokens), else_=0)), 0),
+                ).where(*open_)
+            ).one()
+            if budget > 0 and (spent >= budget or spent + held + worst > budget):
+                raise BudgetExceededError(
+                    f"a call of up to ${worst:.4f} does not fit: ${spent:.4f} spent and "
+                    f"${held:.4f} reserved of the ${budget:.2f} daily budget"
+                )
+            if lane_limit > 0 and used + held_tokens + tokens > lane_limit:
+                raise BudgetExceededError(
+                    f"a call of up to {tokens} tokens does not fit the {lane} lane's "
+                    f"{lane_limit} daily tokens ({used} used, {held_tokens} reserved)"
+                )
+            row = {
+                "reservation_id": reservation_id,
+                "day": day,
+                "lane": lane,
+                "provider": provider,
+                "model": model,
+                "amount_usd": worst,
+                "tokens": tokens,
+                "created_at": now,
+                "expires_at": now + ttl,
+                "settled_at": None,
+            }
+            upsert(tx.conn, lr, row, keys=["reservation_id"], update=list(row))
+        return worst
+
+    def settle(self, reservation_id: str) -> None:
+        """Close a reservation (its usage, if any, is recorded with ``record``)."""
+        lr = schema.llm_reservations
+        with self.store.write() as tx:
+            tx.conn.execute(
+                update(lr)
+                .where(lr.c.reservation_id == reservation_id, lr.c.settled_at.is_(None))
+                .values(settled_at=self.clock())
+            )
+
     def guarded_call(
         self,
         *,
@@ -150,19 +235,53 @@ class SpendAuthority:
         provider: str,
         model: str,
         call: Callable[[], tuple[T, Usage | None]],
+        input_tokens: int | None = None,
+        max_output_tokens: int | None = None,
     ) -> T:
-        """Preflight, call the provider, and record its usage before the result is used."""
-        self.preflight(lane)
-        result, usage = call()
-        if usage is not None:
-            self.record(
-                observation_id=observation_id,
+        """Admit the attempt (a strict reservation when its size is known, else the
+        preflight), call the provider, and record its usage before the result is used."""
+        strict = (
+            input_tokens is not None
+            and max_output_tokens is not None
+            and bool(self.settings.get("budget.strict"))
+        )
+        if strict:
+            self.reserve(
+                reservation_id=observation_id,
                 lane=lane,
                 provider=provider,
                 model=model,
-                usage=usage,
+                input_tokens=input_tokens or 0,
+                max_output_tokens=max_output_tokens or 0,
             )
+        else:
+            self.preflight(lane)
+        try:
+            result, usage = call()
+            if usage is not None:
+                self.record(
+                    observation_id=observation_id,
+                    lane=lane,
+                    provider=provider,
+                    model=model,
+                    usage=usage,
+                )
+        finally:
+            if strict:
+                self.settle(observation_id)
         return result
+
+    def open_reservations(self, day: str | None = None) -> dict[str, float]:
+        now = self.clock()
+        day = day or utc_day(now)
+        lr = schema.llm_reservations
+        with self.store.read() as conn:
+            count, amount = conn.execute(
+                select(func.count(), func.coalesce(func.sum(lr.c.amount_usd), 0.0)).where(
+                    lr.c.day == day, lr.c.settled_at.is_(None), lr.c.expires_at > now
+                )
+            ).one()
+        return {"count": int(count), "amountUsd": round(float(amount), 6)}
 
     def summary(self, day: str | None = None) -> dict:
         day = day or utc_day(self.clock())
@@ -183,6 +302,8 @@ class SpendAuthority:
         spent = sum(lane["costUsd"] for lane in lanes)
         return {
             "day": day,
+            "strict": bool(self.settings.get("budget.strict")),
+            "openReservations": self.open_reservations(day),
             "dailyBudgetUsd": budget,
             "spentUsd": round(spent, 6),
             "remainingUsd": None if budget == 0 else round(max(0.0, budget - spent), 6),

@@ -260,3 +260,21 @@ pipeline_step_projections = Table(
     Column("finished_at", DateTime(timezone=True)),
     Column("last_seq", Integer, nullable=False),
 )
+
+# -- spend reservations and materials (issue 4) ------------------------------------------
+
+llm_reservations = Table(
+    "llm_reservations",
+    metadata,
+    Column("reservation_id", String(128), primary_key=True),
+    Column("day", String(10), nullable=False),
+    Column("lane", String(32), nullable=False),
+    Column("provider", String(64), nullable=False),
+    Column("model", String(128), nullable=False),
+    Column("amount_usd", Float, nullable=False),
+    Column("tokens", BigInteger, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("settled_at", DateTime(timezone=True)),
+    Index("ix_llm_reservations_open", "day", "settled_at"),
+)

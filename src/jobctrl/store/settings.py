@@ -165,6 +165,19 @@ SPECS: dict[str, SettingSpec] = {
             "How long a silent activity may go before another worker takes it over.",
         ),
         SettingSpec(
+            "budget.strict",
+            True,
+            _bool,
+            "Reserve each call's worst-case cost before sending it, so spend plus open "
+            "reservations never exceeds the daily budget.",
+        ),
+        SettingSpec(
+            "budget.reservation_ttl_seconds",
+            900.0,
+            _float_at_least(1),
+            "How long a reservation left by a crashed call still counts before it expires.",
+        ),
+        SettingSpec(
             "discovery.schedule_enabled",
             False,
             _bool,

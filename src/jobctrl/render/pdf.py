@@ -1,0 +1,265 @@
+"""Render a tailored resume and a cover letter to ATS-friendly PDFs with Typst.
+
+The templates in ``templates/`` are fixed Typst files; the materials reach them as one JSON
+document in ``sys.inputs.data``. Typst parses that with ``json()`` into plain strings and
+prints strings verbatim, so user text is never spliced into markup and needs no escaping:
+a bullet with ``#set``, ``*bold*``, ``$x$``, ``]`` or ``\\`` prints exactly as written.
+
+Only the fonts the ``typst`` wheel embeds are used (Libertinus Serif), with system fonts
+ignored, so rendering is offline, identical on every machine, and deterministic.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import re
+import unicodedata
+from datetime import date as Date
+from functools import cache
+from importlib.resources import files
+from typing import Any, Literal
+
+import pypdf
+import typst
+
+from jobctrl.domain.materials import CoverLetter, TailoredResume
+from jobctrl.domain.profile import Contact
+
+__all__ = ["RenderError", "pdf_pages", "pdf_text", "render_cover_letter", "render_resume"]
+
+log = logging.getLogger(__name__)
+
+Paper = Literal["a4", "us-letter"]
+
+# Input limits: generous for any real resume (a long one runs to a few pages), small
+# enough that a runaway provider answer cannot make Typst work for seconds.
+MAX_FIELD_CHARS = 5_000
+MAX_TOTAL_CHARS = 200_000
+MAX_STRINGS = 5_000
+
+# A letter that overflows one page is first set a little smaller before it is refused.
+_RESUME_SIZE = 10.5
+_LETTER_SIZES = (11.0, 10.5, 10.0)
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_LONG_MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July",
+    "August", "September", "October", "November", "December",
+)  # fmt: skip
+_YEAR_MONTH = re.compile(r"(\d{4})-(\d{2})")
+_LINKABLE = re.compile(r"(?:https?://|mailto:)\S+", re.IGNORECASE)
+
+
+class RenderError(ValueError):
+    """Materials could not be rendered; ``code`` says why, the message never quotes markup.
+
+    Codes: ``render_invalid_input``, ``render_too_large``, ``render_letter_too_long``,
+    ``render_failed`` (a template problem), ``render_not_a_pdf``.
+    """
+
+    def __init__(self, message: str, *, code: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+def render_resume(resume: TailoredResume, *, paper: Paper = "a4") -> bytes:
+    """Render ``resume`` as a single-column PDF (1–2 pages for a typical profile)."""
+    if not isinstance(resume, TailoredResume):
+        raise RenderError("expected a TailoredResume", code="render_invalid_input")
+    data = _checked(
+        {
+            "paper": _paper(paper),
+            "size": _RESUME_SIZE,
+            "name": resume.name,
+            "headline": resume.headline,
+            "contact": _contact_items(resume.contact),
+            "summary": resume.summary,
+            "skills": resume.skills,
+            "experience": [
+                {
+                    "title": job.title,
+                    "company": job.company,
+                    "dates": _date_range(job.start, job.end, open_is_current=True),
+                    "location": job.location,
+                    "bullets": job.bullets,
+                }
+                for job in resume.experience
+            ],
+            "education": [
+                {
+                    "what": ", ".join(p for p in (school.degree, school.field) if p.strip())
+                    or school.institution,
+                    "where": school.institution if (school.degree or school.field) else "",
+                    "dates": _date_range(school.start, school.end, open_is_current=False),
+                }
+                for school in resume.education
+            ],
+        }
+    )
+    if not data["name"]:
+        raise RenderError("the resume has no name", code="render_invalid_input")
+    return _compile("resume", data)
+
+
+def render_cover_letter(
+    letter: CoverLetter,
+    *,
+    sender: TailoredResume | None = None,
+    date: str | None = None,
+    paper: Paper = "a4",
+) -> bytes:
+    """Render ``letter`` on exactly one page, headed by ``sender``'s name and contact.
+
+    ``date`` is printed as given; None prints today's date, "" prints none. A letter
+    that does not fit one page even at a smaller size raises ``RenderError``.
+    """
+    if not isinstance(letter, CoverLetter):
+        raise RenderError("expected a CoverLetter", code="render_invalid_input")
+    if sender is not None and not isinstance(sender, TailoredResume):
+        raise RenderError("sender must be a TailoredResume", code="render_invalid_input")
+    data = _checked(
+        {
+            "paper": _paper(paper),
+            "size": _LETTER_SIZES[0],
+            "sender": sender.name if sender else "",
+            "contact": _contact_items(sender.contact) if sender else [],
+            "date": _long_date(Date.today()) if date is None else date,
+            "company": letter.company,
+            "role": letter.role,
+            "greeting": letter.greeting,
+            "paragraphs": letter.paragraphs,
+            "closing": letter.closing,
+            "signature": letter.signature,
+        }
+    )
+    if not (data["greeting"] and data["paragraphs"] and data["signature"]):
+        raise RenderError(
+            "a cover letter needs a greeting, a paragraph and a signature",
+            code="render_invalid_input",
+        )
+    for size in _LETTER_SIZES:
+        pdf = _compile("letter", {**data, "size": size})
+        if pdf_pages(pdf) == 1:
+            return pdf
+    raise RenderError("the cover letter does not fit on one page", code="render_letter_too_long")
+
+
+def pdf_text(pdf: bytes) -> str:
+    """The text of every page, as a text extractor (and most ATS) reads it back."""
+    return "\n".join(page.extract_text() for page in _reader(pdf).pages)
+
+
+def pdf_pages(pdf: bytes) -> int:
+    return len(_reader(pdf).pages)
+
+
+def _reader(pdf: bytes) -> pypdf.PdfReader:
+    try:
+        return pypdf.PdfReader(io.BytesIO(pdf))
+    except (pypdf.errors.PyPdfError, ValueError, TypeError) as exc:
+        raise RenderError(
+            f"not a readable PDF ({type(exc).__name__})", code="render_not_a_pdf"
+        ) from None
+
+
+@cache
+def _template(kind: str) -> bytes:
+    return (files("jobctrl.render") / "templates" / f"{kind}.typ").read_bytes()
+
+
+def _compile(kind: str, data: dict[str, Any]) -> bytes:
+    try:
+        return typst.compile(
+            _template(kind),
+            format="pdf",
+            ignore_system_fonts=True,
+            sys_inputs={"data": json.dumps(data, ensure_ascii=False)},
+        )
+    except typst.TypstError as exc:
+        # Only a template bug gets here (data is never markup); keep Typst's diagnostic,
+        # which quotes template source, in the debug log rather than in the error.
+        log.debug("typst failed on %s.typ: %s\n%s", kind, exc.message, exc.diagnostic)
+        raise RenderError(f"could not render the {kind}", code="render_failed") from None
+
+
+def _checked(data: dict[str, Any]) -> dict[str, Any]:
+    """Clean every string in ``data`` and enforce the size limits."""
+    budget = {"chars": 0, "strings": 0}
+
+    def walk(value: Any, where: str) -> Any:
+        if isinstance(value, str):
+            text = _clean(value, where)
+            budget["chars"] += len(text)
+            budget["strings"] += 1
+            return text
+        if isinstance(value, dict):
+            return {k: walk(v, f"{where}.{k}" if where else k) for k, v in value.items()}
+        if isinstance(value, list):
+            items = [walk(v, f"{where}[{i}]") for i, v in enumerate(value)]
+            return [v for v in items if v != ""]  # a blank bullet or skill is no item
+        return value
+
+    cleaned = walk(data, "")
+    if budget["chars"] > MAX_TOTAL_CHARS or budget["strings"] > MAX_STRINGS:
+        raise RenderError(
+            f"too much text to render ({budget['chars']} characters in {budget['strings']} "
+            f"fields; the limit is {MAX_TOTAL_CHARS} in {MAX_STRINGS})",
+            code="render_too_large",
+        )
+    return cleaned
+
+
+def _clean(text: str, where: str) -> str:
+    """One line of printable text: whitespace runs collapse, control characters go."""
+    if len(text) > MAX_FIELD_CHARS:
+        raise RenderError(
+            f"{where} is too long ({len(text)} characters; the limit is {MAX_FIELD_CHARS})",
+            code="render_too_large",
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise RenderError(f"{where} is not valid Unicode", code="render_invalid_input") from None
+    text = "".join(c for c in text if c.isspace() or unicodedata.category(c) != "Cc")
+    return " ".join(text.split())
+
+
+def _contact_items(contact: Contact) -> list[dict[str, str]]:
+    items = []
+    if contact.email.strip():
+        email = contact.email.strip()
+        url = f"mailto:{email}" if "@" in email and " " not in email else ""
+        items.append({"text": email, "url": url})
+    items += [{"text": contact.phone, "url": ""}, {"text": contact.location, "url": ""}]
+    for link in contact.links:
+        items.append({"text": link, "url": link.strip() if _LINKABLE.fullmatch(link) else ""})
+    return [item for item in items if item["text"].strip()]
+
+
+def _paper(paper: str) -> str:
+    if paper not in ("a4", "us-letter"):
+        raise RenderError("paper must be 'a4' or 'us-letter'", code="render_invalid_input")
+    return paper
+
+
+def _date_range(start: str, end: str, *, open_is_current: bool) -> str:
+    start, end = _month_year(start), _month_year(end)
+    if end.lower() == "present" or (open_is_current and start and not end):
+        end = "Present"
+    return " – ".join(part for part in (start, end) if part)
+
+
+def _month_year(value: str) -> str:
+    """``2021-03`` reads ``Mar 2021``; a year or any other text is kept as written."""
+    value = value.strip()
+    match = _YEAR_MONTH.fullmatch(value)
+    if match and 1 <= int(match[2]) <= 12:
+        return f"{_MONTHS[int(match[2]) - 1]} {match[1]}"
+    return value
+
+
+def _long_date(day: Date) -> str:
+    return f"{day.day} {_LONG_MONTHS[day.month - 1]} {day.year}"
