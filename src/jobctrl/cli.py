@@ -454,6 +454,43 @@ def sources_import_career_ops(directory: Path, as_json: bool) -> None:
 
 
 @main.group()
+def profile() -> None:
+    """Show or import the candidate profile (versioned: work in flight keeps its version)."""
+
+
+@profile.command("show")
+@click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON.")
+@handle_errors
+def profile_show(as_json: bool) -> None:
+    """Show the current profile and its version."""
+    result = services.show_profile(_home())
+    if as_json:
+        _echo_json(result)
+        return
+    p = result["profile"]
+    click.echo(f"profile version {result['version']}: {p['name'] or '(no name)'}")
+    click.echo(f"  {len(p['skills'])} skills, {len(p['experience'])} roles, "
+               f"{len(p['education'])} education entries")  # fmt: skip
+
+
+@profile.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@handle_errors
+def profile_import(file: Path, as_json: bool) -> None:
+    """Replace the profile in config.yaml with a JSON Resume (resume.json) or RenderCV
+    YAML file."""
+    result = services.import_profile(_home(), file)
+    if as_json:
+        _echo_json(result)
+        return
+    click.echo(
+        f"imported {result['name']}: {result['skills']} skills, {result['experience']} roles, "
+        f"{result['education']} education entries (profile version {result['version']})"
+    )
+
+
+@main.group()
 def projections() -> None:
     """Maintain the read models folded from the event log."""
 

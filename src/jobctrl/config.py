@@ -139,3 +139,16 @@ def edit_sources(home: Home, change: Callable[[list[dict[str, Any]]], None]) -> 
         yaml_rt.dump(data, fh)
     tmp.replace(path)
     return entries
+
+
+def edit_profile(home: Home, profile: Profile) -> None:
+    """Replace the ``profile:`` section of config.yaml, keeping the other comments."""
+    load_config(home)
+    yaml_rt = _round_trip()
+    path = home.config_path
+    data = yaml_rt.load(path.read_text(encoding="utf-8"))
+    data["profile"] = profile.model_dump(mode="json")
+    tmp = path.with_suffix(".yaml.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        yaml_rt.dump(data, fh)
+    tmp.replace(path)

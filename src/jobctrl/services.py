@@ -21,7 +21,7 @@ from jobctrl.domain import ids
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.home import Home
 from jobctrl.stages import discover as discover_stage
-from jobctrl.store import jobs, projections, schema
+from jobctrl.store import jobs, profiles, projections, schema
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 from jobctrl.worker.connection import connect, default_task_queue
@@ -69,7 +69,7 @@ async def add_job(
     try:
         job = jobs.create_job(store, url)
         workflow_id, run_id = await start_preparation(
-            client, store, job.job_id, job.idempotency_key
+            client, home, store, job.job_id, job.idempotency_key
         )
         if wait:
             if not await worker_polling(client):
@@ -97,14 +97,17 @@ async def add_job(
         store.dispose()
 
 
-async def start_preparation(client: Client, store: Store, job_id: str, key: str) -> tuple[str, str]:
+async def start_preparation(
+    client: Client, home: Home, store: Store, job_id: str, key: str
+) -> tuple[str, str]:
     """Start the job's one JobPreparationWorkflow (or find it): (workflow id, run id).
 
     ``USE_EXISTING`` joins a running execution and ``REJECT_DUPLICATE`` refuses a new one
     after it closed, so a retried or racing start never makes a second execution.
     """
     workflow_id = ids.prep_workflow_id(key)
-    inp = PrepInput(job_id, key, retry_settings(Settings(store)))
+    version = profiles.version_of(store, config_mod.load_config(home).profile)
+    inp = PrepInput(job_id, key, retry_settings(Settings(store)), profile_version=version)
     try:
         handle = await client.start_workflow(
             JobPreparationWorkflow.run,
@@ -418,3 +421,31 @@ async def import_career_ops(home: Home, directory: Path) -> dict[str, Any]:
             skipped += 1
     jobs_added = [(await add_job(home, url))["jobId"] for url in urls] if urls else []
     return {"sourcesAdded": added, "sourcesSkipped": skipped, "jobsAdded": jobs_added}
+
+
+def import_profile(home: Home, path: Path) -> dict[str, Any]:
+    """Replace the profile in config.yaml with one read from a JSON Resume or RenderCV
+    file; the new profile is recorded as a new version (work in flight keeps its own)."""
+    from jobctrl.profile_import import load_profile_file
+
+    try:
+        profile = load_profile_file(path)
+    except FileNotFoundError:
+        raise JobctrlError(f"no file {path}", code="invalid_input") from None
+    except ValueError as exc:
+        raise JobctrlError(str(exc), code="invalid_input") from None
+    config_mod.edit_profile(home, profile)
+    version = profiles.version_of(Store.open(home), profile)
+    return {
+        "version": version,
+        "name": profile.name,
+        "skills": len(profile.skills),
+        "experience": len(profile.experience),
+        "education": len(profile.education),
+    }
+
+
+def show_profile(home: Home) -> dict[str, Any]:
+    profile = config_mod.load_config(home).profile
+    version = profiles.version_of(Store.open(home), profile)
+    return {"version": version, "profile": profile.model_dump(mode="json")}

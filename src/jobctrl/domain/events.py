@@ -184,6 +184,14 @@ class PipelineStepFailed(_PipelineStep):
     error_code: str
 
 
+class ProfileVersionRecorded(DomainEvent):
+    """A new candidate profile (by content) was recorded under ``version``."""
+
+    type = "ProfileVersionRecorded"
+    version: int
+    sha256: str
+
+
 class SettingChanged(DomainEvent):
     type = "SettingChanged"
     key: str
@@ -230,6 +238,7 @@ REGISTRY: dict[str, type[DomainEvent]] = {
         PipelineStepFailed,
         SettingChanged,
         JobAvailabilityChecked,
+        ProfileVersionRecorded,
     )
 }
 

@@ -17,7 +17,7 @@ from jobctrl.domain.stages import LATER_STAGES, Stage
 from jobctrl.llm.providers import score_provider
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.owned import run_owned
-from jobctrl.store import jobs, schema
+from jobctrl.store import jobs, profiles, schema
 from jobctrl.store.store import upsert, utcnow
 
 
@@ -28,7 +28,9 @@ class ScoreOutcome:
     reused: bool = False
 
 
-def score(ctx: StageContext, job_id: str, run_id: str) -> ScoreOutcome:
+def score(
+    ctx: StageContext, job_id: str, run_id: str, profile_version: int | None = None
+) -> ScoreOutcome:
     def reuse() -> ScoreOutcome:
         row = jobs.score_row(ctx.store, job_id)
         value = row["score"] if row else 0
@@ -39,17 +41,25 @@ def score(ctx: StageContext, job_id: str, run_id: str) -> ScoreOutcome:
         job_id,
         Stage.SCORE,
         run_id,
-        work=lambda attempt: _score_owned(ctx, job_id, run_id, attempt),
+        work=lambda attempt: _score_owned(ctx, job_id, run_id, attempt, profile_version),
         reuse=reuse,
     )
 
 
-def _score_owned(ctx: StageContext, job_id: str, run_id: str, attempt: int) -> ScoreOutcome:
+def _score_owned(
+    ctx: StageContext, job_id: str, run_id: str, attempt: int, profile_version: int | None
+) -> ScoreOutcome:
     job = jobs.job_row(ctx.store, job_id)
     if not job["text_artifact"]:
         raise StageError(SCORE_NO_DESCRIPTION, "the posting has no extracted description")
     description = ctx.store.artifacts.get(job["text_artifact"]).decode("utf-8")
     config = load_config(ctx.home)
+    # Admitted work keeps the profile version it started with, whatever config.yaml says now.
+    profile = (
+        profiles.load_version(ctx.store, profile_version)
+        if profile_version is not None
+        else config.profile
+    )
     values = ctx.settings.all()
     lane = config.providers.get("score")
     provider = score_provider(
@@ -63,7 +73,7 @@ def _score_owned(ctx: StageContext, job_id: str, run_id: str, attempt: int) -> S
         observation_id=f"score:{job_id}:{run_id}:{attempt}",
         provider=provider.name,
         model=provider.model,
-        call=lambda: provider.score(job["title"], description, config.profile),
+        call=lambda: provider.score(job["title"], description, profile),
     )
     report_json = report.model_dump(mode="json")
     report_bytes = json.dumps(report_json, sort_keys=True).encode()

@@ -278,3 +278,12 @@ llm_reservations = Table(
     Column("settled_at", DateTime(timezone=True)),
     Index("ix_llm_reservations_open", "day", "settled_at"),
 )
+
+profile_versions = Table(
+    "profile_versions",
+    metadata,
+    Column("version", Integer, primary_key=True, autoincrement=True),
+    Column("sha256", String(64), nullable=False, unique=True),
+    Column("profile", JSON, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)

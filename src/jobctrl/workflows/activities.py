@@ -103,7 +103,9 @@ class PreparationActivities:
 
     @activity.defn(name="score")
     def score(self, inp: StageInput) -> ScoreResult:
-        outcome = self._run("score", inp.job_id, lambda run: score(self.ctx, inp.job_id, run))
+        outcome = self._run(
+            "score", inp.job_id, lambda run: score(self.ctx, inp.job_id, run, inp.profile_version)
+        )
         return ScoreResult(inp.job_id, outcome.score, outcome.below_threshold, outcome.reused)
 
     @activity.defn(name="finalize_preparation")

@@ -64,7 +64,9 @@ class DiscoveryActivities:
             if existing is None:
                 key = jobs.job_row(self.ctx.store, job_id)["idempotency_key"]
                 future = asyncio.run_coroutine_threadsafe(
-                    services.start_preparation(self.client, self.ctx.store, job_id, key),
+                    services.start_preparation(
+                        self.client, self.ctx.home, self.ctx.store, job_id, key
+                    ),
                     self.loop,
                 )
                 existing, _ = future.result(START_TIMEOUT)

@@ -19,11 +19,13 @@ class PrepInput:
     job_id: str
     idempotency_key: str
     retry: RetrySettings = RetrySettings()
+    profile_version: int | None = None  # the profile this work was admitted under
 
 
 @dataclass(frozen=True)
 class StageInput:
     job_id: str
+    profile_version: int | None = None
 
 
 @dataclass(frozen=True)

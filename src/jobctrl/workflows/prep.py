@@ -48,7 +48,7 @@ class JobPreparationWorkflow:
             maximum_attempts=inp.retry.max_attempts,
         )
         heartbeat = timedelta(seconds=inp.retry.heartbeat_timeout_seconds)
-        stage_input = StageInput(inp.job_id)
+        stage_input = StageInput(inp.job_id, inp.profile_version)
         try:
             await workflow.execute_activity(
                 "enrich",

@@ -1,0 +1,266 @@
+"""The built-in offline materials provider: a tailored resume and cover letter, no model.
+
+Both are extractive and deterministic. The resume keeps every fact of the profile and only
+reorders: experience stays most-recent first, as in the profile; each role's bullets are
+ordered by how many matched requirements quote them as evidence (ties keep profile order)
+and cut to the best ``MAX_BULLETS``; skills the report matched come first. The headline is
+the most recent title the person held, never the posting's title. The result passes
+``stages.truth.check_resume`` by construction.
+
+The cover letter quotes the profile's own bullets as evidence for up to three matched
+requirements, names a missing must-have honestly (or says nothing), and is trimmed to
+``max_words`` by dropping evidence first.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jobctrl.domain.materials import CoverLetter, TailoredExperience, TailoredResume
+from jobctrl.domain.profile import Profile
+from jobctrl.domain.scoring import RequirementFit, ScoreReport
+from jobctrl.llm.offline import _GENERIC, _TERMS
+from jobctrl.stages.truth import profile_text
+
+__all__ = ["MAX_BULLETS", "MAX_EVIDENCE_SENTENCES", "cover_offline", "tailor_offline"]
+
+MAX_BULLETS = 5  # per role, after ordering by evidence
+MAX_EVIDENCE_SENTENCES = 3
+
+_BULLET_REF = re.compile(r"^experience\[(\d+)\]\.bullets\[(\d+)\]$")
+_SKILL_REF = re.compile(r"^skills\[(\d+)\]$")
+_PRESENT = frozenset({"", "present", "current", "now", "today", "ongoing"})
+# First words that read as "I <verb> ..." once lowercased; anything else is quoted as is.
+_VERBS = frozenset(
+    """built led ran wrote made drove grew won set cut taught brought began took gave kept held
+    found rebuilt rewrote oversaw sold spent chose build lead run write make drive grow own
+    design develop maintain manage mentor ship deliver create scale migrate automate reduce
+    improve support deploy launch""".split()  # noqa: SIM905
+)
+
+
+_LEADS = ("You ask for {terms}:", "For {terms},", "And for {terms},")
+
+
+def _matched(report: ScoreReport) -> list[RequirementFit]:
+    return [fit for fit in report.requirements if fit.matched]
+
+
+def _bullet_evidence(report: ScoreReport) -> dict[tuple[int, int], int]:
+    """(experience index, bullet index) -> how many matched requirements quote that bullet."""
+    counts: dict[tuple[int, int], int] = {}
+    for fit in _matched(report):
+        refs = {e.ref for e in fit.evidence}
+        for ref in refs:
+            match = _BULLET_REF.match(ref)
+            if match:
+                key = (int(match.group(1)), int(match.group(2)))
+                counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def _skill_order(profile: Profile, report: ScoreReport) -> list[str]:
+    labels = {t.casefold() for fit in _matched(report) for t in fit.matched_terms}
+    quoted = {
+        int(m.group(1))
+        for fit in _matched(report)
+        for e in fit.evidence
+        if (m := _SKILL_REF.match(e.ref))
+    }
+
+    def matched(i: int, skill: str) -> bool:
+        if i in quoted or skill.casefold() in labels:
+            return True
+        term = next((t for t in _TERMS if t.pattern.fullmatch(skill.strip())), None)
+        return term is not None and term.label.casefold() in labels
+
+    ranked = sorted(enumerate(profile.skills), key=lambda p: (not matched(*p), p[0]))
+    return [skill for _, skill in ranked]
+
+
+def tailor_offline(
+    profile: Profile, report: ScoreReport, job_title: str | None, company: str | None
+) -> TailoredResume:
+    """The profile's own facts, reordered for the posting the report scored.
+
+    ``job_title`` and ``company`` are part of the provider interface; the offline resume
+    does not use them, so it never claims the posting's title.
+    """
+    evidence = _bullet_evidence(report)
+    experience: list[TailoredExperience] = []
+    for i, exp in enumerate(profile.experience):
+        order = sorted(range(len(exp.bullets)), key=lambda j: (-evidence.get((i, j), 0), j))
+        experience.append(
+            TailoredExperience(
+                title=exp.title,
+                company=exp.company,
+                start=exp.start,
+                end=exp.end,
+                location=exp.location,
+                bullets=[exp.bullets[j] for j in order[:MAX_BULLETS]],
+            )
+        )
+    return TailoredResume(
+        name=profile.name,
+        contact=profile.contact.model_copy(deep=True),
+        headline=profile.experience[0].title if profile.experience else "",
+        summary=profile.summary,
+        skills=_skill_order(profile, report),
+        experience=experience,
+        education=[e.model_copy(deep=True) for e in profile.education],
+    )
+
+
+# -- the cover letter ------------------------------------------------------------------------
+
+
+def _join(items: list[str], word: str = "and") -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {word} " + items[-1]
+
+
+def _in_first_person(bullet: str) -> str:
+    text = bullet.strip().rstrip(".;")
+    first, _, rest = text.partition(" ")
+    verb = first.lower() in _VERBS or (first.lower().endswith("ed") and len(first) > 3)
+    if verb and first.isalpha() and first[0].isupper() and first[1:].islower():
+        return f"I {first.lower()} {rest}".rstrip() + "."
+    return f"my work included this: {text}."
+
+
+def _evidence_sentences(profile: Profile, report: ScoreReport) -> list[str]:
+    known = {t.label.casefold() for t in _TERMS} | {s.casefold() for s in profile.skills}
+    fits = sorted(_matched(report), key=lambda fit: fit.kind != "must")  # stable: musts first
+    used: set[tuple[int, int]] = set()
+    sentences: list[str] = []
+    for fit in fits:
+        refs = [m for e in fit.evidence if (m := _BULLET_REF.match(e.ref))]
+        spots = [(int(m.group(1)), int(m.group(2))) for m in refs]
+        spots = [
+            (i, j)
+            for i, j in spots
+            if (i, j) not in used
+            and i < len(profile.experience)
+            and j < len(profile.experience[i].bullets)
+        ]
+        if not spots:
+            continue
+        i, j = spots[0]
+        used.add((i, j))
+        exp = profile.experience[i]
+        terms = [
+            t
+            for t in dict.fromkeys(fit.matched_terms)
+            if t.casefold() in known and not any(c.isdigit() for c in t)
+        ][:3]
+        body = _in_first_person(exp.bullets[j])
+        if terms:
+            lead = _LEADS[min(len(sentences), len(_LEADS) - 1)].format(terms=_join(terms))
+            sentences.append(f"{lead} at {exp.company} {body}")
+        else:
+            sentences.append(f"At {exp.company}, {body}")
+        if len(sentences) >= MAX_EVIDENCE_SENTENCES:
+            break
+    if not sentences:  # nothing matched: the most recent role's lead bullet still speaks
+        for exp in profile.experience:
+            if exp.bullets:
+                sentences.append(f"At {exp.company}, {_in_first_person(exp.bullets[0])}")
+                break
+    return sentences
+
+
+def _gap_sentence(profile: Profile, report: ScoreReport) -> str:
+    corpus = profile_text(profile)
+    for fit in report.requirements:
+        if fit.matched or fit.kind != "must":
+            continue
+        missing = [
+            t.label
+            for t in _TERMS
+            if t.key not in _GENERIC
+            and t.pattern.search(fit.requirement)
+            and not t.pattern.search(corpus)
+            and not any(c.isdigit() for c in t.label)
+        ][:2]
+        if missing:
+            it = "them" if len(missing) > 1 else "it"
+            return (
+                f"I have not yet worked with {_join(missing, 'or')}, and I would welcome "
+                f"the chance to learn {it} on the job."
+            )
+    return ""
+
+
+def _intro(profile: Profile, role: str, company: str, *, full: bool) -> str:
+    what = f"the {role} role" if role else "this role"
+    text = f"I am writing to apply for {what}" + (f" at {company}." if company else ".")
+    if full and profile.experience:
+        exp = profile.experience[0]
+        article = "an" if exp.title[:1].lower() in "aeiou" else "a"
+        if exp.end.strip().lower() in _PRESENT:
+            text += f" I currently work as {article} {exp.title} at {exp.company}."
+        else:
+            text += f" Most recently I worked as {article} {exp.title} at {exp.company}."
+    return text
+
+
+def _fit(paragraphs: list[str], budget: int) -> list[str]:
+    """Cut words from the end until ``budget`` words remain (the last resort)."""
+    out: list[str] = []
+    for paragraph in paragraphs:
+        words = paragraph.split()
+        if budget <= 0:
+            break
+        if len(words) > budget:
+            out.append(" ".join(words[:budget]).rstrip(",;:") + "…")
+            break
+        out.append(paragraph)
+        budget -= len(words)
+    return out
+
+
+def cover_offline(
+    profile: Profile,
+    report: ScoreReport,
+    job_title: str | None,
+    company: str | None,
+    *,
+    max_words: int = 350,
+) -> CoverLetter:
+    """A short letter that backs each claim with a line from the profile."""
+    company_name = (company or "").strip()
+    role = (job_title or "").strip()
+    greeting = f"Dear Hiring Team at {company_name}," if company_name else "Dear Hiring Team,"
+    evidence = _evidence_sentences(profile, report)
+    gap = _gap_sentence(profile, report)
+    closing_paragraph = (
+        "Thank you for considering my application. I would be glad to talk about how I "
+        f"could help {company_name or 'your team'}."
+    )
+
+    def letter(n_evidence: int, with_gap: bool, full_intro: bool) -> CoverLetter:
+        paragraphs = [_intro(profile, role, company_name, full=full_intro)]
+        if n_evidence:
+            paragraphs.append(" ".join(evidence[:n_evidence]))
+        if with_gap and gap:
+            paragraphs.append(gap)
+        paragraphs.append(closing_paragraph)
+        return CoverLetter(
+            company=company_name,
+            role=role,
+            greeting=greeting,
+            paragraphs=paragraphs,
+            signature=profile.name,
+        )
+
+    # Preference order: drop evidence sentences first, then the gap line, then the intro's
+    # second sentence, then the last evidence sentence.
+    first = min(1, len(evidence))
+    options = [(n, True, True) for n in range(len(evidence), first - 1, -1)]
+    options += [(first, False, True), (first, False, False), (0, False, False)]
+    for n, with_gap, full_intro in options:
+        candidate = letter(n, with_gap, full_intro)
+        if candidate.word_count() <= max_words:
+            return candidate
+    shortest = letter(0, False, False)
+    budget = max_words - len(shortest.greeting.split()) - len(shortest.closing.split())
+    return shortest.model_copy(update={"paragraphs": _fit(shortest.paragraphs, budget)})

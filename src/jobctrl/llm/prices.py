@@ -1,0 +1,53 @@
+"""Estimated USD cost of a provider call, from genai-prices' bundled price data.
+
+The data ships with the package and is read offline (no price update is ever fetched).
+A model genai-prices does not know is charged a generic rate and reported as unpriced,
+so the ledger can say its total is an estimate. The offline provider costs nothing.
+"""
+
+from __future__ import annotations
+
+from genai_prices import Usage as PriceUsage
+from genai_prices import calc_price
+
+# USD per million tokens (input, output) for models without a known price.
+GENERIC_RATE = (1.00, 4.00)
+
+
+def estimate_cost_usd(
+    provider: str,
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    *,
+    base_url: str | None = None,
+) -> tuple[float, bool]:
+    """(usd, priced): ``priced`` is False when the generic fallback rate was used.
+
+    ``base_url`` (a lane's OpenAI-compatible server) picks the provider by its API address,
+    e.g. OpenRouter's; a server genai-prices does not know falls back to the generic rate.
+    """
+    if provider == "offline":
+        return 0.0, True
+    where = {"provider_api_url": base_url} if base_url else {"provider_id": provider}
+    try:
+        price = calc_price(
+            PriceUsage(input_tokens=input_tokens, output_tokens=output_tokens), model, **where
+        )
+    except LookupError:
+        usd = (input_tokens * GENERIC_RATE[0] + output_tokens * GENERIC_RATE[1]) / 1_000_000
+        return usd, False
+    return float(price.total_price), True
+
+
+def worst_case_cost_usd(
+    provider: str,
+    model: str,
+    input_tokens: int,
+    max_output_tokens: int,
+    *,
+    base_url: str | None = None,
+) -> float:
+    """What a budget reservation holds: the measured input plus the maximum output."""
+    usd, _ = estimate_cost_usd(provider, model, input_tokens, max_output_tokens, base_url=base_url)
+    return usd

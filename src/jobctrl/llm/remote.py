@@ -1,0 +1,206 @@
+"""Remote model calls through pydantic-ai: one structured request, errors mapped to codes.
+
+``build_model`` turns a lane's provider settings into a pydantic-ai model whose SDK client
+never retries (``max_retries=0``): the activity's retry policy is the one retry layer.
+``run_structured`` makes one request for a validated output and returns it with its token
+usage; every failure becomes a ``ProviderError`` with a stable code, a retryable flag, the
+provider's requested delay and the usage already spent. Messages never quote the prompt or
+the provider's response. Keys come from environment variables only and are never logged.
+
+A model's HTTP client belongs to the event loop it is first used on: build one per attempt.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TypeVar
+
+from anthropic import AsyncAnthropic
+from openai import AsyncOpenAI
+from pydantic import BaseModel, ValidationError
+from pydantic_ai import Agent
+from pydantic_ai.exceptions import (
+    ModelAPIError,
+    ModelAuthenticationError,
+    ModelHTTPError,
+    ModelQuotaExceededError,
+    ModelRateLimitError,
+    ModelRequestRejectedError,
+    UnexpectedModelBehavior,
+    UserError,
+)
+from pydantic_ai.models import Model
+from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.anthropic import AnthropicProvider
+from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.usage import RunUsage
+
+from jobctrl.domain import errors
+from jobctrl.domain.errors import StageError
+from jobctrl.llm.spend import Usage
+
+T = TypeVar("T", bound=BaseModel)
+
+DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+# Local OpenAI-compatible servers (Ollama, vLLM, llama.cpp, LM Studio) take any key, but
+# the SDK requires a non-empty one.
+PLACEHOLDER_KEY = "not-needed"
+
+
+@dataclass(frozen=True)
+class LaneModel:
+    """The provider and model a lane names in config.yaml."""
+
+    provider: str  # "openai" | "anthropic"
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = None  # None: the provider's default variable, or none at a base URL
+
+
+class ProviderError(StageError):
+    """A provider call failed; ``usage`` is what it spent (``None`` when nothing was)."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        retryable: bool = False,
+        retry_after: timedelta | None = None,
+        usage: Usage | None = None,
+    ) -> None:
+        super().__init__(code, message, retryable=retryable, retry_after=retry_after)
+        self.usage = usage
+
+
+def _api_key(lane: LaneModel) -> str:
+    # A lane with its own base URL gets a key only from the variable it names, so the
+    # default OpenAI/Anthropic key is never sent to some other server.
+    env = lane.api_key_env or (None if lane.base_url else DEFAULT_KEY_ENV[lane.provider])
+    if env is None:
+        return PLACEHOLDER_KEY
+    key = os.environ.get(env, "")
+    if not key:
+        raise ProviderError(
+            errors.CONFIGURATION,
+            f"the {lane.provider} provider needs an API key in the environment variable {env}",
+        )
+    return key
+
+
+def build_model(lane: LaneModel) -> Model:
+    """The pydantic-ai model for ``lane``, its SDK client built with retries off."""
+    if lane.provider not in DEFAULT_KEY_ENV:
+        raise ProviderError(
+            errors.CONFIGURATION,
+            f"unknown provider {lane.provider!r}; use one of offline, openai, anthropic",
+        )
+    key = _api_key(lane)
+    if lane.provider == "openai":
+        client = AsyncOpenAI(api_key=key, base_url=lane.base_url, max_retries=0)
+        return OpenAIChatModel(lane.model, provider=OpenAIProvider(openai_client=client))
+    anthropic = AsyncAnthropic(api_key=key, base_url=lane.base_url, max_retries=0)
+    return AnthropicModel(lane.model, provider=AnthropicProvider(anthropic_client=anthropic))
+
+
+def run_structured(
+    model: Model,
+    output_type: type[T],
+    *,
+    system: str,
+    prompt: str,
+    max_output_tokens: int,
+    timeout_s: float = 120,
+) -> tuple[T, Usage]:
+    """One request for a validated ``output_type``; raises ``ProviderError`` on any failure."""
+    # No output retries: an invalid output ends the attempt, and the activity retries it.
+    agent = Agent(model, output_type=output_type, instructions=system, retries={"output": 0})
+    settings = ModelSettings(max_tokens=max_output_tokens, timeout=timeout_s)
+    # The run adds each response's usage to this object as it arrives, so it still holds
+    # the tokens a failed run spent.
+    spent = RunUsage()
+    try:
+        result = agent.run_sync(prompt, model_settings=settings, usage=spent)
+    except (ModelAPIError, UnexpectedModelBehavior, UserError) as exc:
+        raise _provider_error(exc, model.model_name, output_type, _usage(spent)) from None
+    return result.output, _usage(spent)
+
+
+def _usage(spent: RunUsage) -> Usage:
+    return Usage(input_tokens=spent.input_tokens, output_tokens=spent.output_tokens)
+
+
+def _provider_error(
+    exc: Exception, model: str, output_type: type[BaseModel], usage: Usage
+) -> ProviderError:
+    used = usage if usage.input_tokens or usage.output_tokens else None
+    if isinstance(exc, UnexpectedModelBehavior):
+        return ProviderError(
+            errors.PROVIDER_INVALID_OUTPUT,
+            f"{model} returned output that does not fit {output_type.__name__}"
+            f"{_validation_summary(exc)}",
+            retryable=True,
+            usage=usage,
+        )
+    if isinstance(exc, UserError):
+        return ProviderError(
+            errors.CONFIGURATION, f"{model}: pydantic-ai refused the request setup", usage=used
+        )
+    status = exc.status_code if isinstance(exc, ModelHTTPError) else None
+    http = f" (HTTP {status})" if status else ""
+    if isinstance(exc, ModelQuotaExceededError):
+        return ProviderError(
+            errors.PROVIDER_REQUEST_REJECTED,
+            f"{model}: the provider says the account's quota or credits are spent{http}",
+            usage=used,
+        )
+    if isinstance(exc, ModelRateLimitError) or status == 429:
+        after = exc.retry_after if isinstance(exc, ModelAPIError) else None
+        return ProviderError(
+            errors.PROVIDER_RATE_LIMITED,
+            f"{model}: rate limited{http}",
+            retryable=True,
+            retry_after=timedelta(seconds=after) if after is not None else None,
+            usage=used,
+        )
+    if isinstance(exc, ModelAuthenticationError) or status in (401, 403):
+        return ProviderError(
+            errors.PROVIDER_AUTH,
+            f"{model}: the provider refused the lane's API key{http}",
+            usage=used,
+        )
+    if isinstance(exc, ModelRequestRejectedError) or (status and 400 <= status < 500):
+        return ProviderError(
+            errors.PROVIDER_REQUEST_REJECTED,
+            f"{model}: the provider rejected the request{http}",
+            usage=used,
+        )
+    # Server errors, connection failures and timeouts: another attempt may succeed.
+    return ProviderError(
+        errors.PROVIDER_UNAVAILABLE,
+        f"{model}: the provider is unavailable ({type(exc).__name__}{http})",
+        retryable=True,
+        usage=used,
+    )
+
+
+def _validation_summary(exc: BaseException) -> str:
+    """The count and schema paths of the validation errors, never the values or extra keys."""
+    cause: BaseException | None = exc
+    for _ in range(8):  # a short walk down the chain; chains can be cyclic
+        if cause is None or isinstance(cause, ValidationError):
+            break
+        cause = cause.__cause__ or cause.__context__
+    if not isinstance(cause, ValidationError):
+        return ""
+    paths = [
+        ".".join(str(part) for part in err["loc"]) or "(root)"
+        for err in cause.errors(include_input=False, include_url=False)
+        if err["type"] != "extra_forbidden"
+    ]
+    shown = ", ".join(dict.fromkeys(paths[:3]))
+    return f" ({cause.error_count()} validation error(s){': ' + shown if shown else ''})"

@@ -1,0 +1,53 @@
+"""Profile versions: each distinct candidate profile gets a version number, recorded with
+its audit event in one transaction. Work admitted under a version keeps using it, even
+if config.yaml changes while the work is in flight."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from sqlalchemy import select
+
+from jobctrl.domain.errors import NotFoundError
+from jobctrl.domain.events import ProfileVersionRecorded
+from jobctrl.domain.profile import Profile
+from jobctrl.store import schema
+from jobctrl.store.store import Store, upsert, utcnow
+
+PV = schema.profile_versions
+
+
+def _sha(profile: Profile) -> str:
+    canonical = json.dumps(profile.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def version_of(store: Store, profile: Profile) -> int:
+    """The version number of ``profile``, recording it (and its event) when it is new."""
+    sha = _sha(profile)
+    with store.read() as conn:
+        known = conn.execute(select(PV.c.version).where(PV.c.sha256 == sha)).scalar()
+    if known is not None:
+        return int(known)
+    with store.write() as tx:
+        upsert(
+            tx.conn,
+            PV,
+            {"sha256": sha, "profile": profile.model_dump(mode="json"), "created_at": utcnow()},
+            keys=["sha256"],
+        )
+        version = int(tx.conn.execute(select(PV.c.version).where(PV.c.sha256 == sha)).scalar_one())
+        tx.append(
+            ProfileVersionRecorded(version=version, sha256=sha),
+            key=f"profile-version:{sha}",
+        )
+    return version
+
+
+def load_version(store: Store, version: int) -> Profile:
+    with store.read() as conn:
+        data = conn.execute(select(PV.c.profile).where(PV.c.version == version)).scalar()
+    if data is None:
+        raise NotFoundError(f"no profile version {version}", code="missing_input")
+    return Profile.model_validate(data)
