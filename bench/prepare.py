@@ -172,6 +172,7 @@ async def main(n: int, concurrency: int, rounds: int) -> dict:
     settings = Settings(store)
     settings.set_value("fetch.allow_hosts", ["127.0.0.1"])
     settings.set_value("fetch.min_host_interval_seconds", 0.0)
+    settings.set_value("preparation.materials", False)  # this benchmark is Enrich + Score
     retry = services.retry_settings(settings)
     server = EmbeddedTemporal(home)
     await server.ensure()

@@ -453,6 +453,39 @@ def sources_import_career_ops(directory: Path, as_json: bool) -> None:
     )
 
 
+@main.command("materials")
+@click.argument("args", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the materials as JSON.")
+@handle_errors
+def materials_cmd(args: tuple[str, ...], as_json: bool) -> None:
+    """Show a job's materials, or decide on them.
+
+    `jobctrl materials JOB` lists each material with its kind, generation, approval state
+    and PDF; `jobctrl materials approve JOB` / `jobctrl materials reject JOB` decide on the
+    newest drafts (an approved generation stays accepted until a newer one is approved).
+    """
+    if len(args) == 2 and args[0] in ("approve", "reject"):
+        result = services.decide_materials(_home(), args[1], args[0])
+        if as_json:
+            _echo_json(result)
+        else:
+            for item in result:
+                click.echo(f"{item['kind']} generation {item['generation']}: {item['state']}")
+        return
+    if len(args) != 1:
+        raise JobctrlError("use `jobctrl materials JOB` or `jobctrl materials approve|reject JOB`")
+    rows = services.job_materials(_home(), args[0])
+    if as_json:
+        _echo_json(rows)
+        return
+    if not rows:
+        click.echo("no materials yet (they are written after Score for jobs above min_fit_score)")
+    for m in rows:
+        click.echo(
+            f"{m['kind']:<7} gen {m['generation']}  {m['approval']:<10} {m['pdfPath'] or ''}"
+        )
+
+
 @main.group()
 def profile() -> None:
     """Show or import the candidate profile (versioned: work in flight keeps its version)."""

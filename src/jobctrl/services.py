@@ -107,7 +107,14 @@ async def start_preparation(
     """
     workflow_id = ids.prep_workflow_id(key)
     version = profiles.version_of(store, config_mod.load_config(home).profile)
-    inp = PrepInput(job_id, key, retry_settings(Settings(store)), profile_version=version)
+    settings = Settings(store)
+    inp = PrepInput(
+        job_id,
+        key,
+        retry_settings(settings),
+        profile_version=version,
+        materials=bool(settings.get("preparation.materials")),
+    )
     try:
         handle = await client.start_workflow(
             JobPreparationWorkflow.run,
@@ -449,3 +456,36 @@ def show_profile(home: Home) -> dict[str, Any]:
     profile = config_mod.load_config(home).profile
     version = profiles.version_of(Store.open(home), profile)
     return {"version": version, "profile": profile.model_dump(mode="json")}
+
+
+def job_materials(home: Home, ref: str) -> list[dict[str, Any]]:
+    """Each material of a job: kind, generation, approval state and its PDF's path."""
+    from jobctrl.stages import materials
+
+    store = Store.open(home)
+    job_id = jobs.resolve_job_id(store, ref)
+    return [
+        {
+            "jobId": job_id,
+            "kind": m["kind"],
+            "generation": m["generation"],
+            "approval": m["state"],
+            "provider": m["provider"],
+            "model": m["model"],
+            "profileVersion": m["profile_version"],
+            "pdfPath": str(store.artifacts.path_for(m["pdf_artifact"]))
+            if m["pdf_artifact"]
+            else None,
+            "createdAt": _iso(m["created_at"]),
+            "decidedAt": _iso(m["decided_at"]),
+        }
+        for m in materials.list_materials(store, job_id)
+    ]
+
+
+def decide_materials(home: Home, ref: str, decision: str) -> list[dict[str, Any]]:
+    from jobctrl.stages import materials
+
+    store = Store.open(home)
+    job_id = jobs.resolve_job_id(store, ref)
+    return materials.decide(store, job_id, "approved" if decision == "approve" else "rejected")

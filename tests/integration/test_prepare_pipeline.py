@@ -90,7 +90,8 @@ async def test_racing_adds_give_one_job_one_execution_one_set_of_events(
     job_id = views[0]["jobId"]
     for type_ in ("JobCreated", "WorkflowStarted", "StageStarted", "JobEnriched", "JobScored",
                   "WorkflowCompleted"):  # fmt: skip
-        expected = 2 if type_ == "StageStarted" else 1
+        ran = sum(r["attempts"] for r in jobs.stage_rows(store, job_id))
+        expected = ran if type_ == "StageStarted" else 1
         assert _events(store, job_id, type_) == expected, type_
     executions = [
         w async for w in client.list_workflows(f"WorkflowId = '{views[0]['workflowId']}'")

@@ -184,6 +184,30 @@ class PipelineStepFailed(_PipelineStep):
     error_code: str
 
 
+class MaterialGenerated(DomainEvent):
+    type = "MaterialGenerated"
+    job_id: str
+    kind: str  # resume | cover
+    generation: int
+    provider: str
+    model: str
+
+
+class MaterialsRendered(DomainEvent):
+    type = "MaterialsRendered"
+    job_id: str
+    resume_pdf: str | None = None
+    cover_pdf: str | None = None
+
+
+class MaterialDecided(DomainEvent):
+    type = "MaterialDecided"
+    job_id: str
+    kind: str
+    generation: int
+    state: str  # approved | rejected
+
+
 class ProfileVersionRecorded(DomainEvent):
     """A new candidate profile (by content) was recorded under ``version``."""
 
@@ -239,6 +263,9 @@ REGISTRY: dict[str, type[DomainEvent]] = {
         SettingChanged,
         JobAvailabilityChecked,
         ProfileVersionRecorded,
+        MaterialGenerated,
+        MaterialsRendered,
+        MaterialDecided,
     )
 }
 

@@ -113,4 +113,6 @@ def _score_owned(
         if below:
             for stage in LATER_STAGES:
                 jobs.skip_stage(tx, job_id, stage, MIN_SCORE)
+        else:
+            jobs.ensure_stages(tx, job_id, LATER_STAGES)
     return ScoreOutcome(report.score, below)

@@ -252,6 +252,25 @@ def schedule_retry(store: Store, job_id: str, stage: str, run_id: str, when: dat
         )
 
 
+def ensure_stages(tx: WriteTx, job_id: str, stages: tuple[str, ...]) -> None:
+    """Create pending rows for ``stages`` that the job does not have yet."""
+    now = utcnow()
+    for stage in stages:
+        upsert(
+            tx.conn,
+            S,
+            {
+                "job_id": job_id,
+                "stage": str(stage),
+                "state": StageState.PENDING.value,
+                "attempts": 0,
+                "created_at": now,
+                "updated_at": now,
+            },
+            keys=["job_id", "stage"],
+        )
+
+
 def skip_stage(tx: WriteTx, job_id: str, stage: str, reason: str) -> None:
     """Record ``stage`` as skipped for ``reason`` (e.g. MIN_SCORE), creating its row if new."""
     now = utcnow()

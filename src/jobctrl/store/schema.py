@@ -287,3 +287,22 @@ profile_versions = Table(
     Column("profile", JSON, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+
+materials = Table(
+    "materials",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("job_id", String(32), nullable=False),
+    Column("kind", String(16), nullable=False),  # resume | cover
+    Column("generation", Integer, nullable=False),
+    Column("state", String(16), nullable=False),  # draft | approved | rejected | superseded
+    Column("content", JSON, nullable=False),
+    Column("pdf_artifact", String(64)),
+    Column("provider", String(64), nullable=False),
+    Column("model", String(128), nullable=False),
+    Column("profile_version", Integer),
+    Column("owner_run_id", String(64), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("decided_at", DateTime(timezone=True)),
+    UniqueConstraint("job_id", "kind", "generation", name="uq_material_generation"),
+)

@@ -178,6 +178,13 @@ SPECS: dict[str, SettingSpec] = {
             "How long a reservation left by a crashed call still counts before it expires.",
         ),
         SettingSpec(
+            "preparation.materials",
+            True,
+            _bool,
+            "After Score, write the tailored resume, cover letter and PDFs for jobs at or "
+            "above min_fit_score (applies to preparations started later).",
+        ),
+        SettingSpec(
             "discovery.schedule_enabled",
             False,
             _bool,

@@ -20,6 +20,7 @@ from temporalio.exceptions import ApplicationError
 
 from jobctrl.domain.errors import OWNERSHIP_LOST, StageError
 from jobctrl.domain.stages import StageState
+from jobctrl.stages import materials
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
 from jobctrl.stages.score import score
@@ -69,8 +70,9 @@ class PreparationActivities:
             raise _as_application_error(error) from None
         except Exception:
             log.exception("unexpected error in %s for job %s", stage, job_id)
-            error = StageError(INTERNAL_ERROR, f"unexpected error in {stage}; see the worker log",
-                               retryable=True)  # fmt: skip
+            error = StageError(
+                INTERNAL_ERROR, f"unexpected error in {stage}; see the worker log", retryable=True
+            )
             self._fail_if_owned(job_id, stage, info.workflow_run_id, error)
             raise _as_application_error(error) from None
 
@@ -108,6 +110,28 @@ class PreparationActivities:
         )
         return ScoreResult(inp.job_id, outcome.score, outcome.below_threshold, outcome.reused)
 
+    @activity.defn(name="tailor")
+    def tailor(self, inp: StageInput) -> int:
+        return self._run(
+            "tailor",
+            inp.job_id,
+            lambda run: materials.tailor(self.ctx, inp.job_id, run, inp.profile_version),
+        ).generation
+
+    @activity.defn(name="cover")
+    def cover(self, inp: StageInput) -> int:
+        return self._run(
+            "cover",
+            inp.job_id,
+            lambda run: materials.cover(self.ctx, inp.job_id, run, inp.profile_version),
+        ).generation
+
+    @activity.defn(name="render_pdf")
+    def render_pdf(self, inp: StageInput) -> int:
+        return self._run(
+            "pdf", inp.job_id, lambda run: materials.render(self.ctx, inp.job_id, run)
+        ).generation
+
     @activity.defn(name="finalize_preparation")
     def finalize_preparation(self, inp: FinalizeInput) -> None:
         """Settle stage rows this run still owns, then record the workflow's outcome."""
@@ -139,4 +163,11 @@ class PreparationActivities:
         )
 
     def all(self) -> list[Callable[..., object]]:
-        return [self.enrich, self.score, self.finalize_preparation]
+        return [
+            self.enrich,
+            self.score,
+            self.tailor,
+            self.cover,
+            self.render_pdf,
+            self.finalize_preparation,
+        ]

@@ -20,6 +20,7 @@ class PrepInput:
     idempotency_key: str
     retry: RetrySettings = RetrySettings()
     profile_version: int | None = None  # the profile this work was admitted under
+    materials: bool = True  # run Tailor, Cover and PDF after a passing Score
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""JobPreparationWorkflow: Enrich, then Score, for one job.
+"""JobPreparationWorkflow: Enrich, Score, then (for a job at or above min_fit_score)
+Tailor, Cover and PDF, for one job.
 
 The workflow holds ids and artifact references only; the activities do the I/O. Whatever
 happens, a finalize step settles this run's stage rows and records the outcome, so no
@@ -26,6 +27,7 @@ with workflow.unsafe.imports_passed_through():
 ENRICH_TIMEOUT = timedelta(minutes=3)
 SCORE_TIMEOUT = timedelta(minutes=10)
 FINALIZE_TIMEOUT = timedelta(seconds=60)
+MATERIALS_PATCH = "materials-v1"
 
 
 def _error_code(error: ActivityError) -> str:
@@ -66,6 +68,17 @@ class JobPreparationWorkflow:
                 heartbeat_timeout=heartbeat,
                 retry_policy=retry,
             )
+            # Executions recorded before materials existed replay without these steps.
+            if inp.materials and not scored.below_threshold and workflow.patched(MATERIALS_PATCH):
+                for name in ("tailor", "cover", "render_pdf"):
+                    await workflow.execute_activity(
+                        name,
+                        stage_input,
+                        result_type=int,
+                        start_to_close_timeout=SCORE_TIMEOUT,
+                        heartbeat_timeout=heartbeat,
+                        retry_policy=retry,
+                    )
         except ActivityError as error:
             code = _error_code(error)
             await self._finalize(inp, "failed", code)

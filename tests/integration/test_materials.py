@@ -1,0 +1,57 @@
+"""Enrich → Score → Tailor → Cover → PDF with the offline provider, then approval."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jobctrl import services
+from jobctrl.render.pdf import pdf_pages, pdf_text
+from tests.support.http import Route, posting_html
+from tests.support.profile import TEST_PROFILE
+
+GOOD = posting_html(
+    "Senior Backend Engineer",
+    "Acme Robotics",
+    ["5+ years of Python", "Experience with PostgreSQL", "Kubernetes and Docker", "FastAPI"],
+)
+
+
+async def test_a_good_match_gets_a_truthful_resume_and_letter_as_pdfs(
+    home, worker, site, fast_settings
+):
+    fast_settings.set_value("min_fit_score", 50)
+    view = await services.add_job(home, site.add("/jobs/m", Route(body=GOOD)), wait=True)
+    states = {s["stage"]: s["state"] for s in view["stages"]}
+    assert states == {
+        "enrich": "succeeded",
+        "score": "succeeded",
+        "tailor": "succeeded",
+        "cover": "succeeded",
+        "pdf": "succeeded",
+    }, view["stages"]
+    items = {m["kind"]: m for m in services.job_materials(home, view["jobId"])}
+    assert set(items) == {"resume", "cover"}
+    assert all(m["generation"] == 1 and m["approval"] == "draft" for m in items.values())
+    resume = Path(items["resume"]["pdfPath"]).read_bytes()
+    text = pdf_text(resume)
+    assert TEST_PROFILE["name"] in text and "Example GmbH" in text
+    assert TEST_PROFILE["experience"][0]["bullets"][0].split()[0] in text
+    assert 1 <= pdf_pages(resume) <= 2
+    letter = Path(items["cover"]["pdfPath"]).read_bytes()
+    assert pdf_pages(letter) == 1 and "Acme Robotics" in pdf_text(letter)
+
+    decided = services.decide_materials(home, view["jobId"], "approve")
+    assert {d["kind"]: d["state"] for d in decided} == {"resume": "approved", "cover": "approved"}
+    assert {m["approval"] for m in services.job_materials(home, view["jobId"])} == {"approved"}
+
+
+async def test_a_low_score_gets_no_materials(home, worker, site, fast_settings):
+    fast_settings.set_value("min_fit_score", 95)
+    poor = posting_html("Embedded Engineer", "Chips", ["Rust", "FPGA design", "Verilog"])
+    view = await services.add_job(home, site.add("/jobs/p", Route(body=poor)), wait=True)
+    assert services.job_materials(home, view["jobId"]) == []
+    assert {s["stage"]: s["errorCode"] for s in view["stages"][2:]} == {
+        "tailor": "MIN_SCORE",
+        "cover": "MIN_SCORE",
+        "pdf": "MIN_SCORE",
+    }
