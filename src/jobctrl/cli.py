@@ -182,9 +182,14 @@ def show(job: str, as_json: bool) -> None:
         _echo_json(view)
         return
     click.echo(f"{view['jobId']}  {view['title'] or '(no title yet)'}")
-    for label, key in (("company", "company"), ("location", "location"), ("url", "url"),
-                       ("apply", "applyUrl"), ("posted", "datePosted"),
-                       ("valid through", "validThrough")):  # fmt: skip
+    for label, key in (
+        ("company", "company"),
+        ("location", "location"),
+        ("url", "url"),
+        ("apply", "applyUrl"),
+        ("posted", "datePosted"),
+        ("valid through", "validThrough"),
+    ):
         if view.get(key):
             click.echo(f"  {label:<14}{view[key]}")
     if view["remote"] is not None:
@@ -237,16 +242,33 @@ def events(follow: bool, after: int, job_ref: str | None, as_json: bool) -> None
                 if job_id and e["job_id"] != job_id:
                     continue
                 if as_json:
-                    click.echo(json.dumps({
-                        "seq": e["seq"], "type": e["type"], "jobId": e["job_id"],
-                        "occurredAt": e["occurred_at"].isoformat(), "payload": e["payload"],
-                    }))  # fmt: skip
+                    click.echo(
+                        json.dumps(
+                            {
+                                "seq": e["seq"],
+                                "type": e["type"],
+                                "jobId": e["job_id"],
+                                "occurredAt": e["occurred_at"].isoformat(),
+                                "payload": e["payload"],
+                            }
+                        )
+                    )
                 else:
                     brief = " ".join(
-                        f"{k}={v}" for k, v in e["payload"].items()
-                        if k in ("stage", "attempt", "errorCode", "score", "outcome", "key",
-                                 "workflowId", "reason")
-                    )  # fmt: skip
+                        f"{k}={v}"
+                        for k, v in e["payload"].items()
+                        if k
+                        in (
+                            "stage",
+                            "attempt",
+                            "errorCode",
+                            "score",
+                            "outcome",
+                            "key",
+                            "workflowId",
+                            "reason",
+                        )
+                    )
                     when = e["occurred_at"].strftime("%H:%M:%S")
                     click.echo(
                         f"{e['seq']:>6} {when} {e['type']:<18} {e['job_id'] or '':<12} {brief}"
@@ -336,8 +358,10 @@ def spend(as_json: bool) -> None:
     for lane in summary["lanes"]:
         limit = limits.get(lane["lane"]) or "unlimited"
         tokens = lane["inputTokens"] + lane["outputTokens"]
-        click.echo(f"  {lane['lane']:<10} ${lane['costUsd']:.4f}  {tokens} tokens (limit {limit})"
-                   f"  {lane['calls']} calls")  # fmt: skip
+        click.echo(
+            f"  {lane['lane']:<10} ${lane['costUsd']:.4f}  {tokens} tokens (limit {limit})"
+            f"  {lane['calls']} calls"
+        )
 
 
 def _run_line(run: dict[str, Any]) -> str:
@@ -487,6 +511,45 @@ def materials_cmd(args: tuple[str, ...], as_json: bool) -> None:
 
 
 @main.group()
+def llm() -> None:
+    """Choose the provider and model of each lane (score, tailor, cover, contact_research)."""
+
+
+@llm.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the lanes as JSON.")
+@handle_errors
+def llm_list(as_json: bool) -> None:
+    """Show each lane's provider and model, and whether its API key variable is set."""
+    rows = services.list_lanes(_home())
+    if as_json:
+        _echo_json(rows)
+        return
+    for r in rows:
+        where = f" at {r['baseUrl']}" if r["baseUrl"] else ""
+        key = ""
+        if r["apiKeyEnv"]:
+            key = f"  key ${r['apiKeyEnv']} {'set' if r['apiKeySet'] else 'NOT SET'}"
+        click.echo(f"{r['lane']:<17} {r['provider']:<9} {r['model']}{where}{key}")
+
+
+@llm.command("set")
+@click.argument("lane")
+@click.argument("provider")
+@click.argument("model")
+@click.option("--base-url", default=None, help="An OpenAI-compatible server (Ollama, vLLM, …).")
+@click.option("--api-key-env", default=None, help="The environment variable holding the key.")
+@handle_errors
+def llm_set(
+    lane: str, provider: str, model: str, base_url: str | None, api_key_env: str | None
+) -> None:
+    """Set LANE to PROVIDER (offline, openai, anthropic) and MODEL, e.g.
+    `jobctrl llm set score openai gpt-4o-mini` or, for a local Ollama,
+    `jobctrl llm set tailor openai llama3.1 --base-url http://127.0.0.1:11434/v1`."""
+    row = services.set_lane(_home(), lane, provider, model, base_url, api_key_env)
+    click.echo(f"{row['lane']}: {row['provider']} {row['model']}")
+
+
+@main.group()
 def profile() -> None:
     """Show or import the candidate profile (versioned: work in flight keeps its version)."""
 
@@ -502,8 +565,10 @@ def profile_show(as_json: bool) -> None:
         return
     p = result["profile"]
     click.echo(f"profile version {result['version']}: {p['name'] or '(no name)'}")
-    click.echo(f"  {len(p['skills'])} skills, {len(p['experience'])} roles, "
-               f"{len(p['education'])} education entries")  # fmt: skip
+    click.echo(
+        f"  {len(p['skills'])} skills, {len(p['experience'])} roles, "
+        f"{len(p['education'])} education entries"
+    )
 
 
 @profile.command("import")

@@ -16,11 +16,20 @@ from jobctrl.home import Home
 TEMPLATE_PATH = Path(__file__).with_name("config_template.yaml")
 
 
+LANES = ("score", "tailor", "cover", "contact_research")
+PROVIDERS = ("offline", "openai", "anthropic")
+
+
 class LaneProvider(BaseModel):
+    """A lane's provider and model; ``openai`` with ``base_url`` is any OpenAI-compatible
+    server. ``api_key_env`` names the environment variable holding the key (never the key)."""
+
     model_config = ConfigDict(extra="forbid")
 
     provider: str = "offline"
     model: str = "offline-extractive-v1"
+    base_url: str | None = None
+    api_key_env: str | None = None
 
 
 class SourceEntry(BaseModel):
@@ -148,6 +157,21 @@ def edit_profile(home: Home, profile: Profile) -> None:
     path = home.config_path
     data = yaml_rt.load(path.read_text(encoding="utf-8"))
     data["profile"] = profile.model_dump(mode="json")
+    tmp = path.with_suffix(".yaml.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        yaml_rt.dump(data, fh)
+    tmp.replace(path)
+
+
+def set_lane(home: Home, lane: str, lane_provider: LaneProvider) -> None:
+    """Set one lane under ``providers:`` in config.yaml, keeping the user's comments."""
+    load_config(home)
+    yaml_rt = _round_trip()
+    path = home.config_path
+    data = yaml_rt.load(path.read_text(encoding="utf-8"))
+    if data.get("providers") is None:
+        data["providers"] = {}
+    data["providers"][lane] = lane_provider.model_dump(exclude_none=True)
     tmp = path.with_suffix(".yaml.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
         yaml_rt.dump(data, fh)

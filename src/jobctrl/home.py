@@ -52,6 +52,11 @@ class Home:
     def logs_dir(self) -> Path:
         return self.root / "logs"
 
+    @property
+    def reports_dir(self) -> Path:
+        """career-ops style evaluation reports, ``NNN-company-role-YYYY-MM-DD.md``."""
+        return self.root / "reports"
+
     def ensure(self) -> None:
         for path in (self.root, self.artifacts_dir, self.run_dir, self.logs_dir):
             path.mkdir(parents=True, exist_ok=True)

@@ -190,6 +190,19 @@ def job_view(store: Store, job_id: str) -> dict[str, Any]:
             .mappings()
             .first()
         )
+    with store.read() as conn:
+        numbered = (
+            conn.execute(
+                select(schema.report_numbers).where(schema.report_numbers.c.job_id == job_id)
+            )
+            .mappings()
+            .first()
+        )
+    report = (
+        {"number": numbered["number"], "path": str(store.artifacts.root.parent / numbered["path"])}
+        if numbered and numbered["path"]
+        else None
+    )
     salary = None
     if row["salary_min"] is not None or row["salary_max"] is not None:
         salary = {
@@ -219,6 +232,7 @@ def job_view(store: Store, job_id: str) -> dict[str, Any]:
         "score": score["score"] if score else None,
         "verdict": score["verdict"] if score else None,
         "scoreReport": score["report"] if score else None,
+        "evaluationReport": report,
         "createdAt": _iso(row["created_at"]),
         "updatedAt": _iso(row["updated_at"]),
     }
@@ -489,3 +503,49 @@ def decide_materials(home: Home, ref: str, decision: str) -> list[dict[str, Any]
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
     return materials.decide(store, job_id, "approved" if decision == "approve" else "rejected")
+
+
+def list_lanes(home: Home) -> list[dict[str, Any]]:
+    """Each lane's provider and model, and whether its key variable is set (never its value)."""
+    import os
+
+    from jobctrl.config import LANES, LaneProvider
+
+    providers = config_mod.load_config(home).providers
+    rows = []
+    for lane in LANES:
+        lp = providers.get(lane) or LaneProvider()
+        key_env = lp.api_key_env or (
+            {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}.get(lp.provider)
+            if not lp.base_url
+            else None
+        )
+        rows.append(
+            {
+                "lane": lane,
+                "provider": lp.provider,
+                "model": lp.model,
+                "baseUrl": lp.base_url,
+                "apiKeyEnv": key_env,
+                "apiKeySet": bool(key_env and os.environ.get(key_env)),
+            }
+        )
+    return rows
+
+
+def set_lane(
+    home: Home, lane: str, provider: str, model: str, base_url: str | None, api_key_env: str | None
+) -> dict[str, Any]:
+    from jobctrl.config import LANES, PROVIDERS, LaneProvider
+
+    if lane not in LANES:
+        raise JobctrlError(f"unknown lane {lane!r}; one of: {', '.join(LANES)}")
+    if provider not in PROVIDERS:
+        raise JobctrlError(f"unknown provider {provider!r}; one of: {', '.join(PROVIDERS)}")
+    if base_url and not base_url.startswith(("http://", "https://")):
+        raise JobctrlError("--base-url must be an http(s) URL")
+    if api_key_env and not api_key_env.replace("_", "").isalnum():
+        raise JobctrlError("--api-key-env takes the NAME of an environment variable")
+    lp = LaneProvider(provider=provider, model=model, base_url=base_url, api_key_env=api_key_env)
+    config_mod.set_lane(home, lane, lp)
+    return next(r for r in list_lanes(home) if r["lane"] == lane)

@@ -55,3 +55,14 @@ async def test_a_low_score_gets_no_materials(home, worker, site, fast_settings):
         "cover": "MIN_SCORE",
         "pdf": "MIN_SCORE",
     }
+
+
+async def test_each_scored_job_gets_a_numbered_report(home, worker, site, fast_settings):
+    first = await services.add_job(home, site.add("/jobs/r1", Route(body=GOOD)), wait=True)
+    second = await services.add_job(home, site.add("/jobs/r2", Route(body=GOOD)), wait=True)
+    reports = sorted(home.reports_dir.glob("*.md"))
+    assert [p.name[:4] for p in reports] == ["001-", "002-"]
+    text = reports[0].read_text()
+    assert "Machine Summary" in text and "Acme Robotics" in text
+    detail = services.show_job(home, second["jobId"])
+    assert first["jobId"] != second["jobId"] and detail["score"] is not None

@@ -239,6 +239,15 @@ class JobAvailabilityChecked(DomainEvent):
     next_check_at: datetime
 
 
+class ReportWritten(DomainEvent):
+    """The coordinator wrote evaluation report ``number`` (``path`` relative to the home)."""
+
+    type = "ReportWritten"
+    job_id: str
+    number: int
+    path: str
+
+
 REGISTRY: dict[str, type[DomainEvent]] = {
     cls.type: cls
     for cls in (
@@ -266,6 +275,7 @@ REGISTRY: dict[str, type[DomainEvent]] = {
         MaterialGenerated,
         MaterialsRendered,
         MaterialDecided,
+        ReportWritten,
     )
 }
 

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from jobctrl.domain.errors import ConfigError
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.llm.offline import score_offline
@@ -48,14 +47,3 @@ class OfflineScoreProvider:
             self.heartbeat("provider")
             time.sleep(min(0.5, left))
         return score_offline(title, description, profile), None
-
-
-def score_provider(
-    provider: str, model: str, *, latency_seconds: float, heartbeat: Callable[..., None]
-) -> ScoreProvider:
-    if provider == "offline":
-        return OfflineScoreProvider(model, latency_seconds, heartbeat)
-    raise ConfigError(
-        f"provider {provider!r} is not available yet for the score lane; use 'offline'",
-        code="configuration",
-    )

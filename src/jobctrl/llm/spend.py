@@ -27,7 +27,7 @@ from sqlalchemy import case, func, select, update
 from jobctrl.domain.errors import BudgetExceededError
 from jobctrl.store import schema
 from jobctrl.store.settings import Settings
-from jobctrl.store.store import Store, upsert, utcnow
+from jobctrl.store.store import Store, WriteTx, upsert, utcnow
 
 T = TypeVar("T")
 
@@ -103,51 +103,16 @@ class SpendAuthority:
         usage: Usage,
     ) -> bool:
         """Add one observation to the ledger; False if this observation was already counted."""
-        now = self.clock()
-        day = utc_day(now)
-        cost = estimate_cost_usd(model, usage.input_tokens, usage.output_tokens)
         with self.store.write() as tx:
-            inserted = upsert(
-                tx.conn,
-                schema.llm_usage_observations,
-                {
-                    "observation_id": observation_id,
-                    "day": day,
-                    "lane": lane,
-                    "provider": provider,
-                    "model": model,
-                    "input_tokens": usage.input_tokens,
-                    "output_tokens": usage.output_tokens,
-                    "cost_usd": cost,
-                    "created_at": utcnow(),
-                },
-                keys=["observation_id"],
-            ).rowcount
-            if not inserted:
-                return False
-            ls = schema.llm_spend
-            upsert(
-                tx.conn,
-                ls,
-                {
-                    "day": day,
-                    "lane": lane,
-                    "input_tokens": usage.input_tokens,
-                    "output_tokens": usage.output_tokens,
-                    "cost_usd": cost,
-                    "calls": 1,
-                    "updated_at": utcnow(),
-                },
-                keys=["day", "lane"],
-                update={
-                    "input_tokens": ls.c.input_tokens + usage.input_tokens,
-                    "output_tokens": ls.c.output_tokens + usage.output_tokens,
-                    "cost_usd": ls.c.cost_usd + cost,
-                    "calls": ls.c.calls + 1,
-                    "updated_at": utcnow(),
-                },
+            return record_in(
+                tx,
+                self,
+                observation_id=observation_id,
+                lane=lane,
+                provider=provider,
+                model=model,
+                usage=usage,
             )
-        return True
 
     def reserve(
         self,
@@ -311,3 +276,61 @@ class SpendAuthority:
             "lanes": lanes,
             "estimate": True,
         }
+
+
+def record_in(
+    tx: WriteTx,
+    authority: SpendAuthority,
+    *,
+    observation_id: str,
+    lane: str,
+    provider: str,
+    model: str,
+    usage: Usage,
+) -> bool:
+    """``SpendAuthority.record`` inside the caller's transaction (to store usage together
+    with the output it paid for)."""
+    now = authority.clock()
+    day = utc_day(now)
+    cost = estimate_cost_usd(model, usage.input_tokens, usage.output_tokens)
+    inserted = upsert(
+        tx.conn,
+        schema.llm_usage_observations,
+        {
+            "observation_id": observation_id,
+            "day": day,
+            "lane": lane,
+            "provider": provider,
+            "model": model,
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "cost_usd": cost,
+            "created_at": utcnow(),
+        },
+        keys=["observation_id"],
+    ).rowcount
+    if not inserted:
+        return False
+    ls = schema.llm_spend
+    upsert(
+        tx.conn,
+        ls,
+        {
+            "day": day,
+            "lane": lane,
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "cost_usd": cost,
+            "calls": 1,
+            "updated_at": utcnow(),
+        },
+        keys=["day", "lane"],
+        update={
+            "input_tokens": ls.c.input_tokens + usage.input_tokens,
+            "output_tokens": ls.c.output_tokens + usage.output_tokens,
+            "cost_usd": ls.c.cost_usd + cost,
+            "calls": ls.c.calls + 1,
+            "updated_at": utcnow(),
+        },
+    )
+    return True

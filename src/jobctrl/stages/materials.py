@@ -21,6 +21,7 @@ from jobctrl.domain.materials import CoverLetter, TailoredResume
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import Stage
+from jobctrl.llm import lanes, prompts
 from jobctrl.llm.offline_materials import cover_offline, tailor_offline
 from jobctrl.render.pdf import render_cover_letter, render_resume
 from jobctrl.stages.context import StageContext
@@ -125,14 +126,19 @@ def _reuse(store: Store, job_id: str, kind: str) -> MaterialOutcome:
 def tailor(ctx: StageContext, job_id: str, run_id: str, version: int | None) -> MaterialOutcome:
     def work(attempt: int) -> MaterialOutcome:
         profile, report, job = _inputs(ctx, job_id, version)
-        resume = ctx.spend.guarded_call(
-            lane="tailor",
-            observation_id=f"tailor:{job_id}:{run_id}:{attempt}",
-            provider="offline",
-            model="offline-extractive-v1",
-            call=lambda: (tailor_offline(profile, report, job["title"], job["company"]), None),
+        resume = lanes.call_lane(
+            ctx,
+            "tailor",
+            job_id=job_id,
+            run_id=run_id,
+            attempt=attempt,
+            output_type=TailoredResume,
+            system=prompts.TAILOR_SYSTEM,
+            prompt=lambda: prompts.materials_prompt(job["title"], job["company"], report, profile),
+            offline=lambda: tailor_offline(profile, report, job["title"], job["company"]),
         )
         assert_truthful(resume, profile)
+        lane = lanes.lane_provider(ctx, "tailor")
         generation = _save(
             ctx,
             job_id,
@@ -141,8 +147,8 @@ def tailor(ctx: StageContext, job_id: str, run_id: str, version: int | None) -> 
             run_id,
             attempt,
             resume.model_dump(mode="json"),
-            "offline",
-            "offline-extractive-v1",
+            lane.provider,
+            lane.model,
             version,
         )
         return MaterialOutcome(generation)
@@ -160,13 +166,18 @@ def tailor(ctx: StageContext, job_id: str, run_id: str, version: int | None) -> 
 def cover(ctx: StageContext, job_id: str, run_id: str, version: int | None) -> MaterialOutcome:
     def work(attempt: int) -> MaterialOutcome:
         profile, report, job = _inputs(ctx, job_id, version)
-        letter = ctx.spend.guarded_call(
-            lane="cover",
-            observation_id=f"cover:{job_id}:{run_id}:{attempt}",
-            provider="offline",
-            model="offline-extractive-v1",
-            call=lambda: (cover_offline(profile, report, job["title"], job["company"]), None),
+        letter = lanes.call_lane(
+            ctx,
+            "cover",
+            job_id=job_id,
+            run_id=run_id,
+            attempt=attempt,
+            output_type=CoverLetter,
+            system=prompts.COVER_SYSTEM,
+            prompt=lambda: prompts.materials_prompt(job["title"], job["company"], report, profile),
+            offline=lambda: cover_offline(profile, report, job["title"], job["company"]),
         )
+        lane = lanes.lane_provider(ctx, "cover")
         generation = _save(
             ctx,
             job_id,
@@ -175,8 +186,8 @@ def cover(ctx: StageContext, job_id: str, run_id: str, version: int | None) -> M
             run_id,
             attempt,
             letter.model_dump(mode="json"),
-            "offline",
-            "offline-extractive-v1",
+            lane.provider,
+            lane.model,
             version,
         )
         return MaterialOutcome(generation)

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from jobctrl.config import load_config
 from jobctrl.domain.errors import MIN_SCORE, SCORE_NO_DESCRIPTION, StageError
 from jobctrl.domain.events import JobScored
+from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import LATER_STAGES, Stage
-from jobctrl.llm.providers import score_provider
+from jobctrl.llm import lanes, prompts
+from jobctrl.llm.providers import OfflineScoreProvider
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.owned import run_owned
 from jobctrl.store import jobs, profiles, schema
@@ -61,20 +63,30 @@ def _score_owned(
         else config.profile
     )
     values = ctx.settings.all()
-    lane = config.providers.get("score")
-    provider = score_provider(
-        lane.provider if lane else "offline",
-        lane.model if lane else "offline-extractive-v1",
+    offline_provider = OfflineScoreProvider(
         latency_seconds=int(values["providers.offline.latency_ms"]) / 1000,
         heartbeat=ctx.heartbeat,
     )
-    report = ctx.spend.guarded_call(
-        lane="score",
-        observation_id=f"score:{job_id}:{run_id}:{attempt}",
-        provider=provider.name,
-        model=provider.model,
-        call=lambda: provider.score(job["title"], description, profile),
+    lane = lanes.lane_provider(ctx, "score")
+    report = lanes.call_lane(
+        ctx,
+        "score",
+        job_id=job_id,
+        run_id=run_id,
+        attempt=attempt,
+        output_type=ScoreReport,
+        system=prompts.SCORE_SYSTEM,
+        prompt=lambda: prompts.score_prompt(job["title"], description, profile),
+        offline=lambda: offline_provider.score(job["title"], description, profile)[0],
     )
+    if lane.provider != "offline":
+        report = report.model_copy(
+            update={
+                "provider": lane.provider,
+                "model": lane.model,
+                "score": max(0, min(100, report.score)),
+            }
+        )
     report_json = report.model_dump(mode="json")
     report_bytes = json.dumps(report_json, sort_keys=True).encode()
     report_sha = ctx.store.artifacts.put(report_bytes)

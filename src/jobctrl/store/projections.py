@@ -298,6 +298,10 @@ def _discovered(doc: dict[str, Any], p: dict[str, Any]) -> None:
         doc["listed"] = {k: p.get(k) for k in ("title", "company", "location")}
 
 
+def _report_written(doc: dict[str, Any], p: dict[str, Any]) -> None:
+    doc["report"] = {"number": p["number"], "path": p["path"]}
+
+
 def _workflow_ref(doc: dict[str, Any], p: dict[str, Any]) -> None:
     refs = doc.setdefault("workflows", [])
     if not any(r["runId"] == p["runId"] for r in refs):
@@ -413,6 +417,7 @@ HANDLERS: dict[str, Callable[[_Fold, Event, dict[str, Any]], None]] = {
     "WorkflowCompleted": _close_workflow("completed"),
     "WorkflowFailed": _close_workflow("failed"),
     "JobDiscovered": _job_event(_discovered),
+    "ReportWritten": _job_event(_report_written),
     "PipelineStepQueued": _pipeline_step("queued"),
     "PipelineStepStarted": _pipeline_step("running"),
     "PipelineStepCompleted": _pipeline_step("completed"),

@@ -306,3 +306,29 @@ materials = Table(
     Column("decided_at", DateTime(timezone=True)),
     UniqueConstraint("job_id", "kind", "generation", name="uq_material_generation"),
 )
+
+provider_results = Table(
+    "provider_results",
+    metadata,
+    Column("key", String(255), primary_key=True),  # lane:job:run — one paid call per step
+    Column("lane", String(32), nullable=False),
+    Column("job_id", String(32), nullable=False),
+    Column("run_id", String(64), nullable=False),
+    Column("observation_id", String(128), nullable=False),
+    Column("output", JSON, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+# -- evaluation reports --------------------------------------------------------------------
+
+# One reserved, gap-free report number per job (store/reports.py); ``path`` is relative to
+# the home root and set when the Markdown report is first written.
+report_numbers = Table(
+    "report_numbers",
+    metadata,
+    Column("job_id", String(32), primary_key=True),
+    Column("number", Integer, nullable=False, unique=True),
+    Column("path", Text),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("written_at", DateTime(timezone=True)),
+)

@@ -24,7 +24,7 @@ from jobctrl.stages import materials
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
 from jobctrl.stages.score import score
-from jobctrl.store import jobs, schema
+from jobctrl.store import jobs, reports, schema
 from jobctrl.workflows.models import EnrichResult, FinalizeInput, ScoreResult, StageInput
 
 log = logging.getLogger(__name__)
@@ -153,6 +153,9 @@ class PreparationActivities:
             except StageError as error:
                 if error.code != OWNERSHIP_LOST:
                     raise
+        if jobs.score_row(self.ctx.store, inp.job_id) is not None:
+            # The coordinator (not a stage) numbers and writes the evaluation report.
+            reports.write_report(self.ctx.home, self.ctx.store, inp.job_id)
         jobs.record_workflow_closed(
             self.ctx.store,
             workflow_id=inp.workflow_id,

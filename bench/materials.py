@@ -1,0 +1,270 @@
+"""Benchmark: N postings from a loopback site prepared end to end with the offline provider
+(Enrich -> Score -> Tailor -> Cover -> PDF), on an embedded Temporal server (history on
+disk). Prints one JSON object: wall time, per-job latency, PDFs produced, peak RSS, and the
+estimated USD per job if the three LLM lanes (score, tailor, cover) were real models.
+
+    .venv/bin/python bench/materials.py [--n 100] [--concurrency 16]
+
+Processes, as in bench/prepare.py: the embedded Temporal server; this process as the
+worker; a client process that adds all postings at once through `jobctrl add --wait`'s
+service and times each one from add to result; a process serving the postings.
+
+Cost: the offline provider reports no usage, so tokens are estimated as len(text) / 4 of
+what an LLM call would send (the posting description, the profile JSON, the score report
+JSON, as each lane needs) and receive (the offline output's JSON), priced with
+genai-prices through `jobctrl.llm.prices.estimate_cost_usd`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing
+import os
+import resource
+import shutil
+import statistics
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+
+import psutil
+from sqlalchemy import select
+
+from jobctrl import services
+from jobctrl.config import load_config
+from jobctrl.demo.postings import generate_postings
+from jobctrl.demo.profile import DEMO_PROFILE
+from jobctrl.demo.site import DemoSite
+from jobctrl.home import Home
+from jobctrl.llm.prices import estimate_cost_usd
+from jobctrl.store import jobs, schema
+from jobctrl.store.settings import Settings
+from jobctrl.store.store import Store
+from jobctrl.worker.connection import connect
+from jobctrl.worker.devserver import EmbeddedTemporal
+from jobctrl.worker.run import build_worker
+
+SEED = 11
+# (provider, model) pairs priced by genai-prices' bundled data.
+MODELS = (("openai", "gpt-4o-mini"), ("anthropic", "claude-3-5-haiku"))
+LANE_INPUTS = {
+    "score": "title + posting description + profile JSON",
+    "tailor": "title + company + posting description + profile JSON + score report JSON",
+    "cover": "title + company + posting description + profile JSON + score report JSON",
+}
+LANE_OUTPUTS = {
+    "score": "score report JSON",
+    "tailor": "tailored resume JSON",
+    "cover": "cover letter JSON",
+}
+
+
+class PeakRss:
+    """Samples the RSS of a process every 50 ms."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.peak, self._stop = pid, 0, threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.05):
+            try:
+                self.peak = max(self.peak, psutil.Process(self.pid).memory_info().rss)
+            except psutil.Error:
+                return
+
+    def stop(self) -> int:
+        self._stop.set()
+        return self.peak
+
+
+def _serve(n: int, queue: multiprocessing.Queue) -> None:
+    with DemoSite(extra_pages=generate_postings(n, seed=SEED)) as site:
+        queue.put(site.base_url)
+        threading.Event().wait()
+
+
+@contextlib.contextmanager
+def posting_site(n: int) -> Iterator[str]:
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_serve, args=(n, queue), daemon=True)
+    proc.start()
+    try:
+        yield queue.get(timeout=30)
+    finally:
+        proc.terminate()
+        proc.join()
+
+
+# -- the client process ------------------------------------------------------------------
+
+
+def client_run(urls: list[str]) -> dict:
+    """Add every posting at once and wait for each; per-job latency from add to result."""
+    return asyncio.run(_client_run(urls))
+
+
+async def _client_run(urls: list[str]) -> dict:
+    home = Home.resolve()
+
+    async def add_one(url: str) -> tuple[float, str]:
+        started = time.perf_counter()
+        view = await services.add_job(home, url, wait=True, wait_timeout=600)
+        return time.perf_counter() - started, view["status"]
+
+    started = time.perf_counter()
+    done = await asyncio.gather(*(add_one(url) for url in urls))
+    return {
+        "elapsed": time.perf_counter() - started,
+        "latencies": [t for t, _ in done],
+        "statuses": [s for _, s in done],
+    }
+
+
+# -- figures from the store --------------------------------------------------------------
+
+
+def _chars(value: object) -> int:
+    return len(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+
+
+def token_estimates(store: Store, home: Home) -> list[dict[str, tuple[int, int]]]:
+    """Per job with both materials: lane -> (input tokens, output tokens), as chars / 4."""
+    profile = _chars(load_config(home).profile.model_dump(mode="json"))
+    with store.read() as conn:
+        job_ids = [r.id for r in conn.execute(select(schema.jobs.c.id))]
+        rows = conn.execute(
+            select(schema.materials.c.job_id, schema.materials.c.kind, schema.materials.c.content)
+        ).all()
+    content = {(r.job_id, r.kind): r.content for r in rows}
+    out = []
+    for job_id in job_ids:
+        job = jobs.job_row(store, job_id)
+        score = jobs.score_row(store, job_id)
+        resume, letter = content.get((job_id, "resume")), content.get((job_id, "cover"))
+        if not (job["text_artifact"] and score and resume and letter):
+            continue
+        description = store.artifacts.get(job["text_artifact"]).decode("utf-8")
+        posting = _chars(job["title"] or "") + _chars(description)
+        report = _chars(score["report"])
+        company = _chars(job["company"] or "")
+        chars = {
+            "score": (posting + profile, report),
+            "tailor": (posting + company + profile + report, _chars(resume)),
+            "cover": (posting + company + profile + report, _chars(letter)),
+        }
+        out.append({lane: (i // 4, o // 4) for lane, (i, o) in chars.items()})
+    return out
+
+
+def cost_figures(estimates: list[dict[str, tuple[int, int]]]) -> dict:
+    lanes = ("score", "tailor", "cover")
+    tokens = {
+        lane: {
+            "input_mean": round(statistics.mean(e[lane][0] for e in estimates)),
+            "output_mean": round(statistics.mean(e[lane][1] for e in estimates)),
+        }
+        for lane in lanes
+    }
+    usd: dict = {}
+    for provider, model in MODELS:
+        per_lane = {lane: 0.0 for lane in lanes}
+        for e in estimates:
+            for lane in lanes:
+                cost, priced = estimate_cost_usd(provider, model, *e[lane])
+                if not priced:
+                    raise SystemExit(f"genai-prices has no price for {provider}/{model}")
+                per_lane[lane] += cost
+        total = sum(per_lane.values()) / len(estimates)
+        usd[f"{provider}/{model}"] = {
+            "per_job": round(total, 6),
+            "per_lane": {lane: round(v / len(estimates), 6) for lane, v in per_lane.items()},
+            "per_1000_jobs": round(total * 1000, 2),
+        }
+    return {"tokens_per_job_by_lane": tokens, "usd_per_job": usd}
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+
+
+# -- the worker process ------------------------------------------------------------------
+
+
+async def main(n: int, concurrency: int) -> dict:
+    tmp = tempfile.mkdtemp(prefix="jobctrl-bench-materials-")
+    os.environ["JOBCTRL_HOME"] = tmp
+    os.environ.pop("JOBCTRL_TEMPORAL_ADDRESS", None)
+    os.environ["JOBCTRL_TASK_QUEUE"] = f"bench-{uuid.uuid4().hex[:8]}"
+    home = Home.resolve()
+    services.init_home(home, profile=DEMO_PROFILE)
+    store = Store.open(home)
+    settings = Settings(store)
+    settings.set_value("fetch.allow_hosts", ["127.0.0.1"])
+    settings.set_value("fetch.min_host_interval_seconds", 0.0)
+    settings.set_value("min_fit_score", 0)  # every job gets materials
+    settings.set_value("preparation.materials", True)
+    server = EmbeddedTemporal(home)
+    await server.ensure()
+    server_rss = PeakRss(server._server_pid or 0)
+    client = await connect(home)
+    pages = list(generate_postings(n, seed=SEED))
+    figures: dict = {"n": n, "concurrency": concurrency, "cpus": os.cpu_count()}
+    loop = asyncio.get_running_loop()
+    spawn = multiprocessing.get_context("spawn")
+    try:
+        with (
+            posting_site(n) as base_url,
+            ProcessPoolExecutor(1, mp_context=spawn) as pool,
+        ):
+            urls = [base_url + path for path in pages]
+            worker, ctx = build_worker(client, store, home, max_activities=concurrency)
+            async with worker:
+                run = await loop.run_in_executor(pool, client_run, urls)
+            ctx.close()
+        latencies = run["latencies"]
+        figures["seconds"] = round(run["elapsed"], 2)
+        figures["jobs_per_s"] = round(n / run["elapsed"], 2)
+        figures["latency_p50_s"] = round(statistics.median(latencies), 2)
+        figures["latency_p95_s"] = round(_pct(latencies, 0.95), 2)
+        figures["latency_max_s"] = round(max(latencies), 2)
+        figures["job_status"] = {s: run["statuses"].count(s) for s in sorted(set(run["statuses"]))}
+        with store.read() as conn:
+            kinds = conn.execute(
+                select(schema.materials.c.kind, schema.materials.c.pdf_artifact)
+            ).all()
+        figures["resumes"] = sum(1 for k, _ in kinds if k == "resume")
+        figures["cover_letters"] = sum(1 for k, _ in kinds if k == "cover")
+        figures["pdfs_produced"] = sum(1 for _, pdf in kinds if pdf)
+        estimates = token_estimates(store, home)
+        figures["jobs_costed"] = len(estimates)
+        figures["tokens_estimated_as"] = "chars/4"
+        figures["lane_inputs"] = LANE_INPUTS
+        figures["lane_outputs"] = LANE_OUTPUTS
+        if estimates:
+            figures.update(cost_figures(estimates))
+    finally:
+        figures["peak_rss_worker_mb"] = round(
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
+        )
+        figures["peak_rss_temporal_server_mb"] = round(server_rss.stop() / 2**20, 1)
+        store.dispose()
+        server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return figures
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--n", type=int, default=100)
+    parser.add_argument("--concurrency", type=int, default=16)
+    args = parser.parse_args()
+    print(json.dumps(asyncio.run(main(args.n, args.concurrency)), indent=2))

@@ -1,0 +1,148 @@
+"""One model call for one lane of one job's step, at most once.
+
+Each lane (score, tailor, cover) names its provider and model in config.yaml. The offline
+provider answers locally. A remote provider's attempt is admitted by the spend authority
+(a strict reservation of its worst case), and its validated output and usage are stored
+in one transaction the moment it returns, keyed by lane, job and workflow run: a retried
+attempt of the same run (after a crash, say) reuses that stored output instead of paying
+for the call again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from typing import TypeVar
+
+from pydantic import BaseModel
+from sqlalchemy import select
+
+from jobctrl.config import LaneProvider, load_config
+from jobctrl.llm.remote import LaneModel, ProviderError, build_model, run_structured
+from jobctrl.llm.spend import Usage
+from jobctrl.stages.context import StageContext
+from jobctrl.store import schema
+from jobctrl.store.store import upsert, utcnow
+
+T = TypeVar("T", bound=BaseModel)
+PR = schema.provider_results
+MAX_OUTPUT_TOKENS = {"score": 2_000, "tailor": 3_000, "cover": 1_200}
+# Fault injection for the crash test: exit right after a paid call's result is stored.
+CRASH_AFTER_CALL = "JOBCTRL_FAULT_EXIT_AFTER_PROVIDER_CALL"
+
+
+def lane_provider(ctx: StageContext, lane: str) -> LaneProvider:
+    return load_config(ctx.home).providers.get(lane) or LaneProvider()
+
+
+def estimate_tokens(text: str) -> int:
+    """A conservative token estimate for the reservation (about four characters a token)."""
+    return max(1, len(text) // 3)
+
+
+def call_lane(
+    ctx: StageContext,
+    lane: str,
+    *,
+    job_id: str,
+    run_id: str,
+    attempt: int,
+    output_type: type[T],
+    system: str,
+    prompt: Callable[[], str],
+    offline: Callable[[], T],
+) -> T:
+    """The lane's output for this step: offline, stored from an earlier attempt, or paid."""
+    config = lane_provider(ctx, lane)
+    observation_id = f"{lane}:{job_id}:{run_id}:{attempt}"
+    if config.provider == "offline":
+        return ctx.spend.guarded_call(
+            lane=lane,
+            observation_id=observation_id,
+            provider="offline",
+            model=config.model,
+            call=lambda: (offline(), None),
+        )
+    key = f"{lane}:{job_id}:{run_id}"
+    with ctx.store.read() as conn:
+        stored = conn.execute(select(PR.c.output).where(PR.c.key == key)).scalar()
+    if stored is not None:
+        return output_type.model_validate(stored)  # paid for already: never again
+    text = prompt()
+    max_out = MAX_OUTPUT_TOKENS.get(lane, 2_000)
+    lane_model = LaneModel(config.provider, config.model, config.base_url, config.api_key_env)
+
+    def call() -> tuple[T, Usage | None]:
+        try:
+            output, usage = run_structured(
+                build_model(lane_model),
+                output_type,
+                system=system,
+                prompt=text,
+                max_output_tokens=max_out,
+            )
+        except ProviderError as error:
+            if error.usage is not None:  # an invalid output still cost tokens
+                ctx.spend.record(
+                    observation_id=observation_id,
+                    lane=lane,
+                    provider=config.provider,
+                    model=config.model,
+                    usage=error.usage,
+                )
+            raise
+        _store(ctx, key, lane, job_id, run_id, observation_id, output, usage, config)
+        if os.environ.get(CRASH_AFTER_CALL) == lane:
+            os._exit(137)
+        return output, None  # usage is already recorded, with the output
+
+    return ctx.spend.guarded_call(
+        lane=lane,
+        observation_id=observation_id,
+        provider=config.provider,
+        model=config.model,
+        call=call,
+        input_tokens=estimate_tokens(system + text),
+        max_output_tokens=max_out,
+    )
+
+
+def _store(
+    ctx: StageContext,
+    key: str,
+    lane: str,
+    job_id: str,
+    run_id: str,
+    observation_id: str,
+    output: BaseModel,
+    usage: Usage,
+    config: LaneProvider,
+) -> None:
+    """The output and its usage, in one transaction, before anything else uses them."""
+    from jobctrl.llm.spend import record_in
+
+    with ctx.store.write() as tx:
+        upsert(
+            tx.conn,
+            PR,
+            {
+                "key": key,
+                "lane": lane,
+                "job_id": job_id,
+                "run_id": run_id,
+                "observation_id": observation_id,
+                "output": json.loads(output.model_dump_json()),
+                "created_at": utcnow(),
+            },
+            keys=["key"],
+        )
+        record_in(
+            tx,
+            ctx.spend,
+            observation_id=observation_id,
+            lane=lane,
+            provider=config.provider,
+            model=config.model,
+            usage=usage,
+        )

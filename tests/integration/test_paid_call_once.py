@@ -1,0 +1,70 @@
+"""A paid call whose result was stored is never made again: the worker is killed right
+after the provider answers, and the next worker finishes the step from the stored result.
+The provider is a loopback OpenAI-compatible server (the real client, HTTP and SDK)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sqlalchemy import func, select
+
+from jobctrl import services
+from jobctrl.llm.lanes import CRASH_AFTER_CALL
+from jobctrl.store import jobs, schema
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.http import Route, posting_html
+from tests.support.processes import WorkerProcess
+
+REPORT = {
+    "score": 81,
+    "verdict": "Strong fit",
+    "summary": "Meets the Python and PostgreSQL requirements.",
+    "provider": "openai",
+    "model": "gpt-4o-mini",
+    "requirements": [
+        {
+            "requirement": "Python",
+            "kind": "must",
+            "matched": True,
+            "matched_terms": ["python"],
+            "evidence": [{"source": "skills", "text": "Python", "ref": "skills[0]"}],
+        },
+    ],
+}
+
+
+async def test_kill_after_the_provider_answers_pays_once(
+    home, store, client, task_queue, fast_settings, site, monkeypatch
+):
+    fast_settings.set_value("worker.heartbeat_timeout_seconds", 1.5)
+    fast_settings.set_value("retry.max_attempts", 3)
+    fast_settings.set_value("preparation.materials", False)
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    with FakeOpenAI("ok", REPORT) as provider:
+        services.set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
+        url = site.add("/jobs/paid", Route(body=posting_html("Engineer", "Paid", ["Python"])))
+        monkeypatch.setenv(CRASH_AFTER_CALL, "score")
+        first = WorkerProcess()
+        first.wait_ready()
+        view = await services.add_job(home, url)
+        await asyncio.to_thread(first.proc.wait, 60)
+        assert first.proc.returncode == 137, "the worker died right after the paid call"
+        monkeypatch.delenv(CRASH_AFTER_CALL)
+        second = WorkerProcess()
+        try:
+            second.wait_ready()
+            handle = client.get_workflow_handle(view["workflowId"])
+            await asyncio.wait_for(handle.result(), 60)
+        finally:
+            second.stop(15)
+        assert len(provider.requests) == 1, "the provider was paid once"
+    obs = schema.llm_usage_observations
+    with store.read() as conn:
+        usage_rows = conn.execute(select(func.count()).select_from(obs)).scalar_one()
+        spend = conn.execute(
+            select(schema.llm_spend.c.calls, schema.llm_spend.c.input_tokens)
+        ).all()
+    assert usage_rows == 1 and [tuple(r) for r in spend] == [(1, 321)]
+    score = {r["stage"]: r for r in jobs.stage_rows(store, view["jobId"])}["score"]
+    assert score["state"] == "succeeded" and score["attempts"] == 2
+    assert jobs.score_row(store, view["jobId"])["score"] == 81
