@@ -88,8 +88,14 @@ async def test_racing_adds_give_one_job_one_execution_one_set_of_events(
     assert len({v["jobId"] for v in views}) == 1
     assert len({v["runId"] for v in views}) == 1
     job_id = views[0]["jobId"]
-    for type_ in ("JobCreated", "WorkflowStarted", "StageStarted", "JobEnriched", "JobScored",
-                  "WorkflowCompleted"):  # fmt: skip
+    for type_ in (
+        "JobCreated",
+        "WorkflowStarted",
+        "StageStarted",
+        "JobEnriched",
+        "JobScored",
+        "WorkflowCompleted",
+    ):
         ran = sum(r["attempts"] for r in jobs.stage_rows(store, job_id))
         expected = ran if type_ == "StageStarted" else 1
         assert _events(store, job_id, type_) == expected, type_
@@ -104,15 +110,18 @@ async def test_racing_adds_give_one_job_one_execution_one_set_of_events(
     [
         (lambda s: "http://exa mple.com/%zz", "ENRICH_INVALID_URL", False),
         (lambda s: "ftp://127.0.0.1/job.html", "ENRICH_UNSUPPORTED_SCHEME", False),
-        (lambda s: s.add("/job.pdf", Route(body=b"%PDF-1.4", headers={"Content-Type": PDF})),
-         "ENRICH_UNSUPPORTED_CONTENT", False),
+        (
+            lambda s: s.add("/job.pdf", Route(body=b"%PDF-1.4", headers={"Content-Type": PDF})),
+            "ENRICH_UNSUPPORTED_CONTENT",
+            False,
+        ),
         (lambda s: "http://127.0.0.1:9/unreachable", "ENRICH_UNREACHABLE", True),
         (lambda s: s.base_url + "/missing", "ENRICH_HTTP_NOT_FOUND", False),
         (lambda s: s.add("/boom", Route(500, b"oops")), "ENRICH_HTTP_SERVER_ERROR", True),
         (lambda s: "http://10.0.0.1/jobs/1", "DETAIL_UNSAFE_URL", False),
     ],
     ids=["malformed", "scheme", "not-html", "unreachable", "404", "500", "unsafe"],
-)  # fmt: skip
+)
 async def test_bad_input_ends_in_a_stage_error_and_touches_no_other_job(
     home, store, worker, site, make_url, code, retryable
 ):
@@ -141,8 +150,9 @@ async def test_bad_input_ends_in_a_stage_error_and_touches_no_other_job(
 
 
 async def test_robots_disallow_is_a_stage_error(home, worker, site):
-    site.routes["/robots.txt"] = Route(body=b"User-agent: *\nDisallow: /private/\n",
-                                       headers={"Content-Type": "text/plain"})  # fmt: skip
+    site.routes["/robots.txt"] = Route(
+        body=b"User-agent: *\nDisallow: /private/\n", headers={"Content-Type": "text/plain"}
+    )
     view = await services.add_job(home, site.add("/private/job", Route(body=GOOD)), wait=True)
     assert view["stages"][0]["errorCode"] == "ENRICH_ROBOTS_DISALLOWED"
     assert site.hits.get("/private/job") is None
@@ -211,11 +221,57 @@ async def test_a_spent_budget_stops_score_without_retrying(
     fast_settings.set_value("retry.max_attempts", 3)
     fast_settings.set_value("daily_budget_usd", 0.01)
     SpendAuthority(store, fast_settings).record(
-        observation_id="earlier-call", lane="tailor", provider="fake", model="gpt-4o",
+        observation_id="earlier-call",
+        lane="tailor",
+        provider="fake",
+        model="gpt-4o",
         usage=Usage(100_000, 10_000),
-    )  # fmt: skip
+    )
     view = await services.add_job(home, site.add("/jobs/budget", Route(body=GOOD)), wait=True)
     score = {s["stage"]: s for s in view["stages"]}["score"]
     assert score["state"] == "failed" and score["errorCode"] == "budget_exceeded"
-    assert score["retryable"] is False and score["attempts"] == 1
+    assert score["retryable"] is False and score["attempts"] == 0, "no attempt used up"
     assert view["stages"][0]["state"] == "succeeded", "Enrich spends nothing and ran"
+
+
+async def test_a_budget_stop_uses_no_attempt_and_resumes_after_the_day_rolls_over(
+    home, store, worker, site, fast_settings, client
+):
+    from sqlalchemy import update
+
+    from jobctrl.llm.spend import SpendAuthority, Usage
+    from jobctrl.stages.context import StageContext
+    from jobctrl.worker.recovery import resume_budget_stopped
+
+    fast_settings.set_value("daily_budget_usd", 0.01)
+    fast_settings.set_value("preparation.materials", False)
+    SpendAuthority(store, fast_settings).record(
+        observation_id="earlier",
+        lane="tailor",
+        provider="fake",
+        model="gpt-4o",
+        usage=Usage(100_000, 10_000),
+    )
+    view = await services.add_job(home, site.add("/jobs/later", Route(body=GOOD)), wait=True)
+    score = {s["stage"]: s for s in view["stages"]}["score"]
+    assert score["errorCode"] == "budget_exceeded" and score["attempts"] == 0
+    ctx = StageContext(home=home, store=store)
+    assert await resume_budget_stopped(client, ctx) == 0, "the same UTC day stays stopped"
+
+    # The UTC day rolls over: yesterday's spend and yesterday's stop.
+    yesterday = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%d")
+    with store.write() as tx:
+        tx.conn.execute(update(schema.llm_spend).values(day=yesterday))
+        tx.conn.execute(
+            update(schema.job_stage_states)
+            .where(schema.job_stage_states.c.job_id == view["jobId"])
+            .values(finished_at=datetime.now(UTC) - timedelta(days=1))
+        )
+    assert await resume_budget_stopped(client, ctx) == 1
+    assert await resume_budget_stopped(client, ctx) == 0, "one recovery per job and day"
+    for _ in range(100):
+        score = {r["stage"]: r for r in jobs.stage_rows(store, view["jobId"])}["score"]
+        if score["state"] == "succeeded":
+            break
+        await asyncio.sleep(0.1)
+    assert score["state"] == "succeeded" and score["attempts"] == 1

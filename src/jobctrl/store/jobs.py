@@ -15,7 +15,13 @@ from typing import Any
 from sqlalchemy import select, update
 
 from jobctrl.domain import ids
-from jobctrl.domain.errors import OWNERSHIP_LOST, POSTING_UNAVAILABLE, NotFoundError, StageError
+from jobctrl.domain.errors import (
+    BUDGET_EXCEEDED,
+    OWNERSHIP_LOST,
+    POSTING_UNAVAILABLE,
+    NotFoundError,
+    StageError,
+)
 from jobctrl.domain.events import (
     JobCreated,
     StageFailed,
@@ -211,6 +217,8 @@ def fail_stage(
     *,
     next_attempt_at: datetime | None = None,
 ) -> None:
+    # A spent budget stopped the attempt before any provider work: it uses no attempt.
+    attempts = attempt - 1 if error.code == BUDGET_EXCEEDED else attempt
     with store.write() as tx:
         _fenced(
             tx,
@@ -219,6 +227,7 @@ def fail_stage(
             run_id,
             attempt,
             state=StageState.FAILED.value,
+            attempts=attempts,
             error_code=error.code,
             error_message=error.message,
             retryable=error.retryable,

@@ -5,6 +5,7 @@ line with desired state, so a settings change takes effect without a restart.
   `discovery.schedule_*` settings; observed state is what Temporal describes. The
   schedule is created, updated or deleted while the two differ.
 - Saved posting checks: a bounded availability sweep of due jobs.
+- Budget recovery: jobs stopped by a spent budget resume after the UTC day rolls over.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from jobctrl.stages.context import StageContext
 from jobctrl.store.settings import Settings
 from jobctrl.worker.connection import default_task_queue
+from jobctrl.worker.recovery import resume_budget_stopped
 from jobctrl.workflows.discover import DISCOVER_WORKFLOW_ID, DiscoverWorkflow
 from jobctrl.workflows.models import DiscoverInput
 
@@ -96,6 +98,10 @@ class WorkerHeartbeat:
         except Exception:
             log.exception("could not reconcile the discovery schedule")
         await self._availability(settings)
+        try:
+            await resume_budget_stopped(self.client, self.ctx)
+        except Exception:
+            log.exception("could not resume budget-stopped jobs")
         self.beats += 1
 
     async def _availability(self, settings: Settings) -> None:

@@ -1,0 +1,110 @@
+"""Budget recovery: jobs stopped by a spent budget resume on their own once the UTC day
+has rolled over and the budget admits their lane again.
+
+Observed state (a stage row failed with ``budget_exceeded`` on an earlier UTC day, and a
+preflight that now passes) drives the action; the action is idempotent: one recovery
+execution per job and day, with a deterministic id
+(``prepare-auto-local-<stage>-<24 hex>``) and a conflict policy that never starts a second.
+Stages that already succeeded are not run again (their rows say so).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from datetime import UTC, datetime
+
+from sqlalchemy import select
+from temporalio.client import Client
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from jobctrl.config import load_config
+from jobctrl.domain.errors import BUDGET_EXCEEDED, BudgetExceededError
+from jobctrl.llm.spend import SpendAuthority, utc_day
+from jobctrl.stages.context import StageContext
+from jobctrl.store import jobs, profiles, schema
+from jobctrl.worker.connection import default_task_queue
+from jobctrl.workflows.models import PrepInput
+from jobctrl.workflows.prep import JobPreparationWorkflow
+
+log = logging.getLogger(__name__)
+S = schema.job_stage_states
+
+
+async def _exists(client: Client, workflow_id: str) -> bool:
+    try:
+        await client.get_workflow_handle(workflow_id).describe()
+        return True
+    except RPCError as exc:
+        if exc.status == RPCStatusCode.NOT_FOUND:
+            return False
+        raise
+
+
+def recovery_workflow_id(stage: str, job_id: str, day: str) -> str:
+    digest = hashlib.sha256(f"{job_id}:{stage}:{day}".encode()).hexdigest()[:24]
+    return f"prepare-auto-local-{stage}-{digest}"
+
+
+async def resume_budget_stopped(
+    client: Client, ctx: StageContext, *, now: datetime | None = None, limit: int = 25
+) -> int:
+    """Start recovery for budget-stopped jobs whose budget day has passed; returns how many."""
+    from jobctrl.services import retry_settings
+
+    now = now or datetime.now(UTC)
+    today = utc_day(now)
+    with ctx.store.read() as conn:
+        rows = conn.execute(
+            select(S.c.job_id, S.c.stage, S.c.finished_at)
+            .where(S.c.state == "failed", S.c.error_code == BUDGET_EXCEEDED)
+            .order_by(S.c.finished_at)
+        ).all()
+    authority = SpendAuthority(ctx.store, ctx.settings, clock=lambda: now)
+    settings = ctx.settings
+    started = 0
+    for job_id, stage, finished_at in rows:
+        if started >= limit or finished_at is None:
+            break
+        if finished_at.strftime("%Y-%m-%d") >= today:
+            continue  # stopped today: today's budget is still spent
+        try:
+            authority.preflight(stage)
+        except BudgetExceededError:
+            continue
+        key = jobs.job_row(ctx.store, job_id)["idempotency_key"]
+        version = profiles.version_of(ctx.store, load_config(ctx.home).profile)
+        workflow_id = recovery_workflow_id(stage, job_id, today)
+        if await _exists(client, workflow_id):
+            continue  # today's recovery for this job is running or ran
+        inp = PrepInput(
+            job_id,
+            key,
+            retry_settings(settings),
+            profile_version=version,
+            materials=bool(settings.get("preparation.materials")),
+        )
+        try:
+            handle = await client.start_workflow(
+                JobPreparationWorkflow.run,
+                inp,
+                id=workflow_id,
+                task_queue=default_task_queue(),
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            )
+        except WorkflowAlreadyStartedError:
+            continue  # today's recovery for this job already ran
+        jobs.record_workflow_started(
+            ctx.store,
+            workflow_id=workflow_id,
+            run_id=handle.result_run_id or "",
+            workflow_type="JobPreparationWorkflow",
+            job_id=job_id,
+        )
+        started += 1
+    if started:
+        log.warning("resumed %d budget-stopped job(s)", started)
+    return started
