@@ -15,7 +15,7 @@ from jobctrl.store import schema
 class FakeProvider:
     """Behaves like a paid model: every call costs tokens and reports its usage."""
 
-    name = "fake"
+    name = "openai"
     model = "gpt-4o"
 
     def __init__(
@@ -97,7 +97,8 @@ def test_ledger_upserts_by_utc_day_and_lane(authority, store, clock):
         ("2026-11-29", "score", 2, 2000),
         ("2026-11-30", "score", 1, 1000),
     ]
-    assert rows[0]["cost_usd"] == pytest.approx(2 * estimate_cost_usd("gpt-4o", 1000, 500))
+    one_call = estimate_cost_usd("openai", "gpt-4o", 1000, 500)
+    assert rows[0]["cost_usd"] == pytest.approx(2 * one_call)
 
 
 def test_an_observation_is_counted_once(authority, store):
@@ -120,8 +121,9 @@ def test_a_new_day_reopens_the_budget(authority, settings, clock):
 
 
 def test_unknown_models_use_the_generic_rate():
-    assert estimate_cost_usd("some-new-model", 1_000_000, 0) == pytest.approx(1.0)
-    assert estimate_cost_usd("offline-extractive-v1", 1_000_000, 1_000_000) == 0.0
+    assert estimate_cost_usd("openai", "some-new-model", 1_000_000, 0) == pytest.approx(1.0)
+    assert estimate_cost_usd("offline", "offline-extractive-v1", 1_000_000, 1_000_000) == 0.0
+    assert estimate_cost_usd("openai", "gpt-4o-mini", 1_000_000, 0) < 1.0, "priced, not generic"
 
 
 # -- strict mode: reservations ---------------------------------------------------------------

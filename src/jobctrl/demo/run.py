@@ -100,6 +100,11 @@ async def run_demo(home: Home, *, echo: Callable[[str], None], keep: bool = Fals
                     echo(f"{score:>5}  {row['status']:<9}  {title:<40}  {row['company'] or ''}")
                 echo("")
                 echo(f"try: JOBCTRL_HOME={home.root} .venv/bin/jobctrl show {rows[0]['jobId']}")
+                echo(
+                    f"     JOBCTRL_HOME={home.root} .venv/bin/jobctrl materials {rows[0]['jobId']}"
+                    "   (resume and cover letter PDFs)"
+                )
+                echo(f"     evaluation reports: {home.reports_dir}")
                 if keep:
                     echo("worker running; Ctrl-C to stop")
                     await asyncio.Event().wait()

@@ -25,31 +25,17 @@ from typing import TypeVar
 from sqlalchemy import case, func, select, update
 
 from jobctrl.domain.errors import BudgetExceededError
+from jobctrl.llm import prices
 from jobctrl.store import schema
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store, WriteTx, upsert, utcnow
 
 T = TypeVar("T")
 
-# Coarse USD prices per million tokens (input, output) by model family. An estimate, not
-# billing truth; models without a listed family use the generic rate.
-FAMILY_RATES: dict[str, tuple[float, float]] = {
-    "offline": (0.0, 0.0),
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4o": (2.50, 10.00),
-    "claude-3-5-haiku": (0.80, 4.00),
-    "claude-sonnet": (3.00, 15.00),
-}
-GENERIC_RATE = (1.00, 4.00)
 
-
-def estimate_cost_usd(model: str, input_tokens: int, output_tokens: int) -> float:
-    rate = GENERIC_RATE
-    for family in sorted(FAMILY_RATES, key=len, reverse=True):
-        if model.startswith(family):
-            rate = FAMILY_RATES[family]
-            break
-    return (input_tokens * rate[0] + output_tokens * rate[1]) / 1_000_000
+def estimate_cost_usd(provider: str, model: str, input_tokens: int, output_tokens: int) -> float:
+    """Estimated USD (genai-prices; a generic rate for models it does not know)."""
+    return prices.estimate_cost_usd(provider, model, input_tokens, output_tokens)[0]
 
 
 @dataclass(frozen=True)
@@ -128,7 +114,7 @@ class SpendAuthority:
         reserved USD. Reserving the same id again is a no-op while it is open."""
         now = self.clock()
         day = utc_day(now)
-        worst = estimate_cost_usd(model, input_tokens, max_output_tokens)
+        worst = estimate_cost_usd(provider, model, input_tokens, max_output_tokens)
         tokens = input_tokens + max_output_tokens
         values = self.settings.all()
         budget = float(values["daily_budget_usd"])
@@ -292,7 +278,7 @@ def record_in(
     with the output it paid for)."""
     now = authority.clock()
     day = utc_day(now)
-    cost = estimate_cost_usd(model, usage.input_tokens, usage.output_tokens)
+    cost = estimate_cost_usd(provider, model, usage.input_tokens, usage.output_tokens)
     inserted = upsert(
         tx.conn,
         schema.llm_usage_observations,
