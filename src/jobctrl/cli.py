@@ -486,8 +486,19 @@ def materials_cmd(args: tuple[str, ...], as_json: bool) -> None:
 
     `jobctrl materials JOB` lists each material with its kind, generation, approval state
     and PDF; `jobctrl materials approve JOB` / `jobctrl materials reject JOB` decide on the
-    newest drafts (an approved generation stays accepted until a newer one is approved).
+    newest drafts; `jobctrl materials regenerate JOB` writes a new generation (an approved
+    generation stays accepted until a newer one is approved).
     """
+    if len(args) == 2 and args[0] == "regenerate":
+        result = asyncio.run(services.regenerate_materials(_home(), args[1], wait=True))
+        if as_json:
+            _echo_json(result)
+        else:
+            click.echo(
+                f"wrote generation {result['generation']} for job {result['jobId']}; "
+                "approve it with `jobctrl materials approve JOB`"
+            )
+        return
     if len(args) == 2 and args[0] in ("approve", "reject"):
         result = services.decide_materials(_home(), args[1], args[0])
         if as_json:

@@ -7,6 +7,7 @@ so the CLI prints it as text or JSON and the API will serve the same shapes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -549,3 +550,51 @@ def set_lane(
     lp = LaneProvider(provider=provider, model=model, base_url=base_url, api_key_env=api_key_env)
     config_mod.set_lane(home, lane, lp)
     return next(r for r in list_lanes(home) if r["lane"] == lane)
+
+
+async def regenerate_materials(home: Home, ref: str, *, wait: bool = False) -> dict[str, Any]:
+    """Write a new generation of the resume and letter; the approved one stays accepted
+    until the new one is approved."""
+    from jobctrl.stages import materials
+
+    client = await connect(home)
+    store = Store.open(home)
+    job_id = jobs.resolve_job_id(store, ref)
+    if jobs.score_row(store, job_id) is None:
+        raise JobctrlError(f"job {job_id} has no score yet", code="missing_input")
+    generation = 1 + max(
+        (m["generation"] for m in materials.list_materials(store, job_id) if m["kind"] == "resume"),
+        default=0,
+    )
+    jobs.reset_stages(store, job_id, ("tailor", "cover", "pdf"), "regenerate")
+    job = jobs.job_row(store, job_id)
+    settings = Settings(store)
+    version = profiles.version_of(store, config_mod.load_config(home).profile)
+    workflow_id = f"prepare-regenerate-{job_id}-{generation}"
+    inp = PrepInput(
+        job_id,
+        job["idempotency_key"],
+        retry_settings(settings),
+        profile_version=version,
+        materials=True,
+    )
+    handle = await client.start_workflow(
+        JobPreparationWorkflow.run,
+        inp,
+        id=workflow_id,
+        task_queue=default_task_queue(),
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+    )
+    run_id = handle.result_run_id or ""
+    jobs.record_workflow_started(
+        store,
+        workflow_id=workflow_id,
+        run_id=run_id,
+        workflow_type="JobPreparationWorkflow",
+        job_id=job_id,
+    )
+    if wait:
+        with contextlib.suppress(WorkflowFailureError):  # the stage rows say what failed
+            await asyncio.wait_for(handle.result(), 600)
+    return {"jobId": job_id, "workflowId": workflow_id, "runId": run_id, "generation": generation}

@@ -66,3 +66,37 @@ async def test_each_scored_job_gets_a_numbered_report(home, worker, site, fast_s
     assert "Machine Summary" in text and "Acme Robotics" in text
     detail = services.show_job(home, second["jobId"])
     assert first["jobId"] != second["jobId"] and detail["score"] is not None
+
+
+async def test_regenerating_keeps_the_approved_generation_until_the_new_one_is_approved(
+    home, worker, site, fast_settings
+):
+    view = await services.add_job(home, site.add("/jobs/g", Route(body=GOOD)), wait=True)
+    services.decide_materials(home, view["jobId"], "approve")
+    result = await services.regenerate_materials(home, view["jobId"], wait=True)
+    assert result["generation"] == 2
+
+    def states() -> dict[tuple[str, int], str]:
+        return {
+            (m["kind"], m["generation"]): m["approval"]
+            for m in services.job_materials(home, view["jobId"])
+        }
+
+    assert states() == {
+        ("resume", 1): "approved",
+        ("cover", 1): "approved",
+        ("resume", 2): "draft",
+        ("cover", 2): "draft",
+    }
+    services.decide_materials(home, view["jobId"], "reject")
+    assert states()[("resume", 1)] == "approved", "a rejected regeneration leaves gen 1"
+    await services.regenerate_materials(home, view["jobId"], wait=True)
+    services.decide_materials(home, view["jobId"], "approve")
+    assert states() == {
+        ("resume", 1): "superseded",
+        ("cover", 1): "superseded",
+        ("resume", 2): "rejected",
+        ("cover", 2): "rejected",
+        ("resume", 3): "approved",
+        ("cover", 3): "approved",
+    }

@@ -208,6 +208,15 @@ class MaterialDecided(DomainEvent):
     state: str  # approved | rejected
 
 
+class StageReset(DomainEvent):
+    """A finished stage was put back to pending on purpose (``reason`` says why)."""
+
+    type = "StageReset"
+    job_id: str
+    stage: str
+    reason: str
+
+
 class ProfileVersionRecorded(DomainEvent):
     """A new candidate profile (by content) was recorded under ``version``."""
 
@@ -276,6 +285,7 @@ REGISTRY: dict[str, type[DomainEvent]] = {
         MaterialsRendered,
         MaterialDecided,
         ReportWritten,
+        StageReset,
     )
 }
 

@@ -25,6 +25,7 @@ from jobctrl.domain.errors import (
 from jobctrl.domain.events import (
     JobCreated,
     StageFailed,
+    StageReset,
     StageSkipped,
     StageStarted,
     StageSucceeded,
@@ -278,6 +279,38 @@ def ensure_stages(tx: WriteTx, job_id: str, stages: tuple[str, ...]) -> None:
             },
             keys=["job_id", "stage"],
         )
+
+
+def reset_stages(store: Store, job_id: str, stages: tuple[str, ...], reason: str) -> None:
+    """Put finished ``stages`` back to pending (attempts kept); refused while one runs."""
+    now = utcnow()
+    with store.write() as tx:
+        rows = {
+            r.stage: r.state
+            for r in tx.conn.execute(select(S.c.stage, S.c.state).where(S.c.job_id == job_id))
+        }
+        busy = [s for s in stages if rows.get(s) == StageState.RUNNING.value]
+        if busy:
+            raise StageError("STAGE_BUSY", f"{busy[0]} is running for job {job_id}; try later")
+        for stage in stages:
+            upsert(
+                tx.conn,
+                S,
+                {
+                    "job_id": job_id,
+                    "stage": stage,
+                    "state": StageState.PENDING.value,
+                    "attempts": 0,
+                    "created_at": now,
+                    "updated_at": now,
+                },
+                keys=["job_id", "stage"],
+                update=["state", "updated_at"],
+            )
+            tx.append(
+                StageReset(job_id=job_id, stage=stage, reason=reason),
+                key=f"stage-reset:{job_id}:{stage}:{now.isoformat()}",
+            )
 
 
 def skip_stage(tx: WriteTx, job_id: str, stage: str, reason: str) -> None:

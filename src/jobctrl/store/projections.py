@@ -248,6 +248,10 @@ def _stage_failed(doc: dict[str, Any], p: dict[str, Any]) -> None:
     )
 
 
+def _stage_reset(doc: dict[str, Any], p: dict[str, Any]) -> None:
+    _stage(doc, p["stage"]).update(state="pending", errorCode=None)
+
+
 def _stage_skipped(doc: dict[str, Any], p: dict[str, Any]) -> None:
     _stage(doc, p["stage"]).update(state="skipped", errorCode=p["reason"])
 
@@ -411,6 +415,7 @@ HANDLERS: dict[str, Callable[[_Fold, Event, dict[str, Any]], None]] = {
     "StageSucceeded": _job_event(_stage_succeeded),
     "StageFailed": _job_event(_stage_failed),
     "StageSkipped": _job_event(_stage_skipped),
+    "StageReset": _job_event(_stage_reset),
     "JobEnriched": _job_event(_enriched),
     "JobScored": _job_event(_scored),
     "WorkflowStarted": _on_workflow_started,
