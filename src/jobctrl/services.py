@@ -99,14 +99,23 @@ async def add_job(
 
 
 async def start_preparation(
-    client: Client, home: Home, store: Store, job_id: str, key: str
+    client: Client,
+    home: Home,
+    store: Store,
+    job_id: str,
+    key: str,
+    *,
+    workflow_id: str | None = None,
+    materials: bool | None = None,
 ) -> tuple[str, str]:
-    """Start the job's one JobPreparationWorkflow (or find it): (workflow id, run id).
+    """Start a JobPreparationWorkflow for the job (or find it): (workflow id, run id).
 
+    The id is ``prep-{idempotencyKey}`` unless a recovery or regeneration names its own.
     ``USE_EXISTING`` joins a running execution and ``REJECT_DUPLICATE`` refuses a new one
-    after it closed, so a retried or racing start never makes a second execution.
+    after it closed, so a retried or racing start never makes a second execution. The
+    input freezes the current profile version and settings.
     """
-    workflow_id = ids.prep_workflow_id(key)
+    workflow_id = workflow_id or ids.prep_workflow_id(key)
     version = profiles.version_of(store, config_mod.load_config(home).profile)
     settings = Settings(store)
     inp = PrepInput(
@@ -114,7 +123,7 @@ async def start_preparation(
         key,
         retry_settings(settings),
         profile_version=version,
-        materials=bool(settings.get("preparation.materials")),
+        materials=bool(settings.get("preparation.materials")) if materials is None else materials,
     )
     try:
         handle = await client.start_workflow(
@@ -567,33 +576,17 @@ async def regenerate_materials(home: Home, ref: str, *, wait: bool = False) -> d
         default=0,
     )
     jobs.reset_stages(store, job_id, ("tailor", "cover", "pdf"), "regenerate")
-    job = jobs.job_row(store, job_id)
-    settings = Settings(store)
-    version = profiles.version_of(store, config_mod.load_config(home).profile)
-    workflow_id = f"prepare-regenerate-{job_id}-{generation}"
-    inp = PrepInput(
+    key = jobs.job_row(store, job_id)["idempotency_key"]
+    workflow_id, run_id = await start_preparation(
+        client,
+        home,
+        store,
         job_id,
-        job["idempotency_key"],
-        retry_settings(settings),
-        profile_version=version,
+        key,
+        workflow_id=f"prepare-regenerate-{job_id}-{generation}",
         materials=True,
     )
-    handle = await client.start_workflow(
-        JobPreparationWorkflow.run,
-        inp,
-        id=workflow_id,
-        task_queue=default_task_queue(),
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-    )
-    run_id = handle.result_run_id or ""
-    jobs.record_workflow_started(
-        store,
-        workflow_id=workflow_id,
-        run_id=run_id,
-        workflow_type="JobPreparationWorkflow",
-        job_id=job_id,
-    )
+    handle = client.get_workflow_handle(workflow_id, run_id=run_id)
     if wait:
         with contextlib.suppress(WorkflowFailureError):  # the stage rows say what failed
             await asyncio.wait_for(handle.result(), 600)

@@ -16,18 +16,12 @@ from datetime import UTC, datetime
 
 from sqlalchemy import select
 from temporalio.client import Client
-from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
-from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from jobctrl.config import load_config
 from jobctrl.domain.errors import BUDGET_EXCEEDED, BudgetExceededError
 from jobctrl.llm.spend import SpendAuthority, utc_day
 from jobctrl.stages.context import StageContext
-from jobctrl.store import jobs, profiles, schema
-from jobctrl.worker.connection import default_task_queue
-from jobctrl.workflows.models import PrepInput
-from jobctrl.workflows.prep import JobPreparationWorkflow
+from jobctrl.store import jobs, schema
 
 log = logging.getLogger(__name__)
 S = schema.job_stage_states
@@ -52,7 +46,7 @@ async def resume_budget_stopped(
     client: Client, ctx: StageContext, *, now: datetime | None = None, limit: int = 25
 ) -> int:
     """Start recovery for budget-stopped jobs whose budget day has passed; returns how many."""
-    from jobctrl.services import retry_settings
+    from jobctrl.services import start_preparation
 
     now = now or datetime.now(UTC)
     today = utc_day(now)
@@ -63,7 +57,6 @@ async def resume_budget_stopped(
             .order_by(S.c.finished_at)
         ).all()
     authority = SpendAuthority(ctx.store, ctx.settings, clock=lambda: now)
-    settings = ctx.settings
     started = 0
     for job_id, stage, finished_at in rows:
         if started >= limit or finished_at is None:
@@ -75,35 +68,10 @@ async def resume_budget_stopped(
         except BudgetExceededError:
             continue
         key = jobs.job_row(ctx.store, job_id)["idempotency_key"]
-        version = profiles.version_of(ctx.store, load_config(ctx.home).profile)
         workflow_id = recovery_workflow_id(stage, job_id, today)
         if await _exists(client, workflow_id):
             continue  # today's recovery for this job is running or ran
-        inp = PrepInput(
-            job_id,
-            key,
-            retry_settings(settings),
-            profile_version=version,
-            materials=bool(settings.get("preparation.materials")),
-        )
-        try:
-            handle = await client.start_workflow(
-                JobPreparationWorkflow.run,
-                inp,
-                id=workflow_id,
-                task_queue=default_task_queue(),
-                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-            )
-        except WorkflowAlreadyStartedError:
-            continue  # today's recovery for this job already ran
-        jobs.record_workflow_started(
-            ctx.store,
-            workflow_id=workflow_id,
-            run_id=handle.result_run_id or "",
-            workflow_type="JobPreparationWorkflow",
-            job_id=job_id,
-        )
+        await start_preparation(client, ctx.home, ctx.store, job_id, key, workflow_id=workflow_id)
         started += 1
     if started:
         log.warning("resumed %d budget-stopped job(s)", started)
