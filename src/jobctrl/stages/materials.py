@@ -9,9 +9,11 @@ before it is saved.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
 from sqlalchemy import func, select, update
 
 from jobctrl.config import load_config
@@ -123,30 +125,59 @@ def _reuse(store: Store, job_id: str, kind: str) -> MaterialOutcome:
     return MaterialOutcome(latest["generation"] if latest else 0, reused=True)
 
 
-def tailor(ctx: StageContext, job_id: str, run_id: str, version: int | None) -> MaterialOutcome:
+@dataclass(frozen=True)
+class _Kind:
+    """What differs between writing a resume and writing a letter."""
+
+    stage: str
+    kind: str  # the materials row kind
+    lane: str
+    output_type: type[TailoredResume] | type[CoverLetter]
+    system: str
+    offline: Callable[[Profile, ScoreReport, str | None, str | None], BaseModel]
+    check: Callable[[Any, Profile], None] | None = None
+
+
+RESUME = _Kind(
+    Stage.TAILOR,
+    "resume",
+    "tailor",
+    TailoredResume,
+    prompts.TAILOR_SYSTEM,
+    tailor_offline,
+    assert_truthful,
+)
+LETTER = _Kind(Stage.COVER, "cover", "cover", CoverLetter, prompts.COVER_SYSTEM, cover_offline)
+
+
+def _generate(
+    ctx: StageContext, spec: _Kind, job_id: str, run_id: str, version: int | None
+) -> MaterialOutcome:
     def work(attempt: int) -> MaterialOutcome:
         profile, report, job = _inputs(ctx, job_id, version)
-        resume = lanes.call_lane(
+        title, company = job["title"], job["company"]
+        output = lanes.call_lane(
             ctx,
-            "tailor",
+            spec.lane,
             job_id=job_id,
             run_id=run_id,
             attempt=attempt,
-            output_type=TailoredResume,
-            system=prompts.TAILOR_SYSTEM,
-            prompt=lambda: prompts.materials_prompt(job["title"], job["company"], report, profile),
-            offline=lambda: tailor_offline(profile, report, job["title"], job["company"]),
+            output_type=spec.output_type,
+            system=spec.system,
+            prompt=lambda: prompts.materials_prompt(title, company, report, profile),
+            offline=lambda: spec.offline(profile, report, title, company),
         )
-        assert_truthful(resume, profile)
-        lane = lanes.lane_provider(ctx, "tailor")
+        if spec.check is not None:
+            spec.check(output, profile)  # every resume is checked against the profile
+        lane = lanes.lane_provider(ctx, spec.lane)
         generation = _save(
             ctx,
             job_id,
-            Stage.TAILOR,
-            "resume",
+            spec.stage,
+            spec.kind,
             run_id,
             attempt,
-            resume.model_dump(mode="json"),
+            output.model_dump(mode="json"),
             lane.provider,
             lane.model,
             version,
@@ -156,50 +187,19 @@ def tailor(ctx: StageContext, job_id: str, run_id: str, version: int | None) -> 
     return run_owned(
         ctx,
         job_id,
-        Stage.TAILOR,
+        spec.stage,
         run_id,
         work=work,
-        reuse=lambda: _reuse(ctx.store, job_id, "resume"),
+        reuse=lambda: _reuse(ctx.store, job_id, spec.kind),
     )
+
+
+def tailor(ctx: StageContext, job_id: str, run_id: str, version: int | None) -> MaterialOutcome:
+    return _generate(ctx, RESUME, job_id, run_id, version)
 
 
 def cover(ctx: StageContext, job_id: str, run_id: str, version: int | None) -> MaterialOutcome:
-    def work(attempt: int) -> MaterialOutcome:
-        profile, report, job = _inputs(ctx, job_id, version)
-        letter = lanes.call_lane(
-            ctx,
-            "cover",
-            job_id=job_id,
-            run_id=run_id,
-            attempt=attempt,
-            output_type=CoverLetter,
-            system=prompts.COVER_SYSTEM,
-            prompt=lambda: prompts.materials_prompt(job["title"], job["company"], report, profile),
-            offline=lambda: cover_offline(profile, report, job["title"], job["company"]),
-        )
-        lane = lanes.lane_provider(ctx, "cover")
-        generation = _save(
-            ctx,
-            job_id,
-            Stage.COVER,
-            "cover",
-            run_id,
-            attempt,
-            letter.model_dump(mode="json"),
-            lane.provider,
-            lane.model,
-            version,
-        )
-        return MaterialOutcome(generation)
-
-    return run_owned(
-        ctx,
-        job_id,
-        Stage.COVER,
-        run_id,
-        work=work,
-        reuse=lambda: _reuse(ctx.store, job_id, "cover"),
-    )
+    return _generate(ctx, LETTER, job_id, run_id, version)
 
 
 def render(ctx: StageContext, job_id: str, run_id: str) -> MaterialOutcome:
