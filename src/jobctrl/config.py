@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -132,47 +133,49 @@ def _round_trip() -> Any:
     return yaml_rt
 
 
-def edit_sources(home: Home, change: Callable[[list[dict[str, Any]]], None]) -> list[SourceEntry]:
-    """Change the ``sources:`` list of config.yaml in place, keeping the user's comments."""
-    load_config(home)  # refuse to edit a file that does not validate
+def _edit(home: Home, change: Callable[[Any], None]) -> None:
+    """Change config.yaml in place: refuse a file that does not validate, keep the user's
+    comments (ruamel round trip), validate the result, and replace the file atomically."""
+    load_config(home)
     yaml_rt = _round_trip()
     path = home.config_path
     data = yaml_rt.load(path.read_text(encoding="utf-8"))
-    if data.get("sources") is None:
-        data["sources"] = []
-    sources = data["sources"]
-    change(sources)
-    entries = [SourceEntry.model_validate(dict(s)) for s in sources]
+    change(data)
+    try:
+        Config.model_validate(json.loads(json.dumps(data, default=str)))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"{path}: {loc}: {first['msg']}", code="configuration") from None
     tmp = path.with_suffix(".yaml.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
         yaml_rt.dump(data, fh)
     tmp.replace(path)
-    return entries
+
+
+def edit_sources(home: Home, change: Callable[[list[dict[str, Any]]], None]) -> list[SourceEntry]:
+    """Change the ``sources:`` list of config.yaml in place, keeping the user's comments."""
+
+    def edit(data: Any) -> None:
+        if data.get("sources") is None:
+            data["sources"] = []
+        change(data["sources"])
+
+    _edit(home, edit)
+    return load_config(home).sources
 
 
 def edit_profile(home: Home, profile: Profile) -> None:
     """Replace the ``profile:`` section of config.yaml, keeping the other comments."""
-    load_config(home)
-    yaml_rt = _round_trip()
-    path = home.config_path
-    data = yaml_rt.load(path.read_text(encoding="utf-8"))
-    data["profile"] = profile.model_dump(mode="json")
-    tmp = path.with_suffix(".yaml.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        yaml_rt.dump(data, fh)
-    tmp.replace(path)
+    _edit(home, lambda data: data.__setitem__("profile", profile.model_dump(mode="json")))
 
 
 def set_lane(home: Home, lane: str, lane_provider: LaneProvider) -> None:
     """Set one lane under ``providers:`` in config.yaml, keeping the user's comments."""
-    load_config(home)
-    yaml_rt = _round_trip()
-    path = home.config_path
-    data = yaml_rt.load(path.read_text(encoding="utf-8"))
-    if data.get("providers") is None:
-        data["providers"] = {}
-    data["providers"][lane] = lane_provider.model_dump(exclude_none=True)
-    tmp = path.with_suffix(".yaml.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        yaml_rt.dump(data, fh)
-    tmp.replace(path)
+
+    def edit(data: Any) -> None:
+        if data.get("providers") is None:
+            data["providers"] = {}
+        data["providers"][lane] = lane_provider.model_dump(exclude_none=True)
+
+    _edit(home, edit)
