@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
-from sqlalchemy import case, func, select, update
+from sqlalchemy import Connection, case, func, select, update
 
 from jobctrl.domain.errors import BudgetExceededError
 from jobctrl.llm import prices
@@ -61,15 +61,8 @@ class SpendAuthority:
         values = self.settings.all()
         budget = float(values["daily_budget_usd"])
         lane_limit = int(values["lane_token_limits"].get(lane, 0) or 0)
-        ls = schema.llm_spend
-        lane_tokens = case((ls.c.lane == lane, ls.c.input_tokens + ls.c.output_tokens), else_=0)
         with self.store.read() as conn:
-            spent, tokens = conn.execute(
-                select(
-                    func.coalesce(func.sum(ls.c.cost_usd), 0.0),
-                    func.coalesce(func.sum(lane_tokens), 0),
-                ).where(ls.c.day == day)
-            ).one()
+            spent, tokens = _spent_today(conn, day, lane)
         if budget > 0 and spent >= budget:
             raise BudgetExceededError(
                 f"today's estimated spend ${spent:.4f} has reached the ${budget:.2f} daily budget"
@@ -120,7 +113,7 @@ class SpendAuthority:
         budget = float(values["daily_budget_usd"])
         lane_limit = int(values["lane_token_limits"].get(lane, 0) or 0)
         ttl = timedelta(seconds=float(values["budget.reservation_ttl_seconds"]))
-        ls, lr = schema.llm_spend, schema.llm_reservations
+        lr = schema.llm_reservations
         with self.store.write() as tx:
             existing = tx.conn.execute(
                 select(lr.c.amount_usd, lr.c.settled_at).where(
@@ -129,13 +122,7 @@ class SpendAuthority:
             ).first()
             if existing is not None and existing.settled_at is None:
                 return float(existing.amount_usd)
-            lane_tokens = case((ls.c.lane == lane, ls.c.input_tokens + ls.c.output_tokens), else_=0)
-            spent, used = tx.conn.execute(
-                select(
-                    func.coalesce(func.sum(ls.c.cost_usd), 0.0),
-                    func.coalesce(func.sum(lane_tokens), 0),
-                ).where(ls.c.day == day)
-            ).one()
+            spent, used = _spent_today(tx.conn, day, lane)
             open_ = (lr.c.day == day, lr.c.settled_at.is_(None), lr.c.expires_at > now)
             held, held_tokens = tx.conn.execute(
                 select(
@@ -262,6 +249,18 @@ class SpendAuthority:
             "lanes": lanes,
             "estimate": True,
         }
+
+
+def _spent_today(conn: Connection, day: str, lane: str) -> tuple[float, int]:
+    """(the day's estimated USD over all lanes, the lane's input+output tokens)."""
+    ls = schema.llm_spend
+    lane_tokens = case((ls.c.lane == lane, ls.c.input_tokens + ls.c.output_tokens), else_=0)
+    spent, tokens = conn.execute(
+        select(
+            func.coalesce(func.sum(ls.c.cost_usd), 0.0), func.coalesce(func.sum(lane_tokens), 0)
+        ).where(ls.c.day == day)
+    ).one()
+    return float(spent), int(tokens)
 
 
 def record_in(
