@@ -19,28 +19,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import multiprocessing
 import os
 import resource
 import shutil
 import statistics
+import sys
 import tempfile
-import threading
 import time
 import uuid
-from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
-import psutil
 from sqlalchemy import select
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from jobctrl import services
 from jobctrl.config import load_config
 from jobctrl.demo.postings import generate_postings
 from jobctrl.demo.profile import DEMO_PROFILE
-from jobctrl.demo.site import DemoSite
 from jobctrl.home import Home
 from jobctrl.llm.prices import estimate_cost_usd
 from jobctrl.store import jobs, schema
@@ -49,6 +48,7 @@ from jobctrl.store.store import Store
 from jobctrl.worker.connection import connect
 from jobctrl.worker.devserver import EmbeddedTemporal
 from jobctrl.worker.run import build_worker
+from support import PeakRss, posting_site
 
 SEED = 11
 # (provider, model) pairs priced by genai-prices' bundled data.
@@ -63,44 +63,6 @@ LANE_OUTPUTS = {
     "tailor": "tailored resume JSON",
     "cover": "cover letter JSON",
 }
-
-
-class PeakRss:
-    """Samples the RSS of a process every 50 ms."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid, self.peak, self._stop = pid, 0, threading.Event()
-        threading.Thread(target=self._run, daemon=True).start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.05):
-            try:
-                self.peak = max(self.peak, psutil.Process(self.pid).memory_info().rss)
-            except psutil.Error:
-                return
-
-    def stop(self) -> int:
-        self._stop.set()
-        return self.peak
-
-
-def _serve(n: int, queue: multiprocessing.Queue) -> None:
-    with DemoSite(extra_pages=generate_postings(n, seed=SEED)) as site:
-        queue.put(site.base_url)
-        threading.Event().wait()
-
-
-@contextlib.contextmanager
-def posting_site(n: int) -> Iterator[str]:
-    ctx = multiprocessing.get_context("spawn")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=_serve, args=(n, queue), daemon=True)
-    proc.start()
-    try:
-        yield queue.get(timeout=30)
-    finally:
-        proc.terminate()
-        proc.join()
 
 
 # -- the client process ------------------------------------------------------------------
@@ -222,7 +184,7 @@ async def main(n: int, concurrency: int) -> dict:
     spawn = multiprocessing.get_context("spawn")
     try:
         with (
-            posting_site(n) as base_url,
+            posting_site(n, SEED) as base_url,
             ProcessPoolExecutor(1, mp_context=spawn) as pool,
         ):
             urls = [base_url + path for path in pages]

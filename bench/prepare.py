@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import multiprocessing
 import os
@@ -22,14 +21,11 @@ import resource
 import statistics
 import sys
 import tempfile
-import threading
 import time
 import uuid
-from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
-import psutil
 from temporalio.client import Client
 from temporalio.worker import Worker
 
@@ -39,7 +35,6 @@ from bare import ACTIVITIES, BareWorkflow
 from jobctrl import services
 from jobctrl.demo.postings import generate_postings
 from jobctrl.demo.profile import DEMO_PROFILE
-from jobctrl.demo.site import DemoSite
 from jobctrl.home import Home
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
@@ -47,64 +42,10 @@ from jobctrl.worker.connection import connect, default_task_queue
 from jobctrl.worker.devserver import EmbeddedTemporal
 from jobctrl.worker.run import build_worker
 from jobctrl.workflows.models import PrepInput, RetrySettings
+from support import CpuMeter, PeakRss, posting_site
 
 SEED = 7
 SINGLE_RUNS = 5
-
-
-class PeakRss:
-    """Samples the RSS of a process every 50 ms."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid, self.peak, self._stop = pid, 0, threading.Event()
-        threading.Thread(target=self._run, daemon=True).start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.05):
-            try:
-                self.peak = max(self.peak, psutil.Process(self.pid).memory_info().rss)
-            except psutil.Error:
-                return
-
-    def stop(self) -> int:
-        self._stop.set()
-        return self.peak
-
-
-class CpuMeter:
-    """CPU seconds used by the worker (this process) and the server, per lap."""
-
-    def __init__(self, server_pid: int) -> None:
-        self.procs = {"worker": psutil.Process(), "server": psutil.Process(server_pid)}
-        self.last = self._read()
-
-    def _read(self) -> dict[str, float]:
-        return {k: sum(p.cpu_times()[:2]) for k, p in self.procs.items()}
-
-    def lap(self) -> dict[str, float]:
-        now = self._read()
-        lap = {k: round(now[k] - self.last[k], 2) for k in now}
-        self.last = now
-        return lap
-
-
-def _serve(n: int, queue: multiprocessing.Queue) -> None:
-    with DemoSite(extra_pages=generate_postings(n, seed=SEED)) as site:
-        queue.put(site.base_url)
-        threading.Event().wait()
-
-
-@contextlib.contextmanager
-def posting_site(n: int) -> Iterator[str]:
-    ctx = multiprocessing.get_context("spawn")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=_serve, args=(n, queue), daemon=True)
-    proc.start()
-    try:
-        yield queue.get(timeout=30)
-    finally:
-        proc.terminate()
-        proc.join()
 
 
 # -- the client process ------------------------------------------------------------------
@@ -184,7 +125,7 @@ async def main(n: int, concurrency: int, rounds: int) -> dict:
     spawn = multiprocessing.get_context("spawn")
     try:
         with (
-            posting_site(len(pages)) as base_url,
+            posting_site(len(pages), SEED) as base_url,
             ProcessPoolExecutor(1, mp_context=spawn, max_tasks_per_child=1) as pool,
         ):
             urls = [base_url + path for path in pages]
