@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_HOME ?= $(CURDIR)/.demo-home
+DEMO_PORT ?= 8765
 
 .PHONY: demo test lint format bench clean install
 
@@ -18,7 +19,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 
 demo: $(STAMP)
-	JOBCTRL_HOME=$(DEMO_HOME) $(BIN)/jobctrl demo
+	JOBCTRL_HOME=$(DEMO_HOME) $(BIN)/jobctrl demo --serve $(DEMO_PORT)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

@@ -141,6 +141,23 @@ def add(url: str, wait: bool, timeout: float, as_json: bool) -> None:
             click.echo(f"  {st['stage']} failed: {st['errorCode']}: {st['errorMessage']}")
 
 
+@main.command()
+@click.argument("job")
+@click.option("--stage", default=None, help="The failed stage to run again (default: the first).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@handle_errors
+def retry(job: str, stage: str | None, as_json: bool) -> None:
+    """Run a job's failed stage again, and the stages after it.
+
+    A worker must be running (`jobctrl up`); without one nothing is changed (exit 2).
+    """
+    result = asyncio.run(services.retry_stage(_home(), job, stage))
+    if as_json:
+        _echo_json(result)
+    else:
+        click.echo(f"{result['jobId']}: retrying {result['stage']} ({result['workflowId']})")
+
+
 @main.command("jobs")
 @click.option("--json", "as_json", is_flag=True, help="Print the jobs as a JSON array.")
 @handle_errors
@@ -612,17 +629,28 @@ def projections_rebuild() -> None:
     click.echo(f"rebuilt projections from {result['eventsFolded']} events")
 
 
-def _run_worker_cmd() -> None:
+def _run_worker_cmd(app: tuple[str, int] | None = None) -> None:
     from jobctrl.worker.run import run_worker
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
     home = _home()
+    alongside = None
+    if app is not None:
+        from jobctrl.api.server import bind, serve_app
+
+        sock = bind(*app)  # before anything starts: a taken port is a clean error
+
+        def app_ready(url: str) -> None:
+            click.echo(f"jobctrl is up: {url}  (API token in {home.token_path})")
+
+        async def alongside(stop: asyncio.Event) -> None:
+            await serve_app(home, sock, stop, on_ready=app_ready)
 
     def ready(address: str) -> None:
         click.echo(f"worker ready: Temporal at {address}, home {home.root} (Ctrl-C to stop)")
 
-    asyncio.run(run_worker(home, on_ready=ready))
-    click.echo("worker stopped")
+    asyncio.run(run_worker(home, on_ready=ready, alongside=alongside))
+    click.echo("stopped")
 
 
 @main.command()
@@ -633,10 +661,19 @@ def worker() -> None:
 
 
 @main.command()
+@click.option("--port", default=8765, show_default=True, help="Port of the web app (0: any).")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on; keep it loopback unless you know why not.",
+)
 @handle_errors
-def up() -> None:
-    """Run everything jobctrl needs locally (for now: the worker and its Temporal server)."""
-    _run_worker_cmd()
+def up(port: int, host: str) -> None:
+    """Run the worker, its Temporal server and the web app; prints the app's URL."""
+    if host not in ("127.0.0.1", "::1", "localhost"):
+        click.echo(f"warning: listening on {host}, not loopback", err=True)
+    _run_worker_cmd(app=(host, port))
 
 
 @main.command("demo-boards")
@@ -651,12 +688,19 @@ def demo_boards(port: int) -> None:
 
 @main.command()
 @click.option("--keep", is_flag=True, help="Keep running after the demo until Ctrl-C.")
+@click.option(
+    "--serve",
+    "serve_port",
+    type=int,
+    default=None,
+    help="End by serving the web app on this port until Ctrl-C (make demo uses 8765).",
+)
 @handle_errors
-def demo(keep: bool) -> None:
+def demo(keep: bool, serve_port: int | None) -> None:
     """Run the demo: serve sample postings on loopback and prepare them end to end."""
     from jobctrl.demo.run import run_demo
 
-    asyncio.run(run_demo(_home(), echo=click.echo, keep=keep))
+    asyncio.run(run_demo(_home(), echo=click.echo, keep=keep, serve_port=serve_port))
 
 
 if __name__ == "__main__":

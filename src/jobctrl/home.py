@@ -49,6 +49,11 @@ class Home:
         return self.run_dir / "temporal.json"
 
     @property
+    def token_path(self) -> Path:
+        """The local API token (0600), sent as ``Authorization: Bearer TOKEN``."""
+        return self.root / "api-token"
+
+    @property
     def logs_dir(self) -> Path:
         return self.root / "logs"
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from jobctrl import config as config_mod
 from jobctrl.domain import ids
-from jobctrl.domain.errors import JobctrlError
+from jobctrl.domain.errors import JobctrlError, ServerUnavailableError
 from jobctrl.home import Home
 from jobctrl.stages import discover as discover_stage
 from jobctrl.store import jobs, profiles, projections, schema
@@ -256,31 +258,71 @@ def show_job(home: Home, ref: str) -> dict[str, Any]:
         store.dispose()
 
 
+JOB_SORTS = ("score", "updated", "created")
+
+
+def find_jobs(
+    store: Store,
+    *,
+    stage: str | None = None,
+    status: str | None = None,
+    min_score: int | None = None,
+    q: str | None = None,
+    sort: str = "score",
+    limit: int | None = None,
+    offset: int = 0,
+) -> tuple[list[dict[str, Any]], int]:
+    """Rows of the job list projection, filtered and sorted (highest first; no score
+    last), and how many match in all. Shared by `jobctrl jobs`, the API and the pages."""
+    from sqlalchemy import func, or_
+
+    jl = schema.job_list_projections
+    order = {"score": jl.c.score, "updated": jl.c.updated_at, "created": jl.c.created_at}[sort]
+    where = []
+    if stage:
+        where.append(jl.c.current_stage == stage)
+    if status:
+        where.append(jl.c.status == status)
+    if min_score is not None:
+        where.append(jl.c.score >= min_score)
+    if q:
+        where.append(or_(jl.c.title.ilike(f"%{q}%"), jl.c.company.ilike(f"%{q}%")))
+    query = (
+        select(jl)
+        .where(*where)
+        .order_by(order.is_(None), order.desc(), jl.c.job_id)
+        .limit(limit)
+        .offset(offset)
+    )
+    with store.read() as conn:
+        rows = [dict(r) for r in conn.execute(query).mappings()]
+        if limit is None and not offset:
+            return rows, len(rows)
+        total = conn.execute(select(func.count()).select_from(jl).where(*where)).scalar_one()
+    return rows, total
+
+
+def job_list_item(r: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "jobId": r["job_id"],
+        "title": r["title"],
+        "company": r["company"],
+        "location": r["location"],
+        "remote": r["remote"],
+        "score": r["score"],
+        "verdict": r["verdict"],
+        "status": r["status"],
+        "currentStage": r["current_stage"],
+        "errorCode": r["error_code"],
+        "url": r["url"],
+        "updatedAt": _iso(r["updated_at"]),
+    }
+
+
 def list_jobs(home: Home) -> list[dict[str, Any]]:
     store = Store.open(home)
-    jl = schema.job_list_projections
     try:
-        with store.read() as conn:
-            rows = conn.execute(
-                select(jl).order_by(jl.c.score.is_(None), jl.c.score.desc(), jl.c.created_at)
-            ).mappings()
-            return [
-                {
-                    "jobId": r["job_id"],
-                    "title": r["title"],
-                    "company": r["company"],
-                    "location": r["location"],
-                    "remote": r["remote"],
-                    "score": r["score"],
-                    "verdict": r["verdict"],
-                    "status": r["status"],
-                    "currentStage": r["current_stage"],
-                    "errorCode": r["error_code"],
-                    "url": r["url"],
-                    "updatedAt": _iso(r["updated_at"]),
-                }
-                for r in rows
-            ]
+        return [job_list_item(r) for r in find_jobs(store)[0]]
     finally:
         store.dispose()
 
@@ -497,6 +539,8 @@ def job_materials(home: Home, ref: str) -> list[dict[str, Any]]:
             "provider": m["provider"],
             "model": m["model"],
             "profileVersion": m["profile_version"],
+            "pdfArtifact": m["pdf_artifact"],
+            "pdfUrl": f"/v1/artifacts/{m['pdf_artifact']}" if m["pdf_artifact"] else None,
             "pdfPath": str(store.artifacts.path_for(m["pdf_artifact"]))
             if m["pdf_artifact"]
             else None,
@@ -591,3 +635,99 @@ async def regenerate_materials(home: Home, ref: str, *, wait: bool = False) -> d
         with contextlib.suppress(WorkflowFailureError):  # the stage rows say what failed
             await asyncio.wait_for(handle.result(), 600)
     return {"jobId": job_id, "workflowId": workflow_id, "runId": run_id, "generation": generation}
+
+
+class WorkerUnavailableError(JobctrlError):
+    """No worker (or no Temporal server) would run a command's work: nothing was changed."""
+
+    exit_code = 2
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code="worker_runtime_unavailable")
+
+
+async def ready_client(home: Home, patience: float = 2.0) -> Client:
+    """A client whose task queue some worker polls right now, or WorkerUnavailableError."""
+    try:
+        client = await connect(home)
+    except ServerUnavailableError as exc:
+        raise WorkerUnavailableError(exc.message) from None
+    if not await worker_polling(client, patience=patience):
+        raise WorkerUnavailableError(
+            f"no worker serves task queue {default_task_queue()!r}: start one with `jobctrl up`"
+        )
+    return client
+
+
+def retry_workflow_id(job_id: str, stage: str, failed_at: datetime | None) -> str:
+    """One retry per observed failure: a second request for the same failure joins it."""
+    stamp = failed_at.isoformat() if failed_at else ""
+    digest = hashlib.sha256(f"{job_id}:{stage}:{stamp}".encode()).hexdigest()[:24]
+    return f"prepare-retry-{stage}-{digest}"
+
+
+async def retry_stage(home: Home, ref: str, stage: str | None = None) -> dict[str, Any]:
+    """Run a failed stage again (and the stages after it).
+
+    The worker must be reachable first: without one this raises
+    ``worker_runtime_unavailable`` and the failed stage row and its events stay as they
+    are. Then the stage is reset (a ``StageReset`` event) and a preparation execution
+    with a deterministic id per observed failure starts; stages that succeeded are kept.
+    """
+    store = Store.open(home)
+    job_id = jobs.resolve_job_id(store, ref)
+    failed = [r for r in jobs.stage_rows(store, job_id) if r["state"] == "failed"]
+    if stage is not None:
+        failed = [r for r in failed if r["stage"] == stage]
+    if not failed:
+        what = f"its {stage} stage has not failed" if stage else "no stage of it has failed"
+        raise JobctrlError(f"nothing to retry for job {job_id}: {what}", code="nothing_to_retry")
+    row = failed[0]
+    client = await ready_client(home)
+    workflow_id = retry_workflow_id(job_id, row["stage"], row["finished_at"])
+    jobs.reset_stages(store, job_id, (row["stage"],), "retry")
+    key = jobs.job_row(store, job_id)["idempotency_key"]
+    workflow_id, run_id = await start_preparation(
+        client, home, store, job_id, key, workflow_id=workflow_id
+    )
+    return {"jobId": job_id, "stage": row["stage"], "workflowId": workflow_id, "runId": run_id}
+
+
+def change_settings(home: Home, changes: dict[str, Any]) -> dict[str, Any]:
+    """Validate every change, then write them all; returns every setting.
+
+    A value may be typed JSON (number, bool, list, object) or the text the CLI takes.
+    """
+    from jobctrl.store.settings import spec_for
+
+    if not changes:
+        raise JobctrlError("name at least one setting to change", code="invalid_input")
+    parsed: dict[str, Any] = {}
+    for key, value in changes.items():
+        spec = spec_for(key)
+        raw = value if isinstance(value, str) else json.dumps(value)
+        try:
+            parsed[key] = spec.parse(raw)
+        except (ValueError, TypeError, AttributeError, json.JSONDecodeError) as exc:
+            raise JobctrlError(f"invalid value for {key}: {exc}", code="invalid_setting") from None
+    settings = Settings(Store.open(home))
+    for key, value in parsed.items():
+        settings.set_value(key, value)
+    return settings.all()
+
+
+def material_pdf(home: Home, artifact_id: str) -> tuple[bytes, str]:
+    """The PDF of a material and a file name for it. Only material PDFs are served: other
+    artifacts (fetched pages among them) never leave the store this way."""
+    from jobctrl.domain.errors import NotFoundError
+
+    m = schema.materials
+    store = Store.open(home)
+    with store.read() as conn:
+        row = conn.execute(
+            select(m.c.job_id, m.c.kind, m.c.generation).where(m.c.pdf_artifact == artifact_id)
+        ).first()
+    if row is None:
+        raise NotFoundError(f"no material PDF {artifact_id[:12]}", code="artifact_not_found")
+    name = f"{'resume' if row.kind == 'resume' else 'cover-letter'}-{row.job_id}-{row.generation}"
+    return store.artifacts.get(artifact_id), f"{name}.pdf"

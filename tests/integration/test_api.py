@@ -35,29 +35,58 @@ async def test_jobs_are_listed_filtered_and_shown(api, store):
     assert (await api.get("/v1/runs")).json() == {"items": []}
 
 
-async def test_a_foreign_host_is_refused_everywhere(api):
-    for path in ("/v1/jobs", "/v1/spend", "/openapi.json"):
+async def test_a_foreign_host_is_refused_everywhere(api, home):
+    for path in ("/v1/jobs", "/v1/spend", "/openapi.json", "/v1/events/stream"):
         r = await api.get(path, headers={"Host": "evil.example:8765"})
-        assert r.status_code == 403 and r.json()["error"]["code"] == "forbidden_host"
+        assert r.status_code == 403 and r.json()["error"]["code"] == "forbidden_host", path
+    # A state change is refused for its Host before the token is even looked at.
+    token = (home.root / "api-token").read_text().strip()
+    r = await api.post(
+        "/v1/jobs",
+        json={"url": "https://jobs.example.com/1"},
+        headers={"Host": "evil.example:8765", "Authorization": f"Bearer {token}"},
+    )
+    assert r.status_code == 403 and r.json()["error"]["code"] == "forbidden_host"
+    r = await api.post("/v1/jobs", headers={"Host": "127.0.0.1:9999"})
+    assert r.status_code == 403 and r.json()["error"]["code"] == "forbidden_host"
 
 
 async def test_state_changes_need_the_token_or_the_same_origin(api, home):
     token = (home.root / "api-token").read_text().strip()
     assert len(token) >= 22 and oct((home.root / "api-token").stat().st_mode)[-3:] == "600"
-    assert (await api.post("/v1/jobs")).status_code == 401
+    missing = await api.post("/v1/jobs")
+    assert missing.status_code == 401 and missing.json()["error"]["code"] == "unauthorized"
     cross = await api.post(
         "/v1/jobs", headers={"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}
     )
-    assert cross.status_code == 401
+    assert cross.status_code == 403 and cross.json()["error"]["code"] == "cross_site"
+    # A foreign Origin without Sec-Fetch-Site (an older browser) is cross-site too.
+    old = await api.post("/v1/jobs", headers={"Origin": "https://evil.example"})
+    assert old.status_code == 403 and old.json()["error"]["code"] == "cross_site"
+    # The right Origin but a cross-site fetch (a page on another site naming ours) is refused.
+    forged = await api.post(
+        "/v1/jobs", headers={"Origin": "http://127.0.0.1:8765", "Sec-Fetch-Site": "cross-site"}
+    )
+    assert forged.status_code == 403 and forged.json()["error"]["code"] == "cross_site"
     wrong = await api.post("/v1/jobs", headers={"Authorization": "Bearer nope"})
-    assert wrong.status_code == 403
-    # Past the security check (no such command yet): not 401/403.
+    assert wrong.status_code == 403 and wrong.json()["error"]["code"] == "forbidden"
+    # Past the security check: the command itself answers (it needs a JSON body).
     ok = await api.post("/v1/jobs", headers={"Authorization": f"Bearer {token}"})
-    assert ok.status_code == 405
+    assert ok.status_code == 422 and ok.json()["error"]["code"] == "invalid_input"
     same = await api.post(
         "/v1/jobs", headers={"Origin": "http://127.0.0.1:8765", "Sec-Fetch-Site": "same-origin"}
     )
-    assert same.status_code == 405
+    assert same.status_code == 422 and same.json()["error"]["code"] == "invalid_input"
     r = await api.get("/v1/jobs")
     assert r.headers["x-frame-options"] == "DENY"
     assert "access-control-allow-origin" not in r.headers
+
+
+async def test_same_origin_means_the_same_port_too(api):
+    """``http://localhost`` (port 80: another local web app) is not this server's origin;
+    an older browser sends no Sec-Fetch-Site, so the Origin alone must decide."""
+    for origin in ("http://localhost", "http://127.0.0.1", "http://localhost:9999"):
+        r = await api.post("/v1/jobs", json={}, headers={"Origin": origin})
+        assert r.status_code == 403 and r.json()["error"]["code"] == "cross_site", origin
+    r = await api.post("/v1/jobs", json={}, headers={"Origin": "http://localhost:8765"})
+    assert r.status_code == 422, "the real origin gets past the check"

@@ -19,11 +19,13 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
 
 
 class WorkerProcess:
-    """`jobctrl worker` in a child process; ``wait_ready`` blocks until it polls."""
+    """`jobctrl worker` (or ``args``, e.g. `up`) in a child process; ``wait_ready`` blocks
+    until the line containing ``ready`` is printed."""
 
-    def __init__(self) -> None:
+    def __init__(self, *args: str, ready: str = "worker ready") -> None:
+        self.ready_marker = ready
         self.proc = subprocess.Popen(
-            [JOBCTRL, "worker"],
+            [JOBCTRL, *(args or ("worker",))],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -37,7 +39,7 @@ class WorkerProcess:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             self.lines.append(line.rstrip())
-            if "worker ready" in line:
+            if self.ready_marker in line:
                 self._ready.set()
 
     def wait_ready(self, timeout: float = 60) -> None:

@@ -237,3 +237,22 @@ def test_lane_tokens_count_reservations_too(store, settings):
         input_tokens=8_000,
         max_output_tokens=4_000,
     )
+
+
+def test_recording_usage_closes_its_reservation_in_the_same_transaction(store, settings):
+    """A reader between the two writes would count the call twice (as spend and reserved)."""
+    authority = SpendAuthority(store, settings)
+    authority.reserve(
+        reservation_id="obs-1",
+        lane="score",
+        provider="openai",
+        model="gpt-4o",
+        input_tokens=10_000,
+        max_output_tokens=5_000,
+    )
+    assert authority.open_reservations()["count"] == 1
+    authority.record(
+        observation_id="obs-1", lane="score", provider="openai", model="gpt-4o", usage=Usage(10, 5)
+    )
+    summary = authority.summary()
+    assert summary["openReservations"]["count"] == 0 and summary["spentUsd"] > 0

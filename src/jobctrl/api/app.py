@@ -3,102 +3,185 @@ application services as the CLI. Errors are JSON with a stable code and a messag
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import FastAPI, Query, Request
-from fastapi.responses import JSONResponse
-from sqlalchemy import func, or_, select
+from fastapi import Body, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from jobctrl import services
+from jobctrl.api.events import register_event_stream
+from jobctrl.api.pages import register_pages
 from jobctrl.api.security import LocalSecurity, api_token
-from jobctrl.domain.errors import JobctrlError
+from jobctrl.domain.errors import JobctrlError, StageError
 from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority
-from jobctrl.store import schema
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
-JL = schema.job_list_projections
-SORTS = {"score": JL.c.score, "updated": JL.c.updated_at, "created": JL.c.created_at}
+# Error codes whose HTTP status is not 400; exit code 2 (no server/worker) is 503.
+STATUS_BY_CODE = {
+    "job_not_found": 404,
+    "ambiguous_job": 404,
+    "artifact_not_found": 404,
+    "artifact_missing": 404,
+    "not_found": 404,
+    "nothing_to_retry": 409,
+    "not_running": 409,
+    "no_draft": 409,
+    "STAGE_BUSY": 409,
+    "missing_input": 409,
+}
 
 
-def create_app(home: Home, *, port: int = 8765) -> FastAPI:
+def error_response(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status)
+
+
+class AddJob(BaseModel):
+    url: str = Field(min_length=1, max_length=2048, description="The posting's URL.")
+
+
+class RetryStage(BaseModel):
+    stage: str | None = Field(None, description="The failed stage; default: the first one.")
+
+
+def create_app(home: Home, *, port: int = 8765, host: str = "127.0.0.1") -> FastAPI:
     app = FastAPI(title="jobctrl", version="1", docs_url=None, redoc_url=None)
-    hosts = frozenset({f"127.0.0.1:{port}", f"localhost:{port}", "127.0.0.1", "localhost"})
-    app.add_middleware(LocalSecurity, hosts=hosts, token=api_token(home.root / "api-token"))
+    hosts = {f"127.0.0.1:{port}", f"localhost:{port}", "127.0.0.1", "localhost"}
+    hosts |= {f"{host}:{port}", host}
+    app.add_middleware(LocalSecurity, hosts=frozenset(hosts), token=api_token(home.token_path))
 
     @app.exception_handler(JobctrlError)
     async def _jobctrl_error(_: Request, exc: JobctrlError) -> JSONResponse:
-        status = 404 if exc.code in ("job_not_found", "ambiguous_job") else 400
-        if exc.exit_code == 2:
-            status = 503
-        return JSONResponse({"error": {"code": exc.code, "message": exc.message}}, status)
+        status = 503 if exc.exit_code == 2 else STATUS_BY_CODE.get(exc.code, 400)
+        return error_response(status, exc.code, exc.message)
 
-    @app.get("/v1/jobs")
+    @app.exception_handler(StageError)
+    async def _stage_error(_: Request, exc: StageError) -> JSONResponse:
+        return error_response(STATUS_BY_CODE.get(exc.code, 409), exc.code, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        message = f"{where}: {first.get('msg', 'invalid input')}" if where else "invalid input"
+        return error_response(422, "invalid_input", message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        codes = {404: "not_found", 405: "method_not_allowed"}
+        code = codes.get(exc.status_code, "http_error")
+        return error_response(exc.status_code, code, str(exc.detail))
+
+    # -- reads ------------------------------------------------------------------------------
+
+    @app.get("/v1/jobs", tags=["jobs"])
     def list_jobs(
-        stage: str | None = None,
-        status: str | None = None,
+        stage: str | None = Query(None, max_length=32),
+        status: str | None = Query(None, max_length=32),
         min_score: int | None = Query(None, ge=0, le=100),
         q: str | None = Query(None, max_length=200),
         sort: str = Query("score", pattern="^(score|updated|created)$"),
         limit: int = Query(50, ge=1, le=500),
-        offset: int = Query(0, ge=0),
+        offset: int = Query(0, ge=0, le=1_000_000),
     ) -> dict[str, Any]:
-        where = []
-        if stage:
-            where.append(JL.c.current_stage == stage)
-        if status:
-            where.append(JL.c.status == status)
-        if min_score is not None:
-            where.append(JL.c.score >= min_score)
-        if q:
-            like = f"%{q}%"
-            where.append(or_(JL.c.title.ilike(like), JL.c.company.ilike(like)))
-        order = SORTS[sort]
-        store = Store.open(home)
-        with store.read() as conn:
-            total = conn.execute(select(func.count()).select_from(JL).where(*where)).scalar_one()
-            rows = conn.execute(
-                select(JL)
-                .where(*where)
-                .order_by(order.is_(None), order.desc(), JL.c.job_id)
-                .limit(limit)
-                .offset(offset)
-            ).mappings()
-            items = [
-                {
-                    "jobId": r["job_id"],
-                    "title": r["title"],
-                    "company": r["company"],
-                    "location": r["location"],
-                    "score": r["score"],
-                    "verdict": r["verdict"],
-                    "status": r["status"],
-                    "currentStage": r["current_stage"],
-                    "errorCode": r["error_code"],
-                    "url": r["url"],
-                }
-                for r in rows
-            ]
+        """Jobs from the list projection, best score first unless ``sort`` says otherwise."""
+        rows, total = services.find_jobs(
+            Store.open(home),
+            stage=stage,
+            status=status,
+            min_score=min_score,
+            q=q,
+            sort=sort,
+            limit=limit,
+            offset=offset,
+        )
+        items = [services.job_list_item(r) for r in rows]
         return {"items": items, "total": total, "limit": limit, "offset": offset}
 
-    @app.get("/v1/jobs/{job_id}")
+    @app.get("/v1/jobs/{job_id}", tags=["jobs"])
     def get_job(job_id: str) -> dict[str, Any]:
+        """One job: posting, score report, stage timeline and materials."""
         view = services.show_job(home, job_id)
         view["materials"] = services.job_materials(home, job_id)
         return view
 
-    @app.get("/v1/runs")
+    @app.get("/v1/runs", tags=["discovery"])
     def runs() -> dict[str, Any]:
+        """Recent discovery runs with their progress."""
         return {"items": services.discovery_runs(home)}
 
-    @app.get("/v1/spend")
+    @app.get("/v1/spend", tags=["spend"])
     def spend() -> dict[str, Any]:
+        """Today's estimated spend per lane against the daily ceiling (UTC day)."""
         store = Store.open(home)
         return SpendAuthority(store, Settings(store)).summary()
 
-    @app.get("/v1/settings")
+    @app.get("/v1/settings", tags=["settings"])
     def settings() -> dict[str, Any]:
+        """Every runtime setting with its current value."""
         return Settings(Store.open(home)).all()
 
+    @app.get(
+        "/v1/artifacts/{artifact_id}",
+        tags=["materials"],
+        response_class=Response,
+        responses={200: {"content": {"application/pdf": {}}}},
+    )
+    def artifact(artifact_id: str) -> Response:
+        """A material's PDF, shown inline."""
+        data, name = services.material_pdf(home, artifact_id)
+        return Response(
+            data,
+            media_type="application/pdf",
+            headers={"Content-Disposition": f'inline; filename="{name}"'},
+        )
+
+    # -- commands (the CLI's services) ------------------------------------------------------
+
+    @app.post("/v1/jobs", tags=["jobs"], status_code=202)
+    async def add_job(body: AddJob) -> dict[str, Any]:
+        """Add a posting URL and start its preparation (as `jobctrl add`)."""
+        return await services.add_job(home, body.url)
+
+    @app.post("/v1/jobs/{job_id}/retry", tags=["jobs"], status_code=202)
+    async def retry(job_id: str, body: RetryStage | None = None) -> dict[str, Any]:
+        """Run a failed stage again; 503 worker_runtime_unavailable changes nothing."""
+        return await services.retry_stage(home, job_id, body.stage if body else None)
+
+    @app.post("/v1/jobs/{job_id}/materials/{decision}", tags=["materials"])
+    async def decide(job_id: str, decision: str) -> Response:
+        """Approve, reject or regenerate a job's materials."""
+        if decision == "regenerate":
+            started = await services.regenerate_materials(home, job_id)
+            return JSONResponse(started, 202)
+        if decision not in ("approve", "reject"):
+            raise JobctrlError(
+                "decision must be approve, reject or regenerate", code="invalid_input"
+            )
+        items = services.decide_materials(home, job_id, decision)
+        return JSONResponse({"items": items})
+
+    @app.post("/v1/discovery", tags=["discovery"], status_code=202)
+    async def start_discovery() -> dict[str, Any]:
+        """Start a discovery run (or join the one in progress)."""
+        return await services.start_discovery(home)
+
+    @app.post("/v1/discovery/cancel", tags=["discovery"])
+    async def cancel_discovery() -> dict[str, Any]:
+        """Cancel the discovery run in progress; what it found so far stays."""
+        return await services.cancel_discovery(home)
+
+    @app.patch("/v1/settings", tags=["settings"])
+    def change_settings(
+        changes: Annotated[dict[str, Any], Body(examples=[{"min_fit_score": 60}])],
+    ) -> dict[str, Any]:
+        """Change settings (all validated before any is written)."""
+        return services.change_settings(home, changes)
+
+    register_event_stream(app, home)
+    register_pages(app, home)
     return app

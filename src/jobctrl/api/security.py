@@ -2,22 +2,41 @@
 
 - Host header must be the bound loopback name or address (DNS rebinding) → 403.
 - State-changing requests need the API token (``Authorization: Bearer``, compared in
-  constant time) or a same-origin browser request (Origin and Sec-Fetch-Site) → 401/403.
+  constant time) → 401 without one, 403 with a wrong one; or a same-origin browser
+  request (Origin and Sec-Fetch-Site). A cross-site browser request → 403.
 - No CORS headers are ever sent; pages cannot be framed.
+
+Plain ASGI middleware rather than Starlette's BaseHTTPMiddleware: it wraps every request,
+including the long-lived event stream, without buffering or an extra task.
 """
 
 from __future__ import annotations
 
 import hmac
+import json
 import os
 import secrets
 from pathlib import Path
 
-from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# Pages load only their own scripts and styles (no inline code); nothing may frame them,
+# except that the app's own Job page shows a material's PDF in an <object>.
+CSP = "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; "
+RESPONSE_HEADERS = [
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", f"{CSP}frame-ancestors 'none'".encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+]
+EMBEDDABLE_HEADERS = [
+    (b"x-frame-options", b"SAMEORIGIN"),
+    (b"content-security-policy", f"{CSP}frame-ancestors 'self'".encode()),
+    *RESPONSE_HEADERS[2:],
+]
+EMBEDDABLE_PREFIX = "/v1/artifacts/"
 
 
 def api_token(path: Path) -> str:
@@ -26,41 +45,72 @@ def api_token(path: Path) -> str:
         return path.read_text().strip()
     path.parent.mkdir(parents=True, exist_ok=True)
     token = secrets.token_urlsafe(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process made it first
+        return path.read_text().strip()
     with os.fdopen(fd, "w") as fh:
         fh.write(token + "\n")
     return token
 
 
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
-
-
-class LocalSecurity(BaseHTTPMiddleware):
-    def __init__(self, app, *, hosts: frozenset[str], token: str) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(app)
+class LocalSecurity:
+    def __init__(self, app: ASGIApp, *, hosts: frozenset[str], token: str) -> None:
+        self.app = app
         self.hosts = hosts
-        self.token = token
+        # An Origin names a port (or its scheme's default): only host:port entries match.
+        self.origins = frozenset(h for h in hosts if h.rsplit(":", 1)[-1].isdigit())
+        self.token = token.encode()
 
-    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        host = (request.headers.get("host") or "").lower()
-        if host not in self.hosts:
-            return _error(403, "forbidden_host", "this server answers only on its loopback address")
-        if request.method not in SAFE_METHODS and not self._authorised(request):
-            if request.headers.get("authorization"):
-                return _error(403, "forbidden", "the token does not match")
-            return _error(401, "unauthorized", "send Authorization: Bearer TOKEN (see api-token)")
-        response = await call_next(request)
-        response.headers["X-Frame-Options"] = "DENY"
-        response.headers["Content-Security-Policy"] = "frame-ancestors 'none'"
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        return response
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        refusal = self._refusal(scope["method"], headers)
+        if refusal is not None:
+            status, code, message = refusal
+            body = json.dumps({"error": {"code": code, "message": message}}).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": status,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()),
+                        *RESPONSE_HEADERS,
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
 
-    def _authorised(self, request: Request) -> bool:
-        auth = request.headers.get("authorization", "")
+        extra = (
+            EMBEDDABLE_HEADERS if scope["path"].startswith(EMBEDDABLE_PREFIX) else RESPONSE_HEADERS
+        )
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+    def _refusal(self, method: str, headers: Headers) -> tuple[int, str, str] | None:
+        if (headers.get("host") or "").lower() not in self.hosts:
+            return 403, "forbidden_host", "this server answers only on its loopback address"
+        if method in SAFE_METHODS:
+            return None
+        auth = headers.get("authorization", "")
         if auth.lower().startswith("bearer "):
-            return hmac.compare_digest(auth[7:].strip().encode(), self.token.encode())
-        origin = request.headers.get("origin")
-        site = request.headers.get("sec-fetch-site")
-        same_origin = origin is not None and origin.split("://", 1)[-1].lower() in self.hosts
-        return same_origin and site in (None, "same-origin")
+            if hmac.compare_digest(auth[7:].strip().encode(), self.token):
+                return None
+            return 403, "forbidden", "the token does not match"
+        origin = headers.get("origin")
+        site = headers.get("sec-fetch-site")
+        if origin is None and site is None:
+            return 401, "unauthorized", "send Authorization: Bearer TOKEN (see api-token)"
+        same_origin = origin is not None and origin.split("://", 1)[-1].lower() in self.origins
+        if same_origin and site in (None, "same-origin"):
+            return None
+        return 403, "cross_site", "a request from another site cannot change jobctrl"

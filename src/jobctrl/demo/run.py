@@ -10,6 +10,8 @@ title, company and fit score.
 from __future__ import annotations
 
 import asyncio
+import signal
+import socket
 from collections.abc import Callable
 
 from jobctrl import services
@@ -61,7 +63,36 @@ async def _all_prepared(store: Store, timeout: float = 180) -> None:
         await asyncio.sleep(0.1)
 
 
-async def run_demo(home: Home, *, echo: Callable[[str], None], keep: bool = False) -> None:
+async def _serve_until_signal(home: Home, sock: socket.socket, echo: Callable[[str], None]) -> None:
+    from jobctrl.api.server import serve_app
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await serve_app(
+            home, sock, stop, on_ready=lambda url: echo(f"open {url}  (Ctrl-C to stop)")
+        )
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+
+
+async def run_demo(
+    home: Home,
+    *,
+    echo: Callable[[str], None],
+    keep: bool = False,
+    serve_port: int | None = None,
+) -> None:
+    """Run the demo; with ``serve_port`` it ends by serving the web app (and printing its
+    URL) until Ctrl-C."""
+    sock = None
+    if serve_port is not None:
+        from jobctrl.api.server import bind
+
+        sock = bind("127.0.0.1", serve_port)  # a taken port fails now, not after the demo
     echo(f"demo home: {home.root}")
     server = EmbeddedTemporal(home)
     with DemoSite() as site, DemoBoards(port=DEMO_PORT) as boards:
@@ -105,7 +136,10 @@ async def run_demo(home: Home, *, echo: Callable[[str], None], keep: bool = Fals
                     "   (resume and cover letter PDFs)"
                 )
                 echo(f"     evaluation reports: {home.reports_dir}")
-                if keep:
+                if sock is not None:
+                    echo("the web app shows the same jobs, live:")
+                    await _serve_until_signal(home, sock, echo)
+                elif keep:
                     echo("worker running; Ctrl-C to stop")
                     await asyncio.Event().wait()
         finally:

@@ -34,6 +34,9 @@ class ServerUnavailableError(JobctrlError):
 
     exit_code = 2
 
+    def __init__(self, message: str, *, code: str = "temporal_unavailable") -> None:
+        super().__init__(message, code=code)
+
 
 class StageError(Exception):
     """A stage attempt failed with a stable code.

@@ -274,7 +274,8 @@ def record_in(
     usage: Usage,
 ) -> bool:
     """``SpendAuthority.record`` inside the caller's transaction (to store usage together
-    with the output it paid for)."""
+    with the output it paid for). The attempt's reservation (same id) closes in the same
+    transaction, so no reader ever counts the call twice, as spend and as reserved."""
     now = authority.clock()
     day = utc_day(now)
     cost = estimate_cost_usd(provider, model, usage.input_tokens, usage.output_tokens)
@@ -317,5 +318,11 @@ def record_in(
             "calls": ls.c.calls + 1,
             "updated_at": utcnow(),
         },
+    )
+    lr = schema.llm_reservations
+    tx.conn.execute(
+        update(lr)
+        .where(lr.c.reservation_id == observation_id, lr.c.settled_at.is_(None))
+        .values(settled_at=now)
     )
     return True

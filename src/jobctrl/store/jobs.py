@@ -349,7 +349,9 @@ def resolve_job_id(store: Store, ref: str) -> str:
         if len(ref) >= 4:
             matches = (
                 conn.execute(
-                    select(schema.jobs.c.id).where(schema.jobs.c.id.like(f"{ref}%")).limit(2)
+                    select(schema.jobs.c.id)
+                    .where(schema.jobs.c.id.startswith(ref, autoescape=True))
+                    .limit(2)
                 )
                 .scalars()
                 .all()

@@ -7,6 +7,7 @@ one-line description; unknown keys and bad values are refused with a clear messa
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,8 +24,8 @@ from jobctrl.store.store import Store, upsert, utcnow
 def _float_at_least(low: float) -> Callable[[str], float]:
     def parse(raw: str) -> float:
         value = float(raw)
-        if value < low or value != value:
-            raise ValueError(f"must be a number >= {low:g}")
+        if not math.isfinite(value) or value < low:
+            raise ValueError(f"must be a finite number >= {low:g}")
         return value
 
     return parse
@@ -235,7 +236,9 @@ def spec_for(key: str) -> SettingSpec:
         return SPECS[key]
     except KeyError:
         known = ", ".join(sorted(SPECS))
-        raise ConfigError(f"unknown setting {key!r}; known settings: {known}") from None
+        raise ConfigError(
+            f"unknown setting {key!r}; known settings: {known}", code="unknown_setting"
+        ) from None
 
 
 class Settings:

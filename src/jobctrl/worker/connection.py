@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import weakref
 
@@ -36,6 +37,20 @@ _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Client]
 )
 
 
+async def _listening(address: str, timeout: float) -> bool:
+    host, _, port = address.rpartition(":")
+    try:
+        _, writer = await asyncio.wait_for(
+            asyncio.open_connection(host.strip("[]") or "127.0.0.1", int(port)), timeout
+        )
+    except (OSError, ValueError, TimeoutError):
+        return False
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+    return True
+
+
 async def connect(home: Home, timeout: float = 5.0) -> Client:
     """A client for this home's server; one per address and event loop in a process."""
     address, origin = configured_address(home)
@@ -47,15 +62,20 @@ async def connect(home: Home, timeout: float = 5.0) -> Client:
     loop_clients = _clients.setdefault(asyncio.get_running_loop(), {})
     if address in loop_clients:
         return loop_clients[address]
+    unavailable = ServerUnavailableError(
+        f"the Temporal server at {address} (from {origin}) does not answer: "
+        "start one with `jobctrl worker` (or fix JOBCTRL_TEMPORAL_ADDRESS)"
+    )
+    if not await _listening(address, timeout):
+        # Refused before the SDK's runtime starts: a client left connecting in the
+        # background could call into the interpreter while it exits (a crash at exit).
+        raise unavailable
     try:
         # Client.connect makes a real call, so a listening port alone does not pass.
         client = await asyncio.wait_for(
             Client.connect(address, namespace=NAMESPACE, data_converter=DATA_CONVERTER), timeout
         )
     except Exception:
-        raise ServerUnavailableError(
-            f"the Temporal server at {address} (from {origin}) does not answer: "
-            "start one with `jobctrl worker` (or fix JOBCTRL_TEMPORAL_ADDRESS)"
-        ) from None
+        raise unavailable from None
     loop_clients[address] = client
     return client

@@ -9,7 +9,7 @@ import asyncio
 import logging
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from temporalio.client import Client
@@ -54,8 +54,17 @@ def build_worker(client: Client, store: Store, home: Home, *, task_queue: str | 
     return worker, ctx
 
 
-async def run_worker(home: Home, *, on_ready: Callable[[str], None] | None = None) -> None:
-    """Run until SIGINT/SIGTERM; the embedded server this process started stops with it."""
+async def run_worker(
+    home: Home,
+    *,
+    on_ready: Callable[[str], None] | None = None,
+    alongside: Callable[[asyncio.Event], Awaitable[None]] | None = None,
+) -> None:
+    """Run until SIGINT/SIGTERM; the embedded server this process started stops with it.
+
+    ``alongside`` (the web app, for ``jobctrl up``) runs once the worker is ready and is
+    given the stop event; the worker stops when it ends.
+    """
     home.ensure()
     store = Store.open(home)
     server: EmbeddedTemporal | None = None
@@ -74,6 +83,11 @@ async def run_worker(home: Home, *, on_ready: Callable[[str], None] | None = Non
             beats = asyncio.create_task(heartbeat.run(stop))
             if on_ready:
                 on_ready(client.service_client.config.target_host)
+            if alongside is not None:
+                try:
+                    await alongside(stop)
+                finally:
+                    stop.set()
             await stop.wait()
             await beats
         ctx.close()

@@ -1,0 +1,222 @@
+"""Server-rendered pages (Jinja2, autoescaped): Jobs, Job, Runs, Spend and Settings.
+
+The pages read the same services and projections as the JSON API and change nothing
+themselves: their buttons and forms call the JSON API from ``static/app.js`` (same-origin
+``fetch``). A page with live content re-renders just that part on ``?fragment=NAME``
+when the event stream says something changed.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.staticfiles import StaticFiles
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from sqlalchemy import func, select
+
+from jobctrl import services
+from jobctrl.domain.errors import JobctrlError
+from jobctrl.domain.events import REGISTRY
+from jobctrl.domain.stages import Stage
+from jobctrl.home import Home
+from jobctrl.llm.spend import SpendAuthority
+from jobctrl.store import schema
+from jobctrl.store.settings import SPECS, Settings
+from jobctrl.store.store import Store
+
+HERE = Path(__file__).parent
+STAGES = tuple(s.value for s in Stage)
+STATUSES = ("pending", "running", "prepared", "skipped", "failed")
+PER_PAGE = 50
+# Payload fields a timeline may show: codes, counts and ids, never text from a page.
+EVENT_FIELDS = ("stage", "attempt", "errorCode", "score", "verdict", "outcome", "reason", "kind",
+                "generation", "state", "availability", "code", "number", "method")  # fmt: skip
+
+
+def _when(value: datetime | str | None) -> str:
+    if not value:
+        return ""
+    at = datetime.fromisoformat(value) if isinstance(value, str) else value
+    at = at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+    return at.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _is_web_url(url: str | None) -> bool:
+    """Only http(s) URLs become links (a ``javascript:`` URL from a posting must not)."""
+    return bool(url) and str(url).lower().startswith(("http://", "https://"))
+
+
+_env = Environment(
+    loader=FileSystemLoader(HERE / "templates"), autoescape=True, undefined=StrictUndefined
+)
+_env.filters["when"] = _when
+_env.globals.update(event_types=" ".join(REGISTRY), stages=STAGES, is_web_url=_is_web_url)
+
+
+def _render(name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    return HTMLResponse(_env.get_template(name).render(**context), status_code=status_code)
+
+
+def _int_or_none(raw: str, low: int, high: int) -> int | None:
+    """A GET form sends empty fields as ``""``: that (or junk) means no filter."""
+    try:
+        return min(high, max(low, int(raw)))
+    except ValueError:
+        return None
+
+
+def job_events(store: Store, job_id: str) -> list[dict[str, Any]]:
+    e = schema.job_events
+    with store.read() as conn:
+        rows = conn.execute(select(e).where(e.c.job_id == job_id).order_by(e.c.seq)).mappings()
+        return [
+            {
+                "seq": r["seq"],
+                "type": r["type"],
+                "occurredAt": r["occurred_at"],
+                "fields": {k: r["payload"][k] for k in EVENT_FIELDS if k in r["payload"]},
+            }
+            for r in rows
+        ]
+
+
+def _description(store: Store, sha: str | None, limit: int = 20_000) -> str:
+    """The posting's extracted plain text (never its HTML), shortened for the page."""
+    if not sha:
+        return ""
+    try:
+        text = store.artifacts.get(sha).decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
+def daily_spend(store: Store, today: str, days: int = 14) -> list[dict[str, Any]]:
+    """The last ``days`` UTC days' estimated spend (zero for a day without any), oldest
+    first, with each bar's height out of 100."""
+    first = date.fromisoformat(today) - timedelta(days=days - 1)
+    ls = schema.llm_spend
+    with store.read() as conn:
+        spent = dict(
+            conn.execute(
+                select(ls.c.day, func.sum(ls.c.cost_usd))
+                .where(ls.c.day >= first.isoformat(), ls.c.day <= today)
+                .group_by(ls.c.day)
+            ).all()
+        )
+    bars = [
+        {"day": d, "costUsd": float(spent.get(d) or 0.0)}
+        for d in ((first + timedelta(days=n)).isoformat() for n in range(days))
+    ]
+    top = max(b["costUsd"] for b in bars) or 1.0
+    for b in bars:
+        b["height"] = round(100 * b["costUsd"] / top, 1)
+    return bars
+
+
+def _setting_kind(default: Any) -> str:
+    """How the settings form edits a value and which JSON type app.js sends back."""
+    for kind, types in (("bool", bool), ("int", int), ("number", float), ("list", list)):
+        if isinstance(default, types):
+            return kind
+    return "map" if isinstance(default, dict) else "text"
+
+
+def register_pages(app: FastAPI, home: Home) -> None:
+    """Add the HTML pages (Jobs, Job, Runs, Spend, Settings) to ``app``."""
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def index() -> RedirectResponse:
+        return RedirectResponse("/jobs", status_code=303)
+
+    @app.get("/jobs", response_class=HTMLResponse, include_in_schema=False)
+    def jobs_page(
+        stage: str = "",
+        status: str = "",
+        min_score: str = "",
+        q: str = "",
+        sort: str = "score",
+        page: str = "1",
+        fragment: str = "",
+    ) -> HTMLResponse:
+        filters = {
+            "stage": stage if stage in STAGES else "",
+            "status": status if status in STATUSES else "",
+            "min_score": _int_or_none(min_score, 0, 100),
+            "q": q.strip()[:200],
+            "sort": sort if sort in services.JOB_SORTS else "score",
+        }
+        number = _int_or_none(page, 1, 100_000) or 1
+        rows, total = services.find_jobs(
+            Store.open(home), limit=PER_PAGE, offset=(number - 1) * PER_PAGE, **filters
+        )
+        context = {"rows": rows, "total": total, "filters": filters, "statuses": STATUSES}
+        if fragment == "rows":
+            response = _render("_job_rows.html", **context)
+            response.headers["X-Total-Count"] = str(total)
+            return response
+        pages = max(1, -(-total // PER_PAGE))
+        return _render("jobs.html", page=number, pages=pages, nav="jobs", **context)
+
+    @app.get("/jobs/{job_id}", response_class=HTMLResponse, include_in_schema=False)
+    def job_page(job_id: str, fragment: str = "") -> HTMLResponse:
+        store = Store.open(home)
+        try:
+            job = services.show_job(home, job_id)
+            materials = services.job_materials(home, job["jobId"])
+        except JobctrlError as exc:
+            return _render("error.html", 404, nav="jobs", title="No such job", error=exc)
+        newest = {}  # the newest generation of each kind gets an in-page viewer
+        for m in materials:
+            newest[m["kind"]] = m
+        context = {
+            "job": job,
+            "materials": materials,
+            "viewers": [m for m in newest.values() if m["pdfUrl"]],
+            "drafts": any(m["approval"] == "draft" for m in materials),
+            "events": job_events(store, job["jobId"]),
+            "description": _description(store, job["artifacts"]["text"]),
+        }
+        if fragment == "main":
+            return _render("_job_detail.html", **context)
+        return _render("job.html", nav="jobs", **context)
+
+    @app.get("/runs", response_class=HTMLResponse, include_in_schema=False)
+    def runs_page(fragment: str = "") -> HTMLResponse:
+        runs = services.discovery_runs(home)
+        running = any(r["status"] == "running" for r in runs)
+        if fragment == "main":
+            return _render("_runs.html", runs=runs, running=running)
+        return _render("runs.html", nav="runs", runs=runs, running=running)
+
+    @app.get("/spend", response_class=HTMLResponse, include_in_schema=False)
+    def spend_page() -> HTMLResponse:
+        store = Store.open(home)
+        summary = SpendAuthority(store, Settings(store)).summary()
+        bars = daily_spend(store, summary["day"])
+        return _render("spend.html", nav="spend", spend=summary, bars=bars)
+
+    @app.get("/settings", response_class=HTMLResponse, include_in_schema=False)
+    def settings_page() -> HTMLResponse:
+        values = Settings(Store.open(home)).all()
+        rows = [
+            {
+                "key": key,
+                "value": value,
+                "kind": _setting_kind(SPECS[key].default),
+                "help": SPECS[key].help,
+            }
+            for key, value in values.items()
+        ]
+        return _render(
+            "settings.html",
+            nav="settings",
+            settings=rows,
+            sources=services.list_sources(home),
+            lanes=services.list_lanes(home),
+        )

@@ -1,0 +1,163 @@
+// jobctrl pages: live refresh from the event stream, and the buttons and forms that call
+// the JSON API (same-origin fetch: the server accepts it by its Origin and Sec-Fetch-Site).
+"use strict";
+
+function flash(text, isError) {
+  const el = document.getElementById("flash");
+  el.textContent = text;
+  el.className = isError ? "error" : "ok";
+  el.hidden = !text;
+}
+
+async function callApi(method, url, body) {
+  const res = await fetch(url, {
+    method,
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let data = null;
+  try {
+    data = await res.json();
+  } catch (_) {
+    // not JSON: the status line says enough
+  }
+  if (!res.ok) {
+    const detail = data && typeof data.detail === "string" ? data.detail : null;
+    throw new Error((data && data.error && data.error.message) || detail || `${res.status} ${res.statusText}`);
+  }
+  return data;
+}
+
+// -- live regions: [data-live=NAME] is re-rendered from ?fragment=NAME -------------------
+
+let pending = null;
+let busy = false;
+const rendered = new WeakMap();
+
+async function refresh() {
+  if (busy) return soon();
+  busy = true;
+  try {
+    for (const el of document.querySelectorAll("[data-live]")) {
+      const url = new URL(location.href);
+      url.searchParams.set("fragment", el.dataset.live);
+      const res = await fetch(url, { headers: { Accept: "text/html" } });
+      const html = res.ok ? await res.text() : null;
+      // An unchanged fragment is left alone (no flicker, embedded PDFs are not reloaded).
+      if (html === null || html === rendered.get(el)) continue;
+      rendered.set(el, html);
+      const opened = [...el.querySelectorAll("details")].map((d) => d.open);
+      el.innerHTML = html;
+      el.querySelectorAll("details").forEach((d, i) => { d.open = d.open || !!opened[i]; });
+      const total = res.headers.get("X-Total-Count");
+      if (total !== null) document.querySelectorAll("[data-total]").forEach((t) => { t.textContent = total; });
+    }
+  } finally {
+    busy = false;
+  }
+}
+
+// Coalesce a burst of events into one refresh ~300 ms after the first.
+function soon() {
+  if (pending === null) pending = setTimeout(() => { pending = null; refresh(); }, 300);
+}
+
+function wants(el, type, data) {
+  const job = el.dataset.liveJob;
+  if (job && data.jobId !== job) return false;
+  const prefixes = el.dataset.liveTypes;
+  return !prefixes || prefixes.split(" ").some((p) => type.startsWith(p));
+}
+
+function listen() {
+  const regions = [...document.querySelectorAll("[data-live]")];
+  if (!regions.length || !window.EventSource) return;
+  const source = new EventSource("/v1/events/stream");
+  const onEvent = (ev) => {
+    let data = {};
+    try {
+      data = JSON.parse(ev.data);
+    } catch (_) {
+      return;
+    }
+    if (regions.some((el) => wants(el, ev.type, data))) soon();
+  };
+  // Messages carry a named `event:` field, so each type needs its own listener.
+  for (const type of document.body.dataset.eventTypes.split(" ")) source.addEventListener(type, onEvent);
+  window.addEventListener("pagehide", () => source.close());
+}
+
+// -- commands ------------------------------------------------------------------------
+
+function formatSetting(kind, value) {
+  if (kind === "list") return value.join(", ");
+  if (kind === "map") return Object.entries(value).map(([k, v]) => `${k}=${v}`).join(", ");
+  return String(value);
+}
+
+function parseSetting(kind, raw) {
+  const text = raw.trim();
+  const number = (s) => {
+    if (s.trim() === "" || Number.isNaN(Number(s))) throw new Error(`${s.trim() || "an empty value"} is not a number`);
+    return Number(s);
+  };
+  const parts = text.split(",").map((s) => s.trim()).filter(Boolean);
+  switch (kind) {
+    case "bool": return text === "true";
+    case "int": case "number": return number(text);
+    case "list": return parts;
+    case "map": return Object.fromEntries(parts.map((part) => {
+      const [lane, tokens] = part.split("=");
+      if (tokens === undefined) throw new Error(`use LANE=TOKENS, not ${part}`);
+      return [lane.trim(), number(tokens)];
+    }));
+    default: return text;
+  }
+}
+
+document.addEventListener("click", async (ev) => {
+  const button = ev.target.closest("button[data-post]");
+  if (!button) return;
+  button.disabled = true;
+  try {
+    const body = button.dataset.stage ? { stage: button.dataset.stage } : undefined;
+    await callApi("POST", button.dataset.post, body);
+    flash(`${button.textContent.trim()}: requested.`);
+    refresh();
+  } catch (err) {
+    flash(err.message, true);
+  } finally {
+    button.disabled = false;
+  }
+});
+
+document.addEventListener("submit", async (ev) => {
+  const form = ev.target;
+  if (form.matches("[data-add-job]")) {
+    ev.preventDefault();
+    try {
+      const job = await callApi("POST", "/v1/jobs", { url: form.elements.url.value.trim() });
+      flash(job.created === false ? `Already tracked: job ${job.jobId}.` : `Added job ${job.jobId}.`);
+      form.reset();
+      refresh();
+    } catch (err) {
+      flash(err.message, true);
+    }
+  } else if (form.matches("[data-setting]")) {
+    ev.preventDefault();
+    const { setting: key, kind } = form.dataset;
+    const out = form.querySelector("output");
+    try {
+      const input = form.elements.value;
+      const all = await callApi("PATCH", "/v1/settings", { [key]: parseSetting(kind, input.value) });
+      if (all && key in all && kind !== "bool") input.value = formatSetting(kind, all[key]);
+      out.textContent = "saved";
+      out.className = "ok";
+    } catch (err) {
+      out.textContent = err.message;
+      out.className = "error";
+    }
+  }
+});
+
+listen();

@@ -1,0 +1,218 @@
+"""Schemathesis against the app's own OpenAPI document: whatever a client sends to any
+operation, reads and commands alike, the answer is never a server error.
+
+Commands are sent with the API token and the loopback Host, so they get past the security
+check and run. No Temporal server answers (JOBCTRL_TEMPORAL_ADDRESS names a closed loopback
+port), so the commands that need one answer 503 with a stable code and start nothing; any
+other 5xx fails. The event stream never ends and is tested in test_event_stream.py."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, Phase, configuration, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+from schemathesis.core.failures import FailureGroup, as_reported_failure
+from sqlalchemy import select, update
+from starlette.testclient import TestClient
+
+from jobctrl.api.app import create_app
+from jobctrl.store import jobs
+from jobctrl.store import schema as tables
+from jobctrl.store.settings import SPECS
+
+HOST = "127.0.0.1:8765"
+UNAVAILABLE = {"temporal_unavailable", "worker_runtime_unavailable"}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _hypothesis_home(tmp_path_factory) -> Iterator[None]:
+    """Hypothesis caches the constants it mines from source files under ``.hypothesis``
+    (even with ``database=None``): keep that out of the repository."""
+    configuration.set_hypothesis_home_dir(tmp_path_factory.mktemp("hypothesis"))
+    yield
+    configuration.set_hypothesis_home_dir(None)
+
+
+@pytest.fixture
+def no_temporal(monkeypatch) -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{s.getsockname()[1]}"
+    monkeypatch.setenv("JOBCTRL_TEMPORAL_ADDRESS", address)
+    return address
+
+
+@pytest.fixture
+def api_schema(home, no_temporal):
+    app = create_app(home, port=8765)
+    return schemathesis.openapi.from_asgi("/openapi.json", app, headers={"Host": HOST})
+
+
+@pytest.fixture
+def token(home, api_schema) -> str:
+    return (home.root / "api-token").read_text().strip()
+
+
+def no_server_error(ctx, response, case) -> bool | None:
+    """``not_a_server_error``, except the documented 503 of a command without Temporal."""
+    if response.status_code == 503:
+        assert response.json()["error"]["code"] in UNAVAILABLE, response.text
+        return True
+    return not_a_server_error(ctx, response, case)
+
+
+# Positive cases fit the schema (they reach the services); negative ones do not (they
+# exercise validation and the error handlers).
+MODES = (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
+FUZZ = settings(
+    max_examples=30,
+    deadline=None,
+    database=None,  # no .hypothesis directory in the repository
+    suppress_health_check=list(HealthCheck),
+    phases=[Phase.explicit, Phase.generate, Phase.shrink],
+)
+
+
+@pytest.fixture
+def failed_job(store) -> str:
+    """A job whose Enrich stage failed: retry, show and decide have something to act on."""
+    job = jobs.create_job(store, "https://jobs.example.com/fuzz/1")
+    s = tables.job_stage_states
+    with store.write() as tx:
+        tx.conn.execute(
+            update(s)
+            .where(s.c.job_id == job.job_id, s.c.stage == "enrich")
+            .values(state="failed", error_code="ENRICH_TIMEOUT", attempts=2, retryable=True)
+        )
+    return job.job_id
+
+
+def _passes(operation, job_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """(name, strategy arguments) for each fuzz pass over ``operation``."""
+    passes: list[tuple[str, dict[str, Any]]] = [
+        (mode.value, {"generation_mode": mode}) for mode in GenerationMode
+    ]
+    names = {p.name for p in operation.path_parameters}
+    if "job_id" in names:  # the seeded job, not only ids that do not exist
+        passes.append(("existing job", {"path_parameters": {"job_id": job_id}}))
+    if "decision" in names:
+        passes += [
+            (d, {"path_parameters": {"job_id": job_id, "decision": d}})
+            for d in ("approve", "reject", "regenerate")
+        ]
+    return passes
+
+
+def test_no_request_gets_a_server_error(api_schema, token, store, failed_job, subtests):
+    operations = [r.ok() for r in api_schema.get_all_operations()]
+    labels = {op.label for op in operations}
+    assert {"POST /v1/jobs", "PATCH /v1/settings", "GET /v1/jobs/{job_id}"} <= labels, labels
+    headers = {"Authorization": f"Bearer {token}", "Host": HOST}
+    stages = jobs.stage_rows(store, failed_job)
+    negated: set[str] = set()
+
+    for operation in operations:
+        if operation.path == "/v1/events/stream":
+            continue  # never ends: see test_event_stream.py
+        for name, arguments in _passes(operation, failed_job):
+
+            @FUZZ
+            @given(case=operation.as_strategy(**arguments))
+            def fuzz(case) -> None:
+                response = case.call(base_url=f"http://{HOST}", headers=headers)
+                case.validate_response(response, checks=[no_server_error])
+
+            with subtests.test(msg=f"{operation.label} ({name})"):
+                try:
+                    fuzz()
+                except FailureGroup as exc:
+                    raise as_reported_failure(exc) from None
+                except Unsatisfiable:
+                    # Nothing to get wrong (no parameters, or only free-form strings).
+                    if name != GenerationMode.NEGATIVE.value:
+                        raise
+                else:
+                    if name == GenerationMode.NEGATIVE.value:
+                        negated.add(operation.label)
+    assert {"POST /v1/jobs", "PATCH /v1/settings", "GET /v1/jobs"} <= negated, negated
+    with store.read() as conn:
+        ids = conn.execute(select(tables.jobs.c.id)).scalars().all()
+    assert ids == [failed_job], "no job is created without Temporal"
+    assert jobs.stage_rows(store, failed_job) == stages, "a refused retry changes nothing"
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20)
+    | st.sampled_from(
+        ["0", "-1", "101", "1e3", "nan", "inf", "-Infinity", "1e999", "true", "off", "a=1"]
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def _near(default: Any) -> st.SearchStrategy[Any]:
+    """Values of the default's type (often valid), as typed JSON or as CLI text."""
+    if isinstance(default, bool):
+        typed: st.SearchStrategy[Any] = st.booleans()
+    elif isinstance(default, int):
+        typed = st.integers(-5, 700_000)
+    elif isinstance(default, float):
+        typed = st.floats(-1, 2000, allow_nan=False)
+    elif isinstance(default, list):
+        typed = st.lists(st.sampled_from(["127.0.0.1", "intranet.example", "a b", "x/y"]))
+    elif isinstance(default, dict):
+        typed = st.dictionaries(st.sampled_from(["score", "tailor", "x"]), st.integers(-1, 10**6))
+    else:
+        typed = st.sampled_from(["0 7 * * *", "*/5 * * * 1-5", "every day", "1 2 3"])
+    return st.one_of(st.just(default), typed, typed.map(str), JSON)
+
+
+CHANGES = st.dictionaries(
+    st.sampled_from(sorted(SPECS)), st.none(), min_size=1, max_size=3
+).flatmap(lambda keys: st.fixed_dictionaries({k: _near(SPECS[k].default) for k in keys}))
+
+
+def test_settings_take_any_json_value_for_any_known_key(home, token):
+    """Schemathesis rarely names a real setting; this sends every key typed JSON of any
+    shape. A refusal is a 400 that writes nothing; an accepted change reads back as sent
+    and every read that shows settings still works.
+
+    (The Hypothesis test is built here rather than at module level so that collection
+    mines no constants into ``.hypothesis`` before ``_hypothesis_home`` redirects it.)"""
+    auth = {"Authorization": f"Bearer {token}"}
+    app = create_app(home, port=8765)
+    with TestClient(app, base_url=f"http://{HOST}", raise_server_exceptions=False) as http:
+
+        @settings(FUZZ, max_examples=60)
+        @given(changes=CHANGES)
+        def change(changes: dict[str, Any]) -> None:
+            before = http.get("/v1/settings").json()
+            r = http.patch("/v1/settings", json=changes, headers=auth)
+            assert r.status_code in (200, 400), (changes, r.status_code, r.text)
+            after = http.get("/v1/settings")
+            assert after.status_code == 200
+            if r.status_code == 400:
+                assert r.json()["error"]["code"] == "invalid_setting", r.text
+                assert after.json() == before, "a refused batch writes nothing"
+            else:
+                assert after.json() == r.json()
+                assert None not in after.json().values(), "every setting still has a value"
+            for path in ("/v1/spend", "/settings", "/spend"):
+                assert http.get(path).status_code == 200, (path, changes)
+
+        change()

@@ -1,0 +1,77 @@
+"""`jobctrl up`: the worker and the web app in one process, as a user starts them."""
+
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import time
+
+import httpx
+
+from tests.support.http import Route, posting_html
+from tests.support.processes import WorkerProcess, run_cli
+
+
+def _url(proc: WorkerProcess) -> str:
+    for line in proc.lines:
+        if found := re.search(r"jobctrl is up: (http://127\.0\.0\.1:\d+)", line):
+            return found.group(1)
+    raise AssertionError("no URL printed:\n" + "\n".join(proc.lines))
+
+
+def test_up_serves_the_app_and_runs_the_worker(
+    home, site, fast_settings, temporal_address, task_queue
+):
+    url = site.add(
+        "/jobs/up", Route(body=posting_html("Site Reliability Engineer", "Up Co", ["Go"]))
+    )
+    up = WorkerProcess("up", "--port", "0", ready="jobctrl is up")
+    try:
+        up.wait_ready()
+        base = _url(up)
+        assert up.lines[-1].startswith("jobctrl is up: "), "the URL is the last line printed"
+        token = (home.root / "api-token").read_text().strip()
+        with httpx.Client(base_url=base, timeout=10) as http:
+            assert http.get("/jobs").status_code == 200
+            added = http.post(
+                "/v1/jobs", json={"url": url}, headers={"Authorization": f"Bearer {token}"}
+            )
+            assert added.status_code == 202, added.text
+            job_id = added.json()["jobId"]
+            deadline = time.monotonic() + 60
+            while http.get(f"/v1/jobs/{job_id}").json()["score"] is None:
+                assert time.monotonic() < deadline, "the job was not scored"
+                time.sleep(0.2)
+        nothing = run_cli("retry", job_id)
+        assert nothing.returncode == 1 and "nothing to retry" in nothing.stderr
+
+        port = int(base.rsplit(":", 1)[1])
+        taken = run_cli("up", "--port", str(port), timeout=30)
+        assert taken.returncode == 1 and "cannot listen on 127.0.0.1" in taken.stderr
+    finally:
+        code = up.stop(signal.SIGTERM)
+    assert code == 0, "\n".join(up.lines)
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", port)) != 0, "the app stopped with the worker"
+
+
+def test_retry_without_a_server_changes_nothing_and_exits_2(home, store, monkeypatch):
+    from jobctrl.store import jobs
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    monkeypatch.setenv("JOBCTRL_TEMPORAL_ADDRESS", f"127.0.0.1:{closed}")
+    job = jobs.create_job(store, "https://jobs.example.com/retry")
+    claim = jobs.claim_stage(store, job.job_id, "enrich", "run-1")
+    from jobctrl.domain.errors import StageError
+
+    jobs.fail_stage(
+        store, job.job_id, "enrich", "run-1", claim.attempt, StageError("ENRICH_TIMEOUT", "slow")
+    )
+    before = jobs.stage_rows(store, job.job_id)
+    result = run_cli("retry", job.job_id)
+    assert result.returncode == 2, result.stderr
+    assert "does not answer" in result.stderr
+    assert jobs.stage_rows(store, job.job_id) == before
