@@ -11,6 +11,7 @@ import asyncio
 import functools
 import json
 import logging
+import os
 import sys
 import time
 import traceback
@@ -703,5 +704,28 @@ def demo(keep: bool, serve_port: int | None) -> None:
     asyncio.run(run_demo(_home(), echo=click.echo, keep=keep, serve_port=serve_port))
 
 
+def run() -> None:
+    """The console entry point: ``main``, then ``os._exit`` with its exit code.
+
+    The Temporal SDK's Rust threads can call into the interpreter while it finalizes and
+    abort a command that had already finished (temporalio/sdk-python#300: "PyGILState_Release
+    ... finalizing", exit 134). Everything a command writes is committed before it returns,
+    and the worker stops its own server first, so skipping the teardown loses nothing.
+    """
+    try:
+        main()
+        code: int = 0
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            code = exc.code or 0
+        else:
+            click.echo(exc.code, err=True)
+            code = 1
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    main()
+    run()

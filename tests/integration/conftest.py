@@ -18,6 +18,7 @@ from jobctrl.store.store import Store
 from jobctrl.worker.connection import connect
 from jobctrl.worker.devserver import temporal_binary
 from jobctrl.worker.run import build_worker
+from tests.support.app import closed_port_address
 from tests.support.http import FixtureServer
 
 
@@ -77,3 +78,11 @@ async def worker(
     async with w:
         yield
     ctx.close()
+
+
+@pytest.fixture
+def no_temporal(monkeypatch) -> str:
+    """JOBCTRL_TEMPORAL_ADDRESS names a loopback port nothing listens on."""
+    address = closed_port_address()
+    monkeypatch.setenv("JOBCTRL_TEMPORAL_ADDRESS", address)
+    return address

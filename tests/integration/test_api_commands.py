@@ -6,7 +6,6 @@ worker."""
 from __future__ import annotations
 
 import asyncio
-import socket
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -44,16 +43,6 @@ async def api(home) -> AsyncIterator[httpx.AsyncClient]:
         timeout=30,
     ) as c:
         yield c
-
-
-@pytest.fixture
-def no_temporal(monkeypatch) -> str:
-    """JOBCTRL_TEMPORAL_ADDRESS names a loopback port nothing listens on."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        address = f"127.0.0.1:{s.getsockname()[1]}"
-    monkeypatch.setenv("JOBCTRL_TEMPORAL_ADDRESS", address)
-    return address
 
 
 async def _until(

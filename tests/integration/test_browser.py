@@ -12,7 +12,8 @@ from playwright.async_api import Page, expect
 
 from jobctrl import services
 from jobctrl.store.settings import Settings
-from tests.support.browser import CHROMIUM, chromium_page, live_server, screenshot
+from tests.support.app import live_server
+from tests.support.browser import CHROMIUM, chromium_page, screenshot
 from tests.support.http import Route, posting_html
 
 # CI sets JOBCTRL_REQUIRE_BROWSER (and installs Chromium): there a missing browser fails.

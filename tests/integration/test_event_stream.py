@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -18,12 +17,11 @@ from datetime import datetime
 import fastapi.routing
 import httpx
 import pytest
-import uvicorn
 from sqlalchemy import func, select
 
-from jobctrl.api.app import create_app
 from jobctrl.store import jobs, schema
 from jobctrl.store.store import Store
+from tests.support.app import live_server
 
 E = schema.job_events
 TIMEOUT = httpx.Timeout(5.0)
@@ -32,32 +30,8 @@ TIMEOUT = httpx.Timeout(5.0)
 @pytest.fixture
 def served(home) -> Iterator[str]:
     """The real app served by uvicorn on a free loopback port; its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(home, port=port),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        lifespan="off",
-        timeout_graceful_shutdown=2,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
-        assert not thread.is_alive(), "uvicorn did not stop"
+    with live_server(home) as base:
+        yield base
 
 
 @pytest.fixture

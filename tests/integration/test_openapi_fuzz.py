@@ -8,7 +8,6 @@ other 5xx fails. The event stream never ends and is tested in test_event_stream.
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -39,15 +38,6 @@ def _hypothesis_home(tmp_path_factory) -> Iterator[None]:
     configuration.set_hypothesis_home_dir(tmp_path_factory.mktemp("hypothesis"))
     yield
     configuration.set_hypothesis_home_dir(None)
-
-
-@pytest.fixture
-def no_temporal(monkeypatch) -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        address = f"127.0.0.1:{s.getsockname()[1]}"
-    monkeypatch.setenv("JOBCTRL_TEMPORAL_ADDRESS", address)
-    return address
 
 
 @pytest.fixture

@@ -56,13 +56,9 @@ def test_up_serves_the_app_and_runs_the_worker(
         assert probe.connect_ex(("127.0.0.1", port)) != 0, "the app stopped with the worker"
 
 
-def test_retry_without_a_server_changes_nothing_and_exits_2(home, store, monkeypatch):
+def test_retry_without_a_server_changes_nothing_and_exits_2(home, store, no_temporal):
     from jobctrl.store import jobs
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        closed = s.getsockname()[1]
-    monkeypatch.setenv("JOBCTRL_TEMPORAL_ADDRESS", f"127.0.0.1:{closed}")
     job = jobs.create_job(store, "https://jobs.example.com/retry")
     claim = jobs.claim_stage(store, job.job_id, "enrich", "run-1")
     from jobctrl.domain.errors import StageError

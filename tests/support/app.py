@@ -1,0 +1,53 @@
+"""The real app served by uvicorn on a free loopback port, in a thread (the Playwright
+sync-free tests, the event stream tests and the benchmarks use it)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import uvicorn
+
+from jobctrl.api.app import create_app
+from jobctrl.home import Home
+
+
+@contextmanager
+def live_server(home: Home) -> Iterator[str]:
+    """Serve ``create_app(home)`` on a free loopback port; yields its base URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(home, port=port),
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=1,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the app server did not start")
+            time.sleep(0.02)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+    if thread.is_alive():
+        raise RuntimeError("the app server did not stop")
+
+
+def closed_port_address() -> str:
+    """A loopback ``host:port`` that nothing listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{s.getsockname()[1]}"
