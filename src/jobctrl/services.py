@@ -277,7 +277,12 @@ def find_jobs(
     from sqlalchemy import func, or_
 
     jl = schema.job_list_projections
-    order = {"score": jl.c.score, "updated": jl.c.updated_at, "created": jl.c.created_at}[sort]
+    # Each order matches an index of migration 0009 expression for expression.
+    order_by = {
+        "score": (jl.c.score.is_(None), jl.c.score.desc(), jl.c.job_id),
+        "updated": (jl.c.updated_at.desc(), jl.c.job_id),
+        "created": (jl.c.created_at.desc(), jl.c.job_id),
+    }[sort]
     where = []
     if stage:
         where.append(jl.c.current_stage == stage)
@@ -287,13 +292,7 @@ def find_jobs(
         where.append(jl.c.score >= min_score)
     if q:
         where.append(or_(jl.c.title.ilike(f"%{q}%"), jl.c.company.ilike(f"%{q}%")))
-    query = (
-        select(jl)
-        .where(*where)
-        .order_by(order.is_(None), order.desc(), jl.c.job_id)
-        .limit(limit)
-        .offset(offset)
-    )
+    query = select(jl).where(*where).order_by(*order_by).limit(limit).offset(offset)
     with store.read() as conn:
         rows = [dict(r) for r in conn.execute(query).mappings()]
         if limit is None and not offset:

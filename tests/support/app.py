@@ -18,7 +18,7 @@ from jobctrl.home import Home
 @contextmanager
 def live_server(home: Home) -> Iterator[str]:
     """Serve ``create_app(home)`` on a free loopback port; yields its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # Nagle off
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     config = uvicorn.Config(

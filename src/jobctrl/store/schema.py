@@ -16,6 +16,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 metadata = MetaData()
@@ -117,6 +118,13 @@ job_list_projections = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Column("last_seq", Integer, nullable=False),
     Index("ix_job_list_score", "score"),
+    # One per order of the Jobs list (services.find_jobs), with its exact expressions.
+    Index("ix_job_list_rank", text("(score IS NULL)"), text("score DESC"), "job_id"),
+    Index(
+        "ix_job_list_status_rank", "status", text("(score IS NULL)"), text("score DESC"), "job_id"
+    ),
+    Index("ix_job_list_updated", text("updated_at DESC"), "job_id"),
+    Index("ix_job_list_created", text("created_at DESC"), "job_id"),
 )
 
 job_detail_projections = Table(
