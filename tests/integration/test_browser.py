@@ -110,6 +110,8 @@ async def test_materials_are_shown_approved_regenerated_and_rejected_on_the_job_
             await page.get_by_role("button", name="Reject").click()
             # cover 1, cover 2, resume 1, resume 2: the approved generation stays accepted
             await expect(approvals).to_have_text(["approved", "rejected"] * 2)
+            # The viewers show the accepted generation again, not the rejected newer one.
+            await expect(page.locator(".viewers")).to_contain_text("cover, generation 1")
             await page.wait_for_timeout(500)  # let the embedded viewers load (or be refused)
             await screenshot(page, "job-materials")
 

@@ -118,6 +118,11 @@ def daily_spend(store: Store, today: str, days: int = 14) -> list[dict[str, Any]
     return bars
 
 
+def _viewer_rank(material: dict[str, Any]) -> tuple[bool, bool, int]:
+    approval = material["approval"]
+    return (approval == "draft", approval == "approved", material["generation"])
+
+
 def _setting_kind(default: Any) -> str:
     """How the settings form edits a value and which JSON type app.js sends back."""
     for kind, types in (("bool", bool), ("int", int), ("number", float), ("list", list)):
@@ -171,13 +176,15 @@ def register_pages(app: FastAPI, home: Home) -> None:
             materials = services.job_materials(home, job["jobId"])
         except JobctrlError as exc:
             return _render("error.html", 404, nav="jobs", title="No such job", error=exc)
-        newest = {}  # the newest generation of each kind gets an in-page viewer
-        for m in materials:
-            newest[m["kind"]] = m
+        # One in-page viewer per kind: the draft awaiting a decision, else the approved
+        # generation, else the newest.
+        shown: dict[str, dict[str, Any]] = {}
+        for m in sorted(materials, key=_viewer_rank):
+            shown[m["kind"]] = m  # the best-ranked of each kind comes last
         context = {
             "job": job,
             "materials": materials,
-            "viewers": [m for m in newest.values() if m["pdfUrl"]],
+            "viewers": [m for m in shown.values() if m["pdfUrl"]],
             "drafts": any(m["approval"] == "draft" for m in materials),
             "events": job_events(store, job["jobId"]),
             "description": _description(store, job["artifacts"]["text"]),
