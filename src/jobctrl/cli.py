@@ -14,7 +14,6 @@ import logging
 import os
 import sys
 import time
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -50,15 +49,9 @@ def handle_errors(fn: F) -> F:
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
-        except Exception:
-            home = _home()
-            try:
-                home.ensure()
-                with open(home.logs_dir / "jobctrl.log", "a", encoding="utf-8") as fh:
-                    fh.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')}\n{traceback.format_exc()}")
-                where = f" (details in {home.logs_dir / 'jobctrl.log'})"
-            except OSError:
-                where = ""
+        except Exception as exc:
+            path = _home().log_exception(exc)
+            where = f" (details in {path})" if path else ""
             click.echo(f"error: unexpected internal error{where}", err=True)
             sys.exit(1)
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +63,19 @@ class Home:
     def reports_dir(self) -> Path:
         """career-ops style evaluation reports, ``NNN-company-role-YYYY-MM-DD.md``."""
         return self.root / "reports"
+
+    def log_exception(self, exc: BaseException) -> Path | None:
+        """Append ``exc`` with its traceback to ``logs/jobctrl.log``; the file, or None when
+        it cannot be written. Tracebacks go here, never to a user's screen or a response."""
+        try:
+            self.logs_dir.mkdir(parents=True, exist_ok=True)
+            path = self.logs_dir / "jobctrl.log"
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')}\n")
+                fh.write("".join(traceback.format_exception(exc)))
+            return path
+        except OSError:
+            return None
 
     def ensure(self) -> None:
         for path in (self.root, self.artifacts_dir, self.run_dir, self.logs_dir):

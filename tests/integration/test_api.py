@@ -90,3 +90,19 @@ async def test_same_origin_means_the_same_port_too(api):
         assert r.status_code == 403 and r.json()["error"]["code"] == "cross_site", origin
     r = await api.post("/v1/jobs", json={}, headers={"Origin": "http://localhost:8765"})
     assert r.status_code == 422, "the real origin gets past the check"
+
+
+async def test_a_bug_is_a_json_500_with_the_traceback_only_in_the_log(home, monkeypatch):
+    from jobctrl import services
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("secret provider text")
+
+    monkeypatch.setattr(services, "discovery_runs", broken)
+    transport = httpx.ASGITransport(app=create_app(home, port=8765), raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as c:
+        r = await c.get("/v1/runs")
+    assert r.status_code == 500 and r.json()["error"]["code"] == "internal_error"
+    assert "secret" not in r.text and "Traceback" not in r.text
+    logged = (home.logs_dir / "jobctrl.log").read_text()
+    assert "secret provider text" in logged and "Traceback" in logged

@@ -3,6 +3,7 @@ application services as the CLI. Errors are JSON with a stable code and a messag
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any
 
 from fastapi import Body, FastAPI, Query, Request
@@ -20,6 +21,8 @@ from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
+
+log = logging.getLogger("jobctrl.api")
 
 # Error codes whose HTTP status is not 400; exit code 2 (no server/worker) is 503.
 STATUS_BY_CODE = {
@@ -75,6 +78,15 @@ def create_app(home: Home, *, port: int = 8765, host: str = "127.0.0.1") -> Fast
         codes = {404: "not_found", 405: "method_not_allowed"}
         code = codes.get(exc.status_code, "http_error")
         return error_response(exc.status_code, code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # A bug: the traceback goes to the home's log, the client gets a code and where
+        # to look (as the CLI does), never the exception text.
+        log.error("unexpected error in %s %s", request.method, request.url.path)
+        where = home.log_exception(exc)
+        details = f" (details in {where})" if where else ""
+        return error_response(500, "internal_error", f"unexpected internal error{details}")
 
     # -- reads ------------------------------------------------------------------------------
 
