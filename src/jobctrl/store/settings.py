@@ -81,10 +81,22 @@ def _bool(raw: str) -> bool:
 _CRON_FIELD = re.compile(r"^(\*|\d+(-\d+)?)(/\d+)?(,(\*|\d+(-\d+)?)(/\d+)?)*$")
 
 
+_CRON_RANGES = (("minute", 0, 59), ("hour", 0, 23), ("day-of-month", 1, 31), ("month", 1, 12),
+                ("day-of-week", 0, 6))  # fmt: skip
+
+
 def _cron(raw: str) -> str:
     fields = raw.split()
     if len(fields) != 5 or not all(_CRON_FIELD.match(f) for f in fields):
         raise ValueError("use five cron fields: minute hour day-of-month month day-of-week")
+    for field, (name, low, high) in zip(fields, _CRON_RANGES, strict=True):
+        for part in field.split(","):
+            span, _, step = part.partition("/")
+            numbers = [int(n) for n in span.split("-") if n != "*"]
+            if any(not low <= n <= high for n in numbers) or step == "0":
+                raise ValueError(f"the {name} field takes {low}-{high}")
+            if len(numbers) == 2 and numbers[0] > numbers[1]:
+                raise ValueError(f"the {name} range {span} runs backwards")
     return " ".join(fields)
 
 
