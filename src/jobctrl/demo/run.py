@@ -63,20 +63,31 @@ async def _all_prepared(store: Store, timeout: float = 180) -> None:
         await asyncio.sleep(0.1)
 
 
-async def _serve_until_signal(home: Home, sock: socket.socket, echo: Callable[[str], None]) -> None:
-    from jobctrl.api.server import serve_app
+class _App:
+    """The web app, served from the start of the demo so its Jobs table fills in live."""
 
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    try:
-        await serve_app(
-            home, sock, stop, on_ready=lambda url: echo(f"open {url}  (Ctrl-C to stop)")
-        )
-    finally:
+    def __init__(self, home: Home, sock: socket.socket, echo: Callable[[str], None]) -> None:
+        from jobctrl.api.server import serve_app, url_for
+
+        self.url = url_for(sock)
+        self.stop = asyncio.Event()
+        self.task = asyncio.create_task(serve_app(home, sock, self.stop))
+        echo(f"web app: {self.url}  (open it now to watch the jobs come in)")
+
+    async def serve_until_signal(self, echo: Callable[[str], None]) -> None:
+        loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
+            loop.add_signal_handler(sig, self.stop.set)
+        try:
+            echo(f"open {self.url}  (Ctrl-C to stop)")
+            await self.task
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+
+    async def close(self) -> None:
+        self.stop.set()
+        await self.task
 
 
 async def run_demo(
@@ -86,8 +97,8 @@ async def run_demo(
     keep: bool = False,
     serve_port: int | None = None,
 ) -> None:
-    """Run the demo; with ``serve_port`` it ends by serving the web app (and printing its
-    URL) until Ctrl-C."""
+    """Run the demo; with ``serve_port`` the web app is served from the start and the demo
+    ends by printing its URL and serving it until Ctrl-C."""
     sock = None
     if serve_port is not None:
         from jobctrl.api.server import bind
@@ -104,8 +115,10 @@ async def run_demo(
         store = Store.open(home)
         client = await connect(home)
         worker, ctx = build_worker(client, store, home)
+        app = None
         try:
             async with worker:
+                app = _App(home, sock, echo) if sock is not None else None
                 await asyncio.gather(
                     *(
                         services.add_job(home, url, wait=True, wait_timeout=120)
@@ -136,12 +149,13 @@ async def run_demo(
                     "   (resume and cover letter PDFs)"
                 )
                 echo(f"     evaluation reports: {home.reports_dir}")
-                if sock is not None:
-                    echo("the web app shows the same jobs, live:")
-                    await _serve_until_signal(home, sock, echo)
+                if app is not None:
+                    await app.serve_until_signal(echo)
                 elif keep:
                     echo("worker running; Ctrl-C to stop")
                     await asyncio.Event().wait()
         finally:
+            if app is not None:
+                await app.close()
             ctx.close()
             server.stop()
