@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError
 
@@ -23,6 +23,7 @@ from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 from jobctrl.workflows.discover import DISCOVER_WORKFLOW_ID
 from tests.support.http import FixtureServer, Route, posting_html
+from tests.support.jobs import failed_job
 
 BASE = "http://127.0.0.1:8765"
 GOOD = posting_html(
@@ -440,17 +441,10 @@ async def test_without_a_temporal_server_commands_answer_503_and_create_nothing(
         assert r.status_code == 503 and _error(r) == "temporal_unavailable", (path, r.text)
 
     # A failed stage's retry answers 503 too and leaves the row and its events alone.
-    job = jobs.create_job(store, "https://jobs.example.com/posting/2")
-    s = schema.job_stage_states
-    with store.write() as tx:
-        tx.conn.execute(
-            update(s)
-            .where(s.c.job_id == job.job_id, s.c.stage == "enrich")
-            .values(state="failed", error_code="ENRICH_TIMEOUT", attempts=2)
-        )
-    rows = jobs.stage_rows(store, job.job_id)
-    events = _job_events(store, job.job_id)
-    r = await api.post(f"/v1/jobs/{job.job_id}/retry")
+    job_id = failed_job(store, "https://jobs.example.com/posting/2")
+    rows = jobs.stage_rows(store, job_id)
+    events = _job_events(store, job_id)
+    r = await api.post(f"/v1/jobs/{job_id}/retry")
     assert r.status_code == 503 and _error(r) == "worker_runtime_unavailable"
-    assert jobs.stage_rows(store, job.job_id) == rows
-    assert _job_events(store, job.job_id) == events
+    assert jobs.stage_rows(store, job_id) == rows
+    assert _job_events(store, job_id) == events

@@ -19,13 +19,14 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.failures import FailureGroup, as_reported_failure
-from sqlalchemy import select, update
+from sqlalchemy import select
 from starlette.testclient import TestClient
 
 from jobctrl.api.app import create_app
 from jobctrl.store import jobs
 from jobctrl.store import schema as tables
 from jobctrl.store.settings import SPECS
+from tests.support.jobs import failed_job as make_failed_job
 
 HOST = "127.0.0.1:8765"
 UNAVAILABLE = {"temporal_unavailable", "worker_runtime_unavailable"}
@@ -74,15 +75,7 @@ FUZZ = settings(
 @pytest.fixture
 def failed_job(store) -> str:
     """A job whose Enrich stage failed: retry, show and decide have something to act on."""
-    job = jobs.create_job(store, "https://jobs.example.com/fuzz/1")
-    s = tables.job_stage_states
-    with store.write() as tx:
-        tx.conn.execute(
-            update(s)
-            .where(s.c.job_id == job.job_id, s.c.stage == "enrich")
-            .values(state="failed", error_code="ENRICH_TIMEOUT", attempts=2, retryable=True)
-        )
-    return job.job_id
+    return make_failed_job(store, "https://jobs.example.com/fuzz/1")
 
 
 def _passes(operation, job_id: str) -> list[tuple[str, dict[str, Any]]]:

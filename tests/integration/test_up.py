@@ -10,6 +10,7 @@ import time
 import httpx
 
 from tests.support.http import Route, posting_html
+from tests.support.jobs import failed_job
 from tests.support.processes import WorkerProcess, run_cli
 
 
@@ -59,15 +60,9 @@ def test_up_serves_the_app_and_runs_the_worker(
 def test_retry_without_a_server_changes_nothing_and_exits_2(home, store, no_temporal):
     from jobctrl.store import jobs
 
-    job = jobs.create_job(store, "https://jobs.example.com/retry")
-    claim = jobs.claim_stage(store, job.job_id, "enrich", "run-1")
-    from jobctrl.domain.errors import StageError
-
-    jobs.fail_stage(
-        store, job.job_id, "enrich", "run-1", claim.attempt, StageError("ENRICH_TIMEOUT", "slow")
-    )
-    before = jobs.stage_rows(store, job.job_id)
-    result = run_cli("retry", job.job_id)
+    job_id = failed_job(store, "https://jobs.example.com/retry")
+    before = jobs.stage_rows(store, job_id)
+    result = run_cli("retry", job_id)
     assert result.returncode == 2, result.stderr
     assert "does not answer" in result.stderr
-    assert jobs.stage_rows(store, job.job_id) == before
+    assert jobs.stage_rows(store, job_id) == before
