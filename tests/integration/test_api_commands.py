@@ -368,6 +368,9 @@ async def test_discovery_starts_and_cancel_without_a_run_is_a_conflict(
             return mine[0] if mine and mine[0]["status"] != "running" else None
 
         run = await _until(finished, "the discovery run")
+        # The run's row is final a moment before the workflow itself closes.
+        handle = client.get_workflow_handle(DISCOVER_WORKFLOW_ID, run_id=run_id)
+        await asyncio.wait_for(handle.result(), 60)
     assert run["status"] == "completed", run
     unique = sum(len(b.postings) for b in layout) - duplicate_pairs(layout)
     assert _count(store, schema.jobs) == unique
