@@ -239,6 +239,7 @@ def show(job: str, as_json: bool) -> None:
 @handle_errors
 def events(follow: bool, after: int, job_ref: str | None, as_json: bool) -> None:
     """Print the event log (append-only), oldest first."""
+    from jobctrl.domain.events import summary_fields
     from jobctrl.store import jobs as jobs_store
     from jobctrl.store.store import Store
 
@@ -265,21 +266,7 @@ def events(follow: bool, after: int, job_ref: str | None, as_json: bool) -> None
                         )
                     )
                 else:
-                    brief = " ".join(
-                        f"{k}={v}"
-                        for k, v in e["payload"].items()
-                        if k
-                        in (
-                            "stage",
-                            "attempt",
-                            "errorCode",
-                            "score",
-                            "outcome",
-                            "key",
-                            "workflowId",
-                            "reason",
-                        )
-                    )
+                    brief = " ".join(f"{k}={v}" for k, v in summary_fields(e["payload"]).items())
                     when = e["occurred_at"].strftime("%H:%M:%S")
                     click.echo(
                         f"{e['seq']:>6} {when} {e['type']:<18} {e['job_id'] or '':<12} {brief}"

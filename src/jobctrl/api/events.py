@@ -40,23 +40,17 @@ def _latest(store: Store) -> int:
 
 
 def _after(store: Store, seq: int) -> list[dict[str, Any]]:
-    with store.read() as conn:
-        rows = conn.execute(
-            select(E.c.seq, E.c.event_id, E.c.type, E.c.job_id, E.c.payload, E.c.occurred_at)
-            .where(E.c.seq > seq)
-            .order_by(E.c.seq)
-            .limit(BATCH)
-        ).all()
+    """The next events after ``seq``, as the stream sends them (ids and codes only)."""
     return [
         {
-            "seq": r.seq,
-            "eventId": r.event_id,
-            "type": r.type,
-            "jobId": r.job_id,
-            "runId": (r.payload or {}).get("runId") if r.type.startswith("Discovery") else None,
-            "occurredAt": _utc(r.occurred_at).isoformat(),
+            "seq": e["seq"],
+            "eventId": e["event_id"],
+            "type": e["type"],
+            "jobId": e["job_id"],
+            "runId": e["payload"].get("runId") if e["type"].startswith("Discovery") else None,
+            "occurredAt": _utc(e["occurred_at"]).isoformat(),
         }
-        for r in rows
+        for e in store.events_after(seq, BATCH)
     ]
 
 

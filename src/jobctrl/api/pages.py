@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 
 from jobctrl import services
 from jobctrl.domain.errors import JobctrlError
-from jobctrl.domain.events import REGISTRY
+from jobctrl.domain.events import REGISTRY, summary_fields
 from jobctrl.domain.stages import Stage
 from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority
@@ -32,9 +32,6 @@ HERE = Path(__file__).parent
 STAGES = tuple(s.value for s in Stage)
 STATUSES = ("pending", "running", "prepared", "skipped", "failed")
 PER_PAGE = 50
-# Payload fields a timeline may show: codes, counts and ids, never text from a page.
-EVENT_FIELDS = ("stage", "attempt", "errorCode", "score", "verdict", "outcome", "reason", "kind",
-                "generation", "state", "availability", "code", "number", "method")  # fmt: skip
 
 
 def _when(value: datetime | str | None) -> str:
@@ -78,7 +75,7 @@ def job_events(store: Store, job_id: str) -> list[dict[str, Any]]:
                 "seq": r["seq"],
                 "type": r["type"],
                 "occurredAt": r["occurred_at"],
-                "fields": {k: r["payload"][k] for k in EVENT_FIELDS if k in r["payload"]},
+                "fields": summary_fields(r["payload"]),
             }
             for r in rows
         ]

@@ -257,6 +257,17 @@ class ReportWritten(DomainEvent):
     path: str
 
 
+# The payload fields a one-line summary of an event shows (`jobctrl events`, the Job
+# page's timeline): codes, counts and ids.
+SUMMARY_FIELDS = ("stage", "attempt", "errorCode", "score", "verdict", "outcome", "reason",
+                  "kind", "generation", "state", "availability", "code", "number", "method",
+                  "key", "workflowId")  # fmt: skip
+
+
+def summary_fields(payload: dict[str, object]) -> dict[str, object]:
+    return {k: payload[k] for k in SUMMARY_FIELDS if k in payload}
+
+
 REGISTRY: dict[str, type[DomainEvent]] = {
     cls.type: cls
     for cls in (
