@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 from datetime import datetime
 from pathlib import Path
@@ -658,13 +657,6 @@ async def ready_client(home: Home, patience: float = 2.0) -> Client:
     return client
 
 
-def retry_workflow_id(job_id: str, stage: str, failed_at: datetime | None) -> str:
-    """One retry per observed failure: a second request for the same failure joins it."""
-    stamp = failed_at.isoformat() if failed_at else ""
-    digest = hashlib.sha256(f"{job_id}:{stage}:{stamp}".encode()).hexdigest()[:24]
-    return f"prepare-retry-{stage}-{digest}"
-
-
 async def retry_stage(home: Home, ref: str, stage: str | None = None) -> dict[str, Any]:
     """Run a failed stage again (and the stages after it).
 
@@ -683,7 +675,9 @@ async def retry_stage(home: Home, ref: str, stage: str | None = None) -> dict[st
         raise JobctrlError(f"nothing to retry for job {job_id}: {what}", code="nothing_to_retry")
     row = failed[0]
     client = await ready_client(home)
-    workflow_id = retry_workflow_id(job_id, row["stage"], row["finished_at"])
+    # One retry per observed failure: a second request for the same failure joins it.
+    failed_at = row["finished_at"].isoformat() if row["finished_at"] else ""
+    workflow_id = ids.stage_workflow_id("retry", row["stage"], job_id, failed_at)
     jobs.reset_stages(store, job_id, (row["stage"],), "retry")
     key = jobs.job_row(store, job_id)["idempotency_key"]
     workflow_id, run_id = await start_preparation(
@@ -697,18 +691,12 @@ def change_settings(home: Home, changes: dict[str, Any]) -> dict[str, Any]:
 
     A value may be typed JSON (number, bool, list, object) or the text the CLI takes.
     """
-    from jobctrl.store.settings import spec_for
-
     if not changes:
         raise JobctrlError("name at least one setting to change", code="invalid_input")
-    parsed: dict[str, Any] = {}
-    for key, value in changes.items():
-        spec = spec_for(key)
-        raw = value if isinstance(value, str) else json.dumps(value)
-        try:
-            parsed[key] = spec.parse(raw)
-        except (ValueError, TypeError, AttributeError, json.JSONDecodeError) as exc:
-            raise JobctrlError(f"invalid value for {key}: {exc}", code="invalid_setting") from None
+    parsed = {
+        key: Settings.parse(key, value if isinstance(value, str) else json.dumps(value))
+        for key, value in changes.items()
+    }
     settings = Settings(Store.open(home))
     for key, value in parsed.items():
         settings.set_value(key, value)

@@ -51,3 +51,11 @@ def job_id_for(key: str) -> str:
 
 def prep_workflow_id(key: str) -> str:
     return f"prep-{key}"
+
+
+def stage_workflow_id(kind: str, stage: str, job_id: str, occasion: str) -> str:
+    """``prepare-<kind>-<stage>-<24 hex>``: one execution per job, stage and occasion (a
+    budget day for automatic recovery, an observed failure for a retry), so a repeated
+    start finds the one already made."""
+    digest = hashlib.sha256(f"{job_id}:{stage}:{occasion}".encode()).hexdigest()[:24]
+    return f"prepare-{kind}-{stage}-{digest}"

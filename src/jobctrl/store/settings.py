@@ -272,12 +272,17 @@ class Settings:
             )
         return {key: stored.get(key, spec.default) for key, spec in sorted(SPECS.items())}
 
-    def set(self, key: str, raw: str) -> Any:
+    @staticmethod
+    def parse(key: str, raw: str) -> Any:
+        """``raw`` (the CLI's text, or JSON) as ``key``'s typed value, or ConfigError."""
         spec = spec_for(key)
         try:
-            value = spec.parse(raw)
-        except (ValueError, json.JSONDecodeError, AttributeError) as exc:
-            raise ConfigError(f"invalid value for {key}: {exc}") from None
+            return spec.parse(raw)
+        except (ValueError, TypeError, AttributeError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"invalid value for {key}: {exc}", code="invalid_setting") from None
+
+    def set(self, key: str, raw: str) -> Any:
+        value = self.parse(key, raw)
         self.set_value(key, value)
         return value
 

@@ -10,7 +10,6 @@ Stages that already succeeded are not run again (their rows say so).
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from datetime import UTC, datetime
 
@@ -18,6 +17,7 @@ from sqlalchemy import select
 from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
+from jobctrl.domain import ids
 from jobctrl.domain.errors import BUDGET_EXCEEDED, BudgetExceededError
 from jobctrl.llm.spend import SpendAuthority, utc_day
 from jobctrl.stages.context import StageContext
@@ -35,11 +35,6 @@ async def _exists(client: Client, workflow_id: str) -> bool:
         if exc.status == RPCStatusCode.NOT_FOUND:
             return False
         raise
-
-
-def recovery_workflow_id(stage: str, job_id: str, day: str) -> str:
-    digest = hashlib.sha256(f"{job_id}:{stage}:{day}".encode()).hexdigest()[:24]
-    return f"prepare-auto-local-{stage}-{digest}"
 
 
 async def resume_budget_stopped(
@@ -68,7 +63,7 @@ async def resume_budget_stopped(
         except BudgetExceededError:
             continue
         key = jobs.job_row(ctx.store, job_id)["idempotency_key"]
-        workflow_id = recovery_workflow_id(stage, job_id, today)
+        workflow_id = ids.stage_workflow_id("auto-local", stage, job_id, today)
         if await _exists(client, workflow_id):
             continue  # today's recovery for this job is running or ran
         await start_preparation(client, ctx.home, ctx.store, job_id, key, workflow_id=workflow_id)
