@@ -12,14 +12,14 @@ from contextlib import contextmanager
 import uvicorn
 
 from jobctrl.api.app import create_app
+from jobctrl.api.server import bind
 from jobctrl.home import Home
 
 
 @contextmanager
 def live_server(home: Home) -> Iterator[str]:
     """Serve ``create_app(home)`` on a free loopback port; yields its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # Nagle off
-    sock.bind(("127.0.0.1", 0))
+    sock = bind("127.0.0.1", 0)  # the socket `jobctrl up` makes
     port = sock.getsockname()[1]
     config = uvicorn.Config(
         create_app(home, port=port),
