@@ -1,5 +1,7 @@
 """What every ATS source shares: its API URL, one JSON fetch, and reading provider fields.
 
+``BoardSource`` and ``PagedSource`` are the two shapes an adapter takes (a whole board in one
+answer, or a board read page by page), so an adapter holds only its URL and its field mapping.
 ``fetch_json`` GETs a documented public job-board API through the ``SafeFetcher`` (robots.txt
 is for crawlers, not these APIs; the address checks, politeness and Retry-After still apply)
 and turns each fetch failure into a ``SourceError`` once, here. The small readers below it
@@ -11,8 +13,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, ClassVar
 from urllib.parse import quote, urlencode, urlsplit
 
 from jobctrl.domain.errors import (
@@ -36,6 +38,7 @@ from jobctrl.sources.base import (
     SOURCE_NOT_FOUND,
     SOURCE_RATE_LIMITED,
     SOURCE_UNAVAILABLE,
+    DiscoveredPosting,
     SourceConfig,
     SourceError,
 )
@@ -157,6 +160,21 @@ def json_list(data: Any, key: str | None, what: str) -> list[Any]:
     return data
 
 
+def parse_items(
+    data: Any,
+    key: str | None,
+    config: SourceConfig,
+    read: Callable[[dict[str, Any], SourceConfig], DiscoveredPosting | None],
+) -> list[DiscoveredPosting]:
+    """Each item of ``data[key]`` (see ``json_list``) as ``read`` maps it; None skips one.
+
+    A whole answer of the wrong shape is SOURCE_MALFORMED, but one bad item is only skipped,
+    so a single odd job never hides the rest of a board.
+    """
+    items = json_list(data, key, describe(config))
+    return [p for item in items if (p := read(obj(item), config)) is not None]
+
+
 def obj(value: Any) -> dict[str, Any]:
     """``value`` if it is a JSON object, else an empty one."""
     return value if isinstance(value, dict) else {}
@@ -255,3 +273,78 @@ def salary(low: Any, high: Any, currency: Any, period: Any) -> SalaryRange | Non
     if lo is None and hi is None:
         return None
     return SalaryRange(min=lo, max=hi, currency=text(currency), period=salary_period(period))
+
+
+# -- the two adapter shapes -----------------------------------------------------------------
+
+
+class BoardSource:
+    """A board that is one JSON answer: a subclass gives ``board_url`` and ``parse``.
+
+    The config check runs in the constructor, so a bad name or base_url is a SOURCE_CONFIG
+    error when the source is made, not at its first fetch.
+    """
+
+    kind: ClassVar[str]
+
+    def __init__(self, config: SourceConfig) -> None:
+        self.config = config
+        self.url = self.board_url(source_name(config, self.kind))
+
+    def board_url(self, name: str) -> str:
+        """The API URL of the board ``name`` (already checked to be non-blank)."""
+        raise NotImplementedError
+
+    def parse(self, data: Any) -> list[DiscoveredPosting]:
+        """The postings in the decoded answer."""
+        raise NotImplementedError
+
+    def discover(self, fetcher: SafeFetcher) -> Iterator[DiscoveredPosting]:
+        data = fetch_json(fetcher, self.url, what=describe(self.config))
+        yield from self.parse(data)
+
+
+PAGE_SIZE = 100  # items asked for per page (SmartRecruiters' maximum)
+MAX_PAGES = 200  # 20,000 postings: far past any real board, and a stop for a looping server
+
+
+class PagedSource:
+    """A board read page by page: a subclass gives ``page_url`` and ``read_page``.
+
+    Every page is read before anything is yielded, so a failure on a later page never leaves
+    a partial board behind; a page that only repeats postings already seen ends the reading.
+    """
+
+    kind: ClassVar[str]
+
+    def __init__(self, config: SourceConfig, *, page_size: int = PAGE_SIZE) -> None:
+        self.config = config
+        self._company = source_name(config, self.kind)
+        self._page_size = max(1, page_size)
+        self.page_url(0)  # a bad base_url is a config error now, not at the first fetch
+
+    def page_url(self, offset: int) -> str:
+        """The API URL of the page starting at item ``offset``."""
+        raise NotImplementedError
+
+    def read_page(self, data: Any, offset: int) -> tuple[list[DiscoveredPosting], int | None]:
+        """The postings on the page at ``offset``, and where the next starts (None: no next)."""
+        raise NotImplementedError
+
+    def key(self, posting: DiscoveredPosting) -> str:
+        """What makes two postings the same one, to notice a server that repeats itself."""
+        return posting.url
+
+    def discover(self, fetcher: SafeFetcher) -> Iterator[DiscoveredPosting]:
+        what = describe(self.config)
+        found: dict[str, DiscoveredPosting] = {}
+        offset = 0
+        for _ in range(MAX_PAGES):
+            data = fetch_json(fetcher, self.page_url(offset), what=what)
+            postings, next_offset = self.read_page(data, offset)
+            fresh = [p for p in postings if self.key(p) not in found]
+            found.update((self.key(p), p) for p in fresh)
+            if next_offset is None or (postings and not fresh):
+                break  # the last page, or a server that ignores the offset and repeats itself
+            offset = next_offset
+        yield from found.values()

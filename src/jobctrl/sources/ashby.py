@@ -9,25 +9,21 @@ public board and are skipped. Salary comes from the compensation summary compone
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from jobctrl.domain.posting import SalaryRange
-from jobctrl.fetch.safe import SafeFetcher
 from jobctrl.sources._http import (
+    BoardSource,
     api_url,
     array,
-    describe,
     description,
     extras,
-    fetch_json,
     flag,
     joined,
-    json_list,
     obj,
+    parse_items,
     path_segment,
     salary,
-    source_name,
     text,
     web_url,
 )
@@ -40,26 +36,22 @@ DEFAULT_BASE_URL = "https://api.ashbyhq.com"
 _WORKPLACE_REMOTE = {"remote": True, "hybrid": False, "onsite": False}
 
 
-class AshbySource:
+class AshbySource(BoardSource):
     """One Ashby job board; ``config.name`` is the board name (jobs.ashbyhq.com/{name})."""
 
     kind: ClassVar[str] = "ashby"
 
-    def __init__(self, config: SourceConfig) -> None:
-        self.config = config
-        board = source_name(config, self.kind)
-        path = f"/posting-api/job-board/{path_segment(board)}"
-        self.url = api_url(config, DEFAULT_BASE_URL, path, {"includeCompensation": "true"})
+    def board_url(self, name: str) -> str:
+        path = f"/posting-api/job-board/{path_segment(name)}"
+        return api_url(self.config, DEFAULT_BASE_URL, path, {"includeCompensation": "true"})
 
-    def discover(self, fetcher: SafeFetcher) -> Iterator[DiscoveredPosting]:
-        data = fetch_json(fetcher, self.url, what=describe(self.config))
-        yield from parse_board(data, self.config)
+    def parse(self, data: Any) -> list[DiscoveredPosting]:
+        return parse_board(data, self.config)
 
 
 def parse_board(data: Any, config: SourceConfig) -> list[DiscoveredPosting]:
     """The listed postings in one answer; a job without title or URL is skipped."""
-    jobs = json_list(data, "jobs", describe(config))
-    return [p for job in jobs if (p := _posting(obj(job), config)) is not None]
+    return parse_items(data, "jobs", config, _posting)
 
 
 def _posting(job: dict[str, Any], config: SourceConfig) -> DiscoveredPosting | None:

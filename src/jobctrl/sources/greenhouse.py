@@ -8,22 +8,18 @@ otherwise unknown.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from jobctrl.fetch.safe import SafeFetcher
 from jobctrl.sources._http import (
+    BoardSource,
     api_url,
     array,
-    describe,
     description,
     extras,
-    fetch_json,
     joined,
-    json_list,
     obj,
+    parse_items,
     path_segment,
-    source_name,
     text,
     web_url,
 )
@@ -34,26 +30,22 @@ __all__ = ["DEFAULT_BASE_URL", "GreenhouseSource", "parse_board"]
 DEFAULT_BASE_URL = "https://boards-api.greenhouse.io"
 
 
-class GreenhouseSource:
+class GreenhouseSource(BoardSource):
     """One Greenhouse board; ``config.name`` is the board token."""
 
     kind: ClassVar[str] = "greenhouse"
 
-    def __init__(self, config: SourceConfig) -> None:
-        self.config = config
-        token = source_name(config, self.kind)
-        path = f"/v1/boards/{path_segment(token)}/jobs"
-        self.url = api_url(config, DEFAULT_BASE_URL, path, {"content": "true"})
+    def board_url(self, name: str) -> str:
+        path = f"/v1/boards/{path_segment(name)}/jobs"
+        return api_url(self.config, DEFAULT_BASE_URL, path, {"content": "true"})
 
-    def discover(self, fetcher: SafeFetcher) -> Iterator[DiscoveredPosting]:
-        data = fetch_json(fetcher, self.url, what=describe(self.config))
-        yield from parse_board(data, self.config)
+    def parse(self, data: Any) -> list[DiscoveredPosting]:
+        return parse_board(data, self.config)
 
 
 def parse_board(data: Any, config: SourceConfig) -> list[DiscoveredPosting]:
     """The postings in one Job Board API answer; a job without title or URL is skipped."""
-    jobs = json_list(data, "jobs", describe(config))
-    return [p for job in jobs if (p := _posting(obj(job), config)) is not None]
+    return parse_items(data, "jobs", config, _posting)
 
 
 def _posting(job: dict[str, Any], config: SourceConfig) -> DiscoveredPosting | None:

@@ -8,24 +8,21 @@ anything is yielded, so a failure on a later page never leaves a partial board b
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from jobctrl.fetch.safe import SafeFetcher
 from jobctrl.sources._http import (
+    PAGE_SIZE,
+    PagedSource,
     api_url,
     array,
-    describe,
     description,
     extras,
-    fetch_json,
     joined,
-    json_list,
     obj,
+    parse_items,
     path_segment,
     salary,
-    source_name,
     text,
     web_url,
 )
@@ -34,49 +31,32 @@ from jobctrl.sources.base import DiscoveredPosting, SourceConfig
 __all__ = ["DEFAULT_BASE_URL", "PAGE_SIZE", "LeverSource", "parse_postings"]
 
 DEFAULT_BASE_URL = "https://api.lever.co"
-PAGE_SIZE = 100
-MAX_PAGES = 200  # 20,000 postings: far past any real board, and a stop for a looping server
 
 _REMOTE = {"remote": True, "hybrid": False, "on-site": False, "onsite": False}
 
 
-class LeverSource:
+class LeverSource(PagedSource):
     """One Lever company; ``config.name`` is the company's Lever site name."""
 
     kind: ClassVar[str] = "lever"
 
-    def __init__(self, config: SourceConfig, *, page_size: int = PAGE_SIZE) -> None:
-        self.config = config
-        self._company = source_name(config, self.kind)
-        self._page_size = max(1, page_size)
-        self.page_url(0)  # a bad base_url is a config error now, not at the first fetch
-
-    def page_url(self, skip: int) -> str:
+    def page_url(self, offset: int) -> str:
         path = f"/v0/postings/{path_segment(self._company)}"
-        query: dict[str, str | int] = {"mode": "json", "skip": skip, "limit": self._page_size}
+        query: dict[str, str | int] = {"mode": "json", "skip": offset, "limit": self._page_size}
         return api_url(self.config, DEFAULT_BASE_URL, path, query)
 
-    def discover(self, fetcher: SafeFetcher) -> Iterator[DiscoveredPosting]:
-        what = describe(self.config)
-        found: dict[str, DiscoveredPosting] = {}
-        for number in range(MAX_PAGES):
-            page = fetch_json(fetcher, self.page_url(number * self._page_size), what=what)
-            postings = parse_postings(page, self.config)
-            fresh = [p for p in postings if _key(p) not in found]
-            found.update((_key(p), p) for p in fresh)
-            if len(page) < self._page_size or (postings and not fresh):
-                break  # the last page, or a server that ignores skip and repeats itself
-        yield from found.values()
+    def read_page(self, data: Any, offset: int) -> tuple[list[DiscoveredPosting], int | None]:
+        """A page shorter than ``limit`` is the last (the answer has no total)."""
+        postings = parse_postings(data, self.config)
+        return postings, None if len(data) < self._page_size else offset + self._page_size
 
-
-def _key(posting: DiscoveredPosting) -> str:
-    return posting.external_id or posting.url
+    def key(self, posting: DiscoveredPosting) -> str:
+        return posting.external_id or posting.url
 
 
 def parse_postings(data: Any, config: SourceConfig) -> list[DiscoveredPosting]:
     """The postings in one page; a posting without title or hosted URL is skipped."""
-    items = json_list(data, None, describe(config))
-    return [p for item in items if (p := _posting(obj(item), config)) is not None]
+    return parse_items(data, None, config, _posting)
 
 
 def _posting(item: dict[str, Any], config: SourceConfig) -> DiscoveredPosting | None:

@@ -9,23 +9,20 @@ and become one text, the requirements under their own heading. Salary amounts ma
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from jobctrl.fetch.safe import SafeFetcher
 from jobctrl.sources._http import (
+    BoardSource,
     api_url,
     describe,
     description,
     extras,
-    fetch_json,
     flag,
     joined,
-    json_list,
     obj,
+    parse_items,
     salary,
-    source_name,
     text,
     web_url,
 )
@@ -37,27 +34,26 @@ _SUBDOMAIN_RE = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
 _RECRUITEE_TIME_RE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC")
 
 
-class RecruiteeSource:
+class RecruiteeSource(BoardSource):
     """One Recruitee company; ``config.name`` is its subdomain ({name}.recruitee.com)."""
 
     kind: ClassVar[str] = "recruitee"
 
-    def __init__(self, config: SourceConfig) -> None:
-        self.config = config
-        company = source_name(config, self.kind).lower()
+    def board_url(self, name: str) -> str:
+        company = name.lower()
         if not _SUBDOMAIN_RE.fullmatch(company):
-            raise SourceError(SOURCE_CONFIG, f"{describe(config)} is not a Recruitee subdomain")
-        self.url = api_url(config, f"https://{company}.recruitee.com", "/api/offers/")
+            raise SourceError(
+                SOURCE_CONFIG, f"{describe(self.config)} is not a Recruitee subdomain"
+            )
+        return api_url(self.config, f"https://{company}.recruitee.com", "/api/offers/")
 
-    def discover(self, fetcher: SafeFetcher) -> Iterator[DiscoveredPosting]:
-        data = fetch_json(fetcher, self.url, what=describe(self.config))
-        yield from parse_offers(data, self.config)
+    def parse(self, data: Any) -> list[DiscoveredPosting]:
+        return parse_offers(data, self.config)
 
 
 def parse_offers(data: Any, config: SourceConfig) -> list[DiscoveredPosting]:
     """The offers in one answer; an offer without title or careers URL is skipped."""
-    offers = json_list(data, "offers", describe(config))
-    return [p for offer in offers if (p := _posting(obj(offer), config)) is not None]
+    return parse_items(data, "offers", config, _posting)
 
 
 def _posting(offer: dict[str, Any], config: SourceConfig) -> DiscoveredPosting | None:

@@ -9,22 +9,20 @@ it from the posting page, ``https://jobs.smartrecruiters.com/{company}/{id}``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from jobctrl.fetch.safe import SafeFetcher
 from jobctrl.sources._http import (
+    PAGE_SIZE,
+    PagedSource,
     api_url,
     describe,
     extras,
-    fetch_json,
     flag,
     joined,
     json_list,
     obj,
     path_segment,
-    source_name,
     text,
     web_url,
 )
@@ -41,8 +39,6 @@ __all__ = [
 
 DEFAULT_BASE_URL = "https://api.smartrecruiters.com"
 DEFAULT_JOBS_URL = "https://jobs.smartrecruiters.com"  # where the public posting pages are
-PAGE_SIZE = 100  # the API's maximum
-MAX_PAGES = 200
 
 
 @dataclass(frozen=True)
@@ -52,16 +48,13 @@ class PostingsPage:
     total_found: int | None
 
 
-class SmartRecruitersSource:
+class SmartRecruitersSource(PagedSource):
     """One SmartRecruiters company; ``config.name`` is its company identifier."""
 
     kind: ClassVar[str] = "smartrecruiters"
 
     def __init__(self, config: SourceConfig, *, page_size: int = PAGE_SIZE) -> None:
-        self.config = config
-        self._company = source_name(config, self.kind)
-        self._page_size = max(1, page_size)
-        self.page_url(0)  # a bad base_url is a config error now, not at the first fetch
+        super().__init__(config, page_size=page_size)
         # With a base_url (a mirror or test server) the posting pages stay under it too.
         self._jobs_base = (config.base_url or DEFAULT_JOBS_URL).strip().rstrip("/")
 
@@ -70,23 +63,15 @@ class SmartRecruitersSource:
         query = {"limit": self._page_size, "offset": offset}
         return api_url(self.config, DEFAULT_BASE_URL, path, query)
 
-    def discover(self, fetcher: SafeFetcher) -> Iterator[DiscoveredPosting]:
-        what = describe(self.config)
-        found: dict[str, DiscoveredPosting] = {}
-        offset = 0
-        for _ in range(MAX_PAGES):
-            data = fetch_json(fetcher, self.page_url(offset), what=what)
-            page = parse_page(data, self.config, jobs_base=self._jobs_base)
-            fresh = [p for p in page.postings if p.url not in found]
-            found.update((p.url, p) for p in fresh)
-            offset += page.size
-            if page.size == 0 or (page.postings and not fresh):
-                break  # nothing more, or a server that ignores offset and repeats itself
-            if page.total_found is not None and offset >= page.total_found:
-                break
-            if page.total_found is None and page.size < self._page_size:
-                break
-        yield from found.values()
+    def read_page(self, data: Any, offset: int) -> tuple[list[DiscoveredPosting], int | None]:
+        """The last page reaches ``totalFound`` (without one: is short); skipped items count."""
+        page = parse_page(data, self.config, jobs_base=self._jobs_base)
+        offset += page.size
+        if page.total_found is not None:
+            last = offset >= page.total_found
+        else:
+            last = page.size < self._page_size
+        return page.postings, None if page.size == 0 or last else offset
 
 
 def parse_page(

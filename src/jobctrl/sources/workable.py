@@ -12,23 +12,19 @@ and ``telecommuting`` is the only remote flag.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from jobctrl.fetch.safe import SafeFetcher
 from jobctrl.sources._http import (
+    BoardSource,
     api_url,
     array,
-    describe,
     description,
     extras,
-    fetch_json,
     flag,
     joined,
-    json_list,
     obj,
+    parse_items,
     path_segment,
-    source_name,
     text,
     web_url,
 )
@@ -39,27 +35,23 @@ __all__ = ["DEFAULT_BASE_URL", "WorkableSource", "parse_account"]
 DEFAULT_BASE_URL = "https://apply.workable.com"
 
 
-class WorkableSource:
+class WorkableSource(BoardSource):
     """One Workable account; ``config.name`` is its slug (apply.workable.com/{slug})."""
 
     kind: ClassVar[str] = "workable"
 
-    def __init__(self, config: SourceConfig) -> None:
-        self.config = config
-        account = source_name(config, self.kind)
-        path = f"/api/v1/widget/accounts/{path_segment(account)}"
-        self.url = api_url(config, DEFAULT_BASE_URL, path, {"details": "true"})
+    def board_url(self, name: str) -> str:
+        path = f"/api/v1/widget/accounts/{path_segment(name)}"
+        return api_url(self.config, DEFAULT_BASE_URL, path, {"details": "true"})
 
-    def discover(self, fetcher: SafeFetcher) -> Iterator[DiscoveredPosting]:
-        data = fetch_json(fetcher, self.url, what=describe(self.config))
-        yield from parse_account(data, self.config)
+    def parse(self, data: Any) -> list[DiscoveredPosting]:
+        return parse_account(data, self.config)
 
 
 def parse_account(data: Any, config: SourceConfig) -> list[DiscoveredPosting]:
     """The jobs in one widget answer; a job without title or URL is skipped."""
-    jobs = json_list(data, "jobs", describe(config))
-    company = text(obj(data).get("name")) or config.name.strip()
-    return [p for job in jobs if (p := _posting(obj(job), company, config)) is not None]
+    company = text(obj(data).get("name")) or config.name.strip()  # the account's own name
+    return parse_items(data, "jobs", config, lambda job, _: _posting(job, company, config))
 
 
 def _posting(job: dict[str, Any], company: str, config: SourceConfig) -> DiscoveredPosting | None:
