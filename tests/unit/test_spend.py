@@ -55,6 +55,22 @@ def _call(authority, provider, n, lane="score"):
     )  # fmt: skip
 
 
+def _reserve(
+    authority: SpendAuthority,
+    reservation_id: str,
+    *,
+    lane: str = "score",
+    model: str = "gpt-4o",
+    input_tokens: int = 10_000,
+    max_output_tokens: int = 5_000,
+) -> float:
+    """Reserve one OpenAI call; by default gpt-4o, 10k in and at most 5k out ($0.075)."""
+    return authority.reserve(
+        reservation_id=reservation_id, lane=lane, provider="openai", model=model,
+        input_tokens=input_tokens, max_output_tokens=max_output_tokens,
+    )  # fmt: skip
+
+
 def test_budget_stops_the_next_attempt_not_the_one_admitted(authority, settings):
     settings.set("daily_budget_usd", "1.5")
     provider = FakeProvider()  # gpt-4o: 0.25 + 0.50 = $0.75 per call
@@ -102,11 +118,9 @@ def test_ledger_upserts_by_utc_day_and_lane(authority, store, clock):
 
 
 def test_an_observation_is_counted_once(authority, store):
-    usage = Usage(10, 5)
-    assert authority.record(observation_id="o1", lane="score", provider="p", model="m", usage=usage)
-    assert not authority.record(
-        observation_id="o1", lane="score", provider="p", model="m", usage=usage
-    )
+    same = {"observation_id": "o1", "lane": "score", "provider": "p", "model": "m"}
+    assert authority.record(**same, usage=Usage(10, 5))
+    assert not authority.record(**same, usage=Usage(10, 5))
     assert authority.summary()["lanes"][0]["calls"] == 1
 
 
@@ -178,78 +192,30 @@ def test_a_reservation_left_by_a_crash_counts_until_it_expires(store, settings, 
     settings.set("daily_budget_usd", "0.10")
     settings.set("budget.reservation_ttl_seconds", "600")
     authority = SpendAuthority(store, settings, clock=clock)
-    authority.reserve(
-        reservation_id="crashed",
-        lane="tailor",
-        provider="openai",
-        model="gpt-4o",
-        input_tokens=10_000,
-        max_output_tokens=5_000,
-    )  # $0.075
+    _reserve(authority, "crashed", lane="tailor")  # $0.075
     # The process died here: no settle. The open reservation still blocks what won't fit.
     assert authority.open_reservations()["count"] == 1
     with pytest.raises(BudgetExceededError):
-        authority.reserve(
-            reservation_id="next",
-            lane="tailor",
-            provider="openai",
-            model="gpt-4o",
-            input_tokens=10_000,
-            max_output_tokens=5_000,
-        )
+        _reserve(authority, "next", lane="tailor")
     clock.now += timedelta(seconds=601)
     assert authority.open_reservations()["count"] == 0
-    authority.reserve(
-        reservation_id="next",
-        lane="tailor",
-        provider="openai",
-        model="gpt-4o",
-        input_tokens=10_000,
-        max_output_tokens=5_000,
-    )
+    _reserve(authority, "next", lane="tailor")
 
 
 def test_lane_tokens_count_reservations_too(store, settings):
     settings.set("lane_token_limits", "cover=20000")
     authority = SpendAuthority(store, settings)
-    authority.reserve(
-        reservation_id="a",
-        lane="cover",
-        provider="openai",
-        model="gpt-4o-mini",
-        input_tokens=8_000,
-        max_output_tokens=4_000,
-    )
+    mini = {"model": "gpt-4o-mini", "input_tokens": 8_000, "max_output_tokens": 4_000}
+    _reserve(authority, "a", lane="cover", **mini)
     with pytest.raises(BudgetExceededError):
-        authority.reserve(
-            reservation_id="b",
-            lane="cover",
-            provider="openai",
-            model="gpt-4o-mini",
-            input_tokens=8_000,
-            max_output_tokens=4_000,
-        )
-    authority.reserve(
-        reservation_id="c",
-        lane="score",
-        provider="openai",
-        model="gpt-4o-mini",
-        input_tokens=8_000,
-        max_output_tokens=4_000,
-    )
+        _reserve(authority, "b", lane="cover", **mini)
+    _reserve(authority, "c", lane="score", **mini)
 
 
 def test_recording_usage_closes_its_reservation_in_the_same_transaction(store, settings):
     """A reader between the two writes would count the call twice (as spend and reserved)."""
     authority = SpendAuthority(store, settings)
-    authority.reserve(
-        reservation_id="obs-1",
-        lane="score",
-        provider="openai",
-        model="gpt-4o",
-        input_tokens=10_000,
-        max_output_tokens=5_000,
-    )
+    _reserve(authority, "obs-1")
     assert authority.open_reservations()["count"] == 1
     authority.record(
         observation_id="obs-1", lane="score", provider="openai", model="gpt-4o", usage=Usage(10, 5)
