@@ -277,8 +277,6 @@ def events(follow: bool, after: int, job_ref: str | None, as_json: bool) -> None
                 time.sleep(0.5)
     except KeyboardInterrupt:
         pass
-    finally:
-        store.dispose()
 
 
 @main.group()
@@ -296,10 +294,7 @@ def settings_get(key: str | None, as_json: bool) -> None:
     from jobctrl.store.store import Store
 
     store = Store.open(_home())
-    try:
-        values = {key: Settings(store).get(key)} if key else Settings(store).all()
-    finally:
-        store.dispose()
+    values = {key: Settings(store).get(key)} if key else Settings(store).all()
     if as_json:
         _echo_json(values if not key else {"key": key, "value": values[key]})
     elif key:
@@ -320,10 +315,7 @@ def settings_set(key: str, value: str) -> None:
     from jobctrl.store.store import Store
 
     store = Store.open(_home())
-    try:
-        parsed = Settings(store).set(key, value)
-    finally:
-        store.dispose()
+    parsed = Settings(store).set(key, value)
     click.echo(f"{key} = {json.dumps(parsed)}")
 
 
@@ -337,10 +329,7 @@ def spend(as_json: bool) -> None:
     from jobctrl.store.store import Store
 
     store = Store.open(_home())
-    try:
-        summary = SpendAuthority(store, Settings(store)).summary()
-    finally:
-        store.dispose()
+    summary = SpendAuthority(store, Settings(store)).summary()
     if as_json:
         _echo_json(summary)
         return

@@ -42,8 +42,7 @@ def init_home(
     target_search: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     wrote = config_mod.write_template(home, profile=profile, target_search=target_search)
-    store = Store.open(home)
-    store.dispose()
+    Store.open(home)  # creates and migrates the database
     return {
         "home": str(home.root),
         "config": str(home.config_path),
@@ -68,35 +67,32 @@ async def add_job(
         raise JobctrlError("a posting URL is required", code="invalid_input")
     client = await connect(home)
     store = Store.open(home)
-    try:
-        job = jobs.create_job(store, url)
-        workflow_id, run_id = await start_preparation(
-            client, home, store, job.job_id, job.idempotency_key
-        )
-        if wait:
-            if not await worker_polling(client):
-                raise JobctrlError(
-                    f"job {job.job_id} is queued, but no worker serves task queue "
-                    f"{default_task_queue()!r}: start one with `jobctrl worker`",
-                    code="no_worker",
-                )
-            try:
-                await asyncio.wait_for(
-                    client.get_workflow_handle(workflow_id, run_id=run_id).result(), wait_timeout
-                )
-            except WorkflowFailureError:
-                pass  # the failure is recorded on the job's stages
-            except TimeoutError:
-                raise JobctrlError(
-                    f"job {job.job_id} is still being prepared after {wait_timeout:.0f} s; "
-                    "is a worker running? (`jobctrl worker`)",
-                    code="wait_timeout",
-                ) from None
-        view = job_view(store, job.job_id)
-        view.update(created=job.created, workflowId=workflow_id, runId=run_id)
-        return view
-    finally:
-        store.dispose()
+    job = jobs.create_job(store, url)
+    workflow_id, run_id = await start_preparation(
+        client, home, store, job.job_id, job.idempotency_key
+    )
+    if wait:
+        if not await worker_polling(client):
+            raise JobctrlError(
+                f"job {job.job_id} is queued, but no worker serves task queue "
+                f"{default_task_queue()!r}: start one with `jobctrl worker`",
+                code="no_worker",
+            )
+        try:
+            await asyncio.wait_for(
+                client.get_workflow_handle(workflow_id, run_id=run_id).result(), wait_timeout
+            )
+        except WorkflowFailureError:
+            pass  # the failure is recorded on the job's stages
+        except TimeoutError:
+            raise JobctrlError(
+                f"job {job.job_id} is still being prepared after {wait_timeout:.0f} s; "
+                "is a worker running? (`jobctrl worker`)",
+                code="wait_timeout",
+            ) from None
+    view = job_view(store, job.job_id)
+    view.update(created=job.created, workflowId=workflow_id, runId=run_id)
+    return view
 
 
 async def start_preparation(
@@ -251,10 +247,7 @@ def job_view(store: Store, job_id: str) -> dict[str, Any]:
 
 def show_job(home: Home, ref: str) -> dict[str, Any]:
     store = Store.open(home)
-    try:
-        return job_view(store, jobs.resolve_job_id(store, ref))
-    finally:
-        store.dispose()
+    return job_view(store, jobs.resolve_job_id(store, ref))
 
 
 JOB_SORTS = ("score", "updated", "created")
@@ -319,20 +312,14 @@ def job_list_item(r: dict[str, Any]) -> dict[str, Any]:
 
 def list_jobs(home: Home) -> list[dict[str, Any]]:
     store = Store.open(home)
-    try:
-        return [job_list_item(r) for r in find_jobs(store)[0]]
-    finally:
-        store.dispose()
+    return [job_list_item(r) for r in find_jobs(store)[0]]
 
 
 def rebuild_projections(home: Home) -> dict[str, int]:
     store = Store.open(home)
-    try:
-        with store.write() as tx:
-            folded = projections.rebuild(tx.conn)
-        return {"eventsFolded": folded}
-    finally:
-        store.dispose()
+    with store.write() as tx:
+        folded = projections.rebuild(tx.conn)
+    return {"eventsFolded": folded}
 
 
 # -- discovery -----------------------------------------------------------------------------
@@ -562,16 +549,13 @@ def list_lanes(home: Home) -> list[dict[str, Any]]:
     import os
 
     from jobctrl.config import LANES, LaneProvider
+    from jobctrl.llm import remote
 
     providers = config_mod.load_config(home).providers
     rows = []
     for lane in LANES:
         lp = providers.get(lane) or LaneProvider()
-        key_env = lp.api_key_env or (
-            {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}.get(lp.provider)
-            if not lp.base_url
-            else None
-        )
+        key_env = remote.key_env(lp.provider, lp.base_url, lp.api_key_env)
         rows.append(
             {
                 "lane": lane,
@@ -687,7 +671,7 @@ async def retry_stage(home: Home, ref: str, stage: str | None = None) -> dict[st
 
 
 def change_settings(home: Home, changes: dict[str, Any]) -> dict[str, Any]:
-    """Validate every change, then write them all; returns every setting.
+    """Validate every change, then write them all at once; returns every setting.
 
     A value may be typed JSON (number, bool, list, object) or the text the CLI takes.
     """
@@ -698,8 +682,7 @@ def change_settings(home: Home, changes: dict[str, Any]) -> dict[str, Any]:
         for key, value in changes.items()
     }
     settings = Settings(Store.open(home))
-    for key, value in parsed.items():
-        settings.set_value(key, value)
+    settings.set_values(parsed)  # one transaction: all of them or none
     return settings.all()
 
 

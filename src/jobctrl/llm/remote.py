@@ -77,10 +77,17 @@ class ProviderError(StageError):
         self.usage = usage
 
 
+def key_env(provider: str, base_url: str | None, api_key_env: str | None) -> str | None:
+    """The environment variable a lane's key comes from (None: it needs no key).
+
+    A lane with its own base URL gets a key only from the variable it names, so the
+    default OpenAI/Anthropic key is never sent to some other server.
+    """
+    return api_key_env or (None if base_url else DEFAULT_KEY_ENV.get(provider))
+
+
 def _api_key(lane: LaneModel) -> str:
-    # A lane with its own base URL gets a key only from the variable it names, so the
-    # default OpenAI/Anthropic key is never sent to some other server.
-    env = lane.api_key_env or (None if lane.base_url else DEFAULT_KEY_ENV[lane.provider])
+    env = key_env(lane.provider, lane.base_url, lane.api_key_env)
     if env is None:
         return PLACEHOLDER_KEY
     key = os.environ.get(env, "")

@@ -287,13 +287,19 @@ class Settings:
         return value
 
     def set_value(self, key: str, value: Any) -> None:
-        spec_for(key)
+        self.set_values({key: value})
+
+    def set_values(self, values: dict[str, Any]) -> None:
+        """Write typed values (already parsed) in one transaction, one event each."""
+        for key in values:
+            spec_for(key)
         with self.store.write() as tx:
-            upsert(
-                tx.conn,
-                schema.settings,
-                {"key": key, "value": value, "updated_at": utcnow()},
-                keys=["key"],
-                update=["value", "updated_at"],
-            )
-            tx.append(SettingChanged(key=key), key=f"setting:{key}:{utcnow().isoformat()}")
+            for key, value in values.items():
+                upsert(
+                    tx.conn,
+                    schema.settings,
+                    {"key": key, "value": value, "updated_at": utcnow()},
+                    keys=["key"],
+                    update=["value", "updated_at"],
+                )
+                tx.append(SettingChanged(key=key), key=f"setting:{key}:{utcnow().isoformat()}")
