@@ -44,6 +44,7 @@ def estimate_tokens(text: str) -> int:
 def call_lane(
     ctx: StageContext,
     lane: str,
+    config: LaneProvider,
     *,
     job_id: str,
     run_id: str,
@@ -53,8 +54,10 @@ def call_lane(
     prompt: Callable[[], str],
     offline: Callable[[], T],
 ) -> T:
-    """The lane's output for this step: offline, stored from an earlier attempt, or paid."""
-    config = lane_provider(ctx, lane)
+    """The lane's output for this step: offline, stored from an earlier attempt, or paid.
+
+    ``config`` is the lane's provider as the caller read it once (``lane_provider``), so
+    the provider recorded with the output is the one that was asked."""
     observation_id = f"{lane}:{job_id}:{run_id}:{attempt}"
     if config.provider == "offline":
         return ctx.spend.guarded_call(

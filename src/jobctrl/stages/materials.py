@@ -156,9 +156,11 @@ def _generate(
     def work(attempt: int) -> MaterialOutcome:
         profile, report, job = _inputs(ctx, job_id, version)
         title, company = job["title"], job["company"]
+        lane = lanes.lane_provider(ctx, spec.lane)
         output = lanes.call_lane(
             ctx,
             spec.lane,
+            lane,
             job_id=job_id,
             run_id=run_id,
             attempt=attempt,
@@ -169,7 +171,6 @@ def _generate(
         )
         if spec.check is not None:
             spec.check(output, profile)  # every resume is checked against the profile
-        lane = lanes.lane_provider(ctx, spec.lane)
         generation = _save(
             ctx,
             job_id,

@@ -71,6 +71,7 @@ def _score_owned(
     report = lanes.call_lane(
         ctx,
         "score",
+        lane,
         job_id=job_id,
         run_id=run_id,
         attempt=attempt,
