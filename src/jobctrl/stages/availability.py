@@ -27,7 +27,7 @@ from jobctrl.domain.events import JobAvailabilityChecked
 from jobctrl.fetch.extract import extract_posting
 from jobctrl.fetch.safe import FetchResult
 from jobctrl.stages.context import StageContext
-from jobctrl.store import schema
+from jobctrl.store import jobs, schema
 from jobctrl.store.store import Store, utcnow
 
 __all__ = [
@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 ACTIVE = "active"
-UNAVAILABLE = "unavailable"
+UNAVAILABLE = jobs.CLOSED
 UNKNOWN = "unknown"
 
 ACTIVE_INTERVAL = timedelta(hours=24)
@@ -99,8 +99,7 @@ def due_jobs(store: Store, now: datetime, limit: int) -> list[str]:
 def blocks_preparation(store: Store, job_id: str) -> bool:
     """True when the latest check confirmed the posting is closed."""
     with store.read() as conn:
-        state = conn.execute(select(J.c.availability).where(J.c.id == job_id)).scalar()
-    return state == UNAVAILABLE
+        return jobs.posting_closed(conn, job_id)
 
 
 # -- checks ----------------------------------------------------------------------------------

@@ -8,11 +8,12 @@ refused instead of applied. Each transition appends its event in the same transa
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import Connection, select, update
 
 from jobctrl.domain import ids
 from jobctrl.domain.errors import (
@@ -76,20 +77,7 @@ def create_job(store: Store, url: str, *, source: str = "manual") -> NewJob:
             },
             keys=["id"],
         ).rowcount
-        for stage in PREPARATION_STAGES:
-            upsert(
-                tx.conn,
-                S,
-                {
-                    "job_id": job_id,
-                    "stage": stage.value,
-                    "state": StageState.PENDING.value,
-                    "attempts": 0,
-                    "created_at": now,
-                    "updated_at": now,
-                },
-                keys=["job_id", "stage"],
-            )
+        ensure_stages(tx, job_id, PREPARATION_STAGES)
         tx.append(
             JobCreated(
                 job_id=job_id,
@@ -134,6 +122,18 @@ def record_workflow_closed(
         tx.append(event, key=f"workflow-closed:{workflow_id}:{run_id}", job_id=job_id)
 
 
+# The availability state of a posting a check confirmed closed (stages/availability.py).
+CLOSED = "unavailable"
+
+
+def posting_closed(conn: Connection, job_id: str) -> bool:
+    """True when the latest availability check confirmed the job's posting is closed."""
+    state = conn.execute(
+        select(schema.jobs.c.availability).where(schema.jobs.c.id == job_id)
+    ).scalar()
+    return state == CLOSED
+
+
 def claim_stage(store: Store, job_id: str, stage: str, run_id: str) -> Claim:
     """Make ``run_id`` the owner of ``stage`` for a new attempt (unless already finished)."""
     now = utcnow()
@@ -148,11 +148,7 @@ def claim_stage(store: Store, job_id: str, stage: str, run_id: str) -> Claim:
         state = StageState(row["state"])
         if state in (StageState.SUCCEEDED, StageState.SKIPPED):
             return Claim(attempt=row["attempts"], already=state)
-        # A closed posting (see stages/availability.py) is not prepared any further.
-        availability = tx.conn.execute(
-            select(schema.jobs.c.availability).where(schema.jobs.c.id == job_id)
-        ).scalar()
-        if availability == "unavailable":
+        if posting_closed(tx.conn, job_id):  # not prepared any further
             skip_stage(tx, job_id, stage, POSTING_UNAVAILABLE)
             return Claim(attempt=row["attempts"], already=StageState.SKIPPED)
         attempt = row["attempts"] + 1
@@ -262,7 +258,7 @@ def schedule_retry(store: Store, job_id: str, stage: str, run_id: str, when: dat
         )
 
 
-def ensure_stages(tx: WriteTx, job_id: str, stages: tuple[str, ...]) -> None:
+def ensure_stages(tx: WriteTx, job_id: str, stages: Iterable[str]) -> None:
     """Create pending rows for ``stages`` that the job does not have yet."""
     now = utcnow()
     for stage in stages:

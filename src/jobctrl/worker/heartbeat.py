@@ -105,17 +105,12 @@ class WorkerHeartbeat:
         self.beats += 1
 
     async def _availability(self, settings: Settings) -> None:
+        from jobctrl.stages import availability
+
         try:
-            from jobctrl.stages import availability
-        except ImportError:  # pragma: no cover - the sweep ships with the availability module
-            return
-        values = settings.all()
-        if not values.get("availability.enabled", False):
-            return
-        try:
-            await asyncio.to_thread(
-                availability.sweep, self.ctx, limit=int(values["availability.batch_size"])
-            )
+            # The sweep itself does nothing while availability.enabled is off.
+            limit = int(settings.get("availability.batch_size"))
+            await asyncio.to_thread(availability.sweep, self.ctx, limit=limit)
         except Exception:
             log.exception("availability sweep failed")
 

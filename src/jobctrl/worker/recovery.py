@@ -54,8 +54,10 @@ async def resume_budget_stopped(
     authority = SpendAuthority(ctx.store, ctx.settings, clock=lambda: now)
     started = 0
     for job_id, stage, finished_at in rows:
-        if started >= limit or finished_at is None:
+        if started >= limit:
             break
+        if finished_at is None:
+            continue
         if finished_at.strftime("%Y-%m-%d") >= today:
             continue  # stopped today: today's budget is still spent
         try:
