@@ -359,18 +359,28 @@ def total_counts(by_step: dict[str, dict[str, int]]) -> dict[str, int]:
     return dict(total)
 
 
-def pending_members(ctx: StageContext, ref: ExecutionRef) -> list[str]:
+def pending_members(ctx: StageContext, ref: ExecutionRef) -> list[tuple[str, str, str | None]]:
+    """(job id, idempotency key, its preparation workflow id if one was started) of each
+    member still waiting for a preparation: one query for the whole cohort."""
+    wr = schema.workflow_run_projections
+    existing = (
+        select(wr.c.workflow_id)
+        .where(wr.c.job_id == DEJ.c.job_id, wr.c.workflow_type == "JobPreparationWorkflow")
+        .limit(1)
+        .scalar_subquery()
+    )
     with ctx.store.read() as conn:
-        return list(
-            conn.execute(
-                select(DEJ.c.job_id).where(
-                    DEJ.c.tenant_id == ref.tenant_id,
-                    DEJ.c.discover_workflow_id == ref.workflow_id,
-                    DEJ.c.discover_run_id == ref.run_id,
-                    DEJ.c.work_plan_state == "pending",
-                )
-            ).scalars()
-        )
+        rows = conn.execute(
+            select(DEJ.c.job_id, schema.jobs.c.idempotency_key, existing)
+            .join(schema.jobs, schema.jobs.c.id == DEJ.c.job_id)
+            .where(
+                DEJ.c.tenant_id == ref.tenant_id,
+                DEJ.c.discover_workflow_id == ref.workflow_id,
+                DEJ.c.discover_run_id == ref.run_id,
+                DEJ.c.work_plan_state == "pending",
+            )
+        ).all()
+    return [tuple(r) for r in rows]
 
 
 def mark_planned(ctx: StageContext, ref: ExecutionRef, job_id: str, workflow_id: str) -> None:

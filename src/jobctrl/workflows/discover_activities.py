@@ -11,7 +11,6 @@ import logging
 from collections.abc import Callable
 from typing import TypeVar
 
-from sqlalchemy import select
 from temporalio import activity
 from temporalio.client import Client
 
@@ -19,7 +18,6 @@ from jobctrl import services
 from jobctrl.domain.errors import StageError
 from jobctrl.stages import discover
 from jobctrl.stages.context import StageContext
-from jobctrl.store import jobs, schema
 from jobctrl.workflows.activities import _as_application_error
 from jobctrl.workflows.models import (
     DiscoverFinish,
@@ -53,16 +51,8 @@ class DiscoveryActivities:
         if not self.ctx.settings.get("discovery.prepare_jobs"):
             return {}
         started = 0
-        wr = schema.workflow_run_projections
-        for job_id in discover.pending_members(self.ctx, ref):
-            with self.ctx.store.read() as conn:
-                existing = conn.execute(
-                    select(wr.c.workflow_id).where(
-                        wr.c.job_id == job_id, wr.c.workflow_type == "JobPreparationWorkflow"
-                    )
-                ).scalar()
+        for job_id, key, existing in discover.pending_members(self.ctx, ref):
             if existing is None:
-                key = jobs.job_row(self.ctx.store, job_id)["idempotency_key"]
                 future = asyncio.run_coroutine_threadsafe(
                     services.start_preparation(
                         self.client, self.ctx.home, self.ctx.store, job_id, key
