@@ -255,6 +255,10 @@ async def test_a_budget_stop_uses_no_attempt_and_resumes_after_the_day_rolls_ove
     view = await services.add_job(home, site.add("/jobs/later", Route(body=GOOD)), wait=True)
     score = {s["stage"]: s for s in view["stages"]}["score"]
     assert score["errorCode"] == "budget_exceeded" and score["attempts"] == 0
+    jd = schema.job_detail_projections
+    with store.read() as conn:
+        doc = conn.execute(select(jd.c.doc).where(jd.c.job_id == view["jobId"])).scalar_one()
+    assert doc["stages"]["score"]["attempts"] == 0, "the event log agrees with the stage row"
     ctx = StageContext(home=home, store=store)
     assert await resume_budget_stopped(client, ctx) == 0, "the same UTC day stays stopped"
 

@@ -60,12 +60,18 @@ class StageError(Exception):
         self.retryable = retryable
         self.retry_after = retry_after
 
+    @property
+    def uses_attempt(self) -> bool:
+        """False when the attempt was refused before any work (a spent budget): it does not
+        count against the stage's attempts."""
+        return self.code != BUDGET_EXCEEDED
+
 
 class BudgetExceededError(StageError):
     """The UTC day's spend or a lane's token total already meets its ceiling."""
 
     def __init__(self, message: str) -> None:
-        super().__init__("budget_exceeded", message, retryable=False)
+        super().__init__(BUDGET_EXCEEDED, message, retryable=False)
 
 
 # Stable stage error codes. Scripts match on these; add, never rename.

@@ -76,6 +76,9 @@ class StageFailed(DomainEvent):
     run_id: str
     error_code: str
     retryable: bool
+    # Attempts the stage has used after this one (one less when it used none: a spent
+    # budget). None in events written before the field existed: then ``attempt``.
+    attempts_used: int | None = None
 
 
 class StageSkipped(DomainEvent):

@@ -17,7 +17,6 @@ from sqlalchemy import Connection, select, update
 
 from jobctrl.domain import ids
 from jobctrl.domain.errors import (
-    BUDGET_EXCEEDED,
     OWNERSHIP_LOST,
     POSTING_UNAVAILABLE,
     NotFoundError,
@@ -214,8 +213,7 @@ def fail_stage(
     *,
     next_attempt_at: datetime | None = None,
 ) -> None:
-    # A spent budget stopped the attempt before any provider work: it uses no attempt.
-    attempts = attempt - 1 if error.code == BUDGET_EXCEEDED else attempt
+    attempts = attempt if error.uses_attempt else attempt - 1
     with store.write() as tx:
         _fenced(
             tx,
@@ -238,6 +236,7 @@ def fail_stage(
                 run_id=run_id,
                 error_code=error.code,
                 retryable=error.retryable,
+                attempts_used=attempts,
             ),
             key=f"stage-failed:{job_id}:{stage}:{run_id}:{attempt}",
         )

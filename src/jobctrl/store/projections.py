@@ -241,7 +241,7 @@ def _stage_failed(doc: dict[str, Any], p: dict[str, Any]) -> None:
     st = _stage(doc, p["stage"])
     st.update(
         state="failed",
-        attempts=p["attempt"],
+        attempts=p["attempt"] if p.get("attemptsUsed") is None else p["attemptsUsed"],
         runId=p["runId"],
         errorCode=p["errorCode"],
         retryable=p["retryable"],
