@@ -22,7 +22,14 @@ from lxml import etree
 
 from jobctrl.domain.posting import ExtractedPosting, SalaryRange
 
-__all__ = ["extract_posting", "html_fragment_to_text", "normalise_text"]
+__all__ = [
+    "extract_posting",
+    "html_fragment_to_text",
+    "job_posting_nodes",
+    "normalise_text",
+    "parse_html",
+    "site_name",
+]
 
 _CHARSET_RE = re.compile(rb"""<meta[^>]+charset=["']?\s*([A-Za-z0-9_\-]+)""", re.IGNORECASE)
 _ESCAPED_TAG_RE = re.compile(r"&lt;\s*/?\s*[a-zA-Z][a-zA-Z0-9]*[\s/&]", re.IGNORECASE)
@@ -58,7 +65,7 @@ _SKIP_TAGS = {"script", "style", "noscript", "template", "head", "svg"}
 
 def extract_posting(html: bytes | str, url: str) -> ExtractedPosting:
     """Extract title, company, location, salary, description, ... from one posting page."""
-    tree = _parse(html)
+    tree = parse_html(html)
     if tree is None:
         return ExtractedPosting()
     posting = _find_job_posting(tree, url)
@@ -74,7 +81,9 @@ def extract_posting(html: bytes | str, url: str) -> ExtractedPosting:
 # -- parsing ---------------------------------------------------------------------------------
 
 
-def _parse(html: bytes | str) -> lxml.html.HtmlElement | None:
+def parse_html(html: bytes | str) -> lxml.html.HtmlElement | None:
+    """The page as an lxml tree (its <meta charset> honoured), or None if it is empty or
+    not HTML."""
     data = html.encode("utf-8") if isinstance(html, str) else html
     if not data.strip():
         return None
@@ -130,14 +139,22 @@ def _types(node: dict[str, Any]) -> set[str]:
     return {str(v).strip().lower() for v in values}
 
 
-def _find_job_posting(tree: lxml.html.HtmlElement, url: str) -> dict[str, Any] | None:
+def job_posting_nodes(tree: lxml.html.HtmlElement, url: str) -> list[dict[str, Any]]:
+    """Every schema.org ``JobPosting`` object in the page's JSON-LD (a careers page may
+    hold several), with ``{"@id": ...}`` references (common inside @graph) resolved one
+    level deep."""
     nodes = list(_walk(_json_ld_items(tree, url)))
     by_id = {n["@id"]: n for n in nodes if isinstance(n.get("@id"), str)}
-    for node in nodes:
-        if _types(node) & _JOB_POSTING_TYPES:
-            # Resolve {"@id": ...} references (common inside @graph) one level deep.
-            return {k: _resolve(v, by_id) for k, v in node.items()}
-    return None
+    return [
+        {k: _resolve(v, by_id) for k, v in node.items()}
+        for node in nodes
+        if _types(node) & _JOB_POSTING_TYPES
+    ]
+
+
+def _find_job_posting(tree: lxml.html.HtmlElement, url: str) -> dict[str, Any] | None:
+    found = job_posting_nodes(tree, url)
+    return found[0] if found else None
 
 
 def _resolve(value: Any, by_id: dict[str, dict[str, Any]]) -> Any:
@@ -172,7 +189,7 @@ def _from_json_ld(node: dict[str, Any], tree: lxml.html.HtmlElement, url: str) -
         description = "\n".join(d for d in description if isinstance(d, str))
     return ExtractedPosting(
         title=_text(node.get("title")) or _text(node.get("name")),
-        company=_text(node.get("hiringOrganization")) or _site_name(tree),
+        company=_text(node.get("hiringOrganization")) or site_name(tree),
         location=location,
         remote=remote,
         salary=_salary(node.get("baseSalary")) or _salary(node.get("estimatedSalary")),
@@ -297,7 +314,7 @@ def _json_ld_apply_url(node: dict[str, Any], tree: lxml.html.HtmlElement, url: s
 # -- page metadata and main text ------------------------------------------------------------
 
 
-def _site_name(tree: lxml.html.HtmlElement) -> str | None:
+def site_name(tree: lxml.html.HtmlElement) -> str | None:
     for xpath in (
         '//meta[@property="og:site_name"]/@content',
         '//meta[@name="og:site_name"]/@content',
@@ -350,7 +367,7 @@ def _main_text(tree: lxml.html.HtmlElement, url: str) -> tuple[str, str | None]:
 
 def _from_main_text(tree: lxml.html.HtmlElement, url: str) -> ExtractedPosting:
     # Read everything we need from the tree first: trafilatura cleans it in place.
-    company = _site_name(tree)
+    company = site_name(tree)
     location = _labelled_location(tree)
     apply_url = _apply_link(tree, url)
     h1 = tree.xpath("//h1")

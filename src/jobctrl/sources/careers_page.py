@@ -22,18 +22,16 @@ from typing import Any, ClassVar
 from urllib.parse import urljoin, urlsplit
 
 import lxml.html
-from extruct.jsonld import JsonLdExtractor
-from lxml import etree
 
 from jobctrl.domain.errors import ENRICH_RATE_LIMITED, StageError
 from jobctrl.domain.ids import canonical_url
 from jobctrl.domain.posting import ExtractedPosting
-from jobctrl.fetch.extract import extract_posting
+from jobctrl.fetch.extract import extract_posting, job_posting_nodes, parse_html, site_name
 from jobctrl.fetch.safe import FetchResult, SafeFetcher
 from jobctrl.sources.base import SOURCE_CONFIG, DiscoveredPosting, SourceConfig, SourceError
 from jobctrl.sources.feed import source_error_from_fetch
 
-__all__ = ["MAX_POSTING_LINKS", "CareersPageSource", "job_posting_nodes", "posting_links"]
+__all__ = ["MAX_POSTING_LINKS", "CareersPageSource", "posting_links"]
 
 MAX_POSTING_LINKS = 200
 _POSTING_WORDS = ("job", "career", "position", "opening", "vacanc")
@@ -41,15 +39,6 @@ _NOT_PAGES = (
     ".pdf", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".ico", ".css", ".js",
     ".json", ".xml", ".zip", ".mp4", ".mp3", ".doc", ".docx",
 )  # fmt: skip
-_JOB_POSTING_TYPES = frozenset(
-    {
-        "jobposting",
-        "schema:jobposting",
-        "http://schema.org/jobposting",
-        "https://schema.org/jobposting",
-    }
-)
-_NESTED_KEYS = ("@graph", "mainEntity", "mainEntityOfPage", "itemListElement", "item")
 
 
 class CareersPageSource:
@@ -69,10 +58,10 @@ class CareersPageSource:
             page = fetcher.fetch(self.url)
         except StageError as error:
             raise source_error_from_fetch(error, self.config) from None
-        tree = _parse(page.body)
+        tree = parse_html(page.body)
         if tree is None:
             return
-        nodes = job_posting_nodes(tree)
+        nodes = job_posting_nodes(tree, page.final_url)
         if nodes:
             yield from self._page_postings(page, tree, nodes)
             return
@@ -92,13 +81,13 @@ class CareersPageSource:
     def _page_postings(
         self, page: FetchResult, tree: lxml.html.HtmlElement, nodes: list[dict[str, Any]]
     ) -> Iterator[DiscoveredPosting]:
-        site_name = _site_name(tree)
+        site = site_name(tree)
         for node in nodes:
             if len(nodes) == 1:
                 # The page is one posting: read it whole, so page-level fallbacks apply.
                 extracted = extract_posting(page.body, page.final_url)
             else:
-                extracted = extract_posting(_single_posting_page(node, site_name), page.final_url)
+                extracted = extract_posting(_single_posting_page(node, site), page.final_url)
             url = _node_url(node, page.final_url)
             listing = url is None and len(nodes) > 1
             posting = self._posting(
@@ -108,8 +97,8 @@ class CareersPageSource:
                 yield posting
 
     def _linked_posting(self, result: FetchResult, careers_url: str) -> DiscoveredPosting | None:
-        tree = _parse(result.body)
-        nodes = job_posting_nodes(tree) if tree is not None else []
+        tree = parse_html(result.body)
+        nodes = job_posting_nodes(tree, result.final_url) if tree is not None else []
         if not nodes:
             return None
         extracted = extract_posting(result.body, result.final_url)
@@ -152,52 +141,6 @@ class CareersPageSource:
 
 
 # -- JSON-LD --------------------------------------------------------------------------------
-
-
-def job_posting_nodes(tree: lxml.html.HtmlElement) -> list[dict[str, Any]]:
-    """Every schema.org ``JobPosting`` object in the page's JSON-LD, ``@id`` refs resolved."""
-    items: list[Any] = []
-    extractor = JsonLdExtractor()
-    for script in tree.iter("script"):
-        if (script.get("type") or "").strip().lower() != "application/ld+json":
-            continue
-        try:
-            items.extend(extractor.extract_items(script))
-        except Exception:  # one malformed block must not hide the others
-            continue
-    nodes = list(_walk(items, 0))
-    by_id = {n["@id"]: n for n in nodes if isinstance(n.get("@id"), str)}
-    postings: list[dict[str, Any]] = []
-    for node in nodes:
-        if _types(node) & _JOB_POSTING_TYPES:
-            postings.append({key: _resolve(value, by_id) for key, value in node.items()})
-    return postings
-
-
-def _walk(node: Any, depth: int) -> Iterator[dict[str, Any]]:
-    if depth > 6:
-        return
-    if isinstance(node, list):
-        for item in node:
-            yield from _walk(item, depth + 1)
-    elif isinstance(node, dict):
-        yield node
-        for key in _NESTED_KEYS:
-            if key in node:
-                yield from _walk(node[key], depth + 1)
-
-
-def _types(node: dict[str, Any]) -> set[str]:
-    raw = node.get("@type", [])
-    return {str(v).strip().lower() for v in (raw if isinstance(raw, list) else [raw])}
-
-
-def _resolve(value: Any, by_id: dict[str, dict[str, Any]]) -> Any:
-    if isinstance(value, dict) and set(value) == {"@id"} and value["@id"] in by_id:
-        return by_id[value["@id"]]
-    if isinstance(value, list):
-        return [_resolve(v, by_id) for v in value]
-    return value
 
 
 def _single_posting_page(node: dict[str, Any], site_name: str | None) -> str:
@@ -303,20 +246,3 @@ def _site(url: str) -> tuple[str, int | None] | None:
     except ValueError:
         return None
     return (host.removeprefix("www."), port) if host else None
-
-
-# -- page helpers -----------------------------------------------------------------------------
-
-
-def _parse(body: bytes) -> lxml.html.HtmlElement | None:
-    if not body.strip():
-        return None
-    try:
-        return lxml.html.document_fromstring(body)
-    except (etree.ParserError, ValueError):
-        return None
-
-
-def _site_name(tree: lxml.html.HtmlElement) -> str | None:
-    values = tree.xpath('//meta[@property="og:site_name" or @name="og:site_name"]/@content')
-    return _text(str(values[0])) if values else None
