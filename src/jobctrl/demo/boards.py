@@ -11,18 +11,15 @@ from __future__ import annotations
 import html
 import json
 import random
-import threading
 import time
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from jobctrl.demo.postings import _COMPANIES, _LEVELS, _LOCATIONS, _ROLES, _description, _page
-
-HOST = "127.0.0.1"
+from jobctrl.demo.postings import _COMPANIES, _description, _opening, _page
+from jobctrl.demo.site import HOST, LoopbackServer
 
 
 @dataclass(frozen=True)
@@ -46,15 +43,9 @@ class Board:
 
 
 def _make_posting(rng: random.Random, company: tuple[str, str], n: int) -> DemoPosting:
-    role = rng.choice(_ROLES)
-    level, years = rng.choice(_LEVELS)
-    title = f"{level} {role[0]}".strip()
-    city, _region, country = rng.choice(_LOCATIONS)
-    remote = rng.random() < 0.2
-    location = f"Remote ({country})" if remote else f"{city}, {country}"
-    return DemoPosting(
-        f"{n:06d}", title, company[0], location, remote, _description(rng, company, role, years)
-    )
+    o = _opening(rng, remote_share=0.2)
+    description = _description(rng, company, o.role, o.years)
+    return DemoPosting(f"{n:06d}", o.title, company[0], o.location, o.remote, description)
 
 
 def build_boards(
@@ -231,8 +222,11 @@ def _posting_page(p: DemoPosting, url: str) -> str:
     return _page(p.title, p.company, p.location, p.description_html, ld, url + "/apply")
 
 
-class DemoBoards:
-    """Serves ``boards`` on 127.0.0.1: ``.base_url``, ``.sources()`` for config."""
+class DemoBoards(LoopbackServer):
+    """Serves ``boards`` on 127.0.0.1: ``.base_url`` (bound at once), ``.sources()`` for
+    config; start/stop or use as a context manager."""
+
+    thread_name = "jobctrl-demo-boards"
 
     def __init__(
         self, boards: list[Board] | None = None, port: int = 0, api_delay: float = 0.0
@@ -253,7 +247,7 @@ class DemoBoards:
                 parts = urlsplit(self.path)
                 query = parse_qs(parts.query)
                 segs = [s for s in parts.path.split("/") if s]
-                base = outer.base_url
+                base = f"http://{HOST}:{self.server.server_address[1]}"
                 status, ctype, body = HTTPStatus.NOT_FOUND, "application/json", b'{"error":1}'
                 if parts.path == "/robots.txt":
                     status, ctype, body = HTTPStatus.OK, "text/plain", b"User-agent: *\nAllow: /\n"
@@ -289,33 +283,11 @@ class DemoBoards:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer((HOST, port), Handler)
-        self._server.daemon_threads = True
-        self.base_url = f"http://{HOST}:{self._server.server_address[1]}"
-        self._thread: threading.Thread | None = None
+        super().__init__(Handler, port)
+        self.bind()
 
     def sources(self) -> list[dict[str, str]]:
         return [{"kind": b.kind, "name": b.name, "base_url": self.base_url} for b in self.boards]
-
-    def start(self) -> DemoBoards:
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> DemoBoards:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def serve_forever(port: int = 8766) -> None:
@@ -324,9 +296,4 @@ def serve_forever(port: int = 8766) -> None:
     print(f"demo boards on {boards.base_url}; add them with:", flush=True)
     for s in boards.sources():
         print(f"  jobctrl sources add {s['kind']} {s['name']} --base-url {s['base_url']}")
-    try:
-        boards._server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        boards._server.server_close()
+    boards.serve_forever()

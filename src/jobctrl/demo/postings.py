@@ -13,7 +13,7 @@ import html
 import json
 import random
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["generate_postings"]
 
@@ -189,15 +189,30 @@ def _page(title: str, company: str, location: str, body: str, ld: Any | None, ap
     )
 
 
+class _Opening(NamedTuple):
+    """A role at a level in a place, drawn at random."""
+
+    role: Any  # an entry of _ROLES
+    years: int
+    title: str
+    place: tuple[str, str, str]  # city, region, country
+    remote: bool
+    location: str  # as shown: "City, CC" or "Remote (CC)"
+
+
+def _opening(rng: random.Random, remote_share: float) -> _Opening:
+    role = rng.choice(_ROLES)
+    level, years = rng.choice(_LEVELS)
+    place = rng.choice(_LOCATIONS)
+    remote = rng.random() < remote_share
+    location = f"Remote ({place[2]})" if remote else f"{place[0]}, {place[2]}"
+    return _Opening(role, years, f"{level} {role[0]}".strip(), place, remote, location)
+
+
 def _posting(seed: int, i: int) -> tuple[str, str]:
     rng = random.Random(f"jobctrl-demo:{seed}:{i}")
     company = rng.choice(_COMPANIES)
-    role = rng.choice(_ROLES)
-    level, years = rng.choice(_LEVELS)
-    title = f"{level} {role[0]}".strip()
-    city, region, country = rng.choice(_LOCATIONS)
-    remote = rng.random() < 0.25
-    location = f"Remote ({country})" if remote else f"{city}, {country}"
+    role, years, title, (city, region, country), remote, location = _opening(rng, 0.25)
     path = f"/jobs/{_slug(title)}-{_slug(company[0])}-{i:04d}.html"
     body = _description(rng, company, role, years)
     apply = f"{path[:-5]}/apply"

@@ -3,6 +3,7 @@
 ``DemoSite`` runs ``http.server.ThreadingHTTPServer`` on 127.0.0.1 in a daemon thread, so
 the fetch stage and tests talk to a real server; ``serve_forever`` runs the same site in the
 foreground for ``make demo``. Pages live in ``jobctrl/demo/pages`` (package data).
+``LoopbackServer``, the threaded server underneath, serves the demo boards too.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 from urllib.parse import urlsplit
 
-__all__ = ["DemoSite", "demo_pages", "serve_forever"]
+__all__ = ["DemoSite", "LoopbackServer", "demo_pages", "serve_forever"]
 
 HOST = "127.0.0.1"
 
@@ -84,51 +85,61 @@ def _routes(extra_pages: Mapping[str, str] | None) -> dict[str, tuple[str, bytes
     return routes
 
 
-class DemoSite:
-    """The demo postings on a free loopback port; use as a context manager or start/stop."""
+class LoopbackServer:
+    """``handler`` served on 127.0.0.1 by a ``ThreadingHTTPServer``: from a daemon thread
+    (``start``/``stop``, or as a context manager) or in the foreground (``serve_forever``).
+    The port (free unless given) is bound by ``bind`` or ``start``."""
 
-    def __init__(self, extra_pages: Mapping[str, str] | None = None, port: int = 0) -> None:
-        self._routes = _routes(extra_pages)
-        self._port = port
+    thread_name = "jobctrl-loopback"
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler], port: int = 0) -> None:
+        self._handler, self._port = handler, port
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
         if self._server is None:
-            raise RuntimeError("DemoSite is not running; call start() first")
+            raise RuntimeError(f"{type(self).__name__} is not running; call start() first")
         return f"http://{HOST}:{self._server.server_address[1]}"
 
-    def urls(self) -> list[str]:
-        """Absolute URLs of every posting page (demo and extra), sorted by path."""
-        base = self.base_url
-        return [f"{base}{p}" for p in sorted(self._routes) if p.startswith("/jobs/")]
+    def bind(self) -> ThreadingHTTPServer:
+        if self._server is None:
+            self._server = ThreadingHTTPServer((HOST, self._port), self._handler)
+            self._server.daemon_threads = True
+        return self._server
 
-    def start(self) -> DemoSite:
-        if self._server is not None:
-            return self
-        server = ThreadingHTTPServer((HOST, self._port), _handler(self._routes))
-        server.daemon_threads = True
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever,
-            kwargs={"poll_interval": 0.1},
-            daemon=True,
-            name="jobctrl-demo-site",
-        )
-        self._thread.start()
+    def start(self) -> Self:
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self.bind().serve_forever,
+                kwargs={"poll_interval": 0.1},
+                daemon=True,
+                name=self.thread_name,
+            )
+            self._thread.start()
         return self
 
     def stop(self) -> None:
         server, thread = self._server, self._thread
         self._server, self._thread = None, None
         if server is not None:
-            server.shutdown()
+            if thread is not None:
+                server.shutdown()  # waits for serve_forever to return: only if it runs
             server.server_close()
         if thread is not None:
             thread.join(timeout=5)
 
-    def __enter__(self) -> DemoSite:
+    def serve_forever(self, poll_interval: float = 0.5) -> None:
+        """Serve in this thread until interrupted (Ctrl-C), then close the port."""
+        try:
+            self.bind().serve_forever(poll_interval=poll_interval)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stop()
+
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(
@@ -140,18 +151,28 @@ class DemoSite:
         self.stop()
 
 
+class DemoSite(LoopbackServer):
+    """The demo postings on a free loopback port; use as a context manager or start/stop."""
+
+    thread_name = "jobctrl-demo-site"
+
+    def __init__(self, extra_pages: Mapping[str, str] | None = None, port: int = 0) -> None:
+        self._routes = _routes(extra_pages)
+        super().__init__(_handler(self._routes), port)
+
+    def urls(self) -> list[str]:
+        """Absolute URLs of every posting page (demo and extra), sorted by path."""
+        base = self.base_url
+        return [f"{base}{p}" for p in sorted(self._routes) if p.startswith("/jobs/")]
+
+
 def serve_forever(port: int = 0, ready: Callable[[str], None] | None = None) -> None:
     """Serve the demo site in the foreground until interrupted; ``ready(base_url)`` once up."""
-    server = ThreadingHTTPServer((HOST, port), _handler(_routes(None)))
-    server.daemon_threads = True
-    try:
-        if ready is not None:
-            ready(f"http://{HOST}:{server.server_address[1]}")
-        server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    site = DemoSite(port=port)
+    site.bind()
+    if ready is not None:
+        ready(site.base_url)
+    site.serve_forever(poll_interval=0.2)
 
 
 if __name__ == "__main__":
