@@ -31,7 +31,6 @@ import runpy
 import shutil
 import socket
 import sqlite3
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -42,8 +41,6 @@ import httpx
 from sqlalchemy import event, func, select
 
 import jobctrl
-from jobctrl import services
-from jobctrl.demo.profile import DEMO_PROFILE
 from jobctrl.domain import ids
 from jobctrl.domain.errors import ENRICH_TIMEOUT, MIN_SCORE, PROVIDER_UNAVAILABLE
 from jobctrl.domain.events import (
@@ -58,7 +55,7 @@ from jobctrl.domain.stages import LATER_STAGES, PREPARATION_STAGES
 from jobctrl.home import Home
 from jobctrl.store import jobs, schema
 from jobctrl.store.store import Store, WriteTx, upsert, utcnow
-from support import CpuMeter, PeakRss
+from support import CpuMeter, PeakRss, fresh_home, spawned
 
 SEED = 5
 BATCH = 250  # jobs per write transaction while seeding
@@ -108,11 +105,13 @@ _PLACES = (
     "Paris, FR", "Lisbon, PT", "Barcelona, ES", "Stockholm, SE", "New York, US", "Remote",
     "Remote (EU)", "Austin, US", "Toronto, CA",
 )  # fmt: skip
-# What becomes of a job, with its weight: the mix gives the list every status.
+# What becomes of a job: the states Enrich and Score are left in, with its weight (the mix
+# gives the list every status).
 _FATES = (
-    ("enrich_failed", 4), ("enrich_running", 2), ("enriched", 8), ("score_failed", 3),
-    ("scored", 73),
+    (("failed", "pending"), 4), (("running", "pending"), 2), (("succeeded", "pending"), 8),
+    (("succeeded", "failed"), 3), (("succeeded", "succeeded"), 73),
 )  # fmt: skip
+_FAILURES = {"enrich": ENRICH_TIMEOUT, "score": PROVIDER_UNAVAILABLE}
 NEW_SHARE = 0.10  # jobs only added (JobCreated), made through jobs.create_job one by one
 
 
@@ -132,8 +131,11 @@ def _score(rng: random.Random) -> int:
     return max(0, min(100, round(rng.gauss(62, 16))))
 
 
-def _add_job(tx: WriteTx, url: str, posting: dict[str, Any], fate: str, score: int) -> None:
-    """One job as the worker leaves it, written with the rows and events the stages use."""
+def _add_job(
+    tx: WriteTx, url: str, posting: dict[str, Any], fate: tuple[str, str], score: int
+) -> None:
+    """One job as the worker leaves it, with the rows and events Enrich and Score write:
+    ``fate`` is the two stages' states (pending, running, failed or succeeded)."""
     canonical = ids.canonical_url(url)
     key = ids.idempotency_key(canonical)
     job_id = ids.job_id_for(key)
@@ -152,22 +154,16 @@ def _add_job(tx: WriteTx, url: str, posting: dict[str, Any], fate: str, score: i
         },
         keys=["id"],
     )
-    states = {"enrich": "succeeded", "score": "succeeded"}
-    if fate in ("enrich_failed", "enrich_running"):
-        states = {"enrich": fate.removeprefix("enrich_"), "score": "pending"}
-    elif fate == "enriched":
-        states["score"] = "pending"
-    elif fate == "score_failed":
-        states["score"] = "failed"
-    for stage in PREPARATION_STAGES:
+    states = dict(zip((s.value for s in PREPARATION_STAGES), fate, strict=True))
+    for stage, state in states.items():
         upsert(
             tx.conn,
             jobs.S,
             {
                 "job_id": job_id,
-                "stage": stage.value,
-                "state": states[stage.value],
-                "attempts": 0 if states[stage.value] == "pending" else 1,
+                "stage": stage,
+                "state": state,
+                "attempts": 0 if state == "pending" else 1,
                 "created_at": now,
                 "updated_at": now,
             },
@@ -178,67 +174,54 @@ def _add_job(tx: WriteTx, url: str, posting: dict[str, Any], fate: str, score: i
         key=f"job-created:{key}",
     )
     run = f"bench-{job_id}"
-
-    def stage(name: str, outcome: str) -> None:
-        tx.append(
-            StageStarted(job_id=job_id, stage=name, attempt=1, run_id=run),
-            key=f"stage-started:{job_id}:{name}:{run}:1",
-        )
-        if outcome == "succeeded":
+    sha = hashlib.sha256(url.encode()).hexdigest()
+    for stage, state in states.items():
+        if state == "pending":
+            break
+        if stage == "enrich" and state == "succeeded":
             tx.append(
-                StageSucceeded(job_id=job_id, stage=name, attempt=1, run_id=run),
-                key=f"stage-succeeded:{job_id}:{name}:{run}:1",
+                JobEnriched(
+                    job_id=job_id, method="jsonld", raw_artifact=sha, text_artifact=sha, **posting
+                ),
+                key=f"job-enriched:{job_id}:{run}:1",
             )
-        elif outcome == "failed":
-            code = ENRICH_TIMEOUT if name == "enrich" else PROVIDER_UNAVAILABLE
+        tx.append(
+            StageStarted(job_id=job_id, stage=stage, attempt=1, run_id=run),
+            key=f"stage-started:{job_id}:{stage}:{run}:1",
+        )
+        if state == "failed":
             tx.append(
                 StageFailed(
                     job_id=job_id,
-                    stage=name,
+                    stage=stage,
                     attempt=1,
                     run_id=run,
-                    error_code=code,
+                    error_code=_FAILURES[stage],
                     retryable=True,
                 ),
-                key=f"stage-failed:{job_id}:{name}:{run}:1",
+                key=f"stage-failed:{job_id}:{stage}:{run}:1",
             )
-
-    if fate.startswith("enrich_"):
-        stage("enrich", states["enrich"])
-        return
-    sha = hashlib.sha256(url.encode()).hexdigest()
-    tx.append(
-        JobEnriched(job_id=job_id, method="jsonld", raw_artifact=sha, text_artifact=sha, **posting),
-        key=f"job-enriched:{job_id}:{run}:1",
-    )
-    stage("enrich", "succeeded")
-    if fate == "enriched":
-        return
-    if fate == "score_failed":
-        stage("score", "failed")
-        return
-    tx.append(
-        StageStarted(job_id=job_id, stage="score", attempt=1, run_id=run),
-        key=f"stage-started:{job_id}:score:{run}:1",
-    )
-    tx.append(
-        JobScored(
-            job_id=job_id,
-            score=score,
-            verdict="strong fit" if score >= 80 else "fit" if score >= MIN_FIT else "weak fit",
-            provider="offline",
-            model="offline-v1",
-            requirements_total=8,
-            requirements_matched=round(score / 12.5),
-            report_artifact=sha,
-        ),
-        key=f"job-scored:{job_id}:{run}:1",
-    )
-    tx.append(
-        StageSucceeded(job_id=job_id, stage="score", attempt=1, run_id=run),
-        key=f"stage-succeeded:{job_id}:score:{run}:1",
-    )
-    if score < MIN_FIT:
+        elif state == "succeeded":
+            if stage == "score":
+                verdict = "strong fit" if score >= 80 else "fit" if score >= MIN_FIT else "weak fit"
+                tx.append(
+                    JobScored(
+                        job_id=job_id,
+                        score=score,
+                        verdict=verdict,
+                        provider="offline",
+                        model="offline-v1",
+                        requirements_total=8,
+                        requirements_matched=round(score / 12.5),
+                        report_artifact=sha,
+                    ),
+                    key=f"job-scored:{job_id}:{run}:1",
+                )
+            tx.append(
+                StageSucceeded(job_id=job_id, stage=stage, attempt=1, run_id=run),
+                key=f"stage-succeeded:{job_id}:{stage}:{run}:1",
+            )
+    if states["score"] == "succeeded" and score < MIN_FIT:
         for later in LATER_STAGES:
             jobs.skip_stage(tx, job_id, later.value, MIN_SCORE)
 
@@ -282,11 +265,13 @@ def seed(store: Store, n: int, rng: random.Random) -> dict[str, Any]:
 # -- the server ----------------------------------------------------------------------------
 
 
-def _serve(root: str, queue: multiprocessing.Queue, product_socket: bool) -> None:
-    """The app under uvicorn on a free loopback port. ``product_socket``: the socket comes
-    from `jobctrl.api.server.bind`, as `jobctrl up` makes it; otherwise it is made with
-    an explicit IPPROTO_TCP, so asyncio switches Nagle's algorithm off on each connection
-    (it does so only for sockets whose ``proto`` says TCP)."""
+def _serve(root: str, product_socket: bool, queue: multiprocessing.Queue) -> None:
+    """The app under uvicorn on a free loopback port, in a process of its own (as `jobctrl
+    up` runs apart from the worker), so its CPU can be measured; puts its base URL on
+    ``queue``. ``product_socket``: the socket comes from `jobctrl.api.server.bind`, as
+    `jobctrl up` makes it; otherwise it is made with an explicit IPPROTO_TCP, so asyncio
+    switches Nagle's algorithm off on each connection (it does so only for sockets whose
+    ``proto`` says TCP)."""
     import uvicorn
 
     from jobctrl.api.app import create_app
@@ -307,27 +292,8 @@ def _serve(root: str, queue: multiprocessing.Queue, product_socket: bool) -> Non
         access_log=False,
         timeout_graceful_shutdown=1,
     )
-    queue.put(port)
+    queue.put(f"http://127.0.0.1:{port}")
     uvicorn.Server(config).run(sockets=[sock])
-
-
-class Server:
-    """A spawned server process; ``base_url`` once it listens."""
-
-    def __init__(self, root: str, *, product_socket: bool = False) -> None:
-        spawn = multiprocessing.get_context("spawn")
-        queue = spawn.Queue()
-        self.proc = spawn.Process(target=_serve, args=(root, queue, product_socket), daemon=True)
-        self.proc.start()
-        self.pid = self.proc.pid
-        self.base_url = f"http://127.0.0.1:{queue.get(timeout=60)}"
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.join(10)
-        if self.proc.is_alive():
-            self.proc.kill()
-            self.proc.join()
 
 
 # -- GET latency ---------------------------------------------------------------------------
@@ -666,12 +632,9 @@ def _report(figures: dict[str, Any]) -> None:
 
 
 def main(n_jobs: int, n_requests: int, n_events: int, keep: bool) -> dict[str, Any]:
-    root = tempfile.mkdtemp(prefix="jobctrl-bench-")
-    os.environ["JOBCTRL_HOME"] = root
-    os.environ.pop("JOBCTRL_DATABASE_URL", None)
-    home = Home.resolve()
-    services.init_home(home, profile=DEMO_PROFILE)
-    store = Store.open(home)
+    os.environ.pop("JOBCTRL_DATABASE_URL", None)  # SQLite in the home: the plans are SQLite's
+    home, store = fresh_home()
+    root = str(home.root)
     rss = PeakRss(os.getpid())
     rng = random.Random(SEED)
     figures: dict[str, Any] = {"seed": seed(store, n_jobs, rng)}
@@ -682,12 +645,11 @@ def main(n_jobs: int, n_requests: int, n_events: int, keep: bool) -> dict[str, A
     paths = {name: _url("/v1/jobs", params) for name, params in LISTINGS.items()}
     all_paths = {**FLOORS, **paths}
     figures["paths"] = all_paths
-    server = Server(root)
-    server_rss = PeakRss(server.pid)
-    try:
-        with httpx.Client(base_url=server.base_url, timeout=30) as client:
+    with spawned(_serve, root, False) as (base_url, server_pid):
+        server_rss = PeakRss(server_pid)
+        with httpx.Client(base_url=base_url, timeout=30) as client:
             figures["totals"] = {n: client.get(p).json()["total"] for n, p in paths.items()}
-            meter = CpuMeter(server.pid)
+            meter = CpuMeter(server_pid)
 
             sqls = listing_sql(home, store)
             set_indexes(store, False)  # the baseline: before migration 0009
@@ -702,18 +664,15 @@ def main(n_jobs: int, n_requests: int, n_events: int, keep: bool) -> dict[str, A
             figures["get_ms_indexed"] = measure(client, all_paths, n_requests)
             figures["server_cpu_ms_per_request_indexed"] = cpu_per_request(client, meter, paths, 50)
         figures["write_cost"] = write_cost(store, rng, n_jobs)
-        figures["sse"] = sse_latency(server.base_url, store, n_events, rng)
-        figures["sse_idle_cpu"] = idle_stream_cpu(server.base_url, meter, store, rng)
-    finally:
+        figures["sse"] = sse_latency(base_url, store, n_events, rng)
+        figures["sse_idle_cpu"] = idle_stream_cpu(base_url, meter, store, rng)
         figures["peak_rss_server_mb"] = round(server_rss.stop() / 2**20, 1)
-        server.stop()
-    product = Server(root, product_socket=True)
-    try:
-        with httpx.Client(base_url=product.base_url, timeout=30) as client:
-            some = {k: all_paths[k] for k in ("floor_404", "first_page")}
-            figures["product_socket_ms"] = measure(client, some, 30, warmup=3)
-    finally:
-        product.stop()
+    with (
+        spawned(_serve, root, True) as (base_url, _),
+        httpx.Client(base_url=base_url, timeout=30) as client,
+    ):
+        some = {k: all_paths[k] for k in ("floor_404", "first_page")}
+        figures["product_socket_ms"] = measure(client, some, 30, warmup=3)
     figures["peak_rss_bench_mb"] = round(rss.stop() / 2**20, 1)
     _report(figures)
     store.dispose()

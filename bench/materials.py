@@ -22,13 +22,10 @@ import asyncio
 import json
 import multiprocessing
 import os
-import resource
 import shutil
 import statistics
 import sys
-import tempfile
 import time
-import uuid
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -39,16 +36,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from jobctrl import services
 from jobctrl.config import load_config
 from jobctrl.demo.postings import generate_postings
-from jobctrl.demo.profile import DEMO_PROFILE
 from jobctrl.home import Home
 from jobctrl.llm.prices import estimate_cost_usd
 from jobctrl.store import jobs, schema
-from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
-from jobctrl.worker.connection import connect
-from jobctrl.worker.devserver import EmbeddedTemporal
-from jobctrl.worker.run import build_worker
-from support import PeakRss, posting_site
+from support import (
+    LOOPBACK_FETCH,
+    PeakRss,
+    embedded_temporal,
+    fresh_home,
+    jobctrl_worker,
+    peak_rss_self_mb,
+    posting_site,
+)
 
 SEED = 11
 # (provider, model) pairs priced by genai-prices' bundled data.
@@ -161,66 +161,61 @@ def _pct(values: list[float], q: float) -> float:
 # -- the worker process ------------------------------------------------------------------
 
 
+def _figures(store: Store, home: Home, n: int, run: dict) -> dict:
+    """The figures of a run: wall time and latency, what was made, the estimated cost."""
+    latencies = run["latencies"]
+    figures: dict = {
+        "seconds": round(run["elapsed"], 2),
+        "jobs_per_s": round(n / run["elapsed"], 2),
+        "latency_p50_s": round(statistics.median(latencies), 2),
+        "latency_p95_s": round(_pct(latencies, 0.95), 2),
+        "latency_max_s": round(max(latencies), 2),
+        "job_status": {s: run["statuses"].count(s) for s in sorted(set(run["statuses"]))},
+    }
+    with store.read() as conn:
+        kinds = conn.execute(select(schema.materials.c.kind, schema.materials.c.pdf_artifact)).all()
+    figures["resumes"] = sum(1 for k, _ in kinds if k == "resume")
+    figures["cover_letters"] = sum(1 for k, _ in kinds if k == "cover")
+    figures["pdfs_produced"] = sum(1 for _, pdf in kinds if pdf)
+    estimates = token_estimates(store, home)
+    figures["jobs_costed"] = len(estimates)
+    figures["tokens_estimated_as"] = "chars/4"
+    figures["lane_inputs"] = LANE_INPUTS
+    figures["lane_outputs"] = LANE_OUTPUTS
+    if estimates:
+        figures.update(cost_figures(estimates))
+    return figures
+
+
 async def main(n: int, concurrency: int) -> dict:
-    tmp = tempfile.mkdtemp(prefix="jobctrl-bench-materials-")
-    os.environ["JOBCTRL_HOME"] = tmp
-    os.environ.pop("JOBCTRL_TEMPORAL_ADDRESS", None)
-    os.environ["JOBCTRL_TASK_QUEUE"] = f"bench-{uuid.uuid4().hex[:8]}"
-    home = Home.resolve()
-    services.init_home(home, profile=DEMO_PROFILE)
-    store = Store.open(home)
-    settings = Settings(store)
-    settings.set_value("fetch.allow_hosts", ["127.0.0.1"])
-    settings.set_value("fetch.min_host_interval_seconds", 0.0)
-    settings.set_value("min_fit_score", 0)  # every job gets materials
-    settings.set_value("preparation.materials", True)
-    server = EmbeddedTemporal(home)
-    await server.ensure()
-    server_rss = PeakRss(server._server_pid or 0)
-    client = await connect(home)
+    home, store = fresh_home(
+        "jobctrl-bench-materials-",
+        {
+            **LOOPBACK_FETCH,
+            "min_fit_score": 0,  # every job gets materials
+            "preparation.materials": True,
+        },
+    )
     pages = list(generate_postings(n, seed=SEED))
     figures: dict = {"n": n, "concurrency": concurrency, "cpus": os.cpu_count()}
     loop = asyncio.get_running_loop()
     spawn = multiprocessing.get_context("spawn")
     try:
-        with (
-            posting_site(n, SEED) as base_url,
-            ProcessPoolExecutor(1, mp_context=spawn) as pool,
-        ):
-            urls = [base_url + path for path in pages]
-            worker, ctx = build_worker(client, store, home, max_activities=concurrency)
-            async with worker:
-                run = await loop.run_in_executor(pool, client_run, urls)
-            ctx.close()
-        latencies = run["latencies"]
-        figures["seconds"] = round(run["elapsed"], 2)
-        figures["jobs_per_s"] = round(n / run["elapsed"], 2)
-        figures["latency_p50_s"] = round(statistics.median(latencies), 2)
-        figures["latency_p95_s"] = round(_pct(latencies, 0.95), 2)
-        figures["latency_max_s"] = round(max(latencies), 2)
-        figures["job_status"] = {s: run["statuses"].count(s) for s in sorted(set(run["statuses"]))}
-        with store.read() as conn:
-            kinds = conn.execute(
-                select(schema.materials.c.kind, schema.materials.c.pdf_artifact)
-            ).all()
-        figures["resumes"] = sum(1 for k, _ in kinds if k == "resume")
-        figures["cover_letters"] = sum(1 for k, _ in kinds if k == "cover")
-        figures["pdfs_produced"] = sum(1 for _, pdf in kinds if pdf)
-        estimates = token_estimates(store, home)
-        figures["jobs_costed"] = len(estimates)
-        figures["tokens_estimated_as"] = "chars/4"
-        figures["lane_inputs"] = LANE_INPUTS
-        figures["lane_outputs"] = LANE_OUTPUTS
-        if estimates:
-            figures.update(cost_figures(estimates))
+        async with embedded_temporal(home) as (client, server_pid):
+            server_rss = PeakRss(server_pid)
+            with (
+                posting_site(n, SEED) as base_url,
+                ProcessPoolExecutor(1, mp_context=spawn) as pool,
+            ):
+                urls = [base_url + path for path in pages]
+                async with jobctrl_worker(client, store, home, max_activities=concurrency):
+                    run = await loop.run_in_executor(pool, client_run, urls)
+            figures.update(_figures(store, home, n, run))
+            figures["peak_rss_worker_mb"] = peak_rss_self_mb()
+            figures["peak_rss_temporal_server_mb"] = round(server_rss.stop() / 2**20, 1)
     finally:
-        figures["peak_rss_worker_mb"] = round(
-            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
-        )
-        figures["peak_rss_temporal_server_mb"] = round(server_rss.stop() / 2**20, 1)
         store.dispose()
-        server.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(home.root, ignore_errors=True)
     return figures
 
 

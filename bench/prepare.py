@@ -17,10 +17,8 @@ import asyncio
 import json
 import multiprocessing
 import os
-import resource
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -34,15 +32,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bare import ACTIVITIES, BareWorkflow
 from jobctrl import services
 from jobctrl.demo.postings import generate_postings
-from jobctrl.demo.profile import DEMO_PROFILE
 from jobctrl.home import Home
 from jobctrl.store.settings import Settings
-from jobctrl.store.store import Store
 from jobctrl.worker.connection import connect, default_task_queue
-from jobctrl.worker.devserver import EmbeddedTemporal
-from jobctrl.worker.run import build_worker
 from jobctrl.workflows.models import PrepInput, RetrySettings
-from support import CpuMeter, PeakRss, posting_site
+from support import (
+    LOOPBACK_FETCH,
+    CpuMeter,
+    PeakRss,
+    embedded_temporal,
+    fresh_home,
+    jobctrl_worker,
+    peak_rss_self_mb,
+    posting_site,
+)
 
 SEED = 7
 SINGLE_RUNS = 5
@@ -103,82 +106,67 @@ async def _client_phase(phase: str, urls: list[str], retry: RetrySettings) -> di
 
 
 async def main(n: int, concurrency: int, rounds: int) -> dict:
-    tmp = tempfile.mkdtemp(prefix="jobctrl-bench-")
-    os.environ["JOBCTRL_HOME"] = tmp
-    os.environ.pop("JOBCTRL_TEMPORAL_ADDRESS", None)
-    os.environ["JOBCTRL_TASK_QUEUE"] = f"bench-{uuid.uuid4().hex[:8]}"
-    home = Home.resolve()
-    services.init_home(home, profile=DEMO_PROFILE)
-    store = Store.open(home)
-    settings = Settings(store)
-    settings.set_value("fetch.allow_hosts", ["127.0.0.1"])
-    settings.set_value("fetch.min_host_interval_seconds", 0.0)
-    settings.set_value("preparation.materials", False)  # this benchmark is Enrich + Score
-    retry = services.retry_settings(settings)
-    server = EmbeddedTemporal(home)
-    await server.ensure()
-    server_rss = PeakRss(server._server_pid or 0)
-    client = await connect(home)
+    home, store = fresh_home(
+        settings={**LOOPBACK_FETCH, "preparation.materials": False}  # Enrich + Score only
+    )
+    retry = services.retry_settings(Settings(store))
     pages = list(generate_postings(n * rounds + SINGLE_RUNS + 1, seed=SEED))
     figures: dict = {"n": n, "rounds": rounds, "concurrency": concurrency, "cpus": os.cpu_count()}
     loop = asyncio.get_running_loop()
     spawn = multiprocessing.get_context("spawn")
     try:
-        with (
-            posting_site(len(pages), SEED) as base_url,
-            ProcessPoolExecutor(1, mp_context=spawn, max_tasks_per_child=1) as pool,
-        ):
-            urls = [base_url + path for path in pages]
-            worker, ctx = build_worker(client, store, home, max_activities=concurrency)
-            bare = Worker(
-                await Client.connect(client.service_client.config.target_host),
-                task_queue=default_task_queue() + "-bare",
-                workflows=[BareWorkflow],
-                activities=ACTIVITIES,
-                activity_executor=ThreadPoolExecutor(concurrency),
-                max_concurrent_activities=concurrency,
+        async with embedded_temporal(home) as (client, server_pid):
+            server_rss = PeakRss(server_pid)
+            with (
+                posting_site(len(pages), SEED) as base_url,
+                ProcessPoolExecutor(1, mp_context=spawn, max_tasks_per_child=1) as pool,
+            ):
+                urls = [base_url + path for path in pages]
+                bare = Worker(
+                    await Client.connect(client.service_client.config.target_host),
+                    task_queue=default_task_queue() + "-bare",
+                    workflows=[BareWorkflow],
+                    activities=ACTIVITIES,
+                    activity_executor=ThreadPoolExecutor(concurrency),
+                    max_concurrent_activities=concurrency,
+                )
+
+                async def phase(name: str, phase_urls: list[str]) -> dict:
+                    return await loop.run_in_executor(pool, client_phase, name, phase_urls, retry)
+
+                async with jobctrl_worker(client, store, home, max_activities=concurrency), bare:
+                    single = await phase("bare_single", [])
+                    figures["bare_single_latency_ms"] = round(single["elapsed"] * 1000, 1)
+                    single = await phase("job_single", urls[-(SINGLE_RUNS + 1) :])
+                    figures["job_single_latency_ms"] = round(single["elapsed"] * 1000, 1)
+
+                    # Throughput, alternating baseline and real runs so that drift on a noisy
+                    # machine hits both; the medians are reported.
+                    cpu = CpuMeter(server_pid)
+                    bare_rates, job_rates, ratios = [], [], []
+                    for r in range(rounds):
+                        cpu.lap()
+                        bare_run = await phase("bare_many", urls[:n])
+                        bare_cpu = {**cpu.lap(), "client": round(bare_run["cpu"], 2)}
+                        job_run = await phase("job_many", urls[r * n : (r + 1) * n])
+                        job_cpu = {**cpu.lap(), "client": round(job_run["cpu"], 2)}
+                        bare_rates.append(n / bare_run["elapsed"])
+                        job_rates.append(n / job_run["elapsed"])
+                        ratios.append(job_rates[-1] / bare_rates[-1])
+                    figures["bare_cpu_s_last_round"] = bare_cpu
+                    figures["prepared_cpu_s_last_round"] = job_cpu
+                    figures["bare_workflows_per_s"] = round(statistics.median(bare_rates), 2)
+                    figures["prepared_jobs_per_s"] = round(statistics.median(job_rates), 2)
+                    figures["ratio_per_round"] = [round(x, 3) for x in ratios]
+                    figures["jobs_prepared"] = len(services.list_jobs(home))
+            figures["ratio_vs_bare"] = round(statistics.median(ratios), 3)
+            figures["latency_ratio_vs_bare"] = round(
+                figures["job_single_latency_ms"] / figures["bare_single_latency_ms"], 2
             )
-
-            async def phase(name: str, phase_urls: list[str]) -> dict:
-                return await loop.run_in_executor(pool, client_phase, name, phase_urls, retry)
-
-            async with worker, bare:
-                single = await phase("bare_single", [])
-                figures["bare_single_latency_ms"] = round(single["elapsed"] * 1000, 1)
-                single = await phase("job_single", urls[-(SINGLE_RUNS + 1) :])
-                figures["job_single_latency_ms"] = round(single["elapsed"] * 1000, 1)
-
-                # Throughput, alternating baseline and real runs so that drift on a noisy
-                # machine hits both; the medians are reported.
-                cpu = CpuMeter(server._server_pid or 0)
-                bare_rates, job_rates, ratios = [], [], []
-                for r in range(rounds):
-                    cpu.lap()
-                    bare_run = await phase("bare_many", urls[:n])
-                    bare_cpu = {**cpu.lap(), "client": round(bare_run["cpu"], 2)}
-                    job_run = await phase("job_many", urls[r * n : (r + 1) * n])
-                    job_cpu = {**cpu.lap(), "client": round(job_run["cpu"], 2)}
-                    bare_rates.append(n / bare_run["elapsed"])
-                    job_rates.append(n / job_run["elapsed"])
-                    ratios.append(job_rates[-1] / bare_rates[-1])
-                figures["bare_cpu_s_last_round"] = bare_cpu
-                figures["prepared_cpu_s_last_round"] = job_cpu
-                figures["bare_workflows_per_s"] = round(statistics.median(bare_rates), 2)
-                figures["prepared_jobs_per_s"] = round(statistics.median(job_rates), 2)
-                figures["ratio_per_round"] = [round(x, 3) for x in ratios]
-                figures["jobs_prepared"] = len(services.list_jobs(home))
-            ctx.close()
-        figures["ratio_vs_bare"] = round(statistics.median(ratios), 3)
-        figures["latency_ratio_vs_bare"] = round(
-            figures["job_single_latency_ms"] / figures["bare_single_latency_ms"], 2
-        )
+            figures["peak_rss_worker_mb"] = peak_rss_self_mb()
+            figures["peak_rss_temporal_server_mb"] = round(server_rss.stop() / 2**20, 1)
     finally:
-        figures["peak_rss_worker_mb"] = round(
-            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
-        )
-        figures["peak_rss_temporal_server_mb"] = round(server_rss.stop() / 2**20, 1)
         store.dispose()
-        server.stop()
     return figures
 
 

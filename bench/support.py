@@ -1,17 +1,84 @@
-"""What the benchmarks share: RSS and CPU meters, and the posting site served from its own
-process (it stands for the internet, whose CPU cost is not jobctrl's)."""
+"""What the benchmarks share: a fresh home, the embedded Temporal server and a jobctrl
+worker, RSS and CPU meters, helper processes (spawned, so their CPU is not the bench's)
+and the posting site served from one of them (it stands for the internet, whose CPU cost
+is not jobctrl's)."""
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
+import resource
+import tempfile
 import threading
-from collections.abc import Iterator
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from typing import Any
 
 import psutil
+from temporalio.client import Client
 
+from jobctrl import services
 from jobctrl.demo.postings import generate_postings
+from jobctrl.demo.profile import DEMO_PROFILE
 from jobctrl.demo.site import DemoSite
+from jobctrl.home import Home
+from jobctrl.store.settings import Settings
+from jobctrl.store.store import Store
+from jobctrl.worker.connection import connect
+from jobctrl.worker.devserver import EmbeddedTemporal
+from jobctrl.worker.run import build_worker
+
+# Settings for a bench that fetches from its own loopback servers as fast as they answer.
+LOOPBACK_FETCH = {"fetch.allow_hosts": ["127.0.0.1"], "fetch.min_host_interval_seconds": 0.0}
+
+
+def fresh_home(
+    prefix: str = "jobctrl-bench-", settings: Mapping[str, Any] | None = None
+) -> tuple[Home, Store]:
+    """A new home in a temporary directory, made this process's (``JOBCTRL_HOME``, a task
+    queue of its own, no outside Temporal server), with the demo profile and ``settings``
+    set in order; returns it and its open store."""
+    os.environ["JOBCTRL_HOME"] = tempfile.mkdtemp(prefix=prefix)
+    os.environ.pop("JOBCTRL_TEMPORAL_ADDRESS", None)
+    os.environ["JOBCTRL_TASK_QUEUE"] = f"bench-{uuid.uuid4().hex[:8]}"
+    home = Home.resolve()
+    services.init_home(home, profile=DEMO_PROFILE)
+    store = Store.open(home)
+    stored = Settings(store)
+    for key, value in (settings or {}).items():
+        stored.set_value(key, value)
+    return home, store
+
+
+@contextlib.asynccontextmanager
+async def embedded_temporal(home: Home) -> AsyncIterator[tuple[Client, int]]:
+    """The embedded Temporal server of ``home`` (history on disk), stopped on exit; yields
+    a client of it and the server's pid."""
+    server = EmbeddedTemporal(home)
+    await server.ensure()
+    try:
+        yield await connect(home), server._server_pid or 0
+    finally:
+        server.stop()
+
+
+@contextlib.asynccontextmanager
+async def jobctrl_worker(
+    client: Client, store: Store, home: Home, **options: Any
+) -> AsyncIterator[None]:
+    """A jobctrl worker (``build_worker``'s ``options``) running in this process."""
+    worker, ctx = build_worker(client, store, home, **options)
+    try:
+        async with worker:
+            yield
+    finally:
+        ctx.close()
+
+
+def peak_rss_self_mb() -> float:
+    """This process's peak RSS so far, in MB."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 class PeakRss:
@@ -50,7 +117,27 @@ class CpuMeter:
         return lap
 
 
-def _serve(n: int, seed: int, queue: multiprocessing.Queue) -> None:
+@contextlib.contextmanager
+def spawned(
+    target: Callable[..., None], *args: Any, timeout: float = 60
+) -> Iterator[tuple[Any, int]]:
+    """``target(*args, queue)`` in a spawned daemon process, ended on exit; yields the first
+    thing it puts on ``queue`` (its URL, once it serves) and its pid."""
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=target, args=(*args, queue), daemon=True)
+    proc.start()
+    try:
+        yield queue.get(timeout=timeout), proc.pid or 0
+    finally:
+        proc.terminate()
+        proc.join(10)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+
+
+def _serve_postings(n: int, seed: int, queue: multiprocessing.Queue) -> None:
     with DemoSite(extra_pages=generate_postings(n, seed=seed)) as site:
         queue.put(site.base_url)
         threading.Event().wait()
@@ -59,12 +146,5 @@ def _serve(n: int, seed: int, queue: multiprocessing.Queue) -> None:
 @contextlib.contextmanager
 def posting_site(n: int, seed: int) -> Iterator[str]:
     """``n`` generated postings served from a spawned process; yields its base URL."""
-    ctx = multiprocessing.get_context("spawn")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=_serve, args=(n, seed, queue), daemon=True)
-    proc.start()
-    try:
-        yield queue.get(timeout=30)
-    finally:
-        proc.terminate()
-        proc.join()
+    with spawned(_serve_postings, n, seed, timeout=30) as (base_url, _):
+        yield base_url
