@@ -114,6 +114,11 @@ def _parse(path: Path) -> Config:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark else ""
         raise ConfigError(f"{path} is not valid YAML{where}", code="configuration") from None
+    return _validated(path, data)
+
+
+def _validated(path: Path, data: Any) -> Config:
+    """``data`` as a Config, or ConfigError naming the file and the first problem."""
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
@@ -141,12 +146,7 @@ def _edit(home: Home, change: Callable[[Any], None]) -> None:
     path = home.config_path
     data = yaml_rt.load(path.read_text(encoding="utf-8"))
     change(data)
-    try:
-        Config.model_validate(json.loads(json.dumps(data, default=str)))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"{path}: {loc}: {first['msg']}", code="configuration") from None
+    _validated(path, json.loads(json.dumps(data, default=str)))
     tmp = path.with_suffix(".yaml.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
         yaml_rt.dump(data, fh)

@@ -424,7 +424,7 @@ def list_sources(home: Home) -> list[dict[str, Any]]:
     return [s.model_dump(by_alias=True) for s in config_mod.load_config(home).sources]
 
 
-def add_source(home: Home, kind: str, name: str, base_url: str | None) -> dict[str, Any]:
+def _source_entry(kind: str, name: str, base_url: str | None) -> dict[str, Any]:
     from jobctrl.sources.base import KINDS
 
     if kind not in KINDS:
@@ -434,13 +434,29 @@ def add_source(home: Home, kind: str, name: str, base_url: str | None) -> dict[s
     entry = {"kind": kind, "name": name.strip()}
     if base_url:
         entry["base_url"] = base_url.strip()
+    return entry
+
+
+def _add_sources(home: Home, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Append the entries not configured yet, in one edit of config.yaml; those added."""
+    added: list[dict[str, Any]] = []
 
     def change(sources: list[dict[str, Any]]) -> None:
-        if any(s.get("kind") == kind and s.get("name") == entry["name"] for s in sources):
-            raise JobctrlError(f"{kind} source {name!r} is already configured", code="exists")
-        sources.append(entry)
+        for entry in entries:
+            if not any(
+                s.get("kind") == entry["kind"] and s.get("name") == entry["name"] for s in sources
+            ):
+                sources.append(entry)
+                added.append(entry)
 
     config_mod.edit_sources(home, change)
+    return added
+
+
+def add_source(home: Home, kind: str, name: str, base_url: str | None) -> dict[str, Any]:
+    entry = _source_entry(kind, name, base_url)
+    if not _add_sources(home, [entry]):
+        raise JobctrlError(f"{kind} source {name!r} is already configured", code="exists")
     return entry
 
 
@@ -469,14 +485,9 @@ async def import_career_ops(home: Home, directory: Path) -> dict[str, Any]:
         configs, urls = read_career_ops(directory)
     except ValueError as exc:
         raise JobctrlError(str(exc), code="invalid_input") from None
-    added, skipped = [], 0
-    for cfg in configs:
-        try:
-            added.append(add_source(home, cfg.kind, cfg.name, cfg.base_url))
-        except JobctrlError as exc:
-            if exc.code != "exists":
-                raise
-            skipped += 1
+    entries = [_source_entry(c.kind, c.name, c.base_url) for c in configs]
+    added = _add_sources(home, entries) if entries else []
+    skipped = len(entries) - len(added)
     jobs_added = [(await add_job(home, url))["jobId"] for url in urls] if urls else []
     return {"sourcesAdded": added, "sourcesSkipped": skipped, "jobsAdded": jobs_added}
 
