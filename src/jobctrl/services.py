@@ -187,24 +187,10 @@ def job_view(store: Store, job_id: str) -> dict[str, Any]:
     row = jobs.job_row(store, job_id)
     stages = [_stage_view(r) for r in jobs.stage_rows(store, job_id)]
     score = jobs.score_row(store, job_id)
+    jl, rn = schema.job_list_projections, schema.report_numbers
     with store.read() as conn:
-        listed = (
-            conn.execute(
-                select(schema.job_list_projections).where(
-                    schema.job_list_projections.c.job_id == job_id
-                )
-            )
-            .mappings()
-            .first()
-        )
-    with store.read() as conn:
-        numbered = (
-            conn.execute(
-                select(schema.report_numbers).where(schema.report_numbers.c.job_id == job_id)
-            )
-            .mappings()
-            .first()
-        )
+        status = conn.execute(select(jl.c.status).where(jl.c.job_id == job_id)).scalar()
+        numbered = conn.execute(select(rn).where(rn.c.job_id == job_id)).mappings().first()
     report = (
         {"number": numbered["number"], "path": str(store.artifacts.root.parent / numbered["path"])}
         if numbered and numbered["path"]
@@ -224,7 +210,7 @@ def job_view(store: Store, job_id: str) -> dict[str, Any]:
         "url": row["url"],
         "canonicalUrl": row["canonical_url"],
         "source": row["source"],
-        "status": listed["status"] if listed else "pending",
+        "status": status or "pending",
         "title": row["title"],
         "company": row["company"],
         "location": row["location"],
