@@ -194,8 +194,12 @@ class _Linker:
         ``duplicates`` for a second listing of a job this step already linked."""
         group, _ = self.deduper.add(posting)
         job_id = self.group_jobs.get(group)
-        if job_id is None:
-            job = jobs.create_job(self.ctx.store, posting.url, source=posting.source_kind)
+        with self.ctx.store.write() as tx:  # the job, its observation and its link at once
+            job = None
+            if job_id is None:
+                job = jobs.create_job_in(tx, posting.url, source=posting.source_kind)
+            self._observe(tx, job.job_id if job else job_id, posting)
+        if job is not None:
             job_id = self.group_jobs[group] = job.job_id
             self.counts["new_jobs" if job.created else "known_jobs"] += 1
         elif job_id in self.linked:
@@ -203,54 +207,52 @@ class _Linker:
         else:
             self.counts["known_jobs"] += 1
         self.linked.add(job_id)
-        self._observe(job_id, posting)
 
-    def _observe(self, job_id: str, posting: DiscoveredPosting) -> None:
+    def _observe(self, tx: WriteTx, job_id: str, posting: DiscoveredPosting) -> None:
         now = utcnow()
         so = schema.source_observations
-        with self.ctx.store.write() as tx:
-            upsert(
-                tx.conn,
-                so,
-                {
-                    "job_id": job_id,
-                    "source_kind": posting.source_kind,
-                    "source_name": posting.source_name,
-                    "external_id": posting.external_id,
-                    "url": posting.url,
-                    "title": posting.title,
-                    "company": posting.company,
-                    "location": posting.location,
-                    "first_seen_at": now,
-                    "last_seen_at": now,
-                    "last_run_id": self.ref.run_id,
-                },
-                keys=["job_id", "source_kind", "source_name", "url"],
-                update=[
-                    "last_seen_at",
-                    "last_run_id",
-                    "external_id",
-                    "title",
-                    "company",
-                    "location",
-                ],
-            )
-            link_member(tx, self.ref, job_id, OBSERVED)
-            tx.append(
-                JobDiscovered(
-                    job_id=job_id,
-                    source_kind=posting.source_kind,
-                    source_name=posting.source_name,
-                    title=posting.title,
-                    company=posting.company,
-                    location=posting.location,
-                    discover_workflow_id=self.ref.workflow_id,
-                    discover_run_id=self.ref.run_id,
-                    cohort=OBSERVED,
-                ),
-                key=f"discovered:{self.ref.run_id}:{job_id}:{posting.source_kind}:"
-                f"{posting.source_name}",
-            )
+        upsert(
+            tx.conn,
+            so,
+            {
+                "job_id": job_id,
+                "source_kind": posting.source_kind,
+                "source_name": posting.source_name,
+                "external_id": posting.external_id,
+                "url": posting.url,
+                "title": posting.title,
+                "company": posting.company,
+                "location": posting.location,
+                "first_seen_at": now,
+                "last_seen_at": now,
+                "last_run_id": self.ref.run_id,
+            },
+            keys=["job_id", "source_kind", "source_name", "url"],
+            update=[
+                "last_seen_at",
+                "last_run_id",
+                "external_id",
+                "title",
+                "company",
+                "location",
+            ],
+        )
+        link_member(tx, self.ref, job_id, OBSERVED)
+        tx.append(
+            JobDiscovered(
+                job_id=job_id,
+                source_kind=posting.source_kind,
+                source_name=posting.source_name,
+                title=posting.title,
+                company=posting.company,
+                location=posting.location,
+                discover_workflow_id=self.ref.workflow_id,
+                discover_run_id=self.ref.run_id,
+                cohort=OBSERVED,
+            ),
+            key=f"discovered:{self.ref.run_id}:{job_id}:{posting.source_kind}:"
+            f"{posting.source_name}",
+        )
 
 
 def link_member(tx: WriteTx, ref: ExecutionRef, job_id: str, cohort: str) -> None:

@@ -57,36 +57,42 @@ class Claim:
 
 
 def create_job(store: Store, url: str, *, source: str = "manual") -> NewJob:
+    with store.write() as tx:
+        return create_job_in(tx, url, source=source)
+
+
+def create_job_in(tx: WriteTx, url: str, *, source: str = "manual") -> NewJob:
+    """``create_job`` inside the caller's transaction (discovery links and observes the
+    job in the same one)."""
     canonical = ids.canonical_url(url)
     key = ids.idempotency_key(canonical)
     job_id = ids.job_id_for(key)
     now = utcnow()
-    with store.write() as tx:
-        created = upsert(
-            tx.conn,
-            schema.jobs,
-            {
-                "id": job_id,
-                "idempotency_key": key,
-                "url": url.strip(),
-                "canonical_url": canonical,
-                "source": source,
-                "created_at": now,
-                "updated_at": now,
-            },
-            keys=["id"],
-        ).rowcount
-        ensure_stages(tx, job_id, PREPARATION_STAGES)
-        tx.append(
-            JobCreated(
-                job_id=job_id,
-                url=url.strip(),
-                canonical_url=canonical,
-                idempotency_key=key,
-                source=source,
-            ),
-            key=f"job-created:{key}",
-        )
+    created = upsert(
+        tx.conn,
+        schema.jobs,
+        {
+            "id": job_id,
+            "idempotency_key": key,
+            "url": url.strip(),
+            "canonical_url": canonical,
+            "source": source,
+            "created_at": now,
+            "updated_at": now,
+        },
+        keys=["id"],
+    ).rowcount
+    ensure_stages(tx, job_id, PREPARATION_STAGES)
+    tx.append(
+        JobCreated(
+            job_id=job_id,
+            url=url.strip(),
+            canonical_url=canonical,
+            idempotency_key=key,
+            source=source,
+        ),
+        key=f"job-created:{key}",
+    )
     return NewJob(job_id, key, canonical, bool(created))
 
 
