@@ -39,12 +39,8 @@ class DiscoverWorkflow:
     async def run(self, inp: DiscoverInput) -> DiscoverResult:
         info = workflow.info()
         ref = ExecutionRef(inp.tenant_id, info.workflow_id, info.run_id)
-        retry = RetryPolicy(
-            initial_interval=timedelta(seconds=inp.retry.initial_interval_seconds),
-            maximum_interval=timedelta(minutes=5),
-            maximum_attempts=inp.retry.max_attempts,
-        )
-        heartbeat = timedelta(seconds=inp.retry.heartbeat_timeout_seconds)
+        retry = inp.retry.policy()
+        heartbeat = inp.retry.heartbeat_timeout
         counts: dict[str, int] = {}
         failure: str | None = None
         try:

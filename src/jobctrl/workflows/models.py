@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
+
+from temporalio.common import RetryPolicy
 
 
 @dataclass(frozen=True)
@@ -12,6 +15,20 @@ class RetrySettings:
     max_attempts: int = 3
     initial_interval_seconds: float = 5.0
     heartbeat_timeout_seconds: float = 30.0
+
+    def policy(self) -> RetryPolicy:
+        """The activities' retry policy: exponential from the initial interval, at most
+        five minutes apart, ``max_attempts`` in all."""
+        return RetryPolicy(
+            initial_interval=timedelta(seconds=self.initial_interval_seconds),
+            backoff_coefficient=2.0,
+            maximum_interval=timedelta(minutes=5),
+            maximum_attempts=self.max_attempts,
+        )
+
+    @property
+    def heartbeat_timeout(self) -> timedelta:
+        return timedelta(seconds=self.heartbeat_timeout_seconds)
 
 
 @dataclass(frozen=True)

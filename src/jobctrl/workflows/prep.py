@@ -43,13 +43,8 @@ def _error_code(error: ActivityError) -> str:
 class JobPreparationWorkflow:
     @workflow.run
     async def run(self, inp: PrepInput) -> PrepResult:
-        retry = RetryPolicy(
-            initial_interval=timedelta(seconds=inp.retry.initial_interval_seconds),
-            backoff_coefficient=2.0,
-            maximum_interval=timedelta(minutes=5),
-            maximum_attempts=inp.retry.max_attempts,
-        )
-        heartbeat = timedelta(seconds=inp.retry.heartbeat_timeout_seconds)
+        retry = inp.retry.policy()
+        heartbeat = inp.retry.heartbeat_timeout
         stage_input = StageInput(inp.job_id, inp.profile_version)
         try:
             await workflow.execute_activity(
