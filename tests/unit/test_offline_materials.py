@@ -7,9 +7,9 @@ from datetime import date
 from jobctrl.demo.profile import DEMO_PROFILE
 from jobctrl.domain.profile import Experience, Profile
 from jobctrl.domain.scoring import ScoreReport
+from jobctrl.domain.truth import check_resume, numbers_in
 from jobctrl.llm.offline import score_offline
 from jobctrl.llm.offline_materials import cover_offline, tailor_offline
-from jobctrl.stages.truth import check_resume, numbers_in
 
 TODAY = date(2025, 6, 1)
 TITLE = "Senior Backend Engineer"

@@ -10,7 +10,7 @@ from jobctrl.demo.profile import DEMO_PROFILE
 from jobctrl.domain.errors import TAILOR_FABRICATION
 from jobctrl.domain.materials import TailoredExperience, TailoredResume
 from jobctrl.domain.profile import Education, Profile
-from jobctrl.stages.truth import FabricationError, assert_truthful, check_resume, numbers_in
+from jobctrl.domain.truth import FabricationError, assert_truthful, check_resume, numbers_in
 
 PROFILE = Profile(**DEMO_PROFILE)
 

@@ -1,8 +1,9 @@
 """The built-in offline scoring provider: extractive requirement fit, no network, no model.
 
 It reads the requirement bullets out of a posting's plain-text description, looks for the
-skills and tools each one asks for (a curated vocabulary with aliases, plus the profile's own
-skills), years of experience and degrees, and quotes the profile lines that meet them.
+skills and tools each one asks for (the shared vocabulary of ``domain.vocabulary``, with
+aliases, plus the profile's own skills), years of experience and degrees, and quotes the
+profile lines that meet them.
 Everything is deterministic: the only clock is the optional ``today`` argument.
 
 Thresholds, in one place:
@@ -33,6 +34,16 @@ from datetime import date
 
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import Evidence, RequirementFit, ScoreReport
+from jobctrl.domain.vocabulary import (
+    GENERIC_TERMS,
+    NUMBER_WORDS,
+    STOPWORDS,
+    TERMS,
+    WORD_LEFT,
+    WORD_RIGHT,
+    Term,
+    significant_words,
+)
 
 __all__ = ["MODEL", "PROVIDER", "extract_requirements", "score_offline", "verdict_for"]
 
@@ -180,205 +191,7 @@ def extract_requirements(description: str) -> list[tuple[str, str]]:
     return out
 
 
-# -- the vocabulary --------------------------------------------------------------------------
-# key -> (label, alias patterns). Patterns are matched case-insensitively between word
-# boundaries that also treat "+" and "#" as word characters (so "c++" and "c#" work);
-# (?-i:...) marks the few aliases that are only safe with their capitalisation.
-
-_VOCAB: dict[str, tuple[str, tuple[str, ...]]] = {
-    # languages
-    "python": ("Python", (r"python",)),
-    "javascript": ("JavaScript", (r"javascript", r"js", r"ecmascript")),
-    "typescript": ("TypeScript", (r"typescript", r"ts")),
-    "go": ("Go", (r"golang", r"(?-i:Go)(?!-)")),
-    "java": ("Java", (r"java",)),
-    "kotlin": ("Kotlin", (r"kotlin",)),
-    "scala": ("Scala", (r"scala",)),
-    "rust": ("Rust", (r"rust",)),
-    "c++": ("C++", (r"c\+\+", r"cpp")),
-    "c#": ("C#", (r"c#", r"csharp")),
-    "dotnet": (".NET", (r"\.net", r"dotnet", r"asp\.net")),
-    "ruby": ("Ruby", (r"ruby",)),
-    "php": ("PHP", (r"php",)),
-    "swift": ("Swift", (r"(?-i:Swift)",)),
-    "html": ("HTML", (r"html5?",)),
-    "css": ("CSS", (r"css3?", r"sass", r"tailwind")),
-    "sql": ("SQL", (r"sql", r"t-sql")),
-    # frameworks and libraries
-    "django": ("Django", (r"django",)),
-    "flask": ("Flask", (r"flask",)),
-    "fastapi": ("FastAPI", (r"fast-?api",)),
-    "rails": ("Ruby on Rails", (r"ruby on rails", r"rails")),
-    "spring": ("Spring", (r"spring(?: boot)?",)),
-    "react": ("React", (r"react(?:\.js|js)?", r"react native")),
-    "vue": ("Vue", (r"vue(?:\.js|js)?",)),
-    "angular": ("Angular", (r"angular(?:js)?",)),
-    "node": ("Node.js", (r"node(?:\.js|js)?",)),
-    "nextjs": ("Next.js", (r"next\.?js",)),
-    "graphql": ("GraphQL", (r"graphql",)),
-    "rest apis": ("REST APIs", (r"(?-i:REST)(?: ?apis?)?", r"restful(?: apis?)?", r"apis?")),
-    "grpc": ("gRPC", (r"grpc",)),
-    "microservices": ("microservices", (r"micro-?services?",)),
-    "pandas": ("pandas", (r"pandas",)),
-    "numpy": ("NumPy", (r"numpy",)),
-    # data
-    "postgresql": ("PostgreSQL", (r"postgres(?:ql)?", r"psql")),
-    "mysql": ("MySQL", (r"mysql", r"mariadb")),
-    "sqlite": ("SQLite", (r"sqlite",)),
-    "nosql": ("NoSQL", (r"nosql",)),
-    "mongodb": ("MongoDB", (r"mongo(?:db)?",)),
-    "redis": ("Redis", (r"redis",)),
-    "elasticsearch": ("Elasticsearch", (r"elastic(?:search)?", r"opensearch")),
-    "kafka": ("Kafka", (r"kafka",)),
-    "rabbitmq": ("RabbitMQ", (r"rabbitmq", r"amqp")),
-    "event streaming": (
-        "event streaming",
-        (r"event[- ]streaming", r"event[- ]driven", r"stream processing"),
-    ),
-    "spark": ("Spark", (r"(?:apache |py)?spark",)),
-    "hadoop": ("Hadoop", (r"hadoop", r"hive")),
-    "airflow": ("Airflow", (r"airflow",)),
-    "dagster": ("Dagster", (r"dagster",)),
-    "dbt": ("dbt", (r"dbt",)),
-    "snowflake": ("Snowflake", (r"snowflake",)),
-    "bigquery": ("BigQuery", (r"big ?query",)),
-    "redshift": ("Redshift", (r"redshift",)),
-    "databricks": ("Databricks", (r"databricks",)),
-    "data warehouse": ("data warehousing", (r"data ?warehous\w*", r"warehouse")),
-    "etl": ("data pipelines", (r"etl", r"elt", r"(?:data|batch|streaming|event) pipelines?")),
-    "data modeling": ("data modelling", (r"data model(?:l?ing|s)?", r"dimensional model\w*")),
-    "data analysis": ("data analysis", (r"data analy\w+", r"analytics")),
-    "tableau": ("Tableau", (r"tableau",)),
-    "power bi": ("Power BI", (r"power ?bi",)),
-    "looker": ("Looker", (r"looker",)),
-    "excel": ("Excel", (r"(?-i:Excel)", r"spreadsheets?")),
-    # infrastructure
-    "docker": ("Docker", (r"docker", r"containeri[sz]\w*", r"podman")),
-    "kubernetes": ("Kubernetes", (r"kubernetes", r"k8s", r"eks", r"gke", r"aks", r"openshift")),
-    "helm": ("Helm", (r"helm",)),
-    "terraform": ("Terraform", (r"terraform",)),
-    "ansible": ("Ansible", (r"ansible",)),
-    "pulumi": ("Pulumi", (r"pulumi",)),
-    "infrastructure as code": ("infrastructure as code", (r"infrastructure as code", r"iac")),
-    "aws": ("AWS", (r"aws", r"amazon web services", r"ec2", r"s3")),
-    "gcp": ("GCP", (r"gcp", r"google cloud(?: platform)?")),
-    "azure": ("Azure", (r"azure",)),
-    "cloud": ("cloud", (r"cloud(?:[- ]native)?",)),
-    "ci/cd": (
-        "CI/CD",
-        (
-            r"ci\s*/\s*cd",
-            r"continuous (?:integration|delivery|deployment)",
-            r"github actions",
-            r"gitlab ci",
-            r"jenkins",
-            r"circleci",
-        ),
-    ),
-    "git": ("Git", (r"git", r"github", r"gitlab")),
-    "linux": ("Linux", (r"linux", r"unix")),
-    "observability": ("observability", (r"observability", r"monitoring", r"alerting")),
-    "prometheus": ("Prometheus", (r"prometheus",)),
-    "grafana": ("Grafana", (r"grafana",)),
-    "opentelemetry": ("OpenTelemetry", (r"opentelemetry", r"otel")),
-    "sre": ("site reliability", (r"site reliability", r"sre")),
-    "infrastructure": ("infrastructure", (r"infrastructure", r"platform engineering", r"devops")),
-    "on-call": ("on-call", (r"on-?call",)),
-    "argo": ("Argo CD", (r"argo ?cd", r"argo")),
-    "ebpf": ("eBPF", (r"ebpf",)),
-    "security": ("security", (r"security", r"owasp")),
-    "distributed systems": ("distributed systems", (r"distributed systems?",)),
-    "system design": ("system design", (r"system design", r"software architecture")),
-    "testing": (
-        "automated testing",
-        (r"(?:automated|unit|integration|contract) tests?", r"test automation", r"tdd", r"pytest"),
-    ),
-    "code review": ("code review", (r"code reviews?",)),
-    "backend": ("backend development", (r"back-?end",)),
-    "frontend": ("frontend development", (r"front-?end",)),
-    "ios": ("iOS", (r"ios",)),
-    "android": ("Android", (r"android",)),
-    # machine learning and data science
-    "machine learning": ("machine learning", (r"machine learning", r"ml")),
-    "deep learning": ("deep learning", (r"deep learning", r"neural networks?")),
-    "ai": ("AI", (r"ai", r"artificial intelligence")),
-    "llms": ("LLMs", (r"llms?", r"large language models?")),
-    "nlp": ("NLP", (r"nlp", r"natural language processing")),
-    "computer vision": ("computer vision", (r"computer vision",)),
-    "pytorch": ("PyTorch", (r"pytorch", r"torch")),
-    "tensorflow": ("TensorFlow", (r"tensorflow", r"keras")),
-    "jax": ("JAX", (r"jax",)),
-    "scikit-learn": ("scikit-learn", (r"scikit-learn", r"sklearn")),
-    "statistics": ("statistics", (r"statistic(?:s|al)", r"probability")),
-    "data science": ("data science", (r"data scien\w+",)),
-    "a/b testing": ("A/B testing", (r"a/b test\w*", r"experimentation")),
-    "publications": (
-        "publications",
-        (r"publications?", r"published", r"neurips", r"icml", r"iclr"),
-    ),
-    "distributed training": ("distributed training", (r"distributed training",)),
-    # product, design and business
-    "figma": ("Figma", (r"figma",)),
-    "design systems": ("design systems", (r"design systems?", r"component librar\w+")),
-    "prototyping": ("prototyping", (r"prototyp\w+",)),
-    "user research": (
-        "user research",
-        (r"user research", r"usability test\w*", r"user interviews"),
-    ),
-    "ux": ("UX design", (r"ux", r"user experience", r"interaction design")),
-    "product design": ("product design", (r"product design",)),
-    "product management": ("product management", (r"product management", r"product manag\w+")),
-    "project management": ("project management", (r"project management", r"program management")),
-    "agile": ("agile", (r"agile", r"scrum", r"kanban")),
-    "leadership": (
-        "leadership",
-        (
-            r"leadership",
-            r"led",
-            r"lead(?:ing)? (?:a |the )?teams?",
-            r"team lead",
-            r"tech(?:nical)? lead",
-        ),
-    ),
-    "people management": (
-        "people management",
-        (
-            r"people management",
-            r"manag(?:e|es|ed|ing) (?:a )?(?:team|teams|engineers|people)",
-            r"line manag\w+",
-            r"direct reports",
-            r"performance reviews",
-        ),
-    ),
-    "mentoring": ("mentoring", (r"mentor\w*", r"coach\w*")),
-    "hiring": ("hiring", (r"hiring", r"recruit\w*", r"interviewing")),
-    "communication": ("communication", (r"communicat\w+", r"presentation skills")),
-    "collaboration": ("collaboration", (r"collaborat\w+", r"cross-functional\w*")),
-    "stakeholder management": ("stakeholder management", (r"stakeholders?",)),
-    "sales": ("sales", (r"sales", r"business development")),
-    "salesforce": ("Salesforce", (r"salesforce",)),
-    "crm": ("CRM", (r"crm",)),
-    "seo": ("SEO", (r"seo",)),
-    "marketing": ("marketing", (r"marketing",)),
-    "customer success": ("customer success", (r"customer success", r"account management")),
-    "payments": ("payments", (r"payments?", r"fintech", r"banking")),
-    "e-commerce": ("e-commerce", (r"e-?commerce", r"online retail")),
-    "logistics": ("logistics", (r"logistics", r"freight", r"supply chain", r"shipping")),
-    "german": ("German", (r"(?-i:German)",)),
-    "french": ("French", (r"(?-i:French)",)),
-    "spanish": ("Spanish", (r"(?-i:Spanish)",)),
-}
-
-# Broad areas rather than skills: they count when a requirement names nothing more specific,
-# so "Java or Kotlin backend services" is not met by "backend" alone.
-_GENERIC = frozenset(
-    {
-        *("backend", "frontend", "cloud", "infrastructure", "sre", "etl", "observability"),
-        *("testing", "security", "microservices", "rest apis", "data warehouse", "data modeling"),
-        *("data analysis", "event streaming", "infrastructure as code", "distributed systems"),
-        *("system design", "ai"),
-    }
-)
+# -- what a known term implies ---------------------------------------------------------------
 
 # Knowing the left-hand side counts as evidence for the right-hand side.
 _IMPLIES: dict[str, tuple[str, ...]] = {
@@ -431,33 +244,11 @@ _IMPLIES: dict[str, tuple[str, ...]] = {
     "figma": ("prototyping",),
 }
 
-_LEFT = r"(?<![\w+#])"
-_RIGHT = r"(?![\w+#])"
 
+# -- years, degrees and alternatives ---------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Term:
-    key: str
-    label: str
-    pattern: re.Pattern[str]
-
-
-def _compile(aliases: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(_LEFT + "(?:" + "|".join(aliases) + ")" + _RIGHT, re.IGNORECASE)
-
-
-_TERMS: tuple[_Term, ...] = tuple(
-    _Term(key, label, _compile(aliases)) for key, (label, aliases) in _VOCAB.items()
-)
-
-# -- years, degrees and plain words ----------------------------------------------------------
-
-_NUMBER_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15,
-}  # fmt: skip
 _YEARS = re.compile(
-    r"(?<![\w.])(\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")\s*(?:\+|plus)?\s*"
+    r"(?<![\w.])(\d{1,2}|" + "|".join(NUMBER_WORDS) + r")\s*(?:\+|plus)?\s*"
     r"(?:(?:-|–|to)\s*\d{1,2}\s*)?(?:\+\s*)?(?:or more\s+)?(?:years?|yrs?)\b",
     re.IGNORECASE,
 )
@@ -484,41 +275,9 @@ _ALTERNATIVES = re.compile(
     r"\bor\b|\bone of\b|\bany of\b|such as|e\.g\.|for example|\bsimilar\b|\w\s*/\s*\w", re.I
 )
 _NOT_ALTERNATIVES = re.compile(r"ci\s*/\s*cd|a/b", re.I)  # slashes that are not "or"
-# Words that say nothing about a skill; a word list reads better as text than as literals.
-_STOPWORDS = frozenset(
-    """a an the and or of to in on for with at by from as is are be been being it its this that
-    these those you your we our they their us who what which will would can could should must
-    have has had do does did not no but if so than then into about over under within across
-    per via etc eg e.g ie i.e plus also other others such some any all more most very well
-    experience experienced strong solid proven good great excellent deep broad able ability
-    skills skill knowledge understanding familiarity background track record years year
-    work working team teams including include includes related field similar new using use
-    hands-on hands professional environment demonstrated comfortable enjoy love like nice
-    bonus preferred ideally required requirement requirements least at minimum someone
-    people things way ways want passion passionate desire eager interest interested""".split()  # noqa: SIM905
-)
 _SENIORITY = frozenset(
     ["senior", "junior", "lead", "staff", "principal", "head", "sr", "jr", "ii", "iii", "iv", "mid"]
 )
-_WORD = re.compile(r"[a-z0-9][a-z0-9+#]*")
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
-
-
-def _significant_words(text: str) -> list[str]:
-    out: list[str] = []
-    for word in _WORD.findall(text.lower()):
-        if word in _STOPWORDS or len(word) < 3 or word.isdigit():
-            continue
-        stem = _stem(word)
-        if stem not in out:
-            out.append(stem)
-    return out
 
 
 def _parse_month(value: str, today: date, *, end: bool) -> int | None:
@@ -550,7 +309,7 @@ class _ProfileIndex:
     sources: list[_Source]
     terms: dict[str, list[_Source]]  # term key -> sources that show it (directly or implied)
     labels: dict[str, str]
-    extra_terms: list[_Term]  # the profile's own skills that are not in the vocabulary
+    extra_terms: list[Term]  # the profile's own skills that are not in the vocabulary
     years: float
     degree_level: int
     education: list[_Source]
@@ -592,20 +351,20 @@ def _index_profile(profile: Profile, today: date) -> _ProfileIndex:
         if exp.company.strip():
             sources.append(_Source("experience", f"experience[{i}].company", exp.company, 5))
 
-    known = {t.key for t in _TERMS}
-    extra: list[_Term] = []
+    known = {t.key for t in TERMS}
+    extra: list[Term] = []
     for skill in profile.skills:
         name = skill.strip()
-        if len(name) < 2 or name.lower() in _STOPWORDS or name.lower() in known:
+        if len(name) < 2 or name.lower() in STOPWORDS or name.lower() in known:
             continue
-        if any(t.pattern.search(name) for t in _TERMS):
+        if any(t.pattern.search(name) for t in TERMS):
             continue
-        pattern = re.compile(_LEFT + re.escape(name) + _RIGHT, re.IGNORECASE)
-        extra.append(_Term(f"skill:{name.lower()}", name, pattern))
+        pattern = re.compile(WORD_LEFT + re.escape(name) + WORD_RIGHT, re.IGNORECASE)
+        extra.append(Term(f"skill:{name.lower()}", name, pattern))
 
     terms: dict[str, list[_Source]] = {}
     everything = "\n".join(s.text for s in sources)
-    for term in (*_TERMS, *extra):
+    for term in (*TERMS, *extra):
         if not term.pattern.search(everything):  # one search rules out most terms
             continue
         hits = [s for s in sources if term.pattern.search(s.text)]
@@ -643,8 +402,8 @@ def _index_profile(profile: Profile, today: date) -> _ProfileIndex:
             current_end = max(current_end, end)
     months += max(0, current_end - current_start)
 
-    title_words = {w for e in profile.experience for w in _significant_words(e.title)}
-    labels = {t.key: t.label for t in (*_TERMS, *extra)}
+    title_words = {w for e in profile.experience for w in significant_words(e.title)}
+    labels = {t.key: t.label for t in (*TERMS, *extra)}
     return _ProfileIndex(
         sources=sources,
         terms=terms,
@@ -667,9 +426,9 @@ class _Check:
     missing: list[str]  # short labels for the summary
 
 
-def _terms_in(text: str, index: _ProfileIndex) -> list[_Term]:
-    found: list[tuple[int, _Term]] = []
-    for term in (*_TERMS, *index.extra_terms):
+def _terms_in(text: str, index: _ProfileIndex) -> list[Term]:
+    found: list[tuple[int, Term]] = []
+    for term in (*TERMS, *index.extra_terms):
         match = term.pattern.search(text)
         if match:
             found.append((match.start(), term))
@@ -677,7 +436,7 @@ def _terms_in(text: str, index: _ProfileIndex) -> list[_Term]:
     return [term for _, term in found]
 
 
-def _evidence(source: _Source, term: _Term | None) -> Evidence:
+def _evidence(source: _Source, term: Term | None) -> Evidence:
     text = source.text
     if source.source == "summary" and term is not None:
         text = _summary_sentence(text, term.pattern)
@@ -704,7 +463,7 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
             matched_terms.append(term.label)
             add(_evidence(index.terms[term.key][0], term))
         # Judge on the specific terms when there are any; broad areas only support them.
-        judged = [t for t in terms if t.key not in _GENERIC] or terms
+        judged = [t for t in terms if t.key not in GENERIC_TERMS] or terms
         judged_met = [t for t in judged if t.key in index.terms]
         alternatives = _ALTERNATIVES.search(_NOT_ALTERNATIVES.sub(" ", text))
         need = 1 if alternatives else math.ceil(len(judged) / 2)  # any one, or half
@@ -713,7 +472,7 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
             missing.extend(t.label for t in judged if t.key not in index.terms)
 
     years = [
-        int(m.group(1)) if m.group(1).isdigit() else _NUMBER_WORDS[m.group(1).lower()]
+        int(m.group(1)) if m.group(1).isdigit() else NUMBER_WORDS[m.group(1).lower()]
         for m in _YEARS.finditer(text)
     ]
     if years:
@@ -746,10 +505,10 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
         groups.append(ok)
 
     if not groups:
-        words = _significant_words(text)
+        words = significant_words(text)
         best: tuple[int, _Source | None, list[str]] = (0, None, [])
         for source in index.sources:
-            source_words = set(_significant_words(source.text))
+            source_words = set(significant_words(source.text))
             common = [w for w in words if w in source_words]
             if len(common) > best[0]:
                 best = (len(common), source, common)
@@ -849,7 +608,7 @@ def score_offline(
     earned = sum(w for w, c in zip(weights, checks, strict=True) if c.fit.matched)
     score = 100 * earned / sum(weights)
     if title:
-        title_words = set(_significant_words(title)) - _SENIORITY
+        title_words = set(significant_words(title)) - _SENIORITY
         if title_words:
             score += 5 * len(title_words & index.title_words) / len(title_words)
     final = min(100, round(score))

@@ -5,7 +5,7 @@ reorders: experience stays most-recent first, as in the profile; each role's bul
 ordered by how many matched requirements quote them as evidence (ties keep profile order)
 and cut to the best ``MAX_BULLETS``; skills the report matched come first. The headline is
 the most recent title the person held, never the posting's title. The result passes
-``stages.truth.check_resume`` by construction.
+``domain.truth.check_resume`` by construction.
 
 The cover letter quotes the profile's own bullets as evidence for up to three matched
 requirements, names a missing must-have honestly (or says nothing), and is trimmed to
@@ -19,8 +19,8 @@ import re
 from jobctrl.domain.materials import CoverLetter, TailoredExperience, TailoredResume
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import RequirementFit, ScoreReport
-from jobctrl.llm.offline import _GENERIC, _TERMS
-from jobctrl.stages.truth import profile_text
+from jobctrl.domain.truth import profile_text
+from jobctrl.domain.vocabulary import GENERIC_TERMS, TERMS, term_for
 
 __all__ = ["MAX_BULLETS", "MAX_EVIDENCE_SENTENCES", "cover_offline", "tailor_offline"]
 
@@ -71,7 +71,7 @@ def _skill_order(profile: Profile, report: ScoreReport) -> list[str]:
     def matched(i: int, skill: str) -> bool:
         if i in quoted or skill.casefold() in labels:
             return True
-        term = next((t for t in _TERMS if t.pattern.fullmatch(skill.strip())), None)
+        term = term_for(skill)
         return term is not None and term.label.casefold() in labels
 
     ranked = sorted(enumerate(profile.skills), key=lambda p: (not matched(*p), p[0]))
@@ -128,7 +128,7 @@ def _in_first_person(bullet: str) -> str:
 
 
 def _evidence_sentences(profile: Profile, report: ScoreReport) -> list[str]:
-    known = {t.label.casefold() for t in _TERMS} | {s.casefold() for s in profile.skills}
+    known = {t.label.casefold() for t in TERMS} | {s.casefold() for s in profile.skills}
     fits = sorted(_matched(report), key=lambda fit: fit.kind != "must")  # stable: musts first
     used: set[tuple[int, int]] = set()
     sentences: list[str] = []
@@ -175,8 +175,8 @@ def _gap_sentence(profile: Profile, report: ScoreReport) -> str:
             continue
         missing = [
             t.label
-            for t in _TERMS
-            if t.key not in _GENERIC
+            for t in TERMS
+            if t.key not in GENERIC_TERMS
             and t.pattern.search(fit.requirement)
             and not t.pattern.search(corpus)
             and not any(c.isdigit() for c in t.label)

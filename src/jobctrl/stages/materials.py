@@ -23,12 +23,12 @@ from jobctrl.domain.materials import CoverLetter, TailoredResume
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import Stage
+from jobctrl.domain.truth import assert_truthful
 from jobctrl.llm import lanes, prompts
 from jobctrl.llm.offline_materials import cover_offline, tailor_offline
 from jobctrl.render.pdf import render_cover_letter, render_resume
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.owned import run_owned
-from jobctrl.stages.truth import assert_truthful
 from jobctrl.store import jobs, profiles, schema
 from jobctrl.store.store import Store, utcnow
 

@@ -11,8 +11,8 @@ A tailored resume may select, order and rephrase the profile's facts, never add 
 - ``unknown_degree``: an education entry's (institution, degree, field) is not the profile's;
 - ``unknown_skill``: a listed skill is not one of the profile's skills and does not occur in
   the profile's own text (summary, titles, bullets, skills, degrees). Matching is on word
-  boundaries; a skill the offline scorer's vocabulary knows also matches its aliases
-  ("K8s" is supported by "Kubernetes", "Go" needs its capital letter);
+  boundaries; a skill the shared vocabulary (``domain.vocabulary``) knows also matches its
+  aliases ("K8s" is supported by "Kubernetes", "Go" needs its capital letter);
 - ``invented_fact``: a bullet (or the summary or headline) says more than the profile:
   1. every number in a bullet (digits, or the words two..fifteen) must occur in the profile's
      bullets for that company or in the profile summary; numbers in the summary or headline
@@ -38,7 +38,14 @@ from typing import Literal
 from jobctrl.domain.errors import TAILOR_FABRICATION, StageError
 from jobctrl.domain.materials import TailoredResume
 from jobctrl.domain.profile import Experience, Profile
-from jobctrl.llm.offline import _LEFT, _NUMBER_WORDS, _RIGHT, _TERMS, _significant_words, _Term
+from jobctrl.domain.vocabulary import (
+    NUMBER_WORDS,
+    TERMS,
+    WORD_LEFT,
+    WORD_RIGHT,
+    significant_words,
+    term_for,
+)
 
 __all__ = [
     "FabricationError",
@@ -66,7 +73,7 @@ _SOFT_TERMS = frozenset({"collaboration", "communication", "stakeholder manageme
 _PRESENT = frozenset({"", "present", "current", "now", "today", "ongoing"})
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NUMBER_WORD = re.compile(
-    r"\b(" + "|".join(w for w in _NUMBER_WORDS if w != "one") + r")\b", re.IGNORECASE
+    r"\b(" + "|".join(w for w in NUMBER_WORDS if w != "one") + r")\b", re.IGNORECASE
 )
 
 
@@ -106,7 +113,7 @@ def numbers_in(text: str) -> set[str]:
     for raw in _NUMBER.findall(text):
         value = raw.replace(",", "")
         out.add(value if "." in value else str(int(value)))
-    out.update(str(_NUMBER_WORDS[w.lower()]) for w in _NUMBER_WORD.findall(text))
+    out.update(str(NUMBER_WORDS[w.lower()]) for w in _NUMBER_WORD.findall(text))
     return out
 
 
@@ -120,24 +127,20 @@ def profile_text(profile: Profile) -> str:
     return "\n".join(p for p in parts if p.strip())
 
 
-def _vocab_term(skill: str) -> _Term | None:
-    return next((t for t in _TERMS if t.pattern.fullmatch(skill.strip())), None)
-
-
 def _skill_supported(skill: str, profile: Profile, corpus: str) -> bool:
     if _norm(skill) in {_norm(s) for s in profile.skills}:
         return True
-    term = _vocab_term(skill)
+    term = term_for(skill)
     if term is not None:
         return bool(term.pattern.search(corpus))
-    literal = re.compile(_LEFT + re.escape(skill.strip()) + _RIGHT, re.IGNORECASE)
+    literal = re.compile(WORD_LEFT + re.escape(skill.strip()) + WORD_RIGHT, re.IGNORECASE)
     return bool(skill.strip()) and bool(literal.search(corpus))
 
 
 def _unsupported_terms(text: str, allowed: str) -> list[str]:
     return [
         t.label
-        for t in _TERMS
+        for t in TERMS
         if t.key not in _SOFT_TERMS and t.pattern.search(text) and not t.pattern.search(allowed)
     ]
 
@@ -157,10 +160,10 @@ def _claims(where: str, text: str, numbers: set[str], allowed: str) -> list[Viol
 
 
 def _overlaps(bullet: str, role_bullets: list[str]) -> bool:
-    words = _significant_words(bullet)
+    words = significant_words(bullet)
     if not words:
         return True  # nothing but numbers and terms, which are checked on their own
-    sets = [set(_significant_words(b)) for b in role_bullets]
+    sets = [set(significant_words(b)) for b in role_bullets]
     best = max((sum(w in s for w in words) for s in sets), default=0)
     merged = sum(any(w in s for s in sets) for w in words)
     return best >= SINGLE_BULLET_SHARE * len(words) or merged >= MERGED_BULLET_SHARE * len(words)
