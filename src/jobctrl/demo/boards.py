@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from jobctrl.demo.postings import _COMPANIES, _description, _opening, _page
+from jobctrl.demo.postings import COMPANIES, draw_opening, posting_description, posting_page
 from jobctrl.demo.site import HOST, LoopbackServer
 
 
@@ -43,8 +43,8 @@ class Board:
 
 
 def _make_posting(rng: random.Random, company: tuple[str, str], n: int) -> DemoPosting:
-    o = _opening(rng, remote_share=0.2)
-    description = _description(rng, company, o.role, o.years)
+    o = draw_opening(rng, remote_share=0.2)
+    description = posting_description(rng, company, o.role, o.years)
     return DemoPosting(f"{n:06d}", o.title, company[0], o.location, o.remote, description)
 
 
@@ -59,9 +59,9 @@ def build_boards(
     result: list[Board] = []
     counter = 0
     for b in range(boards):
-        blurb = _COMPANIES[(b // 2) % len(_COMPANIES)]
+        blurb = COMPANIES[(b // 2) % len(COMPANIES)]
         word = blurb[0].split()[0]
-        cycle = b // (2 * len(_COMPANIES))
+        cycle = b // (2 * len(COMPANIES))
         company = f"{word}{cycle or ''}"
         board = Board(kinds[b % 3], company.lower(), company)
         if b % 2 == 1:
@@ -219,7 +219,7 @@ def _posting_page(p: DemoPosting, url: str) -> str:
             "@type": "Place",
             "address": {"addressLocality": city, "addressCountry": country},
         }
-    return _page(p.title, p.company, p.location, p.description_html, ld, url + "/apply")
+    return posting_page(p.title, p.company, p.location, p.description_html, ld, url + "/apply")
 
 
 class DemoBoards(LoopbackServer):

@@ -15,9 +15,17 @@ import random
 import re
 from typing import Any, NamedTuple
 
-__all__ = ["generate_postings"]
+__all__ = [
+    "COMPANIES",
+    "Opening",
+    "draw_opening",
+    "generate_postings",
+    "posting_description",
+    "posting_page",
+]
 
-_COMPANIES: tuple[tuple[str, str], ...] = (
+# Invented employers as (name, what it does); the demo job boards reuse them.
+COMPANIES: tuple[tuple[str, str], ...] = (
     ("Alderbrook Health", "runs virtual clinics for 2 million patients"),
     ("Brightlane Mobility", "builds routing software for city bus and tram networks"),
     ("Cinderwell Games", "makes cosy multiplayer games played by 9 million people"),
@@ -155,7 +163,12 @@ def _ul(items: list[str]) -> str:
     return "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"
 
 
-def _description(rng: random.Random, company: tuple[str, str], role: Any, years: int) -> str:
+def posting_description(rng: random.Random, company: tuple[str, str], role: Any, years: int) -> str:
+    """The HTML body of a posting for ``role`` at ``company`` (an entry of ``COMPANIES``).
+
+    About the company and the role, three duties, a "``years``+ years" line and three to five
+    must-haves, two nice-to-haves and three benefits, under headings drawn from ``rng``.
+    """
     title, duties, musts, nices = role
     name, blurb = company
     requirements = [f"{years}+ years of professional experience as a {title.lower()}."]
@@ -172,7 +185,11 @@ def _description(rng: random.Random, company: tuple[str, str], role: Any, years:
     )
 
 
-def _page(title: str, company: str, location: str, body: str, ld: Any | None, apply: str) -> str:
+def posting_page(
+    title: str, company: str, location: str, body: str, ld: Any | None, apply: str
+) -> str:
+    """A careers-site page for one posting: ``body`` under its title and location, the
+    JSON-LD ``ld`` in the head (none when ``ld`` is None) and an apply link to ``apply``."""
     script = ""
     if ld is not None:
         data = json.dumps(ld, ensure_ascii=False).replace("</", "<\\/")
@@ -189,10 +206,10 @@ def _page(title: str, company: str, location: str, body: str, ld: Any | None, ap
     )
 
 
-class _Opening(NamedTuple):
+class Opening(NamedTuple):
     """A role at a level in a place, drawn at random."""
 
-    role: Any  # an entry of _ROLES
+    role: Any  # (title, duties, must-haves, nice-to-haves) from the role table
     years: int
     title: str
     place: tuple[str, str, str]  # city, region, country
@@ -200,24 +217,25 @@ class _Opening(NamedTuple):
     location: str  # as shown: "City, CC" or "Remote (CC)"
 
 
-def _opening(rng: random.Random, remote_share: float) -> _Opening:
+def draw_opening(rng: random.Random, remote_share: float) -> Opening:
+    """A random role, level and place; remote with probability ``remote_share``."""
     role = rng.choice(_ROLES)
     level, years = rng.choice(_LEVELS)
     place = rng.choice(_LOCATIONS)
     remote = rng.random() < remote_share
     location = f"Remote ({place[2]})" if remote else f"{place[0]}, {place[2]}"
-    return _Opening(role, years, f"{level} {role[0]}".strip(), place, remote, location)
+    return Opening(role, years, f"{level} {role[0]}".strip(), place, remote, location)
 
 
 def _posting(seed: int, i: int) -> tuple[str, str]:
     rng = random.Random(f"jobctrl-demo:{seed}:{i}")
-    company = rng.choice(_COMPANIES)
-    role, years, title, (city, region, country), remote, location = _opening(rng, 0.25)
+    company = rng.choice(COMPANIES)
+    role, years, title, (city, region, country), remote, location = draw_opening(rng, 0.25)
     path = f"/jobs/{_slug(title)}-{_slug(company[0])}-{i:04d}.html"
-    body = _description(rng, company, role, years)
+    body = posting_description(rng, company, role, years)
     apply = f"{path[:-5]}/apply"
     if i % 10 == 9:  # no structured data: main-text extraction only
-        return path, _page(title, company[0], location, body, None, apply)
+        return path, posting_page(title, company[0], location, body, None, apply)
 
     posting: dict[str, Any] = {
         "@type": "JobPosting",
@@ -275,7 +293,7 @@ def _posting(seed: int, i: int) -> tuple[str, str]:
     else:
         posting["description"] = html.escape(body, quote=False)
         ld = {"@context": "https://schema.org", **posting}
-    return path, _page(title, company[0], location, body, ld, apply)
+    return path, posting_page(title, company[0], location, body, ld, apply)
 
 
 def generate_postings(n: int, seed: int = 0) -> dict[str, str]:
