@@ -150,8 +150,9 @@ async def test_bad_input_ends_in_a_stage_error_and_touches_no_other_job(
 
 
 async def test_robots_disallow_is_a_stage_error(home, worker, site):
-    site.routes["/robots.txt"] = Route(
-        body=b"User-agent: *\nDisallow: /private/\n", headers={"Content-Type": "text/plain"}
+    site.add(
+        "/robots.txt",
+        Route(body=b"User-agent: *\nDisallow: /private/\n", headers={"Content-Type": "text/plain"}),
     )
     view = await services.add_job(home, site.add("/private/job", Route(body=GOOD)), wait=True)
     assert view["stages"][0]["errorCode"] == "ENRICH_ROBOTS_DISALLOWED"

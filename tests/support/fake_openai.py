@@ -6,18 +6,21 @@ tool's call, or JSON content when it sent a ``response_format`` or no tools) wit
 ``payload``; ``malformed`` answers the same way with arguments that fail validation;
 ``rate_limited`` (429 with ``Retry-After``), ``server_error`` (500) and ``unauthorized``
 (401) answer with an OpenAI error body. ``delay`` holds every answer back (for timeouts).
-Every request is kept in ``requests``, its headers in ``headers``.
+Every POST is kept in ``requests`` (its JSON body), its headers in ``headers``. A thin layer
+over ``LoopbackServer`` (tests/support/loopback.py), which is in ``server``.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
 from typing import Any
+
+from tests.support.loopback import LoopbackServer, Request, Response
 
 PROMPT_TOKENS = 321
 COMPLETION_TOKENS = 54
+CHAT_COMPLETIONS = "/v1/chat/completions"
 
 _ERRORS: dict[str, tuple[int, str, str, dict[str, str]]] = {
     "rate_limited": (
@@ -31,13 +34,6 @@ _ERRORS: dict[str, tuple[int, str, str, dict[str, str]]] = {
 }
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        pass  # a client that timed out and hung up is expected, not a test failure
-
-
 class FakeOpenAI:
     """Use as a context manager; ``base_url`` ends in ``/v1``, as an OpenAI client expects."""
 
@@ -47,50 +43,33 @@ class FakeOpenAI:
         self.mode = mode
         self.delay = delay
         self.payload: dict[str, Any] = payload or {}
-        self.requests: list[dict[str, Any]] = []
-        self.headers: list[dict[str, str]] = []
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            disable_nagle_algorithm = True
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                fake.requests.append(body)
-                fake.headers.append({k.lower(): v for k, v in self.headers.items()})
-                if fake.delay:
-                    threading.Event().wait(fake.delay)
-                if self.path.rstrip("/") != "/v1/chat/completions":
-                    self._send(404, {"error": {"message": "not found", "type": "not_found"}})
-                elif fake.mode in _ERRORS:
-                    status, code, kind, headers = _ERRORS[fake.mode]
-                    error = {"message": f"fake {code}", "type": kind, "code": code}
-                    self._send(status, {"error": error}, headers)
-                else:
-                    self._send(200, fake.completion(body))
-
-            def _send(
-                self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None
-            ) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = _Server(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.server = LoopbackServer(fallback=self._not_found)
+        self.server.on("POST", CHAT_COMPLETIONS, self._answer)
+        self.server.on("POST", CHAT_COMPLETIONS + "/", self._answer)
+        self.url = self.server.base_url
         self.base_url = self.url + "/v1"
-        self._thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """The JSON body of every POST, in order."""
+        return [json.loads(r.body or b"{}") for r in self.server.requests if r.method == "POST"]
+
+    @property
+    def headers(self) -> list[dict[str, str]]:
+        """The headers (lower-case names) of every POST, in order."""
+        return [r.headers for r in self.server.requests if r.method == "POST"]
+
+    def _answer(self, request: Request) -> Response:
+        if self.mode in _ERRORS:
+            status, code, kind, headers = _ERRORS[self.mode]
+            error = {"message": f"fake {code}", "type": kind, "code": code}
+            return Response.json({"error": error}, status=status, headers=headers, delay=self.delay)
+        body = json.loads(request.body or b"{}")
+        return Response.json(self.completion(body), delay=self.delay)
+
+    def _not_found(self, request: Request) -> Response:
+        error = {"message": "not found", "type": "not_found"}
+        return Response.json({"error": error}, status=404, delay=self.delay)
 
     def completion(self, request: dict[str, Any]) -> dict[str, Any]:
         """The chat completion answering ``request`` in the form it asked for."""
@@ -128,9 +107,13 @@ class FakeOpenAI:
         }
 
     def __enter__(self) -> FakeOpenAI:
-        self._thread.start()
+        self.server.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.server.__exit__(exc_type, exc, tb)

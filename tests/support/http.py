@@ -1,73 +1,94 @@
-"""A loopback HTTP fixture server with programmable routes (status, headers, body)."""
+"""Loopback fixture servers for pages and JSON APIs, thin layers over ``LoopbackServer``.
+
+``FixtureServer`` serves fixed pages by path (``Route``: status, body, headers, delay) and
+allows every robots.txt reader by default; ``JsonApi`` answers JSON by path, fixed or as a
+function of the query string, so a route can page the way a provider does (Lever's
+skip/limit, SmartRecruiters' offset/limit). Both record every request and count hits per
+path (see tests/support/loopback.py). ``posting_html`` builds a job posting page.
+"""
 
 from __future__ import annotations
 
-import threading
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from tests.support.loopback import LoopbackServer, Request, Response
 
 
-@dataclass
-class Route:
-    status: int = 200
-    body: bytes = b""
-    headers: dict[str, str] = field(default_factory=lambda: {"Content-Type": "text/html"})
-    delay: float = 0.0
+@dataclass(frozen=True)
+class Route(Response):
+    """A fixed answer for one path; an HTML page unless ``headers`` says otherwise."""
+
+    headers: Mapping[str, str] = field(default_factory=lambda: {"Content-Type": "text/html"})
 
 
-class FixtureServer:
+ALLOW_ALL_ROBOTS = Route(body=b"User-agent: *\nAllow: /\n", headers={"Content-Type": "text/plain"})
+
+
+class FixtureServer(LoopbackServer):
+    """Pages by path for GET; unknown paths answer 404. Use it as a context manager."""
+
     def __init__(self) -> None:
-        self.routes: dict[str, Route] = {
-            "/robots.txt": Route(
-                body=b"User-agent: *\nAllow: /\n", headers={"Content-Type": "text/plain"}
-            )
-        }
-        self.hits: dict[str, int] = {}
-        server = self
+        super().__init__()
+        self.add("/robots.txt", ALLOW_ALL_ROBOTS)
 
-        class Handler(BaseHTTPRequestHandler):
-            disable_nagle_algorithm = True  # no 40 ms Nagle/delayed-ACK stall per response
+    def add(self, path: str, route: Response) -> str:
+        """Serve ``route`` at ``path`` (replacing what was there); the page's URL."""
+        return self.on("GET", path, route)
 
-            def do_GET(self) -> None:
-                path = self.path.split("?", 1)[0]
-                server.hits[path] = server.hits.get(path, 0) + 1
-                route = server.routes.get(path, Route(404, b"not found"))
-                if route.delay:
-                    threading.Event().wait(route.delay)
-                self.send_response(route.status)
-                for key, value in route.headers.items():
-                    self.send_header(key, value)
-                self.send_header("Content-Length", str(len(route.body)))
-                self.end_headers()
-                self.wfile.write(route.body)
 
-            def log_message(self, *args: object) -> None:
-                pass
+# A route that answers from the query string: (status, JSON payload).
+Pager = Callable[[dict[str, str]], tuple[int, Any]]
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        self.base_url = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+JSON_TYPE = "application/json; charset=utf-8"
 
-    def add(self, path: str, route: Route) -> str:
-        self.routes[path] = route
-        return self.base_url + path
 
-    def __enter__(self) -> FixtureServer:
-        self._thread.start()
-        return self
+def _json_not_found(request: Request) -> Response:
+    return Response.json({"error": "not found"}, status=404, content_type=JSON_TYPE)
 
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+
+class JsonApi(LoopbackServer):
+    """A loopback JSON API; unknown paths answer 404 with a JSON error, like the providers."""
+
+    def __init__(self) -> None:
+        super().__init__(fallback=_json_not_found)
+
+    def json(
+        self,
+        path: str,
+        payload: Any,
+        *,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+        delay: float = 0.0,
+    ) -> None:
+        reply = Response.json(
+            payload, status=status, headers=headers, delay=delay, content_type=JSON_TYPE
+        )
+        self.on("GET", path, reply)
+
+    def raw(
+        self, path: str, body: bytes, *, content_type: str = "application/json", status: int = 200
+    ) -> None:
+        self.on("GET", path, Response(status, body, {"Content-Type": content_type}))
+
+    def paged(self, path: str, pager: Pager) -> None:
+        def answer(request: Request) -> Response:
+            status, payload = pager(request.query)
+            return Response.json(payload, status=status, content_type=JSON_TYPE)
+
+        self.on("GET", path, answer)
+
+    def queries(self, path: str) -> list[dict[str, str]]:
+        """The query of every request to ``path``, in order."""
+        return [request.query for request in self.requests if request.path == path]
 
 
 def posting_html(
     title: str, company: str, requirements: list[str], *, location: str = "Berlin"
 ) -> bytes:
-    import json
-
     bullets = "".join(f"<li>{r}</li>" for r in requirements)
     ld = {
         "@context": "https://schema.org",

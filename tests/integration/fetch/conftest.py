@@ -1,5 +1,8 @@
 """Fixtures for the fetch client: loopback HTTP sites and a simulated internet.
 
+``FixtureSite`` is a ``LoopbackServer`` (tests/support/loopback.py) with shorthands for
+pages and redirects; tests that stall or trickle route a handler with ``site.on``.
+
 ``internet`` is a fake DNS plus a connector: it maps pretend public IPs (``PUBLIC_IP``) to
 fixture servers on 127.0.0.1, lets loopback addresses through, and fails the test on any
 other address, so no test can reach a non-loopback host even by accident. Names it does not
@@ -10,55 +13,24 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-import threading
-from collections import Counter
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import ExitStack
 from typing import Any
 
 import httpcore
 import pytest
 from tests.support.clock import FakeClock
+from tests.support.loopback import LoopbackServer, Response
 
 from jobctrl.fetch.safe import FetchPolicy, SafeFetcher
 
 PUBLIC_IP = "93.184.216.34"
 SECOND_PUBLIC_IP = "93.184.216.35"
 
-Responder = Callable[[BaseHTTPRequestHandler], None]
 
-
-class _QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # clients abort on purpose (size caps, deadlines); broken pipes are expected
-
-
-class FixtureSite:
-    """A loopback HTTP server whose paths answer as the test programs them."""
-
-    def __init__(self) -> None:
-        self.routes: dict[str, Responder] = {}
-        self.hits: Counter[str] = Counter()
-        self.release = threading.Event()  # set at teardown to free stalled handlers
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                path = self.path.split("?", 1)[0]
-                site.hits[path] += 1
-                site.routes.get(path, _respond(404, b"not found", "text/plain"))(self)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
-        self.port: int = self.httpd.server_address[1]
-        self._thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
+class FixtureSite(LoopbackServer):
+    """A loopback site whose GET paths answer as the test programs them (no robots.txt
+    unless routed: it answers 404, which allows everything)."""
 
     def route(
         self,
@@ -69,30 +41,12 @@ class FixtureSite:
         content_type: str = "text/html; charset=utf-8",
         headers: dict[str, str] | None = None,
     ) -> None:
-        self.routes[path] = _respond(status, body, content_type, headers)
+        self.on(
+            "GET", path, Response(status, body, {"Content-Type": content_type, **(headers or {})})
+        )
 
     def redirect(self, path: str, location: str, status: int = 302) -> None:
         self.route(path, b"", status=status, headers={"Location": location})
-
-    def stop(self) -> None:
-        self.release.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def _respond(
-    status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None
-) -> Responder:
-    def responder(handler: BaseHTTPRequestHandler) -> None:
-        handler.send_response(status)
-        handler.send_header("Content-Type", content_type)
-        for name, value in (headers or {}).items():
-            handler.send_header(name, value)
-        handler.send_header("Content-Length", str(len(body)))
-        handler.end_headers()
-        handler.wfile.write(body)
-
-    return responder
 
 
 class LoopbackInternet:
@@ -125,15 +79,8 @@ class LoopbackInternet:
 
 @pytest.fixture
 def make_site() -> Iterator[Callable[[], FixtureSite]]:
-    sites: list[FixtureSite] = []
-
-    def make() -> FixtureSite:
-        sites.append(FixtureSite())
-        return sites[-1]
-
-    yield make
-    for site in sites:
-        site.stop()
+    with ExitStack() as sites:
+        yield lambda: sites.enter_context(FixtureSite())
 
 
 @pytest.fixture

@@ -7,10 +7,11 @@ import threading
 import time
 import tracemalloc
 import zlib
+from collections.abc import Iterator
 from functools import cache
-from http.server import BaseHTTPRequestHandler
 
 import pytest
+from tests.support.loopback import Request, Response
 
 from jobctrl.domain.errors import (
     ENRICH_TIMEOUT,
@@ -110,7 +111,7 @@ def test_a_content_type_that_is_not_accepted_is_refused(make_fetcher, site) -> N
 
 
 def test_a_stalled_server_times_out(make_fetcher, site) -> None:
-    site.routes["/stall"] = lambda handler: site.release.wait(10)
+    site.on("GET", "/stall", Response(delay=10))  # no answer until the server stops
     fetcher = make_fetcher(timeout_seconds=0.5)
 
     started = time.monotonic()
@@ -124,18 +125,16 @@ def test_a_stalled_server_times_out(make_fetcher, site) -> None:
 
 def test_a_trickling_body_cannot_outlive_the_total_deadline(make_fetcher, site) -> None:
     # Each byte arrives well within a read timeout; only the total deadline stops it.
-    def trickle(handler: BaseHTTPRequestHandler) -> None:
-        handler.send_response(200)
-        handler.send_header("Content-Type", "text/html")
-        handler.send_header("Content-Length", "1000")
-        handler.end_headers()
-        for _ in range(1000):
-            if site.release.wait(0.05):
-                return
-            handler.wfile.write(b"x")
-            handler.wfile.flush()
+    def trickle(request: Request) -> Response:
+        def drip() -> Iterator[bytes]:
+            for _ in range(1000):
+                if site.stall(0.05):
+                    return
+                yield b"x"
 
-    site.routes["/slow"] = trickle
+        return Response(200, drip(), {"Content-Type": "text/html", "Content-Length": "1000"})
+
+    site.on("GET", "/slow", trickle)
     fetcher = make_fetcher(timeout_seconds=0.6)
 
     started = time.monotonic()

@@ -9,7 +9,6 @@ import ssl
 import subprocess
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -78,23 +77,16 @@ def test_tls_uses_the_url_host_name_and_verifies_the_certificate(
 
 
 def test_requests_name_us_and_keep_no_cookies(make_fetcher, site) -> None:
-    seen: list[dict[str, str]] = []
-
-    def remember(handler: BaseHTTPRequestHandler) -> None:
-        seen.append({name.lower(): value for name, value in handler.headers.items()})
-        handler.send_response(200)
-        handler.send_header("Content-Type", "text/html")
-        handler.send_header("Set-Cookie", "session=abc; Path=/")
-        handler.send_header("Content-Length", "2")
-        handler.end_headers()
-        handler.wfile.write(b"ok")
-
-    site.routes["/job"] = remember
+    site.route(
+        "/job", b"ok", content_type="text/html", headers={"Set-Cookie": "session=abc; Path=/"}
+    )
     fetcher = make_fetcher(user_agent="jobctrl-test/1")
 
     fetcher.fetch("http://public.test/job")
     fetcher.fetch("http://public.test/job")
 
+    seen = [request.headers for request in site.requests if request.path == "/job"]
+    assert len(seen) == 2
     assert seen[0]["user-agent"] == "jobctrl-test/1"
     assert seen[0]["host"] == "public.test"
     assert "br" not in seen[0]["accept-encoding"]

@@ -1,7 +1,8 @@
 """Each ATS adapter reads a loopback copy of its provider's API through the real SafeFetcher.
 
-Boards, pages and failures are served by ``JsonApi`` on 127.0.0.1 (the only host the fetcher
-may reach); the payloads are the provider-shaped ones the parser unit tests use.
+Boards, pages and failures are served by ``JsonApi`` (tests/support/http.py) on 127.0.0.1
+(the only host the fetcher may reach); the payloads are the provider-shaped ones the parser
+unit tests use.
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ import json
 import socket
 from collections.abc import Callable
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpcore
 import pytest
+from tests.support.http import JsonApi, Pager
 from tests.unit.sources.test_ats_parsing import (
     ASHBY_BOARD,
     GREENHOUSE_BOARD,
@@ -39,11 +41,8 @@ from jobctrl.sources.lever import LeverSource
 from jobctrl.sources.registry import make_source
 from jobctrl.sources.smartrecruiters import SmartRecruitersSource
 
-if TYPE_CHECKING:
-    from tests.integration.sources.conftest import JsonApi, Pager
-
 # How a test installs a board on the server: (api, path) -> None.
-Install = Callable[["JsonApi", str], None]
+Install = Callable[[JsonApi, str], None]
 
 
 def lever_pages(postings: list[dict[str, Any]]) -> Pager:
@@ -160,7 +159,7 @@ def test_an_adapter_reads_a_normal_board(kind: str, api: JsonApi, fetcher: SafeF
     assert [p.title for p in postings] == BOARDS[kind][4]
     assert all(p.source_kind == kind and p.source_name == BOARDS[kind][0] for p in postings)
     assert all(p.url.startswith(("https://", api.base_url)) for p in postings)
-    assert api.requests == [(path, QUERIES[kind])]
+    assert [(r.path, r.query) for r in api.requests] == [(path, QUERIES[kind])]
 
 
 @pytest.mark.parametrize("kind", KINDS)
