@@ -27,6 +27,8 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
 
 format: $(STAMP)
 	$(BIN)/ruff format src tests bench

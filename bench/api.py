@@ -42,6 +42,7 @@ from sqlalchemy import event, func, select
 
 import jobctrl
 from jobctrl.domain import ids
+from jobctrl.domain.clock import utcnow
 from jobctrl.domain.errors import ENRICH_TIMEOUT, MIN_SCORE, PROVIDER_UNAVAILABLE
 from jobctrl.domain.events import (
     JobCreated,
@@ -53,8 +54,9 @@ from jobctrl.domain.events import (
 )
 from jobctrl.domain.stages import LATER_STAGES, PREPARATION_STAGES
 from jobctrl.home import Home
-from jobctrl.store import jobs, schema
-from jobctrl.store.store import Store, WriteTx, upsert, utcnow
+from jobctrl.store import jobs, schema, stage_states
+from jobctrl.store.db import upsert
+from jobctrl.store.store import Store, WriteTx
 from support import CpuMeter, PeakRss, fresh_home, spawned
 
 SEED = 5
@@ -158,7 +160,7 @@ def _add_job(
     for stage, state in states.items():
         upsert(
             tx.conn,
-            jobs.S,
+            schema.job_stage_states,
             {
                 "job_id": job_id,
                 "stage": stage,
@@ -223,7 +225,7 @@ def _add_job(
             )
     if states["score"] == "succeeded" and score < MIN_FIT:
         for later in LATER_STAGES:
-            jobs.skip_stage(tx, job_id, later.value, MIN_SCORE)
+            stage_states.skip_stage(tx, job_id, later.value, MIN_SCORE)
 
 
 def seed_batched(store: Store, indexes: range, rng: random.Random) -> float:

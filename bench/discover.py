@@ -21,7 +21,8 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import select
 
-from jobctrl import services
+from jobctrl.app.discovery import start_discovery
+from jobctrl.app.sources import add_source
 from jobctrl.demo.boards import DemoBoards, build_boards, posting_url_paths
 from jobctrl.store import schema
 from support import (
@@ -60,10 +61,10 @@ async def main(boards_n: int, per_board: int, duplicates: float) -> dict:
     truth_by_path = posting_url_paths(layout)
     with spawned(_serve, boards_n, per_board, duplicates) as (base_url, _):
         for board in layout:
-            services.add_source(home, board.kind, board.name, base_url)
+            add_source(home, board.kind, board.name, base_url)
         async with embedded_temporal(home) as (client, _), jobctrl_worker(client, store, home):
             started = time.perf_counter()
-            run = await services.start_discovery(home, wait=True, wait_timeout=1800)
+            run = await start_discovery(home, wait=True, wait_timeout=1800)
             elapsed = time.perf_counter() - started
     so = schema.source_observations
     with store.read() as conn:

@@ -33,7 +33,7 @@ from sqlalchemy import select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from jobctrl import services
+from jobctrl.app.jobs import add_job
 from jobctrl.config import load_config
 from jobctrl.demo.postings import generate_postings
 from jobctrl.home import Home
@@ -78,7 +78,7 @@ async def _client_run(urls: list[str]) -> dict:
 
     async def add_one(url: str) -> tuple[float, str]:
         started = time.perf_counter()
-        view = await services.add_job(home, url, wait=True, wait_timeout=600)
+        view = await add_job(home, url, wait=True, wait_timeout=600)
         return time.perf_counter() - started, view["status"]
 
     started = time.perf_counter()

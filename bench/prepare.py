@@ -30,12 +30,14 @@ from temporalio.worker import Worker
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bare import ACTIVITIES, BareWorkflow
-from jobctrl import services
+from jobctrl.app.jobs import add_job
+from jobctrl.app.queries import list_jobs
 from jobctrl.demo.postings import generate_postings
 from jobctrl.home import Home
 from jobctrl.store.settings import Settings
-from jobctrl.worker.connection import connect, default_task_queue
+from jobctrl.workflows.client import connect, default_task_queue
 from jobctrl.workflows.models import PrepInput, RetrySettings
+from jobctrl.workflows.starts import retry_settings
 from support import (
     LOOPBACK_FETCH,
     CpuMeter,
@@ -77,7 +79,7 @@ async def _client_phase(phase: str, urls: list[str], retry: RetrySettings) -> di
         )
 
     async def add_one(url: str) -> None:
-        view = await services.add_job(home, url, wait=True, wait_timeout=600)
+        view = await add_job(home, url, wait=True, wait_timeout=600)
         assert view["score"] is not None, view["stages"]
 
     if phase in ("bare_single", "job_single"):
@@ -109,7 +111,7 @@ async def main(n: int, concurrency: int, rounds: int) -> dict:
     home, store = fresh_home(
         settings={**LOOPBACK_FETCH, "preparation.materials": False}  # Enrich + Score only
     )
-    retry = services.retry_settings(Settings(store))
+    retry = retry_settings(Settings(store).all())
     pages = list(generate_postings(n * rounds + SINGLE_RUNS + 1, seed=SEED))
     figures: dict = {"n": n, "rounds": rounds, "concurrency": concurrency, "cpus": os.cpu_count()}
     loop = asyncio.get_running_loop()
@@ -158,7 +160,7 @@ async def main(n: int, concurrency: int, rounds: int) -> dict:
                     figures["bare_workflows_per_s"] = round(statistics.median(bare_rates), 2)
                     figures["prepared_jobs_per_s"] = round(statistics.median(job_rates), 2)
                     figures["ratio_per_round"] = [round(x, 3) for x in ratios]
-                    figures["jobs_prepared"] = len(services.list_jobs(home))
+                    figures["jobs_prepared"] = len(list_jobs(home))
             figures["ratio_vs_bare"] = round(statistics.median(ratios), 3)
             figures["latency_ratio_vs_bare"] = round(
                 figures["job_single_latency_ms"] / figures["bare_single_latency_ms"], 2

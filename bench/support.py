@@ -18,16 +18,16 @@ from typing import Any
 import psutil
 from temporalio.client import Client
 
-from jobctrl import services
+from jobctrl.app.home import init_home
 from jobctrl.demo.postings import generate_postings
 from jobctrl.demo.profile import DEMO_PROFILE
 from jobctrl.demo.site import DemoSite
 from jobctrl.home import Home
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
-from jobctrl.worker.connection import connect
 from jobctrl.worker.devserver import EmbeddedTemporal
 from jobctrl.worker.run import build_worker
+from jobctrl.workflows.client import connect
 
 # Settings for a bench that fetches from its own loopback servers as fast as they answer.
 LOOPBACK_FETCH = {"fetch.allow_hosts": ["127.0.0.1"], "fetch.min_host_interval_seconds": 0.0}
@@ -43,7 +43,7 @@ def fresh_home(
     os.environ.pop("JOBCTRL_TEMPORAL_ADDRESS", None)
     os.environ["JOBCTRL_TASK_QUEUE"] = f"bench-{uuid.uuid4().hex[:8]}"
     home = Home.resolve()
-    services.init_home(home, profile=DEMO_PROFILE)
+    init_home(home, profile=DEMO_PROFILE)
     store = Store.open(home)
     stored = Settings(store)
     for key, value in (settings or {}).items():

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from jobctrl import services
+from jobctrl.app.home import init_home
 from jobctrl.home import Home
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
@@ -18,7 +18,7 @@ def home(tmp_path, monkeypatch) -> Home:
     monkeypatch.setenv("JOBCTRL_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("JOBCTRL_DATABASE_URL", raising=False)
     h = Home.resolve()
-    services.init_home(h, profile=TEST_PROFILE)
+    init_home(h, profile=TEST_PROFILE)
     return h
 
 

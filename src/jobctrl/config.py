@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from ruamel.yaml import YAML
 
 from jobctrl.domain.errors import ConfigError
 from jobctrl.domain.profile import Profile, TargetSearch
@@ -19,6 +21,16 @@ TEMPLATE_PATH = Path(__file__).with_name("config_template.yaml")
 
 LANES = ("score", "tailor", "cover", "contact_research")
 PROVIDERS = ("offline", "openai", "anthropic")
+DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+
+def key_env_for(provider: str, base_url: str | None, api_key_env: str | None) -> str | None:
+    """The environment variable a lane's key comes from (None: it needs no key).
+
+    A lane with its own base URL gets a key only from the variable it names, so the
+    default OpenAI/Anthropic key is never sent to some other server.
+    """
+    return api_key_env or (None if base_url else DEFAULT_KEY_ENV.get(provider))
 
 
 class LaneProvider(BaseModel):
@@ -31,6 +43,10 @@ class LaneProvider(BaseModel):
     model: str = "offline-extractive-v1"
     base_url: str | None = None
     api_key_env: str | None = None
+
+    def key_env(self) -> str | None:
+        """The environment variable the lane's key comes from (``key_env_for``)."""
+        return key_env_for(self.provider, self.base_url, self.api_key_env)
 
 
 class SourceEntry(BaseModel):
@@ -70,8 +86,6 @@ def write_template(
     text = template_text()
     if profile is not None or target_search is not None:
         # Round-trip the template so the comments of the other sections stay.
-        import io
-
         yaml_rt = _round_trip()
         data = yaml_rt.load(text)
         if profile is not None:
@@ -95,9 +109,7 @@ def load_config(home: Home) -> Config:
     try:
         stat = path.stat()
     except FileNotFoundError:
-        raise ConfigError(
-            f"no config at {path}; run `jobctrl init` first", code="configuration"
-        ) from None
+        raise ConfigError(f"no config at {path}; run `jobctrl init` first") from None
     stamp = (stat.st_mtime_ns, stat.st_size)
     cached = _cache.get(path)
     if cached and cached[0] == stamp:
@@ -113,7 +125,7 @@ def _parse(path: Path) -> Config:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark else ""
-        raise ConfigError(f"{path} is not valid YAML{where}", code="configuration") from None
+        raise ConfigError(f"{path} is not valid YAML{where}") from None
     return _validated(path, data)
 
 
@@ -125,13 +137,11 @@ def _validated(path: Path, data: Any) -> Config:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first["loc"])
         raise ConfigError(
-            f"{path}: {loc}: {first['msg']} ({exc.error_count()} problem(s))", code="configuration"
+            f"{path}: {loc}: {first['msg']} ({exc.error_count()} problem(s))"
         ) from None
 
 
 def _round_trip() -> Any:
-    from ruamel.yaml import YAML
-
     yaml_rt = YAML()
     yaml_rt.preserve_quotes = True
     yaml_rt.indent(mapping=2, sequence=4, offset=2)

@@ -43,7 +43,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from jobctrl.domain.errors import ConfigError
+from jobctrl.domain.errors import PROFILE_IMPORT, ConfigError
 from jobctrl.domain.profile import Contact, Education, Experience, Profile
 
 __all__ = [
@@ -79,7 +79,7 @@ class ProfileImportError(ConfigError, ValueError):
     """A profile file could not be read: bad JSON/YAML, or neither known shape."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(message, code="profile_import")
+        super().__init__(message, code=PROFILE_IMPORT)
 
 
 def detect_format(path: Path, text: str) -> str:

@@ -15,9 +15,9 @@ from temporalio.testing import WorkflowEnvironment
 from jobctrl.home import Home
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
-from jobctrl.worker.connection import connect
 from jobctrl.worker.devserver import temporal_binary
 from jobctrl.worker.run import build_worker
+from jobctrl.workflows.client import connect
 from tests.support.app import closed_port_address
 from tests.support.http import FixtureServer
 

@@ -18,10 +18,10 @@ from temporalio.service import RPCError
 
 from jobctrl.api.app import create_app
 from jobctrl.demo.boards import DemoBoards, build_boards, duplicate_pairs
-from jobctrl.store import jobs, schema
+from jobctrl.domain.ids import DISCOVER_WORKFLOW_ID
+from jobctrl.store import jobs, schema, stage_states
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
-from jobctrl.workflows.discover import DISCOVER_WORKFLOW_ID
 from tests.support.http import FixtureServer, Route, posting_html
 from tests.support.jobs import failed_job
 
@@ -198,9 +198,9 @@ async def test_retry_without_a_worker_changes_nothing_then_runs_with_one(
 
     await _until(enrich_failed, "Enrich to fail")
     await _settled(store, job_id)
-    failed = jobs.stage_rows(store, job_id)[0]
+    failed = stage_states.stage_rows(store, job_id)[0]
     assert failed["stage"] == "enrich" and failed["error_code"] == "ENRICH_HTTP_NOT_FOUND"
-    rows_before = jobs.stage_rows(store, job_id)
+    rows_before = stage_states.stage_rows(store, job_id)
     events_before = _job_events(store, job_id)
     all_events_before = _count(store, schema.job_events)
     runs_before = _count(store, schema.workflow_run_projections)
@@ -212,8 +212,8 @@ async def test_retry_without_a_worker_changes_nothing_then_runs_with_one(
     assert _error(r) == "worker_runtime_unavailable"
     r = await api.post(f"/v1/jobs/{job_id}/retry", json={"stage": "enrich"})
     assert r.status_code == 503 and _error(r) == "worker_runtime_unavailable"
-    assert jobs.stage_rows(store, job_id) == rows_before
-    assert jobs.stage_rows(store, job_id)[0]["state"] == "failed"
+    assert stage_states.stage_rows(store, job_id) == rows_before
+    assert stage_states.stage_rows(store, job_id)[0]["state"] == "failed"
     assert _job_events(store, job_id) == events_before
     assert _count(store, schema.job_events) == all_events_before
     assert _count(store, schema.workflow_run_projections) == runs_before
@@ -346,7 +346,7 @@ async def _no_discovery_running(client: Client) -> None:
 async def test_discovery_starts_and_cancel_without_a_run_is_a_conflict(
     api, home, store, client, worker, fast_settings
 ):
-    from jobctrl import services
+    from jobctrl.app.sources import add_source
 
     await _no_discovery_running(client)
     r = await api.post("/v1/discovery/cancel")
@@ -356,7 +356,7 @@ async def test_discovery_starts_and_cancel_without_a_run_is_a_conflict(
     layout = build_boards(boards=2, per_board=2)[:-1]  # no broken board
     with DemoBoards(layout) as boards:
         for s in boards.sources():
-            services.add_source(home, s["kind"], s["name"], s["base_url"])
+            add_source(home, s["kind"], s["name"], s["base_url"])
         r = await api.post("/v1/discovery")
         assert r.status_code == 202, r.text
         run_id = r.json()["runId"]
@@ -445,9 +445,9 @@ async def test_without_a_temporal_server_commands_answer_503_and_create_nothing(
 
     # A failed stage's retry answers 503 too and leaves the row and its events alone.
     job_id = failed_job(store, "https://jobs.example.com/posting/2")
-    rows = jobs.stage_rows(store, job_id)
+    rows = stage_states.stage_rows(store, job_id)
     events = _job_events(store, job_id)
     r = await api.post(f"/v1/jobs/{job_id}/retry")
     assert r.status_code == 503 and _error(r) == "worker_runtime_unavailable"
-    assert jobs.stage_rows(store, job_id) == rows
+    assert stage_states.stage_rows(store, job_id) == rows
     assert _job_events(store, job_id) == events

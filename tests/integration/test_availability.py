@@ -8,14 +8,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import insert, select
+from sqlalchemy import insert
 
 from jobctrl.domain.errors import POSTING_UNAVAILABLE
 from jobctrl.domain.stages import StageState
 from jobctrl.home import Home
-from jobctrl.stages.availability import blocks_preparation, check_job, sweep
+from jobctrl.stages.availability import check_job, sweep
 from jobctrl.stages.context import StageContext
-from jobctrl.store import jobs, schema
+from jobctrl.store import events, job_list, jobs, schema, stage_states
+from jobctrl.store.availability import posting_closed as blocks_preparation
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 from tests.support.http import FixtureServer, Route, posting_html
@@ -55,18 +56,15 @@ def _row(store: Store, job_id: str) -> dict[str, Any]:
 def _events(store: Store, job_id: str) -> list[dict[str, Any]]:
     return [
         e
-        for e in store.events_after(0)
+        for e in events.events_after(store, 0)
         if e["type"] == "JobAvailabilityChecked" and e["job_id"] == job_id
     ]
 
 
-def _detail(store: Store, job_id: str) -> dict[str, Any]:
-    with store.read() as conn:
-        return conn.execute(
-            select(schema.job_detail_projections.c.doc).where(
-                schema.job_detail_projections.c.job_id == job_id
-            )
-        ).scalar_one()
+def _listed(store: Store, job_id: str) -> dict[str, Any]:
+    """The job's row in the Jobs list (folded from the events)."""
+    rows, _ = job_list.find(store)
+    return next(r for r in rows if r["job_id"] == job_id)
 
 
 def test_a_page_that_answers_is_active_and_rechecked_after_a_day(
@@ -86,7 +84,6 @@ def test_a_page_that_answers_is_active_and_rechecked_after_a_day(
     assert event["idempotency_key"] == f"availability:{job_id}:{T0.isoformat()}"
     assert event["payload"]["availability"] == "active"
     assert event["payload"]["previous"] is None
-    assert _detail(store, job_id)["availability"]["state"] == "active"
     assert not blocks_preparation(store, job_id)
 
 
@@ -102,14 +99,15 @@ def test_a_missing_page_is_unavailable_and_blocks_enrich_and_score(
     assert row["availability_code"] == "ENRICH_HTTP_NOT_FOUND"
     assert blocks_preparation(store, job_id)
     for stage in ("enrich", "score"):
-        claim = jobs.claim_stage(store, job_id, stage, "run-1")
+        claim = stage_states.claim_stage(store, job_id, stage, "run-1")
         assert claim.already == StageState.SKIPPED
         assert claim.attempt == 0
-    stages = {r["stage"]: r for r in jobs.stage_rows(store, job_id)}
+    stages = {r["stage"]: r for r in stage_states.stage_rows(store, job_id)}
     assert stages["enrich"]["state"] == "skipped"
     assert stages["enrich"]["error_code"] == POSTING_UNAVAILABLE
     assert stages["score"]["error_code"] == POSTING_UNAVAILABLE
-    assert _detail(store, job_id)["stages"]["enrich"]["errorCode"] == POSTING_UNAVAILABLE
+    listed = _listed(store, job_id)
+    assert (listed["status"], listed["error_code"]) == ("skipped", POSTING_UNAVAILABLE)
 
 
 def test_server_errors_are_unknown_and_back_off(
@@ -128,7 +126,7 @@ def test_server_errors_are_unknown_and_back_off(
     assert row["availability_next_check_at"] == later + timedelta(minutes=10)
     assert [e["payload"]["failures"] for e in _events(store, job_id)] == [1, 2]
     assert not blocks_preparation(store, job_id)  # unknown evidence permits preparation
-    assert jobs.claim_stage(store, job_id, "enrich", "run-1").already is None
+    assert stage_states.claim_stage(store, job_id, "enrich", "run-1").already is None
 
 
 def test_a_page_past_its_valid_through_is_unavailable(
@@ -156,7 +154,6 @@ def test_a_reopened_posting_becomes_active_again(
     assert row["availability_next_check_at"] == later + timedelta(hours=24)
     assert row["availability_code"] is None
     assert _events(store, job_id)[-1]["payload"]["previous"] == "unavailable"
-    assert _detail(store, job_id)["availability"]["previous"] == "unavailable"
     assert not blocks_preparation(store, job_id)
 
 
@@ -194,7 +191,7 @@ def test_events_and_projection_carry_no_page_text(
             "nextCheckAt",
         }
         assert PAGE_SECRET not in json.dumps(event["payload"])
-        assert PAGE_SECRET not in json.dumps(_detail(store, job_id))
+        assert PAGE_SECRET not in json.dumps(_listed(store, job_id), default=str)
 
 
 def test_a_check_leaves_accepted_content_untouched(
@@ -216,13 +213,13 @@ def test_a_check_leaves_accepted_content_untouched(
             )
         )
     score_before = jobs.score_row(store, job_id)
-    stages_before = jobs.stage_rows(store, job_id)
+    stages_before = stage_states.stage_rows(store, job_id)
     job_before = {k: v for k, v in jobs.job_row(store, job_id).items() if "availability" not in k}
 
     assert check_job(ctx, job_id, T0) == "unavailable"
 
     assert jobs.score_row(store, job_id) == score_before
-    assert jobs.stage_rows(store, job_id) == stages_before
+    assert stage_states.stage_rows(store, job_id) == stages_before
     job_after = {k: v for k, v in jobs.job_row(store, job_id).items() if "availability" not in k}
     assert job_after == job_before
 

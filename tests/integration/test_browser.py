@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.async_api import Page, expect
 
-from jobctrl import services
+from jobctrl.app.jobs import add_job
 from jobctrl.store.settings import Settings
 from tests.support.app import live_server
 from tests.support.browser import CHROMIUM, chromium_page, screenshot
@@ -68,7 +68,7 @@ async def test_a_job_added_on_the_jobs_page_is_scored_without_a_reload(
 
 async def test_a_failed_stage_is_retried_from_the_job_page(home, worker, site, fast_settings):
     fast_settings.set_value("preparation.materials", False)
-    view = await services.add_job(home, site.base_url + "/gone", wait=True)
+    view = await add_job(home, site.base_url + "/gone", wait=True)
     with live_server(home) as base:
         async with chromium_page() as (page, errors):
             await page.goto(f"{base}/jobs/{view['jobId']}")
@@ -88,7 +88,7 @@ async def test_a_failed_stage_is_retried_from_the_job_page(home, worker, site, f
 async def test_materials_are_shown_approved_regenerated_and_rejected_on_the_job_page(
     home, worker, site, fast_settings
 ):
-    view = await services.add_job(home, site.add("/jobs/m", Route(body=GOOD)), wait=True)
+    view = await add_job(home, site.add("/jobs/m", Route(body=GOOD)), wait=True)
     with live_server(home) as base:
         async with chromium_page() as (page, errors):
             await page.goto(f"{base}/jobs/{view['jobId']}")

@@ -11,7 +11,9 @@ import pytest
 from sqlalchemy import func, select
 from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
 
-from jobctrl import services
+from jobctrl.app.discovery import cancel_discovery, start_discovery
+from jobctrl.app.queries import list_jobs
+from jobctrl.app.sources import add_source
 from jobctrl.demo.boards import DemoBoards, build_boards, duplicate_pairs
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.store import schema
@@ -27,7 +29,7 @@ def boards() -> Iterator[DemoBoards]:
 def configured(home, boards, fast_settings) -> DemoBoards:
     fast_settings.set_value("min_fit_score", 0)
     for s in boards.sources():
-        services.add_source(home, s["kind"], s["name"], s["base_url"])
+        add_source(home, s["kind"], s["name"], s["base_url"])
     return boards
 
 
@@ -48,7 +50,7 @@ async def _wait_prepared(store, n: int, timeout: float = 60) -> None:
 
 
 async def test_discovery_saves_other_families_when_one_fails(home, store, worker, configured):
-    run = await services.start_discovery(home, wait=True)
+    run = await start_discovery(home, wait=True)
     postings = sum(len(b.postings) for b in configured.boards)
     unique = postings - duplicate_pairs(configured.boards)
 
@@ -63,7 +65,7 @@ async def test_discovery_saves_other_families_when_one_fails(home, store, worker
     assert _count(store, dej, dej.c.cohort == "observed_this_run") == unique
     assert _count(store, dej, dej.c.work_plan_state != "planned") == 0
     await _wait_prepared(store, unique)
-    listed = services.list_jobs(home)
+    listed = list_jobs(home)
     assert all(j["score"] is not None for j in listed), "each discovered job was scored"
 
     ps = schema.pipeline_step_projections
@@ -81,10 +83,10 @@ async def test_discovery_saves_other_families_when_one_fails(home, store, worker
 async def test_a_second_run_finds_no_new_jobs_and_starts_nothing_twice(
     home, store, worker, configured
 ):
-    first = await services.start_discovery(home, wait=True)
+    first = await start_discovery(home, wait=True)
     jobs_after_first = _count(store, schema.jobs)
     await _wait_prepared(store, jobs_after_first)
-    second = await services.start_discovery(home, wait=True)
+    second = await start_discovery(home, wait=True)
     assert second["runId"] != first["runId"]
     assert _count(store, schema.jobs) == jobs_after_first
     assert second["counts"].get("new_jobs", 0) == 0
@@ -109,10 +111,10 @@ async def test_kill_9_mid_discovery_resumes_without_duplicates(
     layout = build_boards(boards=4, per_board=5, duplicate_share=0.4)[:-1]  # no broken board
     with DemoBoards(layout, api_delay=1.0) as boards:
         for s in boards.sources():
-            services.add_source(home, s["kind"], s["name"], s["base_url"])
+            add_source(home, s["kind"], s["name"], s["base_url"])
         first = WorkerProcess()
         first.wait_ready()
-        run = await services.start_discovery(home)
+        run = await start_discovery(home)
         dej = schema.discovery_execution_jobs
         for _ in range(300):  # until the first family has linked jobs: mid-discovery
             if _count(store, dej) > 0:
@@ -148,14 +150,14 @@ async def test_cancel_stops_the_run_and_keeps_accepted_results(
     layout = build_boards(boards=3, per_board=3)[:-1]
     with DemoBoards(layout, api_delay=1.5) as boards:
         for s in boards.sources():
-            services.add_source(home, s["kind"], s["name"], s["base_url"])
-        run = await services.start_discovery(home)
+            add_source(home, s["kind"], s["name"], s["base_url"])
+        run = await start_discovery(home)
         dej = schema.discovery_execution_jobs
         for _ in range(300):
             if _count(store, dej) > 0:
                 break
             await asyncio.sleep(0.05)
-        result = await services.cancel_discovery(home)
+        result = await cancel_discovery(home)
         assert result["cancelRequested"] is True
         dr = schema.discovery_runs
         for _ in range(200):
@@ -172,4 +174,4 @@ async def test_cancel_stops_the_run_and_keeps_accepted_results(
         await asyncio.wait_for(handle.result(), 30)
     assert (await handle.describe()).status == WorkflowExecutionStatus.CANCELED
     with pytest.raises(JobctrlError, match="no discovery run is in progress"):
-        await services.cancel_discovery(home)
+        await cancel_discovery(home)

@@ -14,7 +14,6 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
 
-import fastapi.routing
 import httpx
 import pytest
 from sqlalchemy import func, select
@@ -30,7 +29,7 @@ TIMEOUT = httpx.Timeout(5.0)
 @pytest.fixture
 def served(home) -> Iterator[str]:
     """The real app served by uvicorn on a free loopback port; its base URL."""
-    with live_server(home) as base:
+    with live_server(home, keepalive_seconds=0.2) as base:
         yield base
 
 
@@ -140,10 +139,7 @@ async def _read_some(
     return seqs
 
 
-async def test_reconnecting_with_last_event_id_or_after_gets_each_event_exactly_once(
-    http, store, monkeypatch
-):
-    monkeypatch.setattr(fastapi.routing, "_PING_INTERVAL", 0.2)
+async def test_reconnecting_with_last_event_id_or_after_gets_each_event_exactly_once(http, store):
     rng = random.Random(7)
     start = _latest(store)
     done = threading.Event()
@@ -218,9 +214,8 @@ async def test_an_after_beyond_any_seq_is_refused(http):
     assert r.json()["error"]["code"] == "invalid_input"
 
 
-async def test_a_last_event_id_beyond_any_seq_does_not_break_the_stream(http, monkeypatch):
+async def test_a_last_event_id_beyond_any_seq_does_not_break_the_stream(http):
     """An unusable Last-Event-ID is ignored like a non-numeric one: the stream stays up."""
-    monkeypatch.setattr(fastapi.routing, "_PING_INTERVAL", 0.3)
     async with asyncio.timeout(10):
         async with http.stream("GET", "/v1/events/stream", headers={"Last-Event-ID": HUGE}) as r:
             assert r.status_code == 200
@@ -248,8 +243,7 @@ async def test_without_a_cursor_the_stream_starts_at_the_end(http, store):
     assert json.loads(first["data"])["type"] == "JobCreated"
 
 
-async def test_an_idle_stream_sends_keepalive_comments(http, monkeypatch):
-    monkeypatch.setattr(fastapi.routing, "_PING_INTERVAL", 0.3)
+async def test_an_idle_stream_sends_keepalive_comments(http):
     pings = 0
     started = time.monotonic()
     async with asyncio.timeout(10), http.stream("GET", "/v1/events/stream") as r:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jobctrl import services
+from jobctrl.app.jobs import add_job
+from jobctrl.app.materials import decide_materials, regenerate_materials
+from jobctrl.app.queries import job_materials, show_job
 from jobctrl.render.pdf import pdf_pages, pdf_text
 from tests.support.http import Route, posting_html
 from tests.support.profile import TEST_PROFILE
@@ -20,7 +22,7 @@ async def test_a_good_match_gets_a_truthful_resume_and_letter_as_pdfs(
     home, worker, site, fast_settings
 ):
     fast_settings.set_value("min_fit_score", 50)
-    view = await services.add_job(home, site.add("/jobs/m", Route(body=GOOD)), wait=True)
+    view = await add_job(home, site.add("/jobs/m", Route(body=GOOD)), wait=True)
     states = {s["stage"]: s["state"] for s in view["stages"]}
     assert states == {
         "enrich": "succeeded",
@@ -29,7 +31,7 @@ async def test_a_good_match_gets_a_truthful_resume_and_letter_as_pdfs(
         "cover": "succeeded",
         "pdf": "succeeded",
     }, view["stages"]
-    items = {m["kind"]: m for m in services.job_materials(home, view["jobId"])}
+    items = {m["kind"]: m for m in job_materials(home, view["jobId"])}
     assert set(items) == {"resume", "cover"}
     assert all(m["generation"] == 1 and m["approval"] == "draft" for m in items.values())
     resume = Path(items["resume"]["pdfPath"]).read_bytes()
@@ -40,16 +42,16 @@ async def test_a_good_match_gets_a_truthful_resume_and_letter_as_pdfs(
     letter = Path(items["cover"]["pdfPath"]).read_bytes()
     assert pdf_pages(letter) == 1 and "Acme Robotics" in pdf_text(letter)
 
-    decided = services.decide_materials(home, view["jobId"], "approve")
+    decided = decide_materials(home, view["jobId"], "approve")
     assert {d["kind"]: d["state"] for d in decided} == {"resume": "approved", "cover": "approved"}
-    assert {m["approval"] for m in services.job_materials(home, view["jobId"])} == {"approved"}
+    assert {m["approval"] for m in job_materials(home, view["jobId"])} == {"approved"}
 
 
 async def test_a_low_score_gets_no_materials(home, worker, site, fast_settings):
     fast_settings.set_value("min_fit_score", 95)
     poor = posting_html("Embedded Engineer", "Chips", ["Rust", "FPGA design", "Verilog"])
-    view = await services.add_job(home, site.add("/jobs/p", Route(body=poor)), wait=True)
-    assert services.job_materials(home, view["jobId"]) == []
+    view = await add_job(home, site.add("/jobs/p", Route(body=poor)), wait=True)
+    assert job_materials(home, view["jobId"]) == []
     assert {s["stage"]: s["errorCode"] for s in view["stages"][2:]} == {
         "tailor": "MIN_SCORE",
         "cover": "MIN_SCORE",
@@ -58,28 +60,27 @@ async def test_a_low_score_gets_no_materials(home, worker, site, fast_settings):
 
 
 async def test_each_scored_job_gets_a_numbered_report(home, worker, site, fast_settings):
-    first = await services.add_job(home, site.add("/jobs/r1", Route(body=GOOD)), wait=True)
-    second = await services.add_job(home, site.add("/jobs/r2", Route(body=GOOD)), wait=True)
+    first = await add_job(home, site.add("/jobs/r1", Route(body=GOOD)), wait=True)
+    second = await add_job(home, site.add("/jobs/r2", Route(body=GOOD)), wait=True)
     reports = sorted(home.reports_dir.glob("*.md"))
     assert [p.name[:4] for p in reports] == ["001-", "002-"]
     text = reports[0].read_text()
     assert "Machine Summary" in text and "Acme Robotics" in text
-    detail = services.show_job(home, second["jobId"])
+    detail = show_job(home, second["jobId"])
     assert first["jobId"] != second["jobId"] and detail["score"] is not None
 
 
 async def test_regenerating_keeps_the_approved_generation_until_the_new_one_is_approved(
     home, worker, site, fast_settings
 ):
-    view = await services.add_job(home, site.add("/jobs/g", Route(body=GOOD)), wait=True)
-    services.decide_materials(home, view["jobId"], "approve")
-    result = await services.regenerate_materials(home, view["jobId"], wait=True)
+    view = await add_job(home, site.add("/jobs/g", Route(body=GOOD)), wait=True)
+    decide_materials(home, view["jobId"], "approve")
+    result = await regenerate_materials(home, view["jobId"], wait=True)
     assert result["generation"] == 2
 
     def states() -> dict[tuple[str, int], str]:
         return {
-            (m["kind"], m["generation"]): m["approval"]
-            for m in services.job_materials(home, view["jobId"])
+            (m["kind"], m["generation"]): m["approval"] for m in job_materials(home, view["jobId"])
         }
 
     assert states() == {
@@ -88,10 +89,10 @@ async def test_regenerating_keeps_the_approved_generation_until_the_new_one_is_a
         ("resume", 2): "draft",
         ("cover", 2): "draft",
     }
-    services.decide_materials(home, view["jobId"], "reject")
+    decide_materials(home, view["jobId"], "reject")
     assert states()[("resume", 1)] == "approved", "a rejected regeneration leaves gen 1"
-    await services.regenerate_materials(home, view["jobId"], wait=True)
-    services.decide_materials(home, view["jobId"], "approve")
+    await regenerate_materials(home, view["jobId"], wait=True)
+    decide_materials(home, view["jobId"], "approve")
     assert states() == {
         ("resume", 1): "superseded",
         ("cover", 1): "superseded",

@@ -23,8 +23,8 @@ from sqlalchemy import select
 from starlette.testclient import TestClient
 
 from jobctrl.api.app import create_app
-from jobctrl.store import jobs
 from jobctrl.store import schema as tables
+from jobctrl.store import stage_states
 from jobctrl.store.settings import SPECS
 from tests.support.jobs import failed_job as make_failed_job
 
@@ -99,7 +99,7 @@ def test_no_request_gets_a_server_error(api_schema, token, store, failed_job, su
     labels = {op.label for op in operations}
     assert {"POST /v1/jobs", "PATCH /v1/settings", "GET /v1/jobs/{job_id}"} <= labels, labels
     headers = {"Authorization": f"Bearer {token}", "Host": HOST}
-    stages = jobs.stage_rows(store, failed_job)
+    stages = stage_states.stage_rows(store, failed_job)
     negated: set[str] = set()
 
     for operation in operations:
@@ -129,7 +129,7 @@ def test_no_request_gets_a_server_error(api_schema, token, store, failed_job, su
     with store.read() as conn:
         ids = conn.execute(select(tables.jobs.c.id)).scalars().all()
     assert ids == [failed_job], "no job is created without Temporal"
-    assert jobs.stage_rows(store, failed_job) == stages, "a refused retry changes nothing"
+    assert stage_states.stage_rows(store, failed_job) == stages, "a refused retry changes nothing"
 
 
 JSON = st.recursive(

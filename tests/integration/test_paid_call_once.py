@@ -8,9 +8,10 @@ import asyncio
 
 from sqlalchemy import func, select
 
-from jobctrl import services
+from jobctrl.app.jobs import add_job
+from jobctrl.app.lanes import set_lane
 from jobctrl.llm.lanes import CRASH_AFTER_CALL
-from jobctrl.store import jobs, schema
+from jobctrl.store import jobs, schema, stage_states
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess
@@ -41,12 +42,12 @@ async def test_kill_after_the_provider_answers_pays_once(
     fast_settings.set_value("preparation.materials", False)
     monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
     with FakeOpenAI("ok", REPORT) as provider:
-        services.set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
+        set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
         url = site.add("/jobs/paid", Route(body=posting_html("Engineer", "Paid", ["Python"])))
         monkeypatch.setenv(CRASH_AFTER_CALL, "score")
         first = WorkerProcess()
         first.wait_ready()
-        view = await services.add_job(home, url)
+        view = await add_job(home, url)
         await asyncio.to_thread(first.proc.wait, 60)
         assert first.proc.returncode == 137, "the worker died right after the paid call"
         monkeypatch.delenv(CRASH_AFTER_CALL)
@@ -65,6 +66,6 @@ async def test_kill_after_the_provider_answers_pays_once(
             select(schema.llm_spend.c.calls, schema.llm_spend.c.input_tokens)
         ).all()
     assert usage_rows == 1 and [tuple(r) for r in spend] == [(1, 321)]
-    score = {r["stage"]: r for r in jobs.stage_rows(store, view["jobId"])}["score"]
+    score = {r["stage"]: r for r in stage_states.stage_rows(store, view["jobId"])}["score"]
     assert score["state"] == "succeeded" and score["attempts"] == 2
     assert jobs.score_row(store, view["jobId"])["score"] == 81

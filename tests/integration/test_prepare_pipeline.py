@@ -9,9 +9,16 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import func, select
 
-from jobctrl import services
+from jobctrl.app.jobs import add_job
+from jobctrl.app.projections import rebuild_projections
+from jobctrl.app.queries import list_jobs, show_job
 from jobctrl.domain.errors import JobctrlError
-from jobctrl.store import jobs, projections, schema
+from jobctrl.llm.spend import SpendAuthority, Usage
+from jobctrl.store import projections, schema, stage_states
+from jobctrl.store.events import events_after
+from jobctrl.worker.recovery import resume_budget_stopped
+from jobctrl.worker.run import build_worker
+from tests.support.clock import WallClock
 from tests.support.http import FixtureServer, Route, posting_html
 
 PDF = "application/pdf"
@@ -34,7 +41,7 @@ def _events(store, job_id: str, type_: str) -> int:
 
 async def test_add_enriches_and_scores(home, store, worker, site: FixtureServer):
     url = site.add("/jobs/python.html", Route(body=GOOD))
-    view = await services.add_job(home, url, wait=True)
+    view = await add_job(home, url, wait=True)
     assert view["title"] == "Senior Python Engineer"
     assert view["company"] == "Acme Robotics"
     assert view["location"] and "Berlin" in view["location"]
@@ -54,21 +61,21 @@ async def test_add_enriches_and_scores(home, store, worker, site: FixtureServer)
     with store.read() as conn:
         payloads = conn.execute(select(schema.job_events.c.payload)).scalars().all()
     assert all("Join Acme" not in json.dumps(p) for p in payloads)
-    listed = services.list_jobs(home)
+    listed = list_jobs(home)
     assert listed[0]["jobId"] == view["jobId"] and listed[0]["score"] == view["score"]
     assert listed[0]["status"] in ("prepared", "skipped")
 
 
 async def test_same_posting_twice_is_one_job_and_one_execution(home, store, worker, site, client):
     url = site.add("/jobs/dup", Route(body=GOOD))
-    first = await services.add_job(home, url, wait=True)
+    first = await add_job(home, url, wait=True)
     variants = [
         url + "/",
         url + "?utm_source=newsletter&gclid=abc",
         url.upper().replace("HTTP", "http").replace("/JOBS/DUP", "/jobs/dup"),
     ]
     for variant in variants:
-        again = await services.add_job(home, variant, wait=True)
+        again = await add_job(home, variant, wait=True)
         assert again["jobId"] == first["jobId"]
         assert again["runId"] == first["runId"]
         assert again["created"] is False
@@ -84,7 +91,7 @@ async def test_racing_adds_give_one_job_one_execution_one_set_of_events(
     home, store, worker, site, client
 ):
     url = site.add("/jobs/race", Route(body=GOOD, delay=0.2))
-    views = await asyncio.gather(*(services.add_job(home, url, wait=True) for _ in range(4)))
+    views = await asyncio.gather(*(add_job(home, url, wait=True) for _ in range(4)))
     assert len({v["jobId"] for v in views}) == 1
     assert len({v["runId"] for v in views}) == 1
     job_id = views[0]["jobId"]
@@ -96,7 +103,7 @@ async def test_racing_adds_give_one_job_one_execution_one_set_of_events(
         "JobScored",
         "WorkflowCompleted",
     ):
-        ran = sum(r["attempts"] for r in jobs.stage_rows(store, job_id))
+        ran = sum(r["attempts"] for r in stage_states.stage_rows(store, job_id))
         expected = ran if type_ == "StageStarted" else 1
         assert _events(store, job_id, type_) == expected, type_
     executions = [
@@ -125,9 +132,9 @@ async def test_racing_adds_give_one_job_one_execution_one_set_of_events(
 async def test_bad_input_ends_in_a_stage_error_and_touches_no_other_job(
     home, store, worker, site, make_url, code, retryable
 ):
-    good = await services.add_job(home, site.add("/jobs/ok", Route(body=GOOD)), wait=True)
-    before = services.show_job(home, good["jobId"])
-    view = await services.add_job(home, make_url(site), wait=True)
+    good = await add_job(home, site.add("/jobs/ok", Route(body=GOOD)), wait=True)
+    before = show_job(home, good["jobId"])
+    view = await add_job(home, make_url(site), wait=True)
     enrich = view["stages"][0]
     assert enrich["stage"] == "enrich"
     assert enrich["state"] == "failed"
@@ -139,7 +146,7 @@ async def test_bad_input_ends_in_a_stage_error_and_touches_no_other_job(
     # Retryable errors used their attempts; non-retryable ones stopped at once.
     assert enrich["attempts"] == (2 if retryable else 1)
     assert enrich["nextAttemptAt"] is None, "no attempt is left to schedule"
-    after = services.show_job(home, good["jobId"])
+    after = show_job(home, good["jobId"])
     assert after["stages"] == before["stages"] and after["score"] == before["score"]
     runs = schema.workflow_run_projections
     with store.read() as conn:
@@ -154,7 +161,7 @@ async def test_robots_disallow_is_a_stage_error(home, worker, site):
         "/robots.txt",
         Route(body=b"User-agent: *\nDisallow: /private/\n", headers={"Content-Type": "text/plain"}),
     )
-    view = await services.add_job(home, site.add("/private/job", Route(body=GOOD)), wait=True)
+    view = await add_job(home, site.add("/private/job", Route(body=GOOD)), wait=True)
     assert view["stages"][0]["errorCode"] == "ENRICH_ROBOTS_DISALLOWED"
     assert site.hits.get("/private/job") is None
 
@@ -162,7 +169,7 @@ async def test_robots_disallow_is_a_stage_error(home, worker, site):
 async def test_low_scores_skip_later_stages(home, worker, site, fast_settings):
     fast_settings.set_value("min_fit_score", 60)
     poor = posting_html("Embedded Engineer", "Chips", ["Rust", "C++", "FPGA design", "Verilog"])
-    view = await services.add_job(home, site.add("/jobs/low", Route(body=poor)), wait=True)
+    view = await add_job(home, site.add("/jobs/low", Route(body=poor)), wait=True)
     assert view["score"] < 60
     later = {s["stage"]: s for s in view["stages"][2:]}
     assert set(later) == {"tailor", "cover", "pdf"}
@@ -172,8 +179,8 @@ async def test_low_scores_skip_later_stages(home, worker, site, fast_settings):
 
 async def test_rebuilt_projections_equal_incremental_ones(home, store, worker, site):
     for i in range(3):
-        await services.add_job(home, site.add(f"/jobs/p{i}", Route(body=GOOD)), wait=True)
-    await services.add_job(home, site.base_url + "/gone", wait=True)
+        await add_job(home, site.add(f"/jobs/p{i}", Route(body=GOOD)), wait=True)
+    await add_job(home, site.base_url + "/gone", wait=True)
 
     def snapshot() -> dict:
         with store.read() as conn:
@@ -184,7 +191,7 @@ async def test_rebuilt_projections_equal_incremental_ones(home, store, worker, s
 
     incremental = snapshot()
     assert _count(store, schema.job_list_projections) == 4
-    services.rebuild_projections(home)
+    rebuild_projections(home)
     assert snapshot() == incremental
     with store.write() as tx:  # folding again applies nothing: exactly once
         assert projections.fold_pending(tx.conn) == 0
@@ -195,10 +202,10 @@ async def test_retry_after_sets_the_next_attempt_without_blocking(home, store, w
     site.add(
         "/busy", Route(503, b"busy", headers={"Content-Type": "text/html", "Retry-After": "30"})
     )
-    view = await services.add_job(home, site.base_url + "/busy")
+    view = await add_job(home, site.base_url + "/busy")
     job_id = view["jobId"]
     for _ in range(100):
-        enrich = jobs.stage_rows(store, job_id)[0]
+        enrich = stage_states.stage_rows(store, job_id)[0]
         if enrich["state"] == "failed":
             break
         await asyncio.sleep(0.05)
@@ -210,7 +217,7 @@ async def test_retry_after_sets_the_next_attempt_without_blocking(home, store, w
 
 async def test_wait_without_a_worker_says_so(home, temporal_address, task_queue, site):
     with pytest.raises(JobctrlError) as err:
-        await services.add_job(home, site.add("/jobs/nw", Route(body=GOOD)), wait=True)
+        await add_job(home, site.add("/jobs/nw", Route(body=GOOD)), wait=True)
     assert err.value.code == "no_worker" and "jobctrl worker" in err.value.message
 
 
@@ -228,7 +235,7 @@ async def test_a_spent_budget_stops_score_without_retrying(
         model="gpt-4o",
         usage=Usage(100_000, 10_000),
     )
-    view = await services.add_job(home, site.add("/jobs/budget", Route(body=GOOD)), wait=True)
+    view = await add_job(home, site.add("/jobs/budget", Route(body=GOOD)), wait=True)
     score = {s["stage"]: s for s in view["stages"]}["score"]
     assert score["state"] == "failed" and score["errorCode"] == "budget_exceeded"
     assert score["retryable"] is False and score["attempts"] == 0, "no attempt used up"
@@ -236,47 +243,38 @@ async def test_a_spent_budget_stops_score_without_retrying(
 
 
 async def test_a_budget_stop_uses_no_attempt_and_resumes_after_the_day_rolls_over(
-    home, store, worker, site, fast_settings, client
+    home, store, site, fast_settings, client, task_queue
 ):
-    from sqlalchemy import update
-
-    from jobctrl.llm.spend import SpendAuthority, Usage
-    from jobctrl.stages.context import StageContext
-    from jobctrl.worker.recovery import resume_budget_stopped
-
+    yesterday = WallClock(datetime.now(UTC) - timedelta(days=1))
     fast_settings.set_value("daily_budget_usd", 0.01)
     fast_settings.set_value("preparation.materials", False)
-    SpendAuthority(store, fast_settings).record(
+    SpendAuthority(store, fast_settings, clock=yesterday).record(
         observation_id="earlier",
         lane="tailor",
         provider="fake",
         model="gpt-4o",
         usage=Usage(100_000, 10_000),
     )
-    view = await services.add_job(home, site.add("/jobs/later", Route(body=GOOD)), wait=True)
-    score = {s["stage"]: s for s in view["stages"]}["score"]
-    assert score["errorCode"] == "budget_exceeded" and score["attempts"] == 0
-    jd = schema.job_detail_projections
-    with store.read() as conn:
-        doc = conn.execute(select(jd.c.doc).where(jd.c.job_id == view["jobId"])).scalar_one()
-    assert doc["stages"]["score"]["attempts"] == 0, "the event log agrees with the stage row"
-    ctx = StageContext(home=home, store=store)
-    assert await resume_budget_stopped(client, ctx) == 0, "the same UTC day stays stopped"
+    w, ctx = build_worker(client, store, home, task_queue=task_queue, clock=yesterday)
+    async with w:
+        view = await add_job(home, site.add("/jobs/later", Route(body=GOOD)), wait=True)
+        score = {s["stage"]: s for s in view["stages"]}["score"]
+        assert score["errorCode"] == "budget_exceeded" and score["attempts"] == 0
+        [failed] = [
+            e["payload"]
+            for e in events_after(store, 0)
+            if e["type"] == "StageFailed" and e["job_id"] == view["jobId"]
+        ]
+        assert failed["attemptsUsed"] == 0, "the event log agrees with the stage row"
+        assert await resume_budget_stopped(client, ctx) == 0, "the same UTC day stays stopped"
 
-    # The UTC day rolls over: yesterday's spend and yesterday's stop.
-    yesterday = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%d")
-    with store.write() as tx:
-        tx.conn.execute(update(schema.llm_spend).values(day=yesterday))
-        tx.conn.execute(
-            update(schema.job_stage_states)
-            .where(schema.job_stage_states.c.job_id == view["jobId"])
-            .values(finished_at=datetime.now(UTC) - timedelta(days=1))
-        )
-    assert await resume_budget_stopped(client, ctx) == 1
-    assert await resume_budget_stopped(client, ctx) == 0, "one recovery per job and day"
-    for _ in range(100):
-        score = {r["stage"]: r for r in jobs.stage_rows(store, view["jobId"])}["score"]
-        if score["state"] == "succeeded":
-            break
-        await asyncio.sleep(0.1)
+        yesterday.advance(timedelta(days=1))  # the UTC day rolls over
+        assert await resume_budget_stopped(client, ctx) == 1
+        assert await resume_budget_stopped(client, ctx) == 0, "one recovery per job and day"
+        for _ in range(100):
+            score = {r["stage"]: r for r in stage_states.stage_rows(store, view["jobId"])}["score"]
+            if score["state"] == "succeeded":
+                break
+            await asyncio.sleep(0.1)
+    ctx.close()
     assert score["state"] == "succeeded" and score["attempts"] == 1

@@ -14,7 +14,7 @@ import pytest
 from temporalio.client import WorkflowHistory
 from temporalio.worker import Replayer
 
-from jobctrl import services
+from jobctrl.app.jobs import add_job
 from jobctrl.worker.run import WORKFLOWS
 from jobctrl.workflows.converter import DATA_CONVERTER
 from tests.support.http import Route, posting_html
@@ -41,10 +41,10 @@ def test_there_are_committed_histories_for_each_workflow():
 
 
 async def test_fresh_histories_replay(home, worker, client, site):
-    ok = await services.add_job(
+    ok = await add_job(
         home, site.add("/jobs/r", Route(body=posting_html("SRE", "R", ["Linux"]))), wait=True
     )
-    failed = await services.add_job(home, site.base_url + "/missing", wait=True)
+    failed = await add_job(home, site.base_url + "/missing", wait=True)
     for view in (ok, failed):
         history = await client.get_workflow_handle(view["workflowId"]).fetch_history()
         await _replay(history)

@@ -6,7 +6,10 @@ import asyncio
 
 from temporalio.client import ScheduleOverlapPolicy
 
-from jobctrl.worker.heartbeat import SCHEDULE_ID, WorkerHeartbeat, reconcile_schedule
+from jobctrl.domain.ids import DISCOVERY_SCHEDULE_ID as SCHEDULE_ID
+from jobctrl.stages.context import StageContext
+from jobctrl.worker.heartbeat import WorkerHeartbeat
+from jobctrl.workflows.starts import reconcile_schedule
 
 
 async def _note(client) -> str | None:
@@ -18,48 +21,46 @@ async def _note(client) -> str | None:
 
 async def test_schedule_is_created_updated_and_deleted_from_settings(client, task_queue, settings):
     try:
-        assert await reconcile_schedule(client, settings) == "absent", "off by default"
-        settings.set("discovery.schedule_enabled", "true")
-        assert await reconcile_schedule(client, settings) == "created"
+        assert await reconcile_schedule(client, settings.all()) == "absent", "off by default"
+        settings.set_value("discovery.schedule_enabled", True)
+        assert await reconcile_schedule(client, settings.all()) == "created"
         described = await client.get_schedule_handle(SCHEDULE_ID).describe()
         assert described.schedule.policy.overlap == ScheduleOverlapPolicy.SKIP
         assert described.schedule.action.workflow == "DiscoverWorkflow"
         assert described.schedule.action.id == "discover-local"
-        assert await reconcile_schedule(client, settings) == "unchanged"
-        settings.set("discovery.schedule_cron", "30 6 * * 1-5")
-        assert await reconcile_schedule(client, settings) == "updated"
+        assert await reconcile_schedule(client, settings.all()) == "unchanged"
+        settings.set_value("discovery.schedule_cron", "30 6 * * 1-5")
+        assert await reconcile_schedule(client, settings.all()) == "updated"
         assert await _note(client) == "cron=30 6 * * 1-5"
-        settings.set("discovery.schedule_enabled", "false")
-        assert await reconcile_schedule(client, settings) == "deleted"
+        settings.set_value("discovery.schedule_enabled", False)
+        assert await reconcile_schedule(client, settings.all()) == "deleted"
         assert await _note(client) is None
     finally:
-        settings.set("discovery.schedule_enabled", "false")
-        await reconcile_schedule(client, settings)
+        settings.set_value("discovery.schedule_enabled", False)
+        await reconcile_schedule(client, settings.all())
 
 
 async def test_the_heartbeat_applies_a_change_without_a_restart(
     client, task_queue, store, settings, home
 ):
-    from jobctrl.stages.context import StageContext
-
-    settings.set("worker.heartbeat_seconds", "0.2")
+    settings.set_value("worker.heartbeat_seconds", 0.2)
     heartbeat = WorkerHeartbeat(client, StageContext(home=home, store=store))
     stop = asyncio.Event()
     beats = asyncio.create_task(heartbeat.run(stop))
     try:
-        settings.set("discovery.schedule_enabled", "true")
+        settings.set_value("discovery.schedule_enabled", True)
         for _ in range(50):
             if await _note(client) == "cron=0 7 * * *":
                 break
             await asyncio.sleep(0.1)
         assert await _note(client) == "cron=0 7 * * *"
-        settings.set("discovery.schedule_cron", "15 5 * * *")
+        settings.set_value("discovery.schedule_cron", "15 5 * * *")
         for _ in range(50):
             if await _note(client) == "cron=15 5 * * *":
                 break
             await asyncio.sleep(0.1)
         assert await _note(client) == "cron=15 5 * * *"
-        settings.set("discovery.schedule_enabled", "false")
+        settings.set_value("discovery.schedule_enabled", False)
         for _ in range(50):
             if await _note(client) is None:
                 break
@@ -68,5 +69,5 @@ async def test_the_heartbeat_applies_a_change_without_a_restart(
     finally:
         stop.set()
         await beats
-        settings.set("discovery.schedule_enabled", "false")
-        await reconcile_schedule(client, settings)
+        settings.set_value("discovery.schedule_enabled", False)
+        await reconcile_schedule(client, settings.all())

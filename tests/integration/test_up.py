@@ -58,11 +58,11 @@ def test_up_serves_the_app_and_runs_the_worker(
 
 
 def test_retry_without_a_server_changes_nothing_and_exits_2(home, store, no_temporal):
-    from jobctrl.store import jobs
+    from jobctrl.store import stage_states
 
     job_id = failed_job(store, "https://jobs.example.com/retry")
-    before = jobs.stage_rows(store, job_id)
+    before = stage_states.stage_rows(store, job_id)
     result = run_cli("retry", job_id)
     assert result.returncode == 2, result.stderr
     assert "does not answer" in result.stderr
-    assert jobs.stage_rows(store, job_id) == before
+    assert stage_states.stage_rows(store, job_id) == before

@@ -7,8 +7,8 @@ import signal
 
 from sqlalchemy import func, select
 
-from jobctrl import services
-from jobctrl.store import jobs, schema
+from jobctrl.app.jobs import add_job
+from jobctrl.store import schema, stage_states
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess
 
@@ -31,13 +31,13 @@ async def test_kill_9_during_score_then_a_new_worker_finishes(
 
     first = WorkerProcess()
     first.wait_ready()
-    view = await services.add_job(home, url)
+    view = await add_job(home, url)
     job_id = view["jobId"]
 
     def score_running() -> bool:
         return any(
             r["stage"] == "score" and r["state"] == "running"
-            for r in jobs.stage_rows(store, job_id)
+            for r in stage_states.stage_rows(store, job_id)
         )
 
     await _until(score_running)
@@ -50,7 +50,7 @@ async def test_kill_9_during_score_then_a_new_worker_finishes(
     result = await asyncio.wait_for(handle.result(), 60)
     assert result["outcome"] in ("prepared", "skipped")
 
-    rows = {r["stage"]: r for r in jobs.stage_rows(store, job_id)}
+    rows = {r["stage"]: r for r in stage_states.stage_rows(store, job_id)}
     assert rows["score"]["state"] == "succeeded"
     assert rows["score"]["attempts"] == 2, "the killed attempt counts, the second one finished"
     assert not [r for r in rows.values() if r["state"] == "running"]

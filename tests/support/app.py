@@ -12,17 +12,18 @@ from contextlib import contextmanager
 import uvicorn
 
 from jobctrl.api.app import create_app
+from jobctrl.api.events import KEEPALIVE_SECONDS
 from jobctrl.api.server import bind
 from jobctrl.home import Home
 
 
 @contextmanager
-def live_server(home: Home) -> Iterator[str]:
+def live_server(home: Home, *, keepalive_seconds: float = KEEPALIVE_SECONDS) -> Iterator[str]:
     """Serve ``create_app(home)`` on a free loopback port; yields its base URL."""
     sock = bind("127.0.0.1", 0)  # the socket `jobctrl up` makes
     port = sock.getsockname()[1]
     config = uvicorn.Config(
-        create_app(home, port=port),
+        create_app(home, port=port, keepalive_seconds=keepalive_seconds),
         log_level="warning",
         access_log=False,
         lifespan="off",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jobctrl.domain.errors import StageError
-from jobctrl.store import jobs
+from jobctrl.store import jobs, stage_states
 from jobctrl.store.store import Store
 
 
@@ -12,7 +12,7 @@ def failed_job(
 ) -> str:
     """A new job whose ``stage`` failed (retryable) on its first attempt; its id."""
     job = jobs.create_job(store, url)
-    claim = jobs.claim_stage(store, job.job_id, stage, "run-test")
+    claim = stage_states.claim_stage(store, job.job_id, stage, "run-test")
     error = StageError(code, "failed in a test", retryable=True)
-    jobs.fail_stage(store, job.job_id, stage, "run-test", claim.attempt, error)
+    stage_states.fail_stage(store, job.job_id, stage, "run-test", claim.attempt, error)
     return job.job_id

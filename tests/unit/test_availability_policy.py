@@ -5,10 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import update
 
-from jobctrl.stages.availability import due_jobs, next_check
-from jobctrl.store import schema
+from jobctrl.domain.availability import Availability, next_check
+from jobctrl.store.availability import due_jobs, record_check
 from jobctrl.store.jobs import create_job
 from jobctrl.store.store import Store
 
@@ -41,18 +40,11 @@ def test_an_unknown_state_name_is_refused() -> None:
 
 
 def _job(store: Store, n: int, next_at: datetime | None) -> str:
+    """A job never checked, or one whose active check a day before makes it due at
+    ``next_at``."""
     job_id = create_job(store, f"https://jobs.example.com/posting/{n}").job_id
     if next_at is not None:
-        with store.write() as tx:
-            tx.conn.execute(
-                update(schema.jobs)
-                .where(schema.jobs.c.id == job_id)
-                .values(
-                    availability="active",
-                    availability_checked_at=next_at - timedelta(hours=24),
-                    availability_next_check_at=next_at,
-                )
-            )
+        record_check(store, job_id, Availability.ACTIVE, None, next_at - timedelta(hours=24))
     return job_id
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from jobctrl import services
+from jobctrl.app import queries as queries_module
 from jobctrl.cli import main
 
 
@@ -12,7 +12,7 @@ def test_an_unexpected_error_is_one_line_and_the_traceback_goes_to_the_log(home,
     def broken(*_args, **_kwargs):
         raise RuntimeError("secret page text")
 
-    monkeypatch.setattr(services, "list_jobs", broken)
+    monkeypatch.setattr(queries_module, "list_jobs", broken)
     result = CliRunner().invoke(main, ["jobs"])
     assert result.exit_code == 1
     assert result.output.strip() == (

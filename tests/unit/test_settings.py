@@ -2,7 +2,9 @@
 
 import pytest
 
+from jobctrl.app.settings import change_settings
 from jobctrl.domain.errors import ConfigError
+from jobctrl.store.events import events_after
 
 
 def test_defaults(settings):
@@ -11,16 +13,28 @@ def test_defaults(settings):
     assert settings.get("fetch.allow_hosts") == []
 
 
-def test_set_parses_cli_forms(settings):
-    assert settings.set("fetch.allow_hosts", "127.0.0.1, Intranet.Local") == [
+def _set(home, key: str, raw: str):
+    """`jobctrl settings set KEY VALUE`: the value as stored."""
+    return change_settings(home, {key: raw})[key]
+
+
+def test_set_parses_cli_forms(home, settings):
+    assert _set(home, "fetch.allow_hosts", "127.0.0.1, Intranet.Local") == [
         "127.0.0.1",
         "intranet.local",
     ]
     assert settings.get("fetch.allow_hosts") == ["127.0.0.1", "intranet.local"]
-    assert settings.set("lane_token_limits", "score=1000,tailor=0") == {"score": 1000, "tailor": 0}
-    assert settings.set("lane_token_limits", '{"score": 5}') == {"score": 5}
-    assert settings.set("daily_budget_usd", "0") == 0.0
-    assert settings.set("discovery.schedule_cron", "*/15 6-18 1,15 * 1-5") == "*/15 6-18 1,15 * 1-5"
+    assert _set(home, "lane_token_limits", "score=1000,tailor=0") == {"score": 1000, "tailor": 0}
+    assert _set(home, "lane_token_limits", '{"score": 5}') == {"score": 5}
+    assert _set(home, "daily_budget_usd", "0") == 0.0
+    assert _set(home, "discovery.schedule_cron", "*/15 6-18 1,15 * 1-5") == "*/15 6-18 1,15 * 1-5"
+
+
+def test_typed_json_values_take_the_same_path(home):
+    assert (
+        change_settings(home, {"min_fit_score": 70, "fetch.respect_robots": False})["min_fit_score"]
+        == 70
+    )
 
 
 @pytest.mark.parametrize(
@@ -32,14 +46,16 @@ def test_set_parses_cli_forms(settings):
      ("discovery.schedule_cron", "0 7 * * 7"), ("discovery.schedule_cron", "*/0 * * * *"),
      ("discovery.schedule_cron", "0 20-8 * * *")],
 )  # fmt: skip
-def test_bad_values_are_refused(settings, key, value):
+def test_bad_values_are_refused(home, settings, key, value):
+    before = settings.all()
     with pytest.raises(ConfigError):
-        settings.set(key, value)
+        change_settings(home, {"min_fit_score": "10", key: value})
+    assert settings.all() == before, "nothing is written when one change is refused"
 
 
-def test_a_change_is_an_event(settings, store):
-    settings.set("min_fit_score", "70")
-    events = store.events_after(0)
+def test_a_change_is_an_event(home, store):
+    change_settings(home, {"min_fit_score": "70"})
+    events = events_after(store, 0)
     assert events[-1]["type"] == "SettingChanged"
     assert events[-1]["payload"] == {"key": "min_fit_score"}
 

@@ -72,7 +72,7 @@ def _reserve(
 
 
 def test_budget_stops_the_next_attempt_not_the_one_admitted(authority, settings):
-    settings.set("daily_budget_usd", "1.5")
+    settings.set_value("daily_budget_usd", 1.5)
     provider = FakeProvider()  # gpt-4o: 0.25 + 0.50 = $0.75 per call
     assert _call(authority, provider, 1) == "answer 1"
     assert _call(authority, provider, 2) == "answer 2"
@@ -83,7 +83,7 @@ def test_budget_stops_the_next_attempt_not_the_one_admitted(authority, settings)
 
 
 def test_zero_means_unlimited(authority, settings):
-    settings.set("daily_budget_usd", "0")
+    settings.set_value("daily_budget_usd", 0.0)
     provider = FakeProvider(10_000_000, 10_000_000)
     for n in range(5):
         _call(authority, provider, n)
@@ -91,7 +91,7 @@ def test_zero_means_unlimited(authority, settings):
 
 
 def test_lane_token_limit_blocks_only_that_lane(authority, settings):
-    settings.set("lane_token_limits", "score=150000")
+    settings.set_value("lane_token_limits", {"score": 150000})
     provider = FakeProvider(100_000, 50_000)
     _call(authority, provider, 1, lane="score")
     with pytest.raises(BudgetExceededError):
@@ -125,7 +125,7 @@ def test_an_observation_is_counted_once(authority, store):
 
 
 def test_a_new_day_reopens_the_budget(authority, settings, clock):
-    settings.set("daily_budget_usd", "0.5")
+    settings.set_value("daily_budget_usd", 0.5)
     provider = FakeProvider()
     _call(authority, provider, 1)
     with pytest.raises(BudgetExceededError):
@@ -148,7 +148,7 @@ def test_fifty_concurrent_calls_never_exceed_a_one_dollar_ceiling(store, setting
     Whatever the interleaving, spend plus open reservations never passes the ceiling."""
     import threading
 
-    settings.set("daily_budget_usd", "1")
+    settings.set_value("daily_budget_usd", 1.0)
     authority = SpendAuthority(store, settings)
     admitted, refused, peak = [], [], [0.0]
     lock = threading.Lock()
@@ -189,8 +189,8 @@ def test_fifty_concurrent_calls_never_exceed_a_one_dollar_ceiling(store, setting
 
 
 def test_a_reservation_left_by_a_crash_counts_until_it_expires(store, settings, clock):
-    settings.set("daily_budget_usd", "0.10")
-    settings.set("budget.reservation_ttl_seconds", "600")
+    settings.set_value("daily_budget_usd", 0.10)
+    settings.set_value("budget.reservation_ttl_seconds", 600.0)
     authority = SpendAuthority(store, settings, clock=clock)
     _reserve(authority, "crashed", lane="tailor")  # $0.075
     # The process died here: no settle. The open reservation still blocks what won't fit.
@@ -203,7 +203,7 @@ def test_a_reservation_left_by_a_crash_counts_until_it_expires(store, settings, 
 
 
 def test_lane_tokens_count_reservations_too(store, settings):
-    settings.set("lane_token_limits", "cover=20000")
+    settings.set_value("lane_token_limits", {"cover": 20000})
     authority = SpendAuthority(store, settings)
     mini = {"model": "gpt-4o-mini", "input_tokens": 8_000, "max_output_tokens": 4_000}
     _reserve(authority, "a", lane="cover", **mini)

@@ -1,5 +1,6 @@
-"""The HTTP API (FastAPI). Reads come from the projections; commands call the same
-application services as the CLI. Errors are JSON with a stable code and a message."""
+"""The HTTP API (FastAPI): routes that call the application layer (``jobctrl.app``), the
+same functions the CLI calls. Errors are JSON with a stable code and a message; the
+status comes from the one table in ``domain.errors``."""
 
 from __future__ import annotations
 
@@ -12,35 +13,30 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from jobctrl import services
-from jobctrl.api.events import register_event_stream
+from jobctrl.api.events import KEEPALIVE_SECONDS, register_event_stream
 from jobctrl.api.pages import register_pages
 from jobctrl.api.security import LocalSecurity, api_token
-from jobctrl.domain.errors import JobctrlError, StageError
+from jobctrl.app import discovery, jobs, materials, queries
+from jobctrl.app import settings as app_settings
+from jobctrl.domain.errors import (
+    HTTP_ERROR,
+    INTERNAL_ERROR,
+    INVALID_INPUT,
+    METHOD_NOT_ALLOWED,
+    NOT_FOUND,
+    JobctrlError,
+    status_of,
+)
 from jobctrl.home import Home
-from jobctrl.llm.spend import SpendAuthority
-from jobctrl.store.settings import Settings
-from jobctrl.store.store import Store
 
 log = logging.getLogger("jobctrl.api")
 
-# Error codes whose HTTP status is not 400; exit code 2 (no server/worker) is 503.
-STATUS_BY_CODE = {
-    "job_not_found": 404,
-    "ambiguous_job": 404,
-    "artifact_not_found": 404,
-    "artifact_missing": 404,
-    "not_found": 404,
-    "nothing_to_retry": 409,
-    "not_running": 409,
-    "no_draft": 409,
-    "STAGE_BUSY": 409,
-    "missing_input": 409,
-}
 
-
-def error_response(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status)
+def error_response(code: str, message: str, status: int | None = None) -> JSONResponse:
+    """``{"error": {"code", "message"}}`` with the code's HTTP status (or ``status``)."""
+    return JSONResponse(
+        {"error": {"code": code, "message": message}}, status or status_of(code).http
+    )
 
 
 class AddJob(BaseModel):
@@ -51,7 +47,15 @@ class RetryStage(BaseModel):
     stage: str | None = Field(None, description="The failed stage; default: the first one.")
 
 
-def create_app(home: Home, *, port: int = 8765, host: str = "127.0.0.1") -> FastAPI:
+def create_app(
+    home: Home,
+    *,
+    port: int = 8765,
+    host: str = "127.0.0.1",
+    keepalive_seconds: float = KEEPALIVE_SECONDS,
+) -> FastAPI:
+    """The app for ``home`` served on ``host:port`` (the Host header must name them);
+    ``keepalive_seconds`` spaces the event stream's keep-alive comments."""
     app = FastAPI(title="jobctrl", version="1", docs_url=None, redoc_url=None)
     hosts = {f"127.0.0.1:{port}", f"localhost:{port}", "127.0.0.1", "localhost"}
     hosts |= {f"{host}:{port}", host}
@@ -59,25 +63,20 @@ def create_app(home: Home, *, port: int = 8765, host: str = "127.0.0.1") -> Fast
 
     @app.exception_handler(JobctrlError)
     async def _jobctrl_error(_: Request, exc: JobctrlError) -> JSONResponse:
-        status = 503 if exc.exit_code == 2 else STATUS_BY_CODE.get(exc.code, 400)
-        return error_response(status, exc.code, exc.message)
-
-    @app.exception_handler(StageError)
-    async def _stage_error(_: Request, exc: StageError) -> JSONResponse:
-        return error_response(STATUS_BY_CODE.get(exc.code, 409), exc.code, exc.message)
+        return error_response(exc.code, exc.message)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()))
         message = f"{where}: {first.get('msg', 'invalid input')}" if where else "invalid input"
-        return error_response(422, "invalid_input", message)
+        return error_response(INVALID_INPUT, message, 422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        codes = {404: "not_found", 405: "method_not_allowed"}
-        code = codes.get(exc.status_code, "http_error")
-        return error_response(exc.status_code, code, str(exc.detail))
+        codes = {404: NOT_FOUND, 405: METHOD_NOT_ALLOWED}
+        code = codes.get(exc.status_code, HTTP_ERROR)
+        return error_response(code, str(exc.detail), exc.status_code)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
@@ -86,7 +85,7 @@ def create_app(home: Home, *, port: int = 8765, host: str = "127.0.0.1") -> Fast
         log.error("unexpected error in %s %s", request.method, request.url.path)
         where = home.log_exception(exc)
         details = f" (details in {where})" if where else ""
-        return error_response(500, "internal_error", f"unexpected internal error{details}")
+        return error_response(INTERNAL_ERROR, f"unexpected internal error{details}")
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -101,8 +100,8 @@ def create_app(home: Home, *, port: int = 8765, host: str = "127.0.0.1") -> Fast
         offset: int = Query(0, ge=0, le=1_000_000),
     ) -> dict[str, Any]:
         """Jobs from the list projection, best score first unless ``sort`` says otherwise."""
-        rows, total = services.find_jobs(
-            Store.open(home),
+        items, total = queries.find_jobs(
+            home,
             stage=stage,
             status=status,
             min_score=min_score,
@@ -111,31 +110,29 @@ def create_app(home: Home, *, port: int = 8765, host: str = "127.0.0.1") -> Fast
             limit=limit,
             offset=offset,
         )
-        items = [services.job_list_item(r) for r in rows]
         return {"items": items, "total": total, "limit": limit, "offset": offset}
 
     @app.get("/v1/jobs/{job_id}", tags=["jobs"])
     def get_job(job_id: str) -> dict[str, Any]:
         """One job: posting, score report, stage timeline and materials."""
-        view = services.show_job(home, job_id)
-        view["materials"] = services.job_materials(home, job_id)
+        view = queries.show_job(home, job_id)
+        view["materials"] = queries.job_materials(home, job_id)
         return view
 
     @app.get("/v1/runs", tags=["discovery"])
     def runs() -> dict[str, Any]:
         """Recent discovery runs with their progress."""
-        return {"items": services.discovery_runs(home)}
+        return {"items": queries.discovery_runs(home)}
 
     @app.get("/v1/spend", tags=["spend"])
     def spend() -> dict[str, Any]:
         """Today's estimated spend per lane against the daily ceiling (UTC day)."""
-        store = Store.open(home)
-        return SpendAuthority(store, Settings(store)).summary()
+        return queries.spend_summary(home)
 
     @app.get("/v1/settings", tags=["settings"])
     def settings() -> dict[str, Any]:
         """Every runtime setting with its current value."""
-        return Settings(Store.open(home)).all()
+        return queries.settings_values(home)
 
     @app.get(
         "/v1/artifacts/{artifact_id}",
@@ -145,55 +142,51 @@ def create_app(home: Home, *, port: int = 8765, host: str = "127.0.0.1") -> Fast
     )
     def artifact(artifact_id: str) -> Response:
         """A material's PDF, shown inline."""
-        data, name = services.material_pdf(home, artifact_id)
+        data, name = queries.material_pdf(home, artifact_id)
         return Response(
             data,
             media_type="application/pdf",
             headers={"Content-Disposition": f'inline; filename="{name}"'},
         )
 
-    # -- commands (the CLI's services) ------------------------------------------------------
+    # -- commands (the same application functions the CLI calls) ----------------------------
 
     @app.post("/v1/jobs", tags=["jobs"], status_code=202)
     async def add_job(body: AddJob) -> dict[str, Any]:
         """Add a posting URL and start its preparation (as `jobctrl add`)."""
-        return await services.add_job(home, body.url)
+        return await jobs.add_job(home, body.url)
 
     @app.post("/v1/jobs/{job_id}/retry", tags=["jobs"], status_code=202)
     async def retry(job_id: str, body: RetryStage | None = None) -> dict[str, Any]:
         """Run a failed stage again; 503 worker_runtime_unavailable changes nothing."""
-        return await services.retry_stage(home, job_id, body.stage if body else None)
+        return await jobs.retry_stage(home, job_id, body.stage if body else None)
 
     @app.post("/v1/jobs/{job_id}/materials/{decision}", tags=["materials"])
     async def decide(job_id: str, decision: str) -> Response:
         """Approve, reject or regenerate a job's materials."""
         if decision == "regenerate":
-            started = await services.regenerate_materials(home, job_id)
+            started = await materials.regenerate_materials(home, job_id)
             return JSONResponse(started, 202)
-        if decision not in ("approve", "reject"):
-            raise JobctrlError(
-                "decision must be approve, reject or regenerate", code="invalid_input"
-            )
-        items = services.decide_materials(home, job_id, decision)
+        items = materials.decide_materials(home, job_id, decision)
         return JSONResponse({"items": items})
 
     @app.post("/v1/discovery", tags=["discovery"], status_code=202)
     async def start_discovery() -> dict[str, Any]:
         """Start a discovery run (or join the one in progress)."""
-        return await services.start_discovery(home)
+        return await discovery.start_discovery(home)
 
     @app.post("/v1/discovery/cancel", tags=["discovery"])
     async def cancel_discovery() -> dict[str, Any]:
         """Cancel the discovery run in progress; what it found so far stays."""
-        return await services.cancel_discovery(home)
+        return await discovery.cancel_discovery(home)
 
     @app.patch("/v1/settings", tags=["settings"])
     def change_settings(
         changes: Annotated[dict[str, Any], Body(examples=[{"min_fit_score": 60}])],
     ) -> dict[str, Any]:
         """Change settings (all validated before any is written)."""
-        return services.change_settings(home, changes)
+        return app_settings.change_settings(home, changes)
 
-    register_event_stream(app, home)
+    register_event_stream(app, home, keepalive_seconds=keepalive_seconds)
     register_pages(app, home)
     return app

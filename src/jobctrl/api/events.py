@@ -3,7 +3,7 @@
 The stream polls the event log about every 250 ms (a poller, not a push: facts are durable
 first, then announced). Each message carries the event's sequence number as its SSE id, so
 a client that reconnects with ``Last-Event-ID`` (or ``?after=``) gets every later event
-exactly once. FastAPI's SSE support sends the keep-alive comments on an idle stream.
+exactly once. An idle stream sends a keep-alive comment every ``keepalive_seconds``.
 
 Only identifiers travel: sequence, event id, type, job id, time (and a discovery run's id).
 """
@@ -11,46 +11,36 @@ Only identifiers travel: sequence, event id, type, job id, time (and a discovery
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 from typing import Any
 
 from anyio import to_thread
 from fastapi import FastAPI, Header, Query
 from fastapi.sse import EventSourceResponse, ServerSentEvent
-from sqlalchemy import func, select
 
+from jobctrl.app import queries
+from jobctrl.domain.clock import as_utc
 from jobctrl.home import Home
-from jobctrl.store import schema
-from jobctrl.store.store import Store
 
-E = schema.job_events
 POLL_SECONDS = 0.25
+KEEPALIVE_SECONDS = 15.0
 BATCH = 500
 MAX_SEQ = 2**63 - 1  # a cursor past this can't be an event (SQLite's integer range)
 
 
-def _utc(value: datetime) -> datetime:
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
-def _latest(store: Store) -> int:
-    with store.read() as conn:
-        return conn.execute(select(func.coalesce(func.max(E.c.seq), 0))).scalar_one()
-
-
-def _after(store: Store, seq: int) -> list[dict[str, Any]]:
+def _after(home: Home, seq: int) -> list[dict[str, Any]]:
     """The next events after ``seq``, as the stream sends them (ids and codes only)."""
     return [
         {
             "seq": e["seq"],
-            "eventId": e["event_id"],
+            "eventId": e["eventId"],
             "type": e["type"],
-            "jobId": e["job_id"],
+            "jobId": e["jobId"],
             "runId": e["payload"].get("runId") if e["type"].startswith("Discovery") else None,
-            "occurredAt": _utc(e["occurred_at"]).isoformat(),
+            "occurredAt": as_utc(e["occurredAt"]).isoformat(),
         }
-        for e in store.events_after(seq, BATCH)
+        for e in queries.event_log(home, seq, BATCH)
     ]
 
 
@@ -67,7 +57,12 @@ def _start(last_event_id: str | None, after: int | None) -> int | None:
     return None
 
 
-def register_event_stream(app: FastAPI, home: Home) -> None:
+def register_event_stream(
+    app: FastAPI, home: Home, *, keepalive_seconds: float = KEEPALIVE_SECONDS
+) -> None:
+    """Add ``GET /v1/events/stream``; an idle stream sends a keep-alive comment every
+    ``keepalive_seconds``, so proxies and clients see it is alive."""
+
     @app.get("/v1/events/stream", response_class=EventSourceResponse, tags=["events"])
     async def stream(
         after: int | None = Query(
@@ -76,15 +71,20 @@ def register_event_stream(app: FastAPI, home: Home) -> None:
         last_event_id: str | None = Header(None, alias="Last-Event-ID", max_length=32),
     ) -> AsyncIterator[ServerSentEvent]:
         """New job events as they are recorded; resumes after ``Last-Event-ID``."""
-        store = Store.open(home)
         cursor = _start(last_event_id, after)
         if cursor is None:
-            cursor = await to_thread.run_sync(_latest, store)
+            cursor = await to_thread.run_sync(queries.latest_event_seq, home)
         yield ServerSentEvent(comment=f"from {cursor}", retry=1000)
+        quiet_since = time.monotonic()
         while True:  # ends when the client goes: the response cancels this generator
-            events = await to_thread.run_sync(_after, store, cursor)
+            events = await to_thread.run_sync(_after, home, cursor)
             for event in events:
                 cursor = event["seq"]
                 yield ServerSentEvent(data=event, event=event["type"], id=str(cursor))
+            if events:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= keepalive_seconds:
+                yield ServerSentEvent(comment="ping")
+                quiet_since = time.monotonic()
             if len(events) < BATCH:
                 await asyncio.sleep(POLL_SECONDS)

@@ -1,6 +1,6 @@
 """Server-rendered pages (Jinja2, autoescaped): Jobs, Job, Runs, Spend and Settings.
 
-The pages read the same services and projections as the JSON API and change nothing
+The pages read the same application queries as the JSON API and change nothing
 themselves: their buttons and forms call the JSON API from ``static/app.js`` (same-origin
 ``fetch``). A page with live content re-renders just that part on ``?fragment=NAME``
 when the event stream says something changed.
@@ -8,7 +8,7 @@ when the event stream says something changed.
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,21 +16,18 @@ from fastapi import FastAPI
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from sqlalchemy import func, select
 
-from jobctrl import services
+from jobctrl.app import queries
+from jobctrl.domain.discovery import RunStatus
 from jobctrl.domain.errors import JobctrlError
-from jobctrl.domain.events import REGISTRY, summary_fields
-from jobctrl.domain.stages import Stage
+from jobctrl.domain.events import REGISTRY
+from jobctrl.domain.materials import MaterialState
+from jobctrl.domain.stages import JobStatus, Stage
 from jobctrl.home import Home
-from jobctrl.llm.spend import SpendAuthority
-from jobctrl.store import schema
-from jobctrl.store.settings import SPECS, Settings
-from jobctrl.store.store import Store
 
 HERE = Path(__file__).parent
 STAGES = tuple(s.value for s in Stage)
-STATUSES = ("pending", "running", "prepared", "skipped", "failed")
+STATUSES = tuple(s.value for s in JobStatus)
 PER_PAGE = 50
 
 
@@ -66,58 +63,13 @@ def _int_or_none(raw: str, low: int, high: int) -> int | None:
         return None
 
 
-def job_events(store: Store, job_id: str) -> list[dict[str, Any]]:
-    e = schema.job_events
-    with store.read() as conn:
-        rows = conn.execute(select(e).where(e.c.job_id == job_id).order_by(e.c.seq)).mappings()
-        return [
-            {
-                "seq": r["seq"],
-                "type": r["type"],
-                "occurredAt": r["occurred_at"],
-                "fields": summary_fields(r["payload"]),
-            }
-            for r in rows
-        ]
-
-
-def _description(store: Store, sha: str | None, limit: int = 20_000) -> str:
-    """The posting's extracted plain text (never its HTML), shortened for the page."""
-    if not sha:
-        return ""
-    try:
-        text = store.artifacts.get(sha).decode("utf-8", "replace")
-    except OSError:
-        return ""
-    return text if len(text) <= limit else text[:limit] + " …"
-
-
-def daily_spend(store: Store, today: str, days: int = 14) -> list[dict[str, Any]]:
-    """The last ``days`` UTC days' estimated spend (zero for a day without any), oldest
-    first, with each bar's height out of 100."""
-    first = date.fromisoformat(today) - timedelta(days=days - 1)
-    ls = schema.llm_spend
-    with store.read() as conn:
-        spent = dict(
-            conn.execute(
-                select(ls.c.day, func.sum(ls.c.cost_usd))
-                .where(ls.c.day >= first.isoformat(), ls.c.day <= today)
-                .group_by(ls.c.day)
-            ).all()
-        )
-    bars = [
-        {"day": d, "costUsd": float(spent.get(d) or 0.0)}
-        for d in ((first + timedelta(days=n)).isoformat() for n in range(days))
-    ]
-    top = max(b["costUsd"] for b in bars) or 1.0
-    for b in bars:
-        b["height"] = round(100 * b["costUsd"] / top, 1)
-    return bars
-
-
 def _viewer_rank(material: dict[str, Any]) -> tuple[bool, bool, int]:
     approval = material["approval"]
-    return (approval == "draft", approval == "approved", material["generation"])
+    return (
+        approval == MaterialState.DRAFT,
+        approval == MaterialState.APPROVED,
+        material["generation"],
+    )
 
 
 def _setting_kind(default: Any) -> str:
@@ -146,18 +98,23 @@ def register_pages(app: FastAPI, home: Home) -> None:
         page: str = "1",
         fragment: str = "",
     ) -> HTMLResponse:
-        filters = {
+        filters: dict[str, Any] = {
             "stage": stage if stage in STAGES else "",
             "status": status if status in STATUSES else "",
             "min_score": _int_or_none(min_score, 0, 100),
             "q": q.strip()[:200],
-            "sort": sort if sort in services.JOB_SORTS else "score",
+            "sort": sort if sort in queries.JOB_SORTS else "score",
         }
         number = _int_or_none(page, 1, 100_000) or 1
-        rows, total = services.find_jobs(
-            Store.open(home), limit=PER_PAGE, offset=(number - 1) * PER_PAGE, **filters
+        rows, total = queries.find_jobs(
+            home, limit=PER_PAGE, offset=(number - 1) * PER_PAGE, **filters
         )
-        context = {"rows": rows, "total": total, "filters": filters, "statuses": STATUSES}
+        context: dict[str, Any] = {
+            "rows": rows,
+            "total": total,
+            "filters": filters,
+            "statuses": STATUSES,
+        }
         if fragment == "rows":
             response = _render("_job_rows.html", **context)
             response.headers["X-Total-Count"] = str(total)
@@ -167,10 +124,9 @@ def register_pages(app: FastAPI, home: Home) -> None:
 
     @app.get("/jobs/{job_id}", response_class=HTMLResponse, include_in_schema=False)
     def job_page(job_id: str, fragment: str = "") -> HTMLResponse:
-        store = Store.open(home)
         try:
-            job = services.show_job(home, job_id)
-            materials = services.job_materials(home, job["jobId"])
+            job = queries.show_job(home, job_id)
+            materials = queries.job_materials(home, job["jobId"])
         except JobctrlError as exc:
             return _render("error.html", 404, nav="jobs", title="No such job", error=exc)
         # One in-page viewer per kind: the draft awaiting a decision, else the approved
@@ -178,13 +134,13 @@ def register_pages(app: FastAPI, home: Home) -> None:
         shown: dict[str, dict[str, Any]] = {}
         for m in sorted(materials, key=_viewer_rank):
             shown[m["kind"]] = m  # the best-ranked of each kind comes last
-        context = {
+        context: dict[str, Any] = {
             "job": job,
             "materials": materials,
             "viewers": [m for m in shown.values() if m["pdfUrl"]],
-            "drafts": any(m["approval"] == "draft" for m in materials),
-            "events": job_events(store, job["jobId"]),
-            "description": _description(store, job["artifacts"]["text"]),
+            "drafts": any(m["approval"] == MaterialState.DRAFT for m in materials),
+            "events": queries.job_timeline(home, job["jobId"]),
+            "description": queries.posting_text(home, job["artifacts"]["text"]),
         }
         if fragment == "main":
             return _render("_job_detail.html", **context)
@@ -192,35 +148,28 @@ def register_pages(app: FastAPI, home: Home) -> None:
 
     @app.get("/runs", response_class=HTMLResponse, include_in_schema=False)
     def runs_page(fragment: str = "") -> HTMLResponse:
-        runs = services.discovery_runs(home)
-        running = any(r["status"] == "running" for r in runs)
+        runs = queries.discovery_runs(home)
+        running = any(r["status"] == RunStatus.RUNNING for r in runs)
         if fragment == "main":
             return _render("_runs.html", runs=runs, running=running)
         return _render("runs.html", nav="runs", runs=runs, running=running)
 
     @app.get("/spend", response_class=HTMLResponse, include_in_schema=False)
     def spend_page() -> HTMLResponse:
-        store = Store.open(home)
-        summary = SpendAuthority(store, Settings(store)).summary()
-        bars = daily_spend(store, summary["day"])
+        summary = queries.spend_summary(home)
+        bars = queries.daily_spend(home, summary["day"])
         return _render("spend.html", nav="spend", spend=summary, bars=bars)
 
     @app.get("/settings", response_class=HTMLResponse, include_in_schema=False)
     def settings_page() -> HTMLResponse:
-        values = Settings(Store.open(home)).all()
         rows = [
-            {
-                "key": key,
-                "value": value,
-                "kind": _setting_kind(SPECS[key].default),
-                "help": SPECS[key].help,
-            }
-            for key, value in values.items()
+            {**item, "kind": _setting_kind(item["default"])}
+            for item in queries.settings_catalogue(home)
         ]
         return _render(
             "settings.html",
             nav="settings",
             settings=rows,
-            sources=services.list_sources(home),
-            lanes=services.list_lanes(home),
+            sources=queries.list_sources(home),
+            lanes=queries.list_lanes(home),
         )

@@ -21,7 +21,15 @@ from pathlib import Path
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from jobctrl.domain.errors import CROSS_SITE, FORBIDDEN, FORBIDDEN_HOST, UNAUTHORIZED, status_of
+
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _refused(code: str, message: str) -> tuple[int, str, str]:
+    return status_of(code).http, code, message
+
+
 # Pages load only their own scripts and styles (no inline code); nothing may frame them,
 # except that the app's own Job page shows a material's PDF in an <object>.
 CSP = "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; "
@@ -98,19 +106,19 @@ class LocalSecurity:
 
     def _refusal(self, method: str, headers: Headers) -> tuple[int, str, str] | None:
         if (headers.get("host") or "").lower() not in self.hosts:
-            return 403, "forbidden_host", "this server answers only on its loopback address"
+            return _refused(FORBIDDEN_HOST, "this server answers only on its loopback address")
         if method in SAFE_METHODS:
             return None
         auth = headers.get("authorization", "")
         if auth.lower().startswith("bearer "):
             if hmac.compare_digest(auth[7:].strip().encode(), self.token):
                 return None
-            return 403, "forbidden", "the token does not match"
+            return _refused(FORBIDDEN, "the token does not match")
         origin = headers.get("origin")
         site = headers.get("sec-fetch-site")
         if origin is None and site is None:
-            return 401, "unauthorized", "send Authorization: Bearer TOKEN (see api-token)"
+            return _refused(UNAUTHORIZED, "send Authorization: Bearer TOKEN (see api-token)")
         same_origin = origin is not None and origin.split("://", 1)[-1].lower() in self.origins
         if same_origin and site in (None, "same-origin"):
             return None
-        return 403, "cross_site", "a request from another site cannot change jobctrl"
+        return _refused(CROSS_SITE, "a request from another site cannot change jobctrl")

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 import uvicorn
 
 from jobctrl.api.app import create_app
-from jobctrl.domain.errors import JobctrlError
+from jobctrl.domain.errors import PORT_UNAVAILABLE, JobctrlError
 from jobctrl.home import Home
 
 DEFAULT_PORT = 8765
@@ -37,7 +37,7 @@ def bind(host: str, port: int) -> socket.socket:
         sock.close()
         raise JobctrlError(
             f"cannot listen on {host}:{port} ({exc.strerror}): pass another --port",
-            code="port_unavailable",
+            code=PORT_UNAVAILABLE,
         ) from None
     sock.listen(128)
     sock.set_inheritable(True)

@@ -12,6 +12,7 @@ import html
 import json
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
@@ -19,7 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from jobctrl.demo.postings import COMPANIES, draw_opening, posting_description, posting_page
-from jobctrl.demo.site import HOST, LoopbackServer
+from jobctrl.demo.site import LoopbackServer
 
 
 @dataclass(frozen=True)
@@ -247,7 +248,7 @@ class DemoBoards(LoopbackServer):
                 parts = urlsplit(self.path)
                 query = parse_qs(parts.query)
                 segs = [s for s in parts.path.split("/") if s]
-                base = f"http://{HOST}:{self.server.server_address[1]}"
+                base = outer.base_url
                 status, ctype, body = HTTPStatus.NOT_FOUND, "application/json", b'{"error":1}'
                 if parts.path == "/robots.txt":
                     status, ctype, body = HTTPStatus.OK, "text/plain", b"User-agent: *\nAllow: /\n"
@@ -256,18 +257,19 @@ class DemoBoards(LoopbackServer):
                     status, ctype = HTTPStatus.OK, "text/html; charset=utf-8"
                     body = _posting_page(pages[parts.path], url).encode()
                 else:
-                    board, payload = None, None
+                    board: Board | None = None
+                    payload: Callable[[Board], Any] | None = None
                     if segs[:2] == ["v1", "boards"] and len(segs) == 4:
                         board = by_api.get(("greenhouse", segs[2]))
-                        payload = board and (lambda b: _greenhouse(b, base))
+                        payload = lambda b: _greenhouse(b, base)  # noqa: E731
                     elif segs[:2] == ["v0", "postings"] and len(segs) == 3:
                         board = by_api.get(("lever", segs[2]))
                         skip = int(query.get("skip", ["0"])[0])
                         limit = int(query.get("limit", ["100"])[0])
-                        payload = board and (lambda b: _lever(b, base, skip, limit))
+                        payload = lambda b: _lever(b, base, skip, limit)  # noqa: E731
                     elif segs[:2] == ["posting-api", "job-board"] and len(segs) == 3:
                         board = by_api.get(("ashby", segs[2]))
-                        payload = board and (lambda b: _ashby(b, base))
+                        payload = lambda b: _ashby(b, base)  # noqa: E731
                     if board is not None and api_delay:
                         time.sleep(api_delay)
                     if board is not None and board.broken:

@@ -1,80 +1,19 @@
-"""Errors are values with codes: raised as typed exceptions, mapped once to exit codes.
+"""Errors are values with codes: one root, stable codes as constants, one status table.
 
-A ``StageError`` carries a stable ``code`` (``DETAIL_UNSAFE_URL``, ``budget_exceeded``),
-a short human message that never quotes raw page, prompt or provider text, and whether
-another attempt could succeed.
+Every error jobctrl reports is a ``JobctrlError``: a stable ``code`` (a constant below:
+a typo is an import error, never a silent default), a short human message that never
+quotes raw page, prompt or provider text, and whether another attempt could succeed.
+``STATUS`` maps a code to its CLI exit status and HTTP status in one place; the CLI and
+the API both read it (``exit_status``, ``http_status``).
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import NamedTuple
 
-
-class JobctrlError(Exception):
-    """Base for errors jobctrl reports to a user (CLI exit code 1 unless said otherwise)."""
-
-    exit_code = 1
-
-    def __init__(self, message: str, *, code: str = "error") -> None:
-        super().__init__(message)
-        self.message = message
-        self.code = code
-
-
-class ConfigError(JobctrlError):
-    """The home, config.yaml or a setting is invalid."""
-
-
-class NotFoundError(JobctrlError):
-    """A job, setting or artifact that was asked for does not exist."""
-
-
-class ServerUnavailableError(JobctrlError):
-    """No Temporal server could be reached (exit code 2)."""
-
-    exit_code = 2
-
-    def __init__(self, message: str, *, code: str = "temporal_unavailable") -> None:
-        super().__init__(message, code=code)
-
-
-class StageError(Exception):
-    """A stage attempt failed with a stable code.
-
-    ``retryable`` says whether a later attempt could succeed (a 503, a timeout); a
-    non-retryable error (an unsafe URL, a 404, a spent budget) ends the stage at once.
-    ``retry_after`` is the server-requested delay, when it named one.
-    """
-
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        *,
-        retryable: bool = False,
-        retry_after: timedelta | None = None,
-    ) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.retryable = retryable
-        self.retry_after = retry_after
-
-    @property
-    def uses_attempt(self) -> bool:
-        """False when the attempt was refused before any work (a spent budget): it does not
-        count against the stage's attempts."""
-        return self.code != BUDGET_EXCEEDED
-
-
-class BudgetExceededError(StageError):
-    """The UTC day's spend or a lane's token total already meets its ceiling."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(BUDGET_EXCEEDED, message, retryable=False)
-
-
-# Stable stage error codes. Scripts match on these; add, never rename.
+# -- stage codes: recorded on stage rows and in events. Scripts match on these; add, never
+# rename.
 DETAIL_UNSAFE_URL = "DETAIL_UNSAFE_URL"
 ENRICH_ROBOTS_DISALLOWED = "ENRICH_ROBOTS_DISALLOWED"
 ENRICH_INVALID_URL = "ENRICH_INVALID_URL"
@@ -90,15 +29,184 @@ ENRICH_RATE_LIMITED = "ENRICH_RATE_LIMITED"
 ENRICH_TOO_MANY_REDIRECTS = "ENRICH_TOO_MANY_REDIRECTS"
 ENRICH_NO_CONTENT = "ENRICH_NO_CONTENT"
 SCORE_NO_DESCRIPTION = "SCORE_NO_DESCRIPTION"
+REQUIREMENT_FIT_MISSING = "REQUIREMENT_FIT_MISSING"  # Tailor/Cover before a score exists
+MATERIALS_MISSING = "MATERIALS_MISSING"  # PDF before a tailored resume exists
 BUDGET_EXCEEDED = "budget_exceeded"
 MIN_SCORE = "MIN_SCORE"
 OWNERSHIP_LOST = "OWNERSHIP_LOST"
+STAGE_BUSY = "STAGE_BUSY"  # a reset was asked for while the stage runs
+STAGE_INTERRUPTED = "STAGE_INTERRUPTED"  # the attempt ended without a result
+STAGE_TIMEOUT = "STAGE_TIMEOUT"  # Temporal timed the activity out
+STAGE_ERROR = "STAGE_ERROR"  # the activity failed without a code of ours
+STAGE_INTERNAL_ERROR = "INTERNAL_ERROR"  # a bug inside a stage (retryable)
 POSTING_UNAVAILABLE = "POSTING_UNAVAILABLE"  # a stage skipped: the posting is closed
 POSTING_EXPIRED = "POSTING_EXPIRED"  # a check found validThrough in the past
 TAILOR_FABRICATION = "TAILOR_FABRICATION"  # a tailored resume added facts the profile lacks
-CONFIGURATION = "configuration"  # a lane names an unknown provider or lacks its key variable
+CONFIGURATION = "configuration"  # config.yaml, a lane's provider or its key variable
 PROVIDER_RATE_LIMITED = "provider_rate_limited"  # 429: retry after the provider's delay
 PROVIDER_UNAVAILABLE = "provider_unavailable"  # 5xx, connection error or timeout: retry
 PROVIDER_AUTH = "provider_auth"  # 401/403: the key is wrong or lacks access
 PROVIDER_REQUEST_REJECTED = "provider_request_rejected"  # other 4xx: resending will not help
 PROVIDER_INVALID_OUTPUT = "provider_invalid_output"  # output failed validation: retry in cap
+
+# -- discovery source codes (a run's error code)
+SOURCE_NOT_FOUND = "SOURCE_NOT_FOUND"  # the board/feed does not exist (404)
+SOURCE_MALFORMED = "SOURCE_MALFORMED"  # the response is not the provider's shape
+SOURCE_UNAVAILABLE = "SOURCE_UNAVAILABLE"  # 5xx, timeouts, refused: try again later
+SOURCE_RATE_LIMITED = "SOURCE_RATE_LIMITED"  # 429: the provider asked us to slow down
+SOURCE_CONFIG = "SOURCE_CONFIG"  # the source's own configuration is unusable
+
+# -- rendering codes
+RENDER_INVALID_INPUT = "render_invalid_input"
+RENDER_TOO_LARGE = "render_too_large"
+RENDER_LETTER_TOO_LONG = "render_letter_too_long"
+RENDER_FAILED = "render_failed"  # a template problem
+RENDER_NOT_A_PDF = "render_not_a_pdf"
+
+# -- command codes: what a CLI command or an HTTP request can fail with
+INVALID_INPUT = "invalid_input"
+UNKNOWN_SETTING = "unknown_setting"
+INVALID_SETTING = "invalid_setting"
+PROFILE_IMPORT = "profile_import"
+EXISTS = "exists"  # e.g. a source that is already configured
+NOT_FOUND = "not_found"  # an HTTP route that does not exist
+METHOD_NOT_ALLOWED = "method_not_allowed"
+HTTP_ERROR = "http_error"
+JOB_NOT_FOUND = "job_not_found"
+AMBIGUOUS_JOB = "ambiguous_job"
+JOB_NOT_SCORED = "job_not_scored"
+ARTIFACT_NOT_FOUND = "artifact_not_found"
+ARTIFACT_MISSING = "artifact_missing"
+MISSING_INPUT = "missing_input"
+NOTHING_TO_RETRY = "nothing_to_retry"
+NOT_RUNNING = "not_running"
+NO_DRAFT = "no_draft"
+NO_WORKER = "no_worker"  # queued, but --wait found no worker polling
+WAIT_TIMEOUT = "wait_timeout"
+TEMPORAL = "temporal"  # Temporal answered, but not as it should (no run id)
+TEMPORAL_UNAVAILABLE = "temporal_unavailable"
+WORKER_RUNTIME_UNAVAILABLE = "worker_runtime_unavailable"
+PORT_UNAVAILABLE = "port_unavailable"
+INTERNAL_ERROR = "internal_error"  # a bug: details only in the home's log
+# The local API's security refusals (api/security.py).
+FORBIDDEN_HOST = "forbidden_host"
+FORBIDDEN = "forbidden"
+UNAUTHORIZED = "unauthorized"
+CROSS_SITE = "cross_site"
+
+
+class Status(NamedTuple):
+    exit: int  # the CLI's exit status
+    http: int  # the API's HTTP status
+
+
+DEFAULT_STATUS = Status(exit=1, http=400)
+
+# The one table from code to CLI exit status and HTTP status; a code not listed is a
+# refused command: exit 1, HTTP 400.
+STATUS: dict[str, Status] = {
+    JOB_NOT_FOUND: Status(1, 404),
+    AMBIGUOUS_JOB: Status(1, 404),
+    ARTIFACT_NOT_FOUND: Status(1, 404),
+    ARTIFACT_MISSING: Status(1, 404),
+    NOT_FOUND: Status(1, 404),
+    METHOD_NOT_ALLOWED: Status(1, 405),
+    INVALID_INPUT: Status(1, 400),
+    NOTHING_TO_RETRY: Status(1, 409),
+    NOT_RUNNING: Status(1, 409),
+    NO_DRAFT: Status(1, 409),
+    STAGE_BUSY: Status(1, 409),
+    MISSING_INPUT: Status(1, 409),
+    TEMPORAL_UNAVAILABLE: Status(2, 503),
+    WORKER_RUNTIME_UNAVAILABLE: Status(2, 503),
+    INTERNAL_ERROR: Status(1, 500),
+    UNAUTHORIZED: Status(1, 401),
+    FORBIDDEN: Status(1, 403),
+    FORBIDDEN_HOST: Status(1, 403),
+    CROSS_SITE: Status(1, 403),
+}
+
+
+def status_of(code: str) -> Status:
+    return STATUS.get(code, DEFAULT_STATUS)
+
+
+class JobctrlError(Exception):
+    """The root of every error jobctrl reports.
+
+    ``code`` is one of the constants above; ``retryable`` says whether a later attempt
+    could succeed (a 503, a timeout); ``retry_after`` is a delay the other side asked for.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str,
+        retryable: bool = False,
+        retry_after: timedelta | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+    @property
+    def exit_status(self) -> int:
+        return status_of(self.code).exit
+
+    @property
+    def http_status(self) -> int:
+        return status_of(self.code).http
+
+
+class ConfigError(JobctrlError):
+    """The home, config.yaml or a setting is invalid."""
+
+    def __init__(self, message: str, *, code: str = CONFIGURATION) -> None:
+        super().__init__(message, code=code)
+
+
+class NotFoundError(JobctrlError):
+    """A job, setting, profile version or artifact that was asked for does not exist."""
+
+
+class UnavailableError(JobctrlError):
+    """No Temporal server (or no worker) would run a command's work: nothing was changed."""
+
+    def __init__(self, message: str, *, code: str = TEMPORAL_UNAVAILABLE) -> None:
+        super().__init__(message, code=code)
+
+
+class StageError(JobctrlError):
+    """A stage attempt failed with a stable code.
+
+    A non-retryable error (an unsafe URL, a 404, a spent budget) ends the stage at once.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        retryable: bool = False,
+        retry_after: timedelta | None = None,
+    ) -> None:
+        super().__init__(message, code=code, retryable=retryable, retry_after=retry_after)
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+    @property
+    def uses_attempt(self) -> bool:
+        """False when the attempt was refused before any work (a spent budget): it does not
+        count against the stage's attempts."""
+        return self.code != BUDGET_EXCEEDED
+
+
+class BudgetExceededError(StageError):
+    """The UTC day's spend or a lane's token total already meets its ceiling."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(BUDGET_EXCEEDED, message, retryable=False)

@@ -161,7 +161,9 @@ class DiscoveryRunFailed(DomainEvent):
     error_code: str
 
 
-class _PipelineStep(DomainEvent):
+class PipelineStep(DomainEvent):
+    """A Discover step's lifecycle; the four event types below share these fields."""
+
     workflow_id: str
     run_id: str
     step_kind: str  # source_planning | source_family | enrichment_pass | preparation_fanout
@@ -169,20 +171,20 @@ class _PipelineStep(DomainEvent):
     attempt: int
 
 
-class PipelineStepQueued(_PipelineStep):
+class PipelineStepQueued(PipelineStep):
     type = "PipelineStepQueued"
 
 
-class PipelineStepStarted(_PipelineStep):
+class PipelineStepStarted(PipelineStep):
     type = "PipelineStepStarted"
 
 
-class PipelineStepCompleted(_PipelineStep):
+class PipelineStepCompleted(PipelineStep):
     type = "PipelineStepCompleted"
     counts: dict[str, int] = {}
 
 
-class PipelineStepFailed(_PipelineStep):
+class PipelineStepFailed(PipelineStep):
     type = "PipelineStepFailed"
     error_code: str
 

@@ -22,6 +22,11 @@ TRACKING_PARAMS = (
 )  # fmt: skip
 
 
+# The one Discover execution of the local tenant, and the schedule that starts it.
+DISCOVER_WORKFLOW_ID = "discover-local"
+DISCOVERY_SCHEDULE_ID = "jobctrl-discovery-local"
+
+
 def canonical_url(url: str) -> str:
     """The URL that identifies a posting: no tracking, no fragment, no trailing slash."""
     raw = url.strip()

@@ -7,9 +7,26 @@ may never add an employer, title, date, degree or skill the profile does not hav
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from jobctrl.domain.profile import Contact, Education
+
+
+class MaterialKind(StrEnum):
+    RESUME = "resume"
+    COVER = "cover"
+
+
+class MaterialState(StrEnum):
+    """A generation's approval: a draft until decided; approving a newer generation
+    supersedes the approved one."""
+
+    DRAFT = "draft"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    SUPERSEDED = "superseded"
 
 
 class _Model(BaseModel):

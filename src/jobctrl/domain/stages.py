@@ -1,11 +1,18 @@
-"""Pipeline stages and the states a stage row moves through."""
+"""Pipeline stages, the states a stage row moves through, and a job's status.
+
+These enums are the only spellings of stage names, stage states and job statuses; the
+stored values are their string values.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 
 
 class Stage(StrEnum):
+    """The stages of one job, in pipeline order."""
+
     ENRICH = "enrich"
     SCORE = "score"
     TAILOR = "tailor"
@@ -22,10 +29,51 @@ class StageState(StrEnum):
     SKIPPED = "skipped"
 
 
+class JobStatus(StrEnum):
+    """A job's status in the list: the state of its first unfinished stage."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    PREPARED = "prepared"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+
+
 TERMINAL_STATES = frozenset({StageState.SUCCEEDED, StageState.FAILED, StageState.SKIPPED})
 
-# The stages a JobPreparationWorkflow runs, in order.
+# The stages a JobPreparationWorkflow runs first, in order.
 PREPARATION_STAGES: tuple[Stage, ...] = (Stage.ENRICH, Stage.SCORE)
 
 # Stages after Score; a job below ``min_fit_score`` has them skipped with ``MIN_SCORE``.
 LATER_STAGES: tuple[Stage, ...] = (Stage.TAILOR, Stage.COVER, Stage.PDF)
+
+STAGE_ORDER: dict[str, int] = {stage.value: i for i, stage in enumerate(Stage)}
+
+
+def in_stage_order(stages: Mapping[str, object]) -> list[str]:
+    """The stage names of ``stages`` in pipeline order (unknown names last)."""
+    return sorted(stages, key=lambda name: STAGE_ORDER.get(name, len(STAGE_ORDER)))
+
+
+def job_status(stages: Mapping[str, tuple[str, str | None]]) -> tuple[JobStatus, str, str | None]:
+    """(status, current stage, error code) of a job from ``stage -> (state, error code)``.
+
+    The first stage (in pipeline order) that has not succeeded decides: a failed stage
+    makes the job failed, a running one running, a pending one pending and a skipped one
+    skipped (with the skip's reason as the code); a job whose stages all succeeded is
+    prepared, at its last stage.
+    """
+    known = [name for name in in_stage_order(stages) if name in STAGE_ORDER]
+    for name in known:
+        state, code = stages[name]
+        if state == StageState.FAILED:
+            return JobStatus.FAILED, name, code
+        if state == StageState.RUNNING:
+            return JobStatus.RUNNING, name, None
+        if state == StageState.PENDING:
+            return JobStatus.PENDING, name, None
+        if state == StageState.SKIPPED:
+            return JobStatus.SKIPPED, name, code
+    if known and all(stages[name][0] == StageState.SUCCEEDED for name in known):
+        return JobStatus.PREPARED, known[-1], None
+    return JobStatus.PENDING, known[0] if known else Stage.ENRICH.value, None

@@ -358,11 +358,13 @@ def _main_text(tree: lxml.html.HtmlElement, url: str) -> tuple[str, str | None]:
     if doc is None or len(getattr(doc, "text", "") or "") < 200:
         # The quick pass found little; the fallback extractors cost ~3x but catch more.
         fallback = trafilatura.bare_extraction(tree, favor_recall=True, **options)
-        if fallback is not None and len(fallback.text or "") > len(getattr(doc, "text", "") or ""):
+        if fallback is not None and len(getattr(fallback, "text", "") or "") > len(
+            getattr(doc, "text", "") or ""
+        ):
             doc = fallback
     if doc is None:
         return "", None
-    return normalise_text(doc.text or ""), _text(doc.title)
+    return normalise_text(getattr(doc, "text", "") or ""), _text(getattr(doc, "title", None))
 
 
 def _from_main_text(tree: lxml.html.HtmlElement, url: str) -> ExtractedPosting:

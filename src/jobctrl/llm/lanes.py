@@ -16,24 +16,21 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from pydantic import BaseModel
-from sqlalchemy import select
 
 from jobctrl.config import LaneProvider, load_config
+from jobctrl.home import Home
 from jobctrl.llm.remote import LaneModel, ProviderError, build_model, run_structured
-from jobctrl.llm.spend import Usage
-from jobctrl.stages.context import StageContext
-from jobctrl.store import schema
-from jobctrl.store.store import upsert, utcnow
+from jobctrl.llm.spend import SpendAuthority, Usage, record_in
+from jobctrl.store import provider_results
 
 T = TypeVar("T", bound=BaseModel)
-PR = schema.provider_results
 MAX_OUTPUT_TOKENS = {"score": 2_000, "tailor": 3_000, "cover": 1_200}
 # Fault injection for the crash test: exit right after a paid call's result is stored.
 CRASH_AFTER_CALL = "JOBCTRL_FAULT_EXIT_AFTER_PROVIDER_CALL"
 
 
-def lane_provider(ctx: StageContext, lane: str) -> LaneProvider:
-    return load_config(ctx.home).providers.get(lane) or LaneProvider()
+def lane_provider(home: Home, lane: str) -> LaneProvider:
+    return load_config(home).providers.get(lane) or LaneProvider()
 
 
 def estimate_tokens(text: str) -> int:
@@ -42,7 +39,7 @@ def estimate_tokens(text: str) -> int:
 
 
 def call_lane(
-    ctx: StageContext,
+    spend: SpendAuthority,
     lane: str,
     config: LaneProvider,
     *,
@@ -57,10 +54,11 @@ def call_lane(
     """The lane's output for this step: offline, stored from an earlier attempt, or paid.
 
     ``config`` is the lane's provider as the caller read it once (``lane_provider``), so
-    the provider recorded with the output is the one that was asked."""
+    the provider recorded with the output is the one that was asked; ``spend`` admits
+    the attempt and records what it cost."""
     observation_id = f"{lane}:{job_id}:{run_id}:{attempt}"
     if config.provider == "offline":
-        return ctx.spend.guarded_call(
+        return spend.guarded_call(
             lane=lane,
             observation_id=observation_id,
             provider="offline",
@@ -68,8 +66,7 @@ def call_lane(
             call=lambda: (offline(), None),
         )
     key = f"{lane}:{job_id}:{run_id}"
-    with ctx.store.read() as conn:
-        stored = conn.execute(select(PR.c.output).where(PR.c.key == key)).scalar()
+    stored = provider_results.stored_output(spend.store, key)
     if stored is not None:
         return output_type.model_validate(stored)  # paid for already: never again
     text = prompt()
@@ -87,7 +84,7 @@ def call_lane(
             )
         except ProviderError as error:
             if error.usage is not None:  # an invalid output still cost tokens
-                ctx.spend.record(
+                spend.record(
                     observation_id=observation_id,
                     lane=lane,
                     provider=config.provider,
@@ -95,12 +92,12 @@ def call_lane(
                     usage=error.usage,
                 )
             raise
-        _store(ctx, key, lane, job_id, run_id, observation_id, output, usage, config)
+        _store(spend, key, lane, job_id, run_id, observation_id, output, usage, config)
         if os.environ.get(CRASH_AFTER_CALL) == lane:
             os._exit(137)
         return output, None  # usage is already recorded, with the output
 
-    return ctx.spend.guarded_call(
+    return spend.guarded_call(
         lane=lane,
         observation_id=observation_id,
         provider=config.provider,
@@ -112,7 +109,7 @@ def call_lane(
 
 
 def _store(
-    ctx: StageContext,
+    spend: SpendAuthority,
     key: str,
     lane: str,
     job_id: str,
@@ -123,26 +120,18 @@ def _store(
     config: LaneProvider,
 ) -> None:
     """The output and its usage, in one transaction, before anything else uses them."""
-    from jobctrl.llm.spend import record_in
-
-    with ctx.store.write() as tx:
-        upsert(
-            tx.conn,
-            PR,
-            {
-                "key": key,
-                "lane": lane,
-                "job_id": job_id,
-                "run_id": run_id,
-                "observation_id": observation_id,
-                "output": json.loads(output.model_dump_json()),
-                "created_at": utcnow(),
-            },
-            keys=["key"],
+    with spend.store.write(clock=spend.clock) as tx:
+        provider_results.save_output(
+            tx,
+            key=key,
+            lane=lane,
+            job_id=job_id,
+            run_id=run_id,
+            observation_id=observation_id,
+            output=json.loads(output.model_dump_json()),
         )
         record_in(
             tx,
-            ctx.spend,
             observation_id=observation_id,
             lane=lane,
             provider=config.provider,

@@ -29,10 +29,12 @@ def estimate_cost_usd(
     """
     if provider == "offline":
         return 0.0, True
-    where = {"provider_api_url": base_url} if base_url else {"provider_id": provider}
+    usage = PriceUsage(input_tokens=input_tokens, output_tokens=output_tokens)
     try:
-        price = calc_price(
-            PriceUsage(input_tokens=input_tokens, output_tokens=output_tokens), model, **where
+        price = (
+            calc_price(usage, model, provider_api_url=base_url)
+            if base_url
+            else calc_price(usage, model, provider_id=provider)
         )
     except LookupError:
         usd = (input_tokens * GENERIC_RATE[0] + output_tokens * GENERIC_RATE[1]) / 1_000_000

@@ -39,13 +39,13 @@ from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage
 
+from jobctrl.config import DEFAULT_KEY_ENV, key_env_for
 from jobctrl.domain import errors
 from jobctrl.domain.errors import StageError
 from jobctrl.llm.spend import Usage
 
 T = TypeVar("T", bound=BaseModel)
 
-DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 # Local OpenAI-compatible servers (Ollama, vLLM, llama.cpp, LM Studio) take any key, but
 # the SDK requires a non-empty one.
 PLACEHOLDER_KEY = "not-needed"
@@ -77,17 +77,8 @@ class ProviderError(StageError):
         self.usage = usage
 
 
-def key_env(provider: str, base_url: str | None, api_key_env: str | None) -> str | None:
-    """The environment variable a lane's key comes from (None: it needs no key).
-
-    A lane with its own base URL gets a key only from the variable it names, so the
-    default OpenAI/Anthropic key is never sent to some other server.
-    """
-    return api_key_env or (None if base_url else DEFAULT_KEY_ENV.get(provider))
-
-
 def _api_key(lane: LaneModel) -> str:
-    env = key_env(lane.provider, lane.base_url, lane.api_key_env)
+    env = key_env_for(lane.provider, lane.base_url, lane.api_key_env)
     if env is None:
         return PLACEHOLDER_KEY
     key = os.environ.get(env, "")

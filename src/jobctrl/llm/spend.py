@@ -19,16 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import TypeVar
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
 
-from sqlalchemy import Connection, case, func, select, update
-
+from jobctrl.domain.clock import as_utc, utcnow
 from jobctrl.domain.errors import BudgetExceededError
 from jobctrl.llm import prices
-from jobctrl.store import schema
+from jobctrl.store import spend as ledger
 from jobctrl.store.settings import Settings
-from jobctrl.store.store import Store, WriteTx, upsert, utcnow
+from jobctrl.store.store import Store, WriteTx
 
 T = TypeVar("T")
 
@@ -45,7 +44,7 @@ class Usage:
 
 
 def utc_day(now: datetime | None = None) -> str:
-    return (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d")
+    return as_utc(now or utcnow()).strftime("%Y-%m-%d")
 
 
 class SpendAuthority:
@@ -54,15 +53,14 @@ class SpendAuthority:
     ):
         self.store = store
         self.settings = settings
-        self.clock = clock or (lambda: datetime.now(UTC))
+        self.clock = clock or utcnow
 
     def preflight(self, lane: str) -> None:
         day = utc_day(self.clock())
         values = self.settings.all()
         budget = float(values["daily_budget_usd"])
         lane_limit = int(values["lane_token_limits"].get(lane, 0) or 0)
-        with self.store.read() as conn:
-            spent, tokens = _spent_today(conn, day, lane)
+        spent, tokens = ledger.read_spent_today(self.store, day, lane)
         if budget > 0 and spent >= budget:
             raise BudgetExceededError(
                 f"today's estimated spend ${spent:.4f} has reached the ${budget:.2f} daily budget"
@@ -82,10 +80,9 @@ class SpendAuthority:
         usage: Usage,
     ) -> bool:
         """Add one observation to the ledger; False if this observation was already counted."""
-        with self.store.write() as tx:
+        with self.store.write(clock=self.clock) as tx:
             return record_in(
                 tx,
-                self,
                 observation_id=observation_id,
                 lane=lane,
                 provider=provider,
@@ -113,57 +110,39 @@ class SpendAuthority:
         budget = float(values["daily_budget_usd"])
         lane_limit = int(values["lane_token_limits"].get(lane, 0) or 0)
         ttl = timedelta(seconds=float(values["budget.reservation_ttl_seconds"]))
-        lr = schema.llm_reservations
-        with self.store.write() as tx:
-            existing = tx.conn.execute(
-                select(lr.c.amount_usd, lr.c.settled_at).where(
-                    lr.c.reservation_id == reservation_id
-                )
-            ).first()
-            if existing is not None and existing.settled_at is None:
-                return float(existing.amount_usd)
-            spent, used = _spent_today(tx.conn, day, lane)
-            open_ = (lr.c.day == day, lr.c.settled_at.is_(None), lr.c.expires_at > now)
-            held, held_tokens = tx.conn.execute(
-                select(
-                    func.coalesce(func.sum(lr.c.amount_usd), 0.0),
-                    func.coalesce(func.sum(case((lr.c.lane == lane, lr.c.tokens), else_=0)), 0),
-                ).where(*open_)
-            ).one()
-            if budget > 0 and (spent >= budget or spent + held + worst > budget):
+        with self.store.write(clock=lambda: now) as tx:
+            existing = ledger.open_reservation(tx, reservation_id)
+            if existing is not None:
+                return existing
+            spent, used = ledger.spent_today(tx.conn, day, lane)
+            held = ledger.held(tx, day, lane)
+            if budget > 0 and (spent >= budget or spent + held.usd + worst > budget):
                 raise BudgetExceededError(
                     f"a call of up to ${worst:.4f} does not fit: ${spent:.4f} spent and "
-                    f"${held:.4f} reserved of the ${budget:.2f} daily budget"
+                    f"${held.usd:.4f} reserved of the ${budget:.2f} daily budget"
                 )
-            if lane_limit > 0 and used + held_tokens + tokens > lane_limit:
+            if lane_limit > 0 and used + held.lane_tokens + tokens > lane_limit:
                 raise BudgetExceededError(
                     f"a call of up to {tokens} tokens does not fit the {lane} lane's "
-                    f"{lane_limit} daily tokens ({used} used, {held_tokens} reserved)"
+                    f"{lane_limit} daily tokens ({used} used, {held.lane_tokens} reserved)"
                 )
-            row = {
-                "reservation_id": reservation_id,
-                "day": day,
-                "lane": lane,
-                "provider": provider,
-                "model": model,
-                "amount_usd": worst,
-                "tokens": tokens,
-                "created_at": now,
-                "expires_at": now + ttl,
-                "settled_at": None,
-            }
-            upsert(tx.conn, lr, row, keys=["reservation_id"], update=list(row))
+            ledger.add_reservation(
+                tx,
+                reservation_id=reservation_id,
+                day=day,
+                lane=lane,
+                provider=provider,
+                model=model,
+                amount_usd=worst,
+                tokens=tokens,
+                expires_at=now + ttl,
+            )
         return worst
 
     def settle(self, reservation_id: str) -> None:
         """Close a reservation (its usage, if any, is recorded with ``record``)."""
-        lr = schema.llm_reservations
-        with self.store.write() as tx:
-            tx.conn.execute(
-                update(lr)
-                .where(lr.c.reservation_id == reservation_id, lr.c.settled_at.is_(None))
-                .values(settled_at=self.clock())
-            )
+        with self.store.write(clock=self.clock) as tx:
+            ledger.settle(tx, reservation_id)
 
     def guarded_call(
         self,
@@ -211,31 +190,21 @@ class SpendAuthority:
 
     def open_reservations(self, day: str | None = None) -> dict[str, float]:
         now = self.clock()
-        day = day or utc_day(now)
-        lr = schema.llm_reservations
-        with self.store.read() as conn:
-            count, amount = conn.execute(
-                select(func.count(), func.coalesce(func.sum(lr.c.amount_usd), 0.0)).where(
-                    lr.c.day == day, lr.c.settled_at.is_(None), lr.c.expires_at > now
-                )
-            ).one()
-        return {"count": int(count), "amountUsd": round(float(amount), 6)}
+        count, amount = ledger.open_reservations(self.store, day or utc_day(now), now)
+        return {"count": count, "amountUsd": round(amount, 6)}
 
-    def summary(self, day: str | None = None) -> dict:
+    def summary(self, day: str | None = None) -> dict[str, Any]:
         day = day or utc_day(self.clock())
-        ls = schema.llm_spend
-        with self.store.read() as conn:
-            rows = conn.execute(select(ls).where(ls.c.day == day).order_by(ls.c.lane)).mappings()
-            lanes = [
-                {
-                    "lane": r["lane"],
-                    "inputTokens": r["input_tokens"],
-                    "outputTokens": r["output_tokens"],
-                    "costUsd": round(r["cost_usd"], 6),
-                    "calls": r["calls"],
-                }
-                for r in rows
-            ]
+        lanes = [
+            {
+                "lane": r["lane"],
+                "inputTokens": r["input_tokens"],
+                "outputTokens": r["output_tokens"],
+                "costUsd": round(r["cost_usd"], 6),
+                "calls": r["calls"],
+            }
+            for r in ledger.lane_rows(self.store, day)
+        ]
         budget = float(self.settings.get("daily_budget_usd"))
         spent = sum(lane["costUsd"] for lane in lanes)
         return {
@@ -251,21 +220,8 @@ class SpendAuthority:
         }
 
 
-def _spent_today(conn: Connection, day: str, lane: str) -> tuple[float, int]:
-    """(the day's estimated USD over all lanes, the lane's input+output tokens)."""
-    ls = schema.llm_spend
-    lane_tokens = case((ls.c.lane == lane, ls.c.input_tokens + ls.c.output_tokens), else_=0)
-    spent, tokens = conn.execute(
-        select(
-            func.coalesce(func.sum(ls.c.cost_usd), 0.0), func.coalesce(func.sum(lane_tokens), 0)
-        ).where(ls.c.day == day)
-    ).one()
-    return float(spent), int(tokens)
-
-
 def record_in(
     tx: WriteTx,
-    authority: SpendAuthority,
     *,
     observation_id: str,
     lane: str,
@@ -274,55 +230,17 @@ def record_in(
     usage: Usage,
 ) -> bool:
     """``SpendAuthority.record`` inside the caller's transaction (to store usage together
-    with the output it paid for). The attempt's reservation (same id) closes in the same
-    transaction, so no reader ever counts the call twice, as spend and as reserved."""
-    now = authority.clock()
-    day = utc_day(now)
+    with the output it paid for); the day is that of the transaction's clock. The
+    attempt's reservation (same id) closes in the same transaction."""
     cost = estimate_cost_usd(provider, model, usage.input_tokens, usage.output_tokens)
-    inserted = upsert(
-        tx.conn,
-        schema.llm_usage_observations,
-        {
-            "observation_id": observation_id,
-            "day": day,
-            "lane": lane,
-            "provider": provider,
-            "model": model,
-            "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens,
-            "cost_usd": cost,
-            "created_at": utcnow(),
-        },
-        keys=["observation_id"],
-    ).rowcount
-    if not inserted:
-        return False
-    ls = schema.llm_spend
-    upsert(
-        tx.conn,
-        ls,
-        {
-            "day": day,
-            "lane": lane,
-            "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens,
-            "cost_usd": cost,
-            "calls": 1,
-            "updated_at": utcnow(),
-        },
-        keys=["day", "lane"],
-        update={
-            "input_tokens": ls.c.input_tokens + usage.input_tokens,
-            "output_tokens": ls.c.output_tokens + usage.output_tokens,
-            "cost_usd": ls.c.cost_usd + cost,
-            "calls": ls.c.calls + 1,
-            "updated_at": utcnow(),
-        },
+    return ledger.add_observation(
+        tx,
+        observation_id=observation_id,
+        day=utc_day(tx.now),
+        lane=lane,
+        provider=provider,
+        model=model,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cost_usd=cost,
     )
-    lr = schema.llm_reservations
-    tx.conn.execute(
-        update(lr)
-        .where(lr.c.reservation_id == observation_id, lr.c.settled_at.is_(None))
-        .values(settled_at=now)
-    )
-    return True

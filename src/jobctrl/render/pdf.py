@@ -16,6 +16,7 @@ import json
 import logging
 import re
 import unicodedata
+from collections.abc import Callable
 from datetime import date as Date
 from functools import cache
 from importlib.resources import files
@@ -24,10 +25,26 @@ from typing import Any, Literal
 import pypdf
 import typst
 
+from jobctrl.domain.errors import (
+    RENDER_FAILED,
+    RENDER_INVALID_INPUT,
+    RENDER_LETTER_TOO_LONG,
+    RENDER_NOT_A_PDF,
+    RENDER_TOO_LARGE,
+    JobctrlError,
+)
 from jobctrl.domain.materials import CoverLetter, TailoredResume
 from jobctrl.domain.profile import Contact
 
-__all__ = ["RenderError", "pdf_pages", "pdf_text", "render_cover_letter", "render_resume"]
+__all__ = [
+    "RenderError",
+    "Templates",
+    "packaged_template",
+    "pdf_pages",
+    "pdf_text",
+    "render_cover_letter",
+    "render_resume",
+]
 
 log = logging.getLogger(__name__)
 
@@ -52,23 +69,31 @@ _YEAR_MONTH = re.compile(r"(\d{4})-(\d{2})")
 _LINKABLE = re.compile(r"(?:https?://|mailto:)\S+", re.IGNORECASE)
 
 
-class RenderError(ValueError):
+class RenderError(JobctrlError, ValueError):
     """Materials could not be rendered; ``code`` says why, the message never quotes markup.
 
     Codes: ``render_invalid_input``, ``render_too_large``, ``render_letter_too_long``,
-    ``render_failed`` (a template problem), ``render_not_a_pdf``.
+    ``render_failed`` (a template problem), ``render_not_a_pdf``. It is a ``ValueError``
+    too: bad input is what it reports.
     """
 
-    def __init__(self, message: str, *, code: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.code = code
+
+# Where a template's Typst source comes from: ``kind`` is "resume" or "letter".
+Templates = Callable[[str], bytes]
 
 
-def render_resume(resume: TailoredResume, *, paper: Paper = "a4") -> bytes:
+@cache
+def packaged_template(kind: str) -> bytes:
+    """The Typst template shipped in ``templates/``."""
+    return (files("jobctrl.render") / "templates" / f"{kind}.typ").read_bytes()
+
+
+def render_resume(
+    resume: TailoredResume, *, paper: Paper = "a4", templates: Templates = packaged_template
+) -> bytes:
     """Render ``resume`` as a single-column PDF (1–2 pages for a typical profile)."""
     if not isinstance(resume, TailoredResume):
-        raise RenderError("expected a TailoredResume", code="render_invalid_input")
+        raise RenderError("expected a TailoredResume", code=RENDER_INVALID_INPUT)
     data = _checked(
         {
             "paper": _paper(paper),
@@ -100,8 +125,8 @@ def render_resume(resume: TailoredResume, *, paper: Paper = "a4") -> bytes:
         }
     )
     if not data["name"]:
-        raise RenderError("the resume has no name", code="render_invalid_input")
-    return _compile("resume", data)
+        raise RenderError("the resume has no name", code=RENDER_INVALID_INPUT)
+    return _compile(templates, "resume", data)
 
 
 def render_cover_letter(
@@ -110,6 +135,7 @@ def render_cover_letter(
     sender: TailoredResume | None = None,
     date: str | None = None,
     paper: Paper = "a4",
+    templates: Templates = packaged_template,
 ) -> bytes:
     """Render ``letter`` on exactly one page, headed by ``sender``'s name and contact.
 
@@ -117,9 +143,9 @@ def render_cover_letter(
     that does not fit one page even at a smaller size raises ``RenderError``.
     """
     if not isinstance(letter, CoverLetter):
-        raise RenderError("expected a CoverLetter", code="render_invalid_input")
+        raise RenderError("expected a CoverLetter", code=RENDER_INVALID_INPUT)
     if sender is not None and not isinstance(sender, TailoredResume):
-        raise RenderError("sender must be a TailoredResume", code="render_invalid_input")
+        raise RenderError("sender must be a TailoredResume", code=RENDER_INVALID_INPUT)
     data = _checked(
         {
             "paper": _paper(paper),
@@ -138,13 +164,13 @@ def render_cover_letter(
     if not (data["greeting"] and data["paragraphs"] and data["signature"]):
         raise RenderError(
             "a cover letter needs a greeting, a paragraph and a signature",
-            code="render_invalid_input",
+            code=RENDER_INVALID_INPUT,
         )
     for size in _LETTER_SIZES:
-        pdf = _compile("letter", {**data, "size": size})
+        pdf = _compile(templates, "letter", {**data, "size": size})
         if pdf_pages(pdf) == 1:
             return pdf
-    raise RenderError("the cover letter does not fit on one page", code="render_letter_too_long")
+    raise RenderError("the cover letter does not fit on one page", code=RENDER_LETTER_TOO_LONG)
 
 
 def pdf_text(pdf: bytes) -> str:
@@ -161,19 +187,14 @@ def _reader(pdf: bytes) -> pypdf.PdfReader:
         return pypdf.PdfReader(io.BytesIO(pdf))
     except (pypdf.errors.PyPdfError, ValueError, TypeError) as exc:
         raise RenderError(
-            f"not a readable PDF ({type(exc).__name__})", code="render_not_a_pdf"
+            f"not a readable PDF ({type(exc).__name__})", code=RENDER_NOT_A_PDF
         ) from None
 
 
-@cache
-def _template(kind: str) -> bytes:
-    return (files("jobctrl.render") / "templates" / f"{kind}.typ").read_bytes()
-
-
-def _compile(kind: str, data: dict[str, Any]) -> bytes:
+def _compile(templates: Templates, kind: str, data: dict[str, Any]) -> bytes:
     try:
         return typst.compile(
-            _template(kind),
+            templates(kind),
             format="pdf",
             ignore_system_fonts=True,
             sys_inputs={"data": json.dumps(data, ensure_ascii=False)},
@@ -182,7 +203,7 @@ def _compile(kind: str, data: dict[str, Any]) -> bytes:
         # Only a template bug gets here (data is never markup); keep Typst's diagnostic,
         # which quotes template source, in the debug log rather than in the error.
         log.debug("typst failed on %s.typ: %s\n%s", kind, exc.message, exc.diagnostic)
-        raise RenderError(f"could not render the {kind}", code="render_failed") from None
+        raise RenderError(f"could not render the {kind}", code=RENDER_FAILED) from None
 
 
 def _checked(data: dict[str, Any]) -> dict[str, Any]:
@@ -207,7 +228,7 @@ def _checked(data: dict[str, Any]) -> dict[str, Any]:
         raise RenderError(
             f"too much text to render ({budget['chars']} characters in {budget['strings']} "
             f"fields; the limit is {MAX_TOTAL_CHARS} in {MAX_STRINGS})",
-            code="render_too_large",
+            code=RENDER_TOO_LARGE,
         )
     return cleaned
 
@@ -217,12 +238,12 @@ def _clean(text: str, where: str) -> str:
     if len(text) > MAX_FIELD_CHARS:
         raise RenderError(
             f"{where} is too long ({len(text)} characters; the limit is {MAX_FIELD_CHARS})",
-            code="render_too_large",
+            code=RENDER_TOO_LARGE,
         )
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise RenderError(f"{where} is not valid Unicode", code="render_invalid_input") from None
+        raise RenderError(f"{where} is not valid Unicode", code=RENDER_INVALID_INPUT) from None
     text = "".join(c for c in text if c.isspace() or unicodedata.category(c) != "Cc")
     return " ".join(text.split())
 
@@ -241,7 +262,7 @@ def _contact_items(contact: Contact) -> list[dict[str, str]]:
 
 def _paper(paper: str) -> str:
     if paper not in ("a4", "us-letter"):
-        raise RenderError("paper must be 'a4' or 'us-letter'", code="render_invalid_input")
+        raise RenderError("paper must be 'a4' or 'us-letter'", code=RENDER_INVALID_INPUT)
     return paper
 
 

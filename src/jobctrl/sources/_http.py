@@ -27,21 +27,17 @@ from jobctrl.domain.errors import (
     ENRICH_UNREACHABLE,
     ENRICH_UNSUPPORTED_CONTENT,
     ENRICH_UNSUPPORTED_SCHEME,
-    StageError,
-)
-from jobctrl.domain.posting import SalaryRange
-from jobctrl.fetch.extract import html_fragment_to_text, normalise_text
-from jobctrl.fetch.safe import SafeFetcher
-from jobctrl.sources.base import (
     SOURCE_CONFIG,
     SOURCE_MALFORMED,
     SOURCE_NOT_FOUND,
     SOURCE_RATE_LIMITED,
     SOURCE_UNAVAILABLE,
-    DiscoveredPosting,
-    SourceConfig,
-    SourceError,
+    StageError,
 )
+from jobctrl.domain.posting import SalaryRange
+from jobctrl.fetch.extract import html_fragment_to_text, normalise_text
+from jobctrl.fetch.safe import SafeFetcher
+from jobctrl.sources.base import DiscoveredPosting, SourceConfig, SourceError
 
 JSON_CONTENT_TYPES = ("application/json",)
 

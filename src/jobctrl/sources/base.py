@@ -15,13 +15,6 @@ from jobctrl.domain.errors import StageError
 from jobctrl.domain.posting import SalaryRange
 from jobctrl.fetch.safe import SafeFetcher
 
-# Stable source error codes (add, never rename).
-SOURCE_NOT_FOUND = "SOURCE_NOT_FOUND"  # the board/company does not exist (404)
-SOURCE_MALFORMED = "SOURCE_MALFORMED"  # the response is not the provider's shape
-SOURCE_UNAVAILABLE = "SOURCE_UNAVAILABLE"  # 5xx, timeouts, refused: try again later
-SOURCE_RATE_LIMITED = "SOURCE_RATE_LIMITED"  # 429 (retry_after set when the server said)
-SOURCE_CONFIG = "SOURCE_CONFIG"  # the source's own configuration is unusable
-
 KINDS = (
     "greenhouse",
     "lever",

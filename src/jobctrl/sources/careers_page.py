@@ -23,12 +23,12 @@ from urllib.parse import urljoin, urlsplit
 
 import lxml.html
 
-from jobctrl.domain.errors import ENRICH_RATE_LIMITED, StageError
+from jobctrl.domain.errors import ENRICH_RATE_LIMITED, SOURCE_CONFIG, StageError
 from jobctrl.domain.ids import canonical_url
 from jobctrl.domain.posting import ExtractedPosting
 from jobctrl.fetch.extract import extract_posting, job_posting_nodes, parse_html, site_name
 from jobctrl.fetch.safe import FetchResult, SafeFetcher
-from jobctrl.sources.base import SOURCE_CONFIG, DiscoveredPosting, SourceConfig, SourceError
+from jobctrl.sources.base import DiscoveredPosting, SourceConfig, SourceError
 from jobctrl.sources.feed import source_error_from_fetch
 
 __all__ = ["MAX_POSTING_LINKS", "CareersPageSource", "posting_links"]

@@ -21,18 +21,14 @@ from urllib.parse import urljoin
 import feedparser
 
 from jobctrl.domain.errors import (
+    SOURCE_CONFIG,
+    SOURCE_MALFORMED,
     StageError,
 )
 from jobctrl.fetch.extract import html_fragment_to_text
 from jobctrl.fetch.safe import SafeFetcher
 from jobctrl.sources._http import as_source_error
-from jobctrl.sources.base import (
-    SOURCE_CONFIG,
-    SOURCE_MALFORMED,
-    DiscoveredPosting,
-    SourceConfig,
-    SourceError,
-)
+from jobctrl.sources.base import DiscoveredPosting, SourceConfig, SourceError
 
 __all__ = ["FEED_CONTENT_TYPES", "FeedSource", "parse_feed", "source_error_from_fetch"]
 

@@ -12,6 +12,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
+from jobctrl.domain.errors import SOURCE_CONFIG
 from jobctrl.sources._http import (
     BoardSource,
     api_url,
@@ -26,7 +27,7 @@ from jobctrl.sources._http import (
     text,
     web_url,
 )
-from jobctrl.sources.base import SOURCE_CONFIG, DiscoveredPosting, SourceConfig, SourceError
+from jobctrl.sources.base import DiscoveredPosting, SourceConfig, SourceError
 
 __all__ = ["RecruiteeSource", "parse_offers"]
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from jobctrl.domain.errors import SOURCE_CONFIG
 from jobctrl.sources.ashby import AshbySource
-from jobctrl.sources.base import SOURCE_CONFIG, Source, SourceConfig, SourceError
+from jobctrl.sources.base import Source, SourceConfig, SourceError
 from jobctrl.sources.careers_page import CareersPageSource
 from jobctrl.sources.feed import FeedSource
 from jobctrl.sources.greenhouse import GreenhouseSource

@@ -1,10 +1,13 @@
-"""What a stage needs to do its work: the store, settings, fetcher, provider, and a heartbeat."""
+"""What a stage needs to do its work: the store, settings, fetcher, spend authority, a
+clock and a heartbeat."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 
+from jobctrl.domain.clock import Clock, utcnow
 from jobctrl.fetch.safe import FetchPolicy, SafeFetcher
 from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority
@@ -25,11 +28,18 @@ def fetch_policy(settings: Settings) -> FetchPolicy:
 
 @dataclass
 class StageContext:
+    """``clock`` is the time every stage write is stamped with (tests pass their own);
+    ``heartbeat`` tells Temporal a long attempt is alive (a no-op outside an activity)."""
+
     home: Home
     store: Store
     heartbeat: Callable[..., None] = field(default=lambda *details: None)
+    clock: Clock = utcnow
     _fetcher: SafeFetcher | None = None
     _policy: FetchPolicy | None = None
+
+    def now(self) -> datetime:
+        return self.clock()
 
     @property
     def settings(self) -> Settings:
@@ -37,7 +47,7 @@ class StageContext:
 
     @property
     def spend(self) -> SpendAuthority:
-        return SpendAuthority(self.store, self.settings)
+        return SpendAuthority(self.store, self.settings, clock=self.clock)
 
     def fetcher(self) -> SafeFetcher:
         """One fetcher per policy, so per-host politeness is shared by all fetches."""

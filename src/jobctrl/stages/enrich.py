@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import update
-
 from jobctrl.domain.errors import ENRICH_NO_CONTENT, StageError
 from jobctrl.domain.events import JobEnriched
 from jobctrl.domain.posting import SalaryRange
@@ -13,8 +11,7 @@ from jobctrl.domain.stages import Stage
 from jobctrl.fetch.extract import extract_posting
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.owned import run_owned
-from jobctrl.store import jobs, schema
-from jobctrl.store.store import utcnow
+from jobctrl.store import artifacts, jobs, stage_states
 
 
 @dataclass(frozen=True)
@@ -61,17 +58,11 @@ def _enrich_owned(ctx: StageContext, job_id: str, run_id: str, attempt: int) -> 
         "raw_artifact": raw_sha,
         "text_artifact": text_sha,
     }
-    with ctx.store.write() as tx:
-        ctx.store.record_artifact(tx, raw_sha, "posting_page", page.content_type, len(page.body))
-        ctx.store.record_artifact(
-            tx, text_sha, "posting_text", "text/plain; charset=utf-8", len(text)
-        )
-        jobs.succeed_stage(tx, job_id, Stage.ENRICH, run_id, attempt)
-        tx.conn.execute(
-            update(schema.jobs)
-            .where(schema.jobs.c.id == job_id)
-            .values(**fields, extraction_method=posting.method, updated_at=utcnow())
-        )
+    with ctx.store.write(clock=ctx.clock) as tx:
+        artifacts.record(tx, raw_sha, "posting_page", page.content_type, len(page.body))
+        artifacts.record(tx, text_sha, "posting_text", "text/plain; charset=utf-8", len(text))
+        stage_states.succeed_stage(tx, job_id, Stage.ENRICH, run_id, attempt)
+        jobs.record_enrichment(tx, job_id, fields, posting.method)
         tx.append(
             JobEnriched(job_id=job_id, method=posting.method, **fields),
             key=f"job-enriched:{job_id}:{run_id}:{attempt}",

@@ -13,13 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
-from sqlalchemy import func, select, update
-
 from jobctrl.config import load_config
-from jobctrl.domain.errors import NotFoundError, StageError
-from jobctrl.domain.events import MaterialDecided, MaterialGenerated, MaterialsRendered
-from jobctrl.domain.materials import CoverLetter, TailoredResume
+from jobctrl.domain.errors import (
+    MATERIALS_MISSING,
+    RENDER_FAILED,
+    REQUIREMENT_FIT_MISSING,
+    JobctrlError,
+    StageError,
+)
+from jobctrl.domain.materials import CoverLetter, MaterialKind, TailoredResume
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import Stage
@@ -29,11 +31,8 @@ from jobctrl.llm.offline_materials import cover_offline, tailor_offline
 from jobctrl.render.pdf import render_cover_letter, render_resume
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.owned import run_owned
-from jobctrl.store import jobs, profiles, schema
-from jobctrl.store.store import Store, utcnow
-
-M = schema.materials
-REQUIREMENT_FIT_MISSING = "REQUIREMENT_FIT_MISSING"
+from jobctrl.store import artifacts, jobs, profiles, stage_states
+from jobctrl.store import materials as stored
 
 
 @dataclass(frozen=True)
@@ -44,7 +43,7 @@ class MaterialOutcome:
 
 def _inputs(
     ctx: StageContext, job_id: str, version: int | None
-) -> tuple[Profile, ScoreReport, dict]:
+) -> tuple[Profile, ScoreReport, dict[str, Any]]:
     job = jobs.job_row(ctx.store, job_id)
     score = jobs.score_row(ctx.store, job_id)
     if score is None:
@@ -59,69 +58,8 @@ def _inputs(
     return profile, ScoreReport.model_validate(score["report"]), job
 
 
-def _latest(store: Store, job_id: str, kind: str) -> dict[str, Any] | None:
-    with store.read() as conn:
-        row = (
-            conn.execute(
-                select(M)
-                .where(M.c.job_id == job_id, M.c.kind == kind)
-                .order_by(M.c.generation.desc())
-            )
-            .mappings()
-            .first()
-        )
-    return dict(row) if row else None
-
-
-def _save(
-    ctx: StageContext,
-    job_id: str,
-    stage: str,
-    kind: str,
-    run_id: str,
-    attempt: int,
-    content: dict,
-    provider: str,
-    model: str,
-    version: int | None,
-) -> int:
-    with ctx.store.write() as tx:
-        jobs.succeed_stage(tx, job_id, stage, run_id, attempt)
-        generation = (
-            int(
-                tx.conn.execute(
-                    select(func.coalesce(func.max(M.c.generation), 0)).where(
-                        M.c.job_id == job_id, M.c.kind == kind
-                    )
-                ).scalar_one()
-            )
-            + 1
-        )
-        tx.conn.execute(
-            M.insert().values(
-                job_id=job_id,
-                kind=kind,
-                generation=generation,
-                state="draft",
-                content=content,
-                provider=provider,
-                model=model,
-                profile_version=version,
-                owner_run_id=run_id,
-                created_at=utcnow(),
-            )
-        )
-        tx.append(
-            MaterialGenerated(
-                job_id=job_id, kind=kind, generation=generation, provider=provider, model=model
-            ),
-            key=f"material:{job_id}:{kind}:{generation}",
-        )
-    return generation
-
-
-def _reuse(store: Store, job_id: str, kind: str) -> MaterialOutcome:
-    latest = _latest(store, job_id, kind)
+def _reuse(ctx: StageContext, job_id: str, kind: str) -> MaterialOutcome:
+    latest = stored.latest(ctx.store, job_id, kind)
     return MaterialOutcome(latest["generation"] if latest else 0, reused=True)
 
 
@@ -134,20 +72,22 @@ class _Kind:
     lane: str
     output_type: type[TailoredResume] | type[CoverLetter]
     system: str
-    offline: Callable[[Profile, ScoreReport, str | None, str | None], BaseModel]
+    offline: Callable[[Profile, ScoreReport, str | None, str | None], TailoredResume | CoverLetter]
     check: Callable[[Any, Profile], None] | None = None
 
 
 RESUME = _Kind(
     Stage.TAILOR,
-    "resume",
+    MaterialKind.RESUME,
     "tailor",
     TailoredResume,
     prompts.TAILOR_SYSTEM,
     tailor_offline,
     assert_truthful,
 )
-LETTER = _Kind(Stage.COVER, "cover", "cover", CoverLetter, prompts.COVER_SYSTEM, cover_offline)
+LETTER = _Kind(
+    Stage.COVER, MaterialKind.COVER, "cover", CoverLetter, prompts.COVER_SYSTEM, cover_offline
+)
 
 
 def _generate(
@@ -156,9 +96,9 @@ def _generate(
     def work(attempt: int) -> MaterialOutcome:
         profile, report, job = _inputs(ctx, job_id, version)
         title, company = job["title"], job["company"]
-        lane = lanes.lane_provider(ctx, spec.lane)
+        lane = lanes.lane_provider(ctx.home, spec.lane)
         output = lanes.call_lane(
-            ctx,
+            ctx.spend,
             spec.lane,
             lane,
             job_id=job_id,
@@ -171,18 +111,18 @@ def _generate(
         )
         if spec.check is not None:
             spec.check(output, profile)  # every resume is checked against the profile
-        generation = _save(
-            ctx,
-            job_id,
-            spec.stage,
-            spec.kind,
-            run_id,
-            attempt,
-            output.model_dump(mode="json"),
-            lane.provider,
-            lane.model,
-            version,
-        )
+        with ctx.store.write(clock=ctx.clock) as tx:
+            stage_states.succeed_stage(tx, job_id, spec.stage, run_id, attempt)
+            generation = stored.add_generation(
+                tx,
+                job_id,
+                spec.kind,
+                content=output.model_dump(mode="json"),
+                provider=lane.provider,
+                model=lane.model,
+                profile_version=version,
+                run_id=run_id,
+            )
         return MaterialOutcome(generation)
 
     return run_owned(
@@ -191,7 +131,7 @@ def _generate(
         spec.stage,
         run_id,
         work=work,
-        reuse=lambda: _reuse(ctx.store, job_id, spec.kind),
+        reuse=lambda: _reuse(ctx, job_id, spec.kind),
     )
 
 
@@ -207,10 +147,10 @@ def render(ctx: StageContext, job_id: str, run_id: str) -> MaterialOutcome:
     """Render the newest resume and letter to PDFs (stored as artifacts)."""
 
     def work(attempt: int) -> MaterialOutcome:
-        resume_row = _latest(ctx.store, job_id, "resume")
-        letter_row = _latest(ctx.store, job_id, "cover")
+        resume_row = stored.latest(ctx.store, job_id, MaterialKind.RESUME)
+        letter_row = stored.latest(ctx.store, job_id, MaterialKind.COVER)
         if resume_row is None:
-            raise StageError("MATERIALS_MISSING", "there is no tailored resume to render")
+            raise StageError(MATERIALS_MISSING, "there is no tailored resume to render")
         resume = TailoredResume.model_validate(resume_row["content"])
         try:
             resume_pdf = render_resume(resume)
@@ -221,77 +161,32 @@ def render(ctx: StageContext, job_id: str, run_id: str) -> MaterialOutcome:
                 if letter_row
                 else None
             )
-        except ValueError as exc:
-            raise StageError(
-                getattr(exc, "code", "RENDER_FAILED"), "the PDF could not be rendered"
-            ) from None
+        except ValueError as exc:  # a RenderError's code says why; its message, not markup
+            code = exc.code if isinstance(exc, JobctrlError) else RENDER_FAILED
+            raise StageError(code, "the PDF could not be rendered") from None
         resume_sha = ctx.store.artifacts.put(resume_pdf)
         letter_sha = ctx.store.artifacts.put(letter_pdf) if letter_pdf else None
-        with ctx.store.write() as tx:
-            jobs.succeed_stage(tx, job_id, Stage.PDF, run_id, attempt)
-            ctx.store.record_artifact(
-                tx, resume_sha, "resume_pdf", "application/pdf", len(resume_pdf)
-            )
-            tx.conn.execute(
-                update(M).where(M.c.id == resume_row["id"]).values(pdf_artifact=resume_sha)
-            )
-            if letter_row and letter_pdf and letter_sha:
-                ctx.store.record_artifact(
-                    tx, letter_sha, "cover_pdf", "application/pdf", len(letter_pdf)
-                )
-                tx.conn.execute(
-                    update(M).where(M.c.id == letter_row["id"]).values(pdf_artifact=letter_sha)
-                )
-            tx.append(
-                MaterialsRendered(job_id=job_id, resume_pdf=resume_sha, cover_pdf=letter_sha),
+        with ctx.store.write(clock=ctx.clock) as tx:
+            stage_states.succeed_stage(tx, job_id, Stage.PDF, run_id, attempt)
+            artifacts.record(tx, resume_sha, "resume_pdf", "application/pdf", len(resume_pdf))
+            if letter_pdf and letter_sha:
+                artifacts.record(tx, letter_sha, "cover_pdf", "application/pdf", len(letter_pdf))
+            stored.attach_pdfs(
+                tx,
+                job_id,
+                resume_id=resume_row["id"],
+                resume_pdf=resume_sha,
+                letter_id=letter_row["id"] if letter_row and letter_sha else None,
+                letter_pdf=letter_sha,
                 key=f"rendered:{job_id}:{run_id}:{attempt}",
             )
         return MaterialOutcome(resume_row["generation"])
 
     return run_owned(
-        ctx, job_id, Stage.PDF, run_id, work=work, reuse=lambda: _reuse(ctx.store, job_id, "resume")
+        ctx,
+        job_id,
+        Stage.PDF,
+        run_id,
+        work=work,
+        reuse=lambda: _reuse(ctx, job_id, MaterialKind.RESUME),
     )
-
-
-# -- review --------------------------------------------------------------------------------
-
-
-def list_materials(store: Store, job_id: str) -> list[dict[str, Any]]:
-    with store.read() as conn:
-        rows = conn.execute(
-            select(M).where(M.c.job_id == job_id).order_by(M.c.kind, M.c.generation)
-        ).mappings()
-        return [dict(r) for r in rows]
-
-
-def decide(store: Store, job_id: str, state: str) -> list[dict[str, Any]]:
-    """Approve or reject the newest draft of each kind. Approving supersedes the previous
-    approved generation; rejecting leaves it the accepted one."""
-    decided = []
-    now = utcnow()
-    with store.write() as tx:
-        for kind in ("resume", "cover"):
-            draft = tx.conn.execute(
-                select(M.c.id, M.c.generation)
-                .where(M.c.job_id == job_id, M.c.kind == kind, M.c.state == "draft")
-                .order_by(M.c.generation.desc())
-            ).first()
-            if draft is None:
-                continue
-            if state == "approved":
-                tx.conn.execute(
-                    update(M)
-                    .where(M.c.job_id == job_id, M.c.kind == kind, M.c.state == "approved")
-                    .values(state="superseded", decided_at=now)
-                )
-            tx.conn.execute(update(M).where(M.c.id == draft.id).values(state=state, decided_at=now))
-            tx.append(
-                MaterialDecided(job_id=job_id, kind=kind, generation=draft.generation, state=state),
-                key=f"material-decided:{job_id}:{kind}:{draft.generation}:{state}",
-            )
-            decided.append({"kind": kind, "generation": draft.generation, "state": state})
-    if not decided:
-        raise NotFoundError(
-            f"job {job_id} has no materials waiting for a decision", code="no_draft"
-        )
-    return decided

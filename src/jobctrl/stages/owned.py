@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from jobctrl.domain.errors import OWNERSHIP_LOST, ConfigError, StageError
+from jobctrl.domain.errors import CONFIGURATION, OWNERSHIP_LOST, ConfigError, StageError
 from jobctrl.stages.context import StageContext
-from jobctrl.store import jobs
+from jobctrl.store import stage_states
 
 T = TypeVar("T")
 
@@ -28,16 +28,20 @@ def run_owned(
     reuse: Callable[[], T],
 ) -> T:
     """Claim ``stage`` and run ``work(attempt)``, or ``reuse()`` a finished result."""
-    claim = jobs.claim_stage(ctx.store, job_id, stage, run_id)
+    claim = stage_states.claim_stage(ctx.store, job_id, stage, run_id, clock=ctx.clock)
     if claim.already is not None:
         return reuse()
     try:
         return work(claim.attempt)
     except ConfigError as exc:
-        error = StageError("configuration", exc.message)
-        jobs.fail_stage(ctx.store, job_id, stage, run_id, claim.attempt, error)
+        error = StageError(CONFIGURATION, exc.message)
+        stage_states.fail_stage(
+            ctx.store, job_id, stage, run_id, claim.attempt, error, clock=ctx.clock
+        )
         raise error from None
     except StageError as error:
         if error.code != OWNERSHIP_LOST:
-            jobs.fail_stage(ctx.store, job_id, stage, run_id, claim.attempt, error)
+            stage_states.fail_stage(
+                ctx.store, job_id, stage, run_id, claim.attempt, error, clock=ctx.clock
+            )
         raise

@@ -19,8 +19,7 @@ from jobctrl.llm import lanes, prompts
 from jobctrl.llm.providers import OfflineScoreProvider
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.owned import run_owned
-from jobctrl.store import jobs, profiles, schema
-from jobctrl.store.store import upsert, utcnow
+from jobctrl.store import artifacts, jobs, profiles, stage_states
 
 
 @dataclass(frozen=True)
@@ -67,9 +66,9 @@ def _score_owned(
         latency_seconds=int(values["providers.offline.latency_ms"]) / 1000,
         heartbeat=ctx.heartbeat,
     )
-    lane = lanes.lane_provider(ctx, "score")
+    lane = lanes.lane_provider(ctx.home, "score")
     report = lanes.call_lane(
-        ctx,
+        ctx.spend,
         "score",
         lane,
         job_id=job_id,
@@ -93,23 +92,20 @@ def _score_owned(
     report_sha = ctx.store.artifacts.put(report_bytes)
     threshold = int(values["min_fit_score"])
     below = report.score < threshold
-    with ctx.store.write() as tx:
-        ctx.store.record_artifact(
-            tx, report_sha, "score_report", "application/json", len(report_bytes)
+    with ctx.store.write(clock=ctx.clock) as tx:
+        artifacts.record(tx, report_sha, "score_report", "application/json", len(report_bytes))
+        stage_states.succeed_stage(tx, job_id, Stage.SCORE, run_id, attempt)
+        jobs.save_score(
+            tx,
+            job_id,
+            run_id,
+            score=report.score,
+            verdict=report.verdict,
+            provider=report.provider,
+            model=report.model,
+            report=report_json,
+            report_artifact=report_sha,
         )
-        jobs.succeed_stage(tx, job_id, Stage.SCORE, run_id, attempt)
-        values = {
-            "score": report.score,
-            "verdict": report.verdict,
-            "provider": report.provider,
-            "model": report.model,
-            "report": report_json,
-            "report_artifact": report_sha,
-            "owner_run_id": run_id,
-            "created_at": utcnow(),
-        }
-        upsert(tx.conn, schema.job_scores, {"job_id": job_id, **values}, keys=["job_id"],
-               update=list(values))  # fmt: skip
         tx.append(
             JobScored(
                 job_id=job_id,
@@ -125,7 +121,7 @@ def _score_owned(
         )
         if below:
             for stage in LATER_STAGES:
-                jobs.skip_stage(tx, job_id, stage, MIN_SCORE)
+                stage_states.skip_stage(tx, job_id, stage, MIN_SCORE)
         else:
-            jobs.ensure_stages(tx, job_id, LATER_STAGES)
+            stage_states.ensure_stages(tx, job_id, LATER_STAGES)
     return ScoreOutcome(report.score, below)

@@ -1,7 +1,9 @@
-"""Content-addressed artifact files (sha256), written atomically.
+"""Content-addressed artifact files (sha256), written atomically, and their catalogue rows.
 
 A file is named by the hash of its bytes, so writing the same content twice is a no-op and
-a reference (the hex digest) is all that crosses a workflow boundary.
+a reference (the hex digest) is all that crosses a workflow boundary. ``record`` notes an
+artifact's kind, media type and size in the ``artifacts`` table, inside the transaction
+that first refers to it.
 """
 
 from __future__ import annotations
@@ -10,8 +12,14 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from jobctrl.domain.errors import NotFoundError
+from jobctrl.domain.errors import ARTIFACT_MISSING, NotFoundError
+from jobctrl.store import schema
+from jobctrl.store.db import upsert
+
+if TYPE_CHECKING:  # only for the annotation: store.store imports this module
+    from jobctrl.store.store import WriteTx
 
 
 class ArtifactStore:
@@ -40,4 +48,14 @@ class ArtifactStore:
         try:
             return self.path_for(sha).read_bytes()
         except FileNotFoundError as exc:
-            raise NotFoundError(f"artifact {sha[:12]} is missing", code="artifact_missing") from exc
+            raise NotFoundError(f"artifact {sha[:12]} is missing", code=ARTIFACT_MISSING) from exc
+
+
+def record(tx: WriteTx, sha: str, kind: str, media_type: str, size: int) -> None:
+    """Catalogue an artifact (once: the first record of a digest wins)."""
+    upsert(
+        tx.conn,
+        schema.artifacts,
+        {"sha256": sha, "kind": kind, "media_type": media_type, "size": size, "created_at": tx.now},
+        keys=["sha256"],
+    )

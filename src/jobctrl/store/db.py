@@ -1,4 +1,4 @@
-"""Engines and transactions.
+"""Engines, migrations and the one statement builder every store module shares (UPSERT).
 
 SQLite runs in WAL mode; every write transaction starts with ``BEGIN IMMEDIATE`` so that
 writers queue on the database lock up front instead of failing on upgrade from a read
@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, CursorResult, Engine, Table, create_engine, event
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 BUSY_TIMEOUT_MS = 30_000
@@ -96,3 +100,40 @@ def migrate(engine: Engine) -> None:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
     _migrated.add(key)
+
+
+_upserts: dict[tuple[str, str, tuple[str, ...], tuple[str, ...] | None], Any] = {}
+
+
+def upsert(
+    conn: Connection,
+    table: Table,
+    values: dict[str, Any],
+    *,
+    keys: list[str],
+    update: Sequence[str] | dict[str, Any] | None = None,
+) -> CursorResult[Any]:
+    """INSERT ``values`` ... ON CONFLICT (``keys``) DO NOTHING, or DO UPDATE.
+
+    ``update`` names the columns to overwrite with the new values (the statement is built
+    once and reused: this runs several times per transaction), or maps columns to
+    expressions such as ``calls + 1``.
+    """
+    builder = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    if isinstance(update, dict):
+        stmt = builder(table).values(**values)
+        return conn.execute(stmt.on_conflict_do_update(index_elements=keys, set_=update))
+    cols = tuple(update) if update is not None else None
+    cache_key = (conn.dialect.name, table.name, tuple(keys), cols)
+    cached = _upserts.get(cache_key)
+    if cached is None:
+        ins = builder(table)
+        cached = (
+            ins.on_conflict_do_nothing(index_elements=keys)
+            if cols is None
+            else ins.on_conflict_do_update(
+                index_elements=keys, set_={c: ins.excluded[c] for c in cols}
+            )
+        )
+        _upserts[cache_key] = cached
+    return conn.execute(cached, values)

@@ -9,11 +9,12 @@ import json
 
 from sqlalchemy import select
 
-from jobctrl.domain.errors import NotFoundError
+from jobctrl.domain.errors import MISSING_INPUT, NotFoundError
 from jobctrl.domain.events import ProfileVersionRecorded
 from jobctrl.domain.profile import Profile
 from jobctrl.store import schema
-from jobctrl.store.store import Store, upsert, utcnow
+from jobctrl.store.db import upsert
+from jobctrl.store.store import Store
 
 PV = schema.profile_versions
 
@@ -34,7 +35,7 @@ def version_of(store: Store, profile: Profile) -> int:
         upsert(
             tx.conn,
             PV,
-            {"sha256": sha, "profile": profile.model_dump(mode="json"), "created_at": utcnow()},
+            {"sha256": sha, "profile": profile.model_dump(mode="json"), "created_at": tx.now},
             keys=["sha256"],
         )
         version = int(tx.conn.execute(select(PV.c.version).where(PV.c.sha256 == sha)).scalar_one())
@@ -49,5 +50,5 @@ def load_version(store: Store, version: int) -> Profile:
     with store.read() as conn:
         data = conn.execute(select(PV.c.profile).where(PV.c.version == version)).scalar()
     if data is None:
-        raise NotFoundError(f"no profile version {version}", code="missing_input")
+        raise NotFoundError(f"no profile version {version}", code=MISSING_INPUT)
     return Profile.model_validate(data)

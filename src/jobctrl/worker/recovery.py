@@ -10,65 +10,47 @@ Stages that already succeeded are not run again (their rows say so).
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from datetime import UTC, datetime
+from datetime import datetime
 
-from sqlalchemy import select
 from temporalio.client import Client
-from temporalio.service import RPCError, RPCStatusCode
 
 from jobctrl.domain import ids
 from jobctrl.domain.errors import BUDGET_EXCEEDED, BudgetExceededError
 from jobctrl.llm.spend import SpendAuthority, utc_day
 from jobctrl.stages.context import StageContext
-from jobctrl.store import jobs, schema
+from jobctrl.store import jobs, stage_states
+from jobctrl.workflows import starts
 
 log = logging.getLogger(__name__)
-S = schema.job_stage_states
-
-
-async def _exists(client: Client, workflow_id: str) -> bool:
-    try:
-        await client.get_workflow_handle(workflow_id).describe()
-        return True
-    except RPCError as exc:
-        if exc.status == RPCStatusCode.NOT_FOUND:
-            return False
-        raise
 
 
 async def resume_budget_stopped(
     client: Client, ctx: StageContext, *, now: datetime | None = None, limit: int = 25
 ) -> int:
     """Start recovery for budget-stopped jobs whose budget day has passed; returns how many."""
-    from jobctrl.services import start_preparation
-
-    now = now or datetime.now(UTC)
+    now = now or ctx.now()
     today = utc_day(now)
-    with ctx.store.read() as conn:
-        rows = conn.execute(
-            select(S.c.job_id, S.c.stage, S.c.finished_at)
-            .where(S.c.state == "failed", S.c.error_code == BUDGET_EXCEEDED)
-            .order_by(S.c.finished_at)
-        ).all()
+    stopped = await asyncio.to_thread(stage_states.failed_stages_with, ctx.store, BUDGET_EXCEEDED)
     authority = SpendAuthority(ctx.store, ctx.settings, clock=lambda: now)
     started = 0
-    for job_id, stage, finished_at in rows:
+    for job_id, stage, finished_at in stopped:
         if started >= limit:
             break
-        if finished_at is None:
-            continue
-        if finished_at.strftime("%Y-%m-%d") >= today:
+        if finished_at is None or finished_at.strftime("%Y-%m-%d") >= today:
             continue  # stopped today: today's budget is still spent
         try:
-            authority.preflight(stage)
+            await asyncio.to_thread(authority.preflight, stage)
         except BudgetExceededError:
             continue
-        key = jobs.job_row(ctx.store, job_id)["idempotency_key"]
         workflow_id = ids.stage_workflow_id("auto-local", stage, job_id, today)
-        if await _exists(client, workflow_id):
+        if await starts.describe(client, workflow_id) is not None:
             continue  # today's recovery for this job is running or ran
-        await start_preparation(client, ctx.home, ctx.store, job_id, key, workflow_id=workflow_id)
+        key = (await asyncio.to_thread(jobs.job_row, ctx.store, job_id))["idempotency_key"]
+        await starts.start_preparation(
+            client, ctx.home, ctx.store, job_id, key, workflow_id=workflow_id, clock=ctx.clock
+        )
         started += 1
     if started:
         log.warning("resumed %d budget-stopped job(s)", started)

@@ -11,6 +11,7 @@ import os
 import signal
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 
 from temporalio.client import Client
 from temporalio.worker import Worker
@@ -18,10 +19,10 @@ from temporalio.worker import Worker
 from jobctrl.home import Home
 from jobctrl.stages.context import StageContext
 from jobctrl.store.store import Store
-from jobctrl.worker.connection import connect, default_task_queue
 from jobctrl.worker.devserver import EmbeddedTemporal
 from jobctrl.worker.heartbeat import WorkerHeartbeat
-from jobctrl.workflows.activities import PreparationActivities
+from jobctrl.workflows.activities import PreparationActivities, activity_heartbeat
+from jobctrl.workflows.client import connect, default_task_queue
 from jobctrl.workflows.discover import DiscoverWorkflow
 from jobctrl.workflows.discover_activities import DiscoveryActivities
 from jobctrl.workflows.prep import JobPreparationWorkflow
@@ -36,12 +37,23 @@ def quiet_expected_failures() -> None:
     logging.getLogger("temporalio.activity").setLevel(logging.ERROR)
 
 
-def build_worker(client: Client, store: Store, home: Home, *, task_queue: str | None = None,
-                 max_activities: int = 16) -> tuple[Worker, StageContext]:  # fmt: skip
+def build_worker(
+    client: Client,
+    store: Store,
+    home: Home,
+    *,
+    task_queue: str | None = None,
+    max_activities: int = 16,
+    clock: Callable[[], datetime] | None = None,
+) -> tuple[Worker, StageContext]:
+    """A Temporal worker for both workflows and their activities, and the stage context
+    they share (``clock``, default the current UTC time, stamps every stage write)."""
     quiet_expected_failures()
-    ctx = StageContext(home=home, store=store)
+    ctx = StageContext(home=home, store=store, heartbeat=activity_heartbeat)
+    if clock is not None:
+        ctx.clock = clock
     acts = PreparationActivities(ctx)
-    discovery = DiscoveryActivities(ctx, client, asyncio.get_running_loop())
+    discovery = DiscoveryActivities(ctx, client)
     worker = Worker(
         client,
         task_queue=task_queue or default_task_queue(),

@@ -1,6 +1,7 @@
 """Activities of the preparation workflow: thin adapters from Temporal to the stages.
 
-A ``StageError`` becomes an ``ApplicationError`` whose type is the stable error code
+Each implements its declaration in ``activity_defs`` (same name, same types). A
+``StageError`` becomes an ``ApplicationError`` whose type is the stable error code
 (non-retryable when the error is, with the server's Retry-After as the next delay). Any
 other exception is logged here, recorded on the stage as ``INTERNAL_ERROR`` (retryable)
 and never crosses into the workflow history as text.
@@ -8,32 +9,39 @@ and never crosses into the workflow history as text.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import contextvars
+import functools
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from sqlalchemy import select
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from jobctrl.domain.errors import OWNERSHIP_LOST, StageError
-from jobctrl.domain.stages import StageState
+from jobctrl.domain.errors import (
+    OWNERSHIP_LOST,
+    STAGE_INTERNAL_ERROR,
+    STAGE_INTERRUPTED,
+    StageError,
+)
+from jobctrl.domain.stages import Stage, StageState
 from jobctrl.stages import materials
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
 from jobctrl.stages.score import score
-from jobctrl.store import jobs, reports, schema
+from jobctrl.store import jobs, reports, stage_states, workflow_runs
+from jobctrl.workflows import activity_defs as act
 from jobctrl.workflows.models import EnrichResult, FinalizeInput, ScoreResult, StageInput
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-INTERNAL_ERROR = "INTERNAL_ERROR"
-STAGE_INTERRUPTED = "STAGE_INTERRUPTED"
 
 
-def _as_application_error(error: StageError) -> ApplicationError:
+def as_application_error(error: StageError) -> ApplicationError:
+    """The failure Temporal records: the code as its type, our short message, no trace."""
     return ApplicationError(
         error.message,
         type=error.code,
@@ -42,42 +50,82 @@ def _as_application_error(error: StageError) -> ApplicationError:
     )
 
 
-def _heartbeat(*details: object) -> None:
+# The event loop of the async activity running in this context, if any: its blocking work
+# runs in threads (asyncio.to_thread copies this context), and the SDK accepts an async
+# activity's heartbeat only on its loop.
+_activity_loop: contextvars.ContextVar[asyncio.AbstractEventLoop | None] = contextvars.ContextVar(
+    "jobctrl_activity_loop", default=None
+)
+
+
+def heartbeat_from_threads() -> None:
+    """Called first by an async activity whose threads heartbeat (``activity_heartbeat``)."""
+    _activity_loop.set(asyncio.get_running_loop())
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
+
+
+def activity_heartbeat(*details: object) -> None:
     """Heartbeat once the attempt has run for a third of its heartbeat timeout.
 
     Short attempts finish well inside the timeout and send none, which spares the server
-    one call per activity; long ones keep telling it they are alive.
+    one call per activity; long ones keep telling it they are alive. Outside an activity
+    (stage code called by the worker's own heartbeat) there is nothing to tell.
     """
+    if not activity.in_activity():
+        return
+    loop = _activity_loop.get()
+    in_thread = loop is not None and not _on_loop(loop)
+    # A thread of an async activity: the SDK cannot raise a cancellation into it, so the
+    # thread stops itself here; its heartbeats go to the loop, the only place the SDK
+    # takes an async activity's heartbeats.
+    if in_thread and activity.is_cancelled():
+        raise asyncio.CancelledError
     info = activity.info()
     timeout = info.heartbeat_timeout
-    if timeout is None or datetime.now(UTC) - info.started_time >= timeout / 3:
+    if timeout is not None and datetime.now(UTC) - info.started_time < timeout / 3:
+        return
+    if in_thread:
+        assert loop is not None
+        beat = functools.partial(activity.heartbeat, *details)
+        loop.call_soon_threadsafe(beat, context=contextvars.copy_context())
+    else:
         activity.heartbeat(*details)
 
 
 class PreparationActivities:
+    """Stages run with ``ctx``, whose heartbeat should be ``activity_heartbeat``."""
+
     def __init__(self, ctx: StageContext) -> None:
         self.ctx = ctx
-        self.ctx.heartbeat = _heartbeat
 
     def _run(self, stage: str, job_id: str, work: Callable[[str], T]) -> T:
         info = activity.info()
+        run_id = info.workflow_run_id or ""  # always set for an activity of a workflow
         try:
-            return work(info.workflow_run_id)
+            return work(run_id)
         except StageError as error:
             log.warning("%s of job %s: %s (attempt %d)", stage, job_id, error.code, info.attempt)
             if error.retryable:
-                self._note_next_attempt(job_id, stage, info, error)
-            raise _as_application_error(error) from None
+                self._note_next_attempt(job_id, stage, run_id, info, error)
+            raise as_application_error(error) from None
         except Exception:
             log.exception("unexpected error in %s for job %s", stage, job_id)
-            error = StageError(
-                INTERNAL_ERROR, f"unexpected error in {stage}; see the worker log", retryable=True
+            internal = StageError(
+                STAGE_INTERNAL_ERROR,
+                f"unexpected error in {stage}; see the worker log",
+                retryable=True,
             )
-            self._fail_if_owned(job_id, stage, info.workflow_run_id, error)
-            raise _as_application_error(error) from None
+            self._fail_if_owned(job_id, stage, run_id, internal)
+            raise as_application_error(internal) from None
 
     def _note_next_attempt(
-        self, job_id: str, stage: str, info: activity.Info, error: StageError
+        self, job_id: str, stage: str, run_id: str, info: activity.Info, error: StageError
     ) -> None:
         """Record when Temporal will try again (none after the last attempt)."""
         policy = info.retry_policy
@@ -88,81 +136,84 @@ class PreparationActivities:
         )
         if policy.maximum_interval is not None:
             delay = min(delay, policy.maximum_interval)
-        jobs.schedule_retry(
-            self.ctx.store, job_id, stage, info.workflow_run_id, datetime.now(UTC) + delay
-        )
+        stage_states.schedule_retry(self.ctx.store, job_id, stage, run_id, self.ctx.now() + delay)
 
     def _fail_if_owned(self, job_id: str, stage: str, run_id: str, error: StageError) -> None:
-        rows = [r for r in jobs.stage_rows(self.ctx.store, job_id) if r["stage"] == stage]
+        rows = [r for r in stage_states.stage_rows(self.ctx.store, job_id) if r["stage"] == stage]
         if rows and rows[0]["state"] == StageState.RUNNING and rows[0]["owner_run_id"] == run_id:
             with contextlib.suppress(StageError):  # another attempt took over meanwhile
-                jobs.fail_stage(self.ctx.store, job_id, stage, run_id, rows[0]["attempts"], error)
+                stage_states.fail_stage(
+                    self.ctx.store,
+                    job_id,
+                    stage,
+                    run_id,
+                    rows[0]["attempts"],
+                    error,
+                    clock=self.ctx.clock,
+                )
 
-    @activity.defn(name="enrich")
+    @activity.defn(name=act.ENRICH)
     def enrich(self, inp: StageInput) -> EnrichResult:
-        outcome = self._run("enrich", inp.job_id, lambda run: enrich(self.ctx, inp.job_id, run))
+        outcome = self._run(Stage.ENRICH, inp.job_id, lambda run: enrich(self.ctx, inp.job_id, run))
         return EnrichResult(inp.job_id, outcome.text_artifact, outcome.reused)
 
-    @activity.defn(name="score")
+    @activity.defn(name=act.SCORE)
     def score(self, inp: StageInput) -> ScoreResult:
         outcome = self._run(
-            "score", inp.job_id, lambda run: score(self.ctx, inp.job_id, run, inp.profile_version)
+            Stage.SCORE,
+            inp.job_id,
+            lambda run: score(self.ctx, inp.job_id, run, inp.profile_version),
         )
         return ScoreResult(inp.job_id, outcome.score, outcome.below_threshold, outcome.reused)
 
-    @activity.defn(name="tailor")
+    @activity.defn(name=act.TAILOR)
     def tailor(self, inp: StageInput) -> int:
         return self._run(
-            "tailor",
+            Stage.TAILOR,
             inp.job_id,
             lambda run: materials.tailor(self.ctx, inp.job_id, run, inp.profile_version),
         ).generation
 
-    @activity.defn(name="cover")
+    @activity.defn(name=act.COVER)
     def cover(self, inp: StageInput) -> int:
         return self._run(
-            "cover",
+            Stage.COVER,
             inp.job_id,
             lambda run: materials.cover(self.ctx, inp.job_id, run, inp.profile_version),
         ).generation
 
-    @activity.defn(name="render_pdf")
+    @activity.defn(name=act.RENDER_PDF)
     def render_pdf(self, inp: StageInput) -> int:
         return self._run(
-            "pdf", inp.job_id, lambda run: materials.render(self.ctx, inp.job_id, run)
+            Stage.PDF, inp.job_id, lambda run: materials.render(self.ctx, inp.job_id, run)
         ).generation
 
-    @activity.defn(name="finalize_preparation")
+    @activity.defn(name=act.FINALIZE_PREPARATION)
     def finalize_preparation(self, inp: FinalizeInput) -> None:
         """Settle stage rows this run still owns, then record the workflow's outcome."""
-        S = schema.job_stage_states
-        with self.ctx.store.read() as conn:
-            owned = conn.execute(
-                select(S.c.stage, S.c.attempts).where(
-                    S.c.job_id == inp.job_id,
-                    S.c.owner_run_id == inp.run_id,
-                    S.c.state == StageState.RUNNING.value,
-                )
-            ).all()
-        for stage, attempt in owned:
+        store = self.ctx.store
+        for stage, attempt in stage_states.running_stages_owned_by(store, inp.job_id, inp.run_id):
             interrupted = StageError(
                 STAGE_INTERRUPTED, f"the {stage} attempt stopped without a result", retryable=True
             )
             try:
-                jobs.fail_stage(self.ctx.store, inp.job_id, stage, inp.run_id, attempt, interrupted)
+                stage_states.fail_stage(
+                    store, inp.job_id, stage, inp.run_id, attempt, interrupted, clock=self.ctx.clock
+                )
             except StageError as error:
                 if error.code != OWNERSHIP_LOST:
                     raise
-        if jobs.score_row(self.ctx.store, inp.job_id) is not None:
+        if jobs.score_row(store, inp.job_id) is not None:
             # The coordinator (not a stage) numbers and writes the evaluation report.
-            reports.write_report(self.ctx.home, self.ctx.store, inp.job_id)
-        jobs.record_workflow_closed(
-            self.ctx.store,
+            reports.write_report(self.ctx.home, store, inp.job_id, clock=self.ctx.clock)
+        workflow_runs.record_workflow_closed(
+            store,
             workflow_id=inp.workflow_id,
             run_id=inp.run_id,
             job_id=inp.job_id,
             outcome=inp.outcome,
             error_code=inp.error_code,
+            clock=self.ctx.clock,
         )
 
     def all(self) -> list[Callable[..., object]]:

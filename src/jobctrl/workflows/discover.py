@@ -17,18 +17,11 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError, CancelledError
 
 with workflow.unsafe.imports_passed_through():
-    from jobctrl.workflows.models import (
-        DiscoverFinish,
-        DiscoverInput,
-        DiscoverResult,
-        DiscoveryPlan,
-        ExecutionRef,
-        FamilyInput,
-        StepResult,
-    )
-    from jobctrl.workflows.prep import _error_code
+    from jobctrl.domain.discovery import DiscoverFinish, ExecutionRef, RunStatus
+    from jobctrl.workflows import activity_defs as act
+    from jobctrl.workflows.models import DiscoverInput, DiscoverResult, FamilyInput
+    from jobctrl.workflows.prep import error_code
 
-DISCOVER_WORKFLOW_ID = "discover-local"
 FAMILY_TIMEOUT = timedelta(minutes=30)
 STEP_TIMEOUT = timedelta(minutes=10)
 
@@ -45,18 +38,16 @@ class DiscoverWorkflow:
         failure: str | None = None
         try:
             plan = await workflow.execute_activity(
-                "discovery_plan",
+                act.discovery_plan,
                 ref,
-                result_type=DiscoveryPlan,
                 start_to_close_timeout=STEP_TIMEOUT,
                 retry_policy=retry,
             )
             for index, family in enumerate(plan.families):
                 try:
                     result = await workflow.execute_activity(
-                        "discovery_family",
+                        act.discovery_family,
                         FamilyInput(ref, family, index),
-                        result_type=StepResult,
                         start_to_close_timeout=FAMILY_TIMEOUT,
                         heartbeat_timeout=heartbeat,
                         retry_policy=retry,
@@ -65,27 +56,26 @@ class DiscoverWorkflow:
                 except ActivityError as error:
                     if isinstance(error.cause, CancelledError):
                         raise asyncio.CancelledError() from None
-                    failure = failure or _error_code(error)
+                    failure = failure or error_code(error)
                     counts["failed_families"] = counts.get("failed_families", 0) + 1
-            for step in ("discovery_enrichment_pass", "discovery_preparation_fanout"):
+            for step in (act.discovery_enrichment_pass, act.discovery_preparation_fanout):
                 result = await workflow.execute_activity(
                     step,
                     ref,
-                    result_type=StepResult,
                     start_to_close_timeout=STEP_TIMEOUT,
                     retry_policy=retry,
                 )
                 _merge(counts, result.counts)
         except asyncio.CancelledError:
-            await self._finish(DiscoverFinish(ref, "canceled", None, counts))
+            await self._finish(DiscoverFinish(ref, RunStatus.CANCELED, None, counts))
             raise
         except ActivityError as error:
-            code = _error_code(error)
-            await self._finish(DiscoverFinish(ref, "failed", code, counts))
+            code = error_code(error)
+            await self._finish(DiscoverFinish(ref, RunStatus.FAILED, code, counts))
             raise ApplicationError(
                 f"discovery failed: {code}", type=code, non_retryable=True
             ) from None
-        status = "partial" if failure else "completed"
+        status = RunStatus.PARTIAL if failure else RunStatus.COMPLETED
         await self._finish(DiscoverFinish(ref, status, failure, counts))
         if failure:
             raise ApplicationError(
@@ -98,7 +88,7 @@ class DiscoverWorkflow:
         await asyncio.shield(
             asyncio.ensure_future(
                 workflow.execute_activity(
-                    "discovery_finish",
+                    act.discovery_finish,
                     fin,
                     start_to_close_timeout=timedelta(seconds=60),
                     retry_policy=RetryPolicy(maximum_attempts=10),

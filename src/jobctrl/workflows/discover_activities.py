@@ -1,76 +1,122 @@
 """Activities of DiscoverWorkflow: thin adapters from Temporal to ``stages.discover``.
 
-Starting a job's preparation needs the Temporal client, which lives on the worker's event
-loop; these activities run in worker threads and hand the start to that loop.
+The family and the enrichment pass start new jobs' preparations, which needs the Temporal
+client: they are async activities on the worker's own event loop, and the blocking work
+(reading sources, the store) runs in threads. Starts go through ``workflows.starts``
+with the settings read once per batch, several at a time, and the batch is recorded in
+one transaction.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from temporalio import activity
 from temporalio.client import Client
 
-from jobctrl import services
+from jobctrl.domain.discovery import DiscoverFinish, DiscoveryPlan, ExecutionRef, StepKind
 from jobctrl.domain.errors import StageError
+from jobctrl.domain.executions import WorkflowType
 from jobctrl.stages import discover
 from jobctrl.stages.context import StageContext
-from jobctrl.workflows.activities import _as_application_error
-from jobctrl.workflows.models import (
-    DiscoverFinish,
-    DiscoveryPlan,
-    ExecutionRef,
-    FamilyInput,
-    StepResult,
-)
+from jobctrl.store import discovery as runs
+from jobctrl.store import workflow_runs
+from jobctrl.workflows import activity_defs as act
+from jobctrl.workflows import starts
+from jobctrl.workflows.activities import as_application_error, heartbeat_from_threads
+from jobctrl.workflows.models import FamilyInput, StepResult
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-START_TIMEOUT = 60.0
+STARTS_AT_ONCE = 16  # concurrent start requests to the Temporal server
+
+
+def _application_error(error: StageError) -> Exception:
+    info = activity.info()
+    log.warning("%s: %s (attempt %d)", info.activity_type, error.code, info.attempt)
+    return as_application_error(error)
 
 
 class DiscoveryActivities:
-    def __init__(self, ctx: StageContext, client: Client, loop: asyncio.AbstractEventLoop):
+    def __init__(self, ctx: StageContext, client: Client) -> None:
         self.ctx = ctx
         self.client = client
-        self.loop = loop
 
     def _run(self, work: Callable[[], T]) -> T:
         try:
             return work()
         except StageError as error:
-            info = activity.info()
-            log.warning("%s: %s (attempt %d)", info.activity_type, error.code, info.attempt)
-            raise _as_application_error(error) from None
+            raise _application_error(error) from None
 
-    def start_preparations(self, ref: ExecutionRef) -> dict[str, int]:
-        """Start (or find) the preparation of every member still waiting for one."""
-        if not self.ctx.settings.get("discovery.prepare_jobs"):
+    async def _run_async(self, work: Callable[[], Awaitable[T]]) -> T:
+        try:
+            return await work()
+        except StageError as error:
+            raise _application_error(error) from None
+
+    async def start_preparations(self, ref: ExecutionRef) -> dict[str, int]:
+        """Start (or find) the preparation of every member still waiting for one.
+
+        The starts run several at a time; every one that succeeded is recorded (with the
+        members already started) before the first failure, if any, is raised: a retry
+        then finds the rest still pending and never starts a second execution.
+        """
+        ctx = self.ctx
+        if not await asyncio.to_thread(ctx.settings.get, "discovery.prepare_jobs"):
             return {}
-        started = 0
-        for job_id, key, existing in discover.pending_members(self.ctx, ref):
-            if existing is None:
-                future = asyncio.run_coroutine_threadsafe(
-                    services.start_preparation(
-                        self.client, self.ctx.home, self.ctx.store, job_id, key
-                    ),
-                    self.loop,
-                )
-                existing, _ = future.result(START_TIMEOUT)
-                started += 1
-            discover.mark_planned(self.ctx, ref, job_id, existing)
-        return {"preparations_started": started}
+        members = await asyncio.to_thread(runs.pending_members, ctx.store, ref)
+        new = [(job_id, key) for job_id, key, existing in members if existing is None]
+        planned = {job_id: existing for job_id, _, existing in members if existing is not None}
+        started: dict[str, starts.Started] = {}
+        failures: list[BaseException] = []
+        if new:
+            defaults = await asyncio.to_thread(starts.prep_defaults, ctx.home, ctx.store)
+            gate = asyncio.Semaphore(STARTS_AT_ONCE)
 
-    @activity.defn(name="discovery_plan")
+            async def start(job_id: str, key: str) -> None:
+                async with gate:
+                    started[job_id] = await starts.start_preparation_execution(
+                        self.client, job_id, key, defaults
+                    )
+
+            results = await asyncio.gather(
+                *(start(job_id, key) for job_id, key in new), return_exceptions=True
+            )
+            failures = [r for r in results if isinstance(r, BaseException)]
+        if started or planned:
+            await asyncio.to_thread(self._record, ref, started, planned)
+        if failures:
+            raise failures[0]
+        return {"preparations_started": len(started)}
+
+    def _record(
+        self, ref: ExecutionRef, started: dict[str, starts.Started], planned: dict[str, str]
+    ) -> None:
+        """The batch's WorkflowStarted events and every member marked planned, at once."""
+        with self.ctx.store.write(clock=self.ctx.clock) as tx:
+            for job_id, execution in started.items():
+                workflow_runs.record_started(
+                    tx,
+                    workflow_id=execution.workflow_id,
+                    run_id=execution.run_id,
+                    workflow_type=WorkflowType.PREPARATION.value,
+                    job_id=job_id,
+                )
+                runs.mark_planned(tx, ref, job_id, execution.workflow_id)
+            for job_id, workflow_id in planned.items():
+                runs.mark_planned(tx, ref, job_id, workflow_id)
+
+    @activity.defn(name=act.DISCOVERY_PLAN)
     def plan(self, ref: ExecutionRef) -> DiscoveryPlan:
         return self._run(lambda: discover.plan(self.ctx, ref, activity.info().attempt))
 
-    @activity.defn(name="discovery_family")
-    def family(self, inp: FamilyInput) -> StepResult:
-        counts = self._run(
+    @activity.defn(name=act.DISCOVERY_FAMILY)
+    async def family(self, inp: FamilyInput) -> StepResult:
+        heartbeat_from_threads()
+        counts = await self._run_async(
             lambda: discover.run_family(
                 self.ctx,
                 inp.ref,
@@ -82,38 +128,34 @@ class DiscoveryActivities:
         )
         return StepResult(counts)
 
-    @activity.defn(name="discovery_enrichment_pass")
-    def enrichment_pass(self, ref: ExecutionRef) -> StepResult:
+    @activity.defn(name=act.DISCOVERY_ENRICHMENT_PASS)
+    async def enrichment_pass(self, ref: ExecutionRef) -> StepResult:
         """Terminal pass: every member this run linked has its preparation started."""
+        heartbeat_from_threads()
+        attempt = activity.info().attempt
 
-        def work() -> dict[str, int]:
-            counts = self.start_preparations(ref)
-            total = discover.progress_total(self.ctx, ref)
-            discover.terminal_step(
-                self.ctx, ref, "enrichment_pass", total - 1, activity.info().attempt, counts
+        async def work() -> dict[str, int]:
+            counts = await self.start_preparations(ref)
+            await asyncio.to_thread(
+                discover.terminal_step,
+                self.ctx,
+                ref,
+                StepKind.ENRICHMENT_PASS,
+                attempt,
+                counts,
+                last=False,
             )
             return counts
 
-        return StepResult(self._run(work))
+        return StepResult(await self._run_async(work))
 
-    @activity.defn(name="discovery_preparation_fanout")
+    @activity.defn(name=act.DISCOVERY_PREPARATION_FANOUT)
     def preparation_fanout(self, ref: ExecutionRef) -> StepResult:
         """Close membership: the run's jobs and their preparations are all accounted for."""
+        self._run(lambda: discover.close_membership(self.ctx, ref, activity.info().attempt))
+        return StepResult({})
 
-        def work() -> dict[str, int]:
-            counts = {
-                "members": discover.member_count(self.ctx, ref),
-                "jobs_created": discover.jobs_created_by(self.ctx, ref),
-            }
-            total = discover.progress_total(self.ctx, ref)
-            discover.terminal_step(
-                self.ctx, ref, "preparation_fanout", total, activity.info().attempt, counts
-            )
-            return {}
-
-        return StepResult(self._run(work))
-
-    @activity.defn(name="discovery_finish")
+    @activity.defn(name=act.DISCOVERY_FINISH)
     def finish(self, fin: DiscoverFinish) -> None:
         discover.finish(self.ctx, fin)
 

@@ -7,6 +7,8 @@ from datetime import timedelta
 
 from temporalio.common import RetryPolicy
 
+from jobctrl.domain.discovery import ExecutionRef, FamilyPlan
+
 
 @dataclass(frozen=True)
 class RetrySettings:
@@ -66,7 +68,7 @@ class FinalizeInput:
     job_id: str
     workflow_id: str
     run_id: str
-    outcome: str  # "prepared" | "skipped" | "failed"
+    outcome: str  # an executions.Outcome value
     error_code: str | None = None
 
 
@@ -78,41 +80,13 @@ class PrepResult:
     error_code: str | None = None
 
 
-# -- discovery ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ExecutionRef:
-    """A Discover execution's identity, read once when the workflow starts."""
-
-    tenant_id: str
-    workflow_id: str
-    run_id: str
-
-
-@dataclass(frozen=True)
-class SourceRef:
-    kind: str
-    name: str
-    base_url: str | None = None
-
-
-@dataclass(frozen=True)
-class FamilyPlan:
-    kind: str
-    sources: list[SourceRef]
+# -- discovery (the execution reference, plan and finish are domain values) -----------------
 
 
 @dataclass(frozen=True)
 class DiscoverInput:
     tenant_id: str = "local"
     retry: RetrySettings = RetrySettings()
-
-
-@dataclass(frozen=True)
-class DiscoveryPlan:
-    families: list[FamilyPlan]
-    progress_total: int
 
 
 @dataclass(frozen=True)
@@ -124,14 +98,6 @@ class FamilyInput:
 
 @dataclass(frozen=True)
 class StepResult:
-    counts: dict[str, int]
-
-
-@dataclass(frozen=True)
-class DiscoverFinish:
-    ref: ExecutionRef
-    status: str  # completed | partial | failed | canceled
-    error_code: str | None
     counts: dict[str, int]
 
 

@@ -15,14 +15,10 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
 
 with workflow.unsafe.imports_passed_through():
-    from jobctrl.workflows.models import (
-        EnrichResult,
-        FinalizeInput,
-        PrepInput,
-        PrepResult,
-        ScoreResult,
-        StageInput,
-    )
+    from jobctrl.domain.errors import STAGE_ERROR, STAGE_TIMEOUT
+    from jobctrl.domain.executions import Outcome
+    from jobctrl.workflows import activity_defs as act
+    from jobctrl.workflows.models import FinalizeInput, PrepInput, PrepResult, StageInput
 
 ENRICH_TIMEOUT = timedelta(minutes=3)
 SCORE_TIMEOUT = timedelta(minutes=10)
@@ -30,13 +26,14 @@ FINALIZE_TIMEOUT = timedelta(seconds=60)
 MATERIALS_PATCH = "materials-v1"
 
 
-def _error_code(error: ActivityError) -> str:
+def error_code(error: ActivityError) -> str:
+    """The stable code an activity failed with (its ApplicationError type)."""
     cause = error.cause
     if isinstance(cause, ApplicationError) and cause.type:
         return cause.type
     if isinstance(cause, TimeoutError):
-        return "STAGE_TIMEOUT"
-    return "STAGE_ERROR"
+        return STAGE_TIMEOUT
+    return STAGE_ERROR
 
 
 @workflow.defn(name="JobPreparationWorkflow")
@@ -48,47 +45,44 @@ class JobPreparationWorkflow:
         stage_input = StageInput(inp.job_id, inp.profile_version)
         try:
             await workflow.execute_activity(
-                "enrich",
+                act.enrich,
                 stage_input,
-                result_type=EnrichResult,
                 start_to_close_timeout=ENRICH_TIMEOUT,
                 heartbeat_timeout=heartbeat,
                 retry_policy=retry,
             )
             scored = await workflow.execute_activity(
-                "score",
+                act.score,
                 stage_input,
-                result_type=ScoreResult,
                 start_to_close_timeout=SCORE_TIMEOUT,
                 heartbeat_timeout=heartbeat,
                 retry_policy=retry,
             )
             # Executions recorded before materials existed replay without these steps.
             if inp.materials and not scored.below_threshold and workflow.patched(MATERIALS_PATCH):
-                for name in ("tailor", "cover", "render_pdf"):
+                for step in (act.tailor, act.cover, act.render_pdf):
                     await workflow.execute_activity(
-                        name,
+                        step,
                         stage_input,
-                        result_type=int,
                         start_to_close_timeout=SCORE_TIMEOUT,
                         heartbeat_timeout=heartbeat,
                         retry_policy=retry,
                     )
         except ActivityError as error:
-            code = _error_code(error)
-            await self._finalize(inp, "failed", code)
+            code = error_code(error)
+            await self._finalize(inp, Outcome.FAILED, code)
             raise ApplicationError(
                 f"preparation of job {inp.job_id} failed: {code}", type=code, non_retryable=True
             ) from None
-        outcome = "skipped" if scored.below_threshold else "prepared"
+        outcome = Outcome.SKIPPED if scored.below_threshold else Outcome.PREPARED
         await self._finalize(inp, outcome, None)
         return PrepResult(inp.job_id, outcome, scored.score)
 
-    async def _finalize(self, inp: PrepInput, outcome: str, error_code: str | None) -> None:
+    async def _finalize(self, inp: PrepInput, outcome: str, code: str | None) -> None:
         info = workflow.info()
         await workflow.execute_local_activity(
-            "finalize_preparation",
-            FinalizeInput(inp.job_id, info.workflow_id, info.run_id, outcome, error_code),
+            act.finalize_preparation,
+            FinalizeInput(inp.job_id, info.workflow_id, info.run_id, outcome, code),
             start_to_close_timeout=FINALIZE_TIMEOUT,
             retry_policy=RetryPolicy(maximum_attempts=10, maximum_interval=timedelta(seconds=10)),
         )

@@ -25,18 +25,15 @@ from tests.unit.sources.test_ats_parsing import (
     WORKABLE_ACCOUNT,
 )
 
-from jobctrl.domain.errors import DETAIL_UNSAFE_URL
-from jobctrl.fetch.safe import FetchPolicy, SafeFetcher
-from jobctrl.sources.base import (
+from jobctrl.domain.errors import (
+    DETAIL_UNSAFE_URL,
     SOURCE_MALFORMED,
     SOURCE_NOT_FOUND,
     SOURCE_RATE_LIMITED,
     SOURCE_UNAVAILABLE,
-    DiscoveredPosting,
-    Source,
-    SourceConfig,
-    SourceError,
 )
+from jobctrl.fetch.safe import FetchPolicy, SafeFetcher
+from jobctrl.sources.base import DiscoveredPosting, Source, SourceConfig, SourceError
 from jobctrl.sources.lever import LeverSource
 from jobctrl.sources.registry import make_source
 from jobctrl.sources.smartrecruiters import SmartRecruitersSource

@@ -9,14 +9,9 @@ from datetime import timedelta
 import pytest
 from tests.support.http import FixtureServer, Route, posting_html
 
-from jobctrl.domain.errors import ENRICH_ROBOTS_DISALLOWED
+from jobctrl.domain.errors import ENRICH_ROBOTS_DISALLOWED, SOURCE_NOT_FOUND, SOURCE_RATE_LIMITED
 from jobctrl.fetch.safe import SafeFetcher
-from jobctrl.sources.base import (
-    SOURCE_NOT_FOUND,
-    SOURCE_RATE_LIMITED,
-    SourceConfig,
-    SourceError,
-)
+from jobctrl.sources.base import SourceConfig, SourceError
 from jobctrl.sources.careers_page import CareersPageSource
 
 

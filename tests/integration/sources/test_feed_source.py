@@ -8,16 +8,16 @@ from datetime import timedelta
 import pytest
 from tests.support.http import FixtureServer, Route
 
-from jobctrl.domain.errors import DETAIL_UNSAFE_URL, ENRICH_ROBOTS_DISALLOWED
-from jobctrl.fetch.safe import FetchPolicy, SafeFetcher
-from jobctrl.sources.base import (
+from jobctrl.domain.errors import (
+    DETAIL_UNSAFE_URL,
+    ENRICH_ROBOTS_DISALLOWED,
     SOURCE_MALFORMED,
     SOURCE_NOT_FOUND,
     SOURCE_RATE_LIMITED,
     SOURCE_UNAVAILABLE,
-    SourceConfig,
-    SourceError,
 )
+from jobctrl.fetch.safe import FetchPolicy, SafeFetcher
+from jobctrl.sources.base import SourceConfig, SourceError
 from jobctrl.sources.feed import FeedSource
 
 RSS = b"""<?xml version="1.0" encoding="utf-8"?>

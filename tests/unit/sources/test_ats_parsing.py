@@ -23,21 +23,17 @@ from jobctrl.domain.errors import (
     ENRICH_TOO_LARGE,
     ENRICH_UNREACHABLE,
     ENRICH_UNSUPPORTED_CONTENT,
-    StageError,
-)
-from jobctrl.domain.posting import SalaryRange
-from jobctrl.sources import ashby, greenhouse, lever, recruitee, smartrecruiters, workable
-from jobctrl.sources._http import as_source_error, salary_period
-from jobctrl.sources.base import (
-    KINDS,
     SOURCE_CONFIG,
     SOURCE_MALFORMED,
     SOURCE_NOT_FOUND,
     SOURCE_RATE_LIMITED,
     SOURCE_UNAVAILABLE,
-    SourceConfig,
-    SourceError,
+    StageError,
 )
+from jobctrl.domain.posting import SalaryRange
+from jobctrl.sources import ashby, greenhouse, lever, recruitee, smartrecruiters, workable
+from jobctrl.sources._http import as_source_error, salary_period
+from jobctrl.sources.base import KINDS, SourceConfig, SourceError
 from jobctrl.sources.registry import SOURCE_TYPES, make_source
 
 # -- provider payloads ------------------------------------------------------------------------

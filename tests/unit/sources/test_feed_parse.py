@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from jobctrl.sources.base import SOURCE_MALFORMED, SourceConfig, SourceError
+from jobctrl.domain.errors import SOURCE_MALFORMED
+from jobctrl.sources.base import SourceConfig, SourceError
 from jobctrl.sources.feed import parse_feed
 
 CONFIG = SourceConfig(kind="feed", name="https://acme.example/feed.xml")

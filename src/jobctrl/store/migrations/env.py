@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from alembic import context
+from sqlalchemy import create_engine
 
 from jobctrl.store.schema import metadata
 
 connection = context.config.attributes.get("connection")
 if connection is None:  # pragma: no cover - only when run through the alembic CLI
-    from sqlalchemy import create_engine
-
-    connection = create_engine(context.config.get_main_option("sqlalchemy.url")).connect()
+    connection = create_engine(context.config.get_main_option("sqlalchemy.url") or "").connect()
 
 context.configure(
     connection=connection,

@@ -1,23 +1,61 @@
-"""Finding the Temporal server: ``JOBCTRL_TEMPORAL_ADDRESS``, else the one a worker started."""
+"""Finding and reaching the Temporal server: ``JOBCTRL_TEMPORAL_ADDRESS``, else the
+embedded server a worker started for this home (its address is in ``run/temporal.json``).
+
+``connect`` gives one client per address and event loop; ``server_answers`` tells a
+server that serves real calls from a port that merely accepts connections.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import weakref
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
 
+from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
 from temporalio.client import Client
 
-from jobctrl.domain.errors import ServerUnavailableError
+from jobctrl.domain.errors import UnavailableError
 from jobctrl.home import Home
-from jobctrl.worker.devserver import NAMESPACE, RuntimeRecord
 from jobctrl.workflows.converter import DATA_CONVERTER
+
+NAMESPACE = "default"
 
 
 def default_task_queue() -> str:
     """The task queue of this home's workers (``JOBCTRL_TASK_QUEUE``, default ``jobctrl``)."""
     return os.environ.get("JOBCTRL_TASK_QUEUE", "jobctrl")
+
+
+@dataclass
+class RuntimeRecord:
+    """``run/temporal.json``: where the embedded server listens, its pid and its owner's."""
+
+    address: str
+    server_pid: int
+    owner_pid: int
+
+    @classmethod
+    def load(cls, path: Path) -> RuntimeRecord | None:
+        try:
+            data = json.loads(path.read_text())
+            return cls(str(data["address"]), int(data["serverPid"]), int(data["ownerPid"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(
+            json.dumps(
+                {"address": self.address, "serverPid": self.server_pid, "ownerPid": self.owner_pid}
+            )
+        )
+        os.replace(tmp, path)
 
 
 def configured_address(home: Home) -> tuple[str | None, str]:
@@ -29,6 +67,18 @@ def configured_address(home: Home) -> tuple[str | None, str]:
     if record:
         return record.address, str(home.temporal_runtime_file)
     return None, ""
+
+
+async def server_answers(address: str, timeout: float = 2.0) -> bool:
+    """True when a Temporal frontend at ``address`` serves a real call."""
+    try:
+        client = await asyncio.wait_for(Client.connect(address, namespace=NAMESPACE), timeout)
+        await client.workflow_service.describe_namespace(
+            DescribeNamespaceRequest(namespace=NAMESPACE), timeout=timedelta(seconds=timeout)
+        )
+        return True
+    except Exception:  # any failure means: not serving (yet)
+        return False
 
 
 # Clients are bound to the event loop that made them.
@@ -55,14 +105,14 @@ async def connect(home: Home, timeout: float = 5.0) -> Client:
     """A client for this home's server; one per address and event loop in a process."""
     address, origin = configured_address(home)
     if address is None:
-        raise ServerUnavailableError(
+        raise UnavailableError(
             "no Temporal server is running for this home: start one with `jobctrl worker` "
             "(or set JOBCTRL_TEMPORAL_ADDRESS)"
         )
     loop_clients = _clients.setdefault(asyncio.get_running_loop(), {})
     if address in loop_clients:
         return loop_clients[address]
-    unavailable = ServerUnavailableError(
+    unavailable = UnavailableError(
         f"the Temporal server at {address} (from {origin}) does not answer: "
         "start one with `jobctrl worker` (or fix JOBCTRL_TEMPORAL_ADDRESS)"
     )

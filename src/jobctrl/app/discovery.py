@@ -1,0 +1,42 @@
+"""Commands on discovery: start (or join) the run over the configured sources; cancel it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jobctrl import config as config_file
+from jobctrl.app import runtime
+from jobctrl.app.queries import discovery_runs
+from jobctrl.home import Home
+from jobctrl.store.store import Store
+from jobctrl.workflows import starts
+
+__all__ = ["cancel_discovery", "start_discovery"]
+
+
+async def start_discovery(
+    home: Home, *, wait: bool = False, wait_timeout: float = 1800.0
+) -> dict[str, Any]:
+    """Start `discover-local`, or join the run already in progress; the run's view."""
+    client = await runtime.client_for(home)
+    config_file.load_config(home)  # a broken config.yaml is reported here, not in the run
+    started = await starts.start_discovery(client, Store.open(home))
+    if wait:
+        await runtime.ensure_worker_polls(client, "discovery")
+        await starts.wait_for_result(
+            client,
+            started,
+            wait_timeout,
+            still_running=f"discovery is still running after {wait_timeout:.0f} s",
+        )
+    runs = [r for r in discovery_runs(home) if r["runId"] == started.run_id]
+    base = {"workflowId": started.workflow_id, "runId": started.run_id, "status": "starting"}
+    return runs[0] if runs else base
+
+
+async def cancel_discovery(home: Home) -> dict[str, Any]:
+    """Ask the run in progress to stop; what it found so far stays (``not_running`` if
+    none is in progress)."""
+    client = await runtime.client_for(home)
+    cancelled = await starts.cancel_discovery(client)
+    return {"workflowId": cancelled.workflow_id, "runId": cancelled.run_id, "cancelRequested": True}

@@ -1,0 +1,34 @@
+"""Choosing a lane's provider and model (the ``providers:`` map of config.yaml)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jobctrl import config as config_file
+from jobctrl.app.queries import list_lanes
+from jobctrl.config import LANES, PROVIDERS, LaneProvider
+from jobctrl.domain.errors import INVALID_INPUT, JobctrlError
+from jobctrl.home import Home
+
+__all__ = ["set_lane"]
+
+
+def set_lane(
+    home: Home, lane: str, provider: str, model: str, base_url: str | None, api_key_env: str | None
+) -> dict[str, Any]:
+    """Set ``lane`` to ``provider`` and ``model``; the lane as ``llm list`` shows it."""
+    if lane not in LANES:
+        raise JobctrlError(f"unknown lane {lane!r}; one of: {', '.join(LANES)}", code=INVALID_INPUT)
+    if provider not in PROVIDERS:
+        raise JobctrlError(
+            f"unknown provider {provider!r}; one of: {', '.join(PROVIDERS)}", code=INVALID_INPUT
+        )
+    if base_url and not base_url.startswith(("http://", "https://")):
+        raise JobctrlError("--base-url must be an http(s) URL", code=INVALID_INPUT)
+    if api_key_env and not api_key_env.replace("_", "").isalnum():
+        raise JobctrlError(
+            "--api-key-env takes the NAME of an environment variable", code=INVALID_INPUT
+        )
+    lp = LaneProvider(provider=provider, model=model, base_url=base_url, api_key_env=api_key_env)
+    config_file.set_lane(home, lane, lp)
+    return next(r for r in list_lanes(home) if r["lane"] == lane)

@@ -1,0 +1,35 @@
+"""Replacing the candidate profile from a JSON Resume or RenderCV file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from jobctrl import config as config_file
+from jobctrl.domain.errors import INVALID_INPUT, JobctrlError
+from jobctrl.home import Home
+from jobctrl.profile_import import load_profile_file
+from jobctrl.store import profiles
+from jobctrl.store.store import Store
+
+__all__ = ["import_profile"]
+
+
+def import_profile(home: Home, path: Path) -> dict[str, Any]:
+    """Replace the profile in config.yaml with one read from ``path``; the new profile is
+    recorded as a new version (work in flight keeps its own)."""
+    try:
+        profile = load_profile_file(path)
+    except FileNotFoundError:
+        raise JobctrlError(f"no file {path}", code=INVALID_INPUT) from None
+    except ValueError as exc:
+        raise JobctrlError(str(exc), code=INVALID_INPUT) from None
+    config_file.edit_profile(home, profile)
+    version = profiles.version_of(Store.open(home), profile)
+    return {
+        "version": version,
+        "name": profile.name,
+        "skills": len(profile.skills),
+        "experience": len(profile.experience),
+        "education": len(profile.education),
+    }

@@ -1,0 +1,381 @@
+"""Every read the CLI and the API offer: jobs, a job, its materials and timeline,
+discovery runs, spend, the event log, settings, material PDFs, the profile, sources and
+lanes. Queries change nothing (a first read may create and migrate the database).
+
+Each returns plain data with camelCase keys: the CLI's ``--json`` and the API's bodies.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from jobctrl import config as config_file
+from jobctrl.config import LANES, LaneProvider
+from jobctrl.domain.discovery import total_counts
+from jobctrl.domain.errors import ARTIFACT_NOT_FOUND, JobctrlError, NotFoundError
+from jobctrl.domain.events import summary_fields
+from jobctrl.domain.executions import WorkflowType
+from jobctrl.domain.materials import MaterialKind
+from jobctrl.domain.stages import JobStatus
+from jobctrl.home import Home
+from jobctrl.llm.spend import SpendAuthority
+from jobctrl.store import (
+    discovery,
+    events,
+    job_list,
+    jobs,
+    materials,
+    profiles,
+    spend,
+    workflow_runs,
+)
+from jobctrl.store.settings import SPECS, Settings
+from jobctrl.store.store import Store
+
+__all__ = [
+    "JOB_SORTS",
+    "daily_spend",
+    "discovery_runs",
+    "event_log",
+    "find_jobs",
+    "job_materials",
+    "job_timeline",
+    "job_view",
+    "latest_event_seq",
+    "list_jobs",
+    "list_lanes",
+    "list_sources",
+    "material_pdf",
+    "posting_text",
+    "preparations_running",
+    "profile_is_empty",
+    "resolve_job",
+    "settings_catalogue",
+    "settings_values",
+    "show_job",
+    "show_profile",
+    "spend_summary",
+]
+
+JOB_SORTS = job_list.SORTS
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+# -- jobs ----------------------------------------------------------------------------------
+
+
+def resolve_job(home: Home, ref: str) -> str:
+    """The id of the job ``ref`` names (a full id or a unique prefix of 4+ characters)."""
+    return jobs.resolve_job_id(Store.open(home), ref)
+
+
+def _stage_view(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "stage": row["stage"],
+        "state": row["state"],
+        "attempts": row["attempts"],
+        "errorCode": row["error_code"],
+        "errorMessage": row["error_message"],
+        "retryable": row["retryable"],
+        "ownerRunId": row["owner_run_id"],
+        "nextAttemptAt": _iso(row["next_attempt_at"]),
+        "startedAt": _iso(row["started_at"]),
+        "finishedAt": _iso(row["finished_at"]),
+    }
+
+
+def job_view(store: Store, job_id: str) -> dict[str, Any]:
+    """One job, read together: its extracted fields, stage states (with error codes),
+    status (as the job list shows it), score report and evaluation report."""
+    record = jobs.job_record(store, job_id)
+    row, score, numbered = record.job, record.score, record.report
+    salary = None
+    if row["salary_min"] is not None or row["salary_max"] is not None:
+        salary = {
+            "min": row["salary_min"],
+            "max": row["salary_max"],
+            "currency": row["salary_currency"],
+            "period": row["salary_period"],
+        }
+    report = (
+        {"number": numbered["number"], "path": str(store.artifacts.root.parent / numbered["path"])}
+        if numbered and numbered["path"]
+        else None
+    )
+    return {
+        "jobId": row["id"],
+        "idempotencyKey": row["idempotency_key"],
+        "url": row["url"],
+        "canonicalUrl": row["canonical_url"],
+        "source": row["source"],
+        "status": record.status or JobStatus.PENDING.value,
+        "title": row["title"],
+        "company": row["company"],
+        "location": row["location"],
+        "remote": row["remote"],
+        "salary": salary,
+        "applyUrl": row["apply_url"],
+        "datePosted": row["date_posted"],
+        "validThrough": row["valid_through"],
+        "extractionMethod": row["extraction_method"],
+        "artifacts": {"page": row["raw_artifact"], "text": row["text_artifact"]},
+        "stages": [_stage_view(r) for r in record.stages],
+        "score": score["score"] if score else None,
+        "verdict": score["verdict"] if score else None,
+        "scoreReport": score["report"] if score else None,
+        "evaluationReport": report,
+        "createdAt": _iso(row["created_at"]),
+        "updatedAt": _iso(row["updated_at"]),
+    }
+
+
+def show_job(home: Home, ref: str) -> dict[str, Any]:
+    store = Store.open(home)
+    return job_view(store, jobs.resolve_job_id(store, ref))
+
+
+def _list_item(r: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "jobId": r["job_id"],
+        "title": r["title"],
+        "company": r["company"],
+        "location": r["location"],
+        "remote": r["remote"],
+        "score": r["score"],
+        "verdict": r["verdict"],
+        "status": r["status"],
+        "currentStage": r["current_stage"],
+        "errorCode": r["error_code"],
+        "url": r["url"],
+        "updatedAt": _iso(r["updated_at"]),
+    }
+
+
+def find_jobs(
+    home: Home,
+    *,
+    stage: str | None = None,
+    status: str | None = None,
+    min_score: int | None = None,
+    q: str | None = None,
+    sort: str = "score",
+    limit: int | None = None,
+    offset: int = 0,
+) -> tuple[list[dict[str, Any]], int]:
+    """Jobs from the list projection, filtered and sorted (highest first; no score last),
+    and how many match in all. `jobctrl jobs`, the API and the Jobs page share it."""
+    rows, total = job_list.find(
+        Store.open(home),
+        stage=stage,
+        status=status,
+        min_score=min_score,
+        q=q,
+        sort=sort,
+        limit=limit,
+        offset=offset,
+    )
+    return [_list_item(r) for r in rows], total
+
+
+def list_jobs(home: Home) -> list[dict[str, Any]]:
+    """Every job, best fit first."""
+    return find_jobs(home)[0]
+
+
+def job_materials(home: Home, ref: str) -> list[dict[str, Any]]:
+    """Each material of a job: kind, generation, approval state and its PDF."""
+    store = Store.open(home)
+    job_id = jobs.resolve_job_id(store, ref)
+    return [
+        {
+            "jobId": job_id,
+            "kind": m["kind"],
+            "generation": m["generation"],
+            "approval": m["state"],
+            "provider": m["provider"],
+            "model": m["model"],
+            "profileVersion": m["profile_version"],
+            "pdfArtifact": m["pdf_artifact"],
+            "pdfUrl": f"/v1/artifacts/{m['pdf_artifact']}" if m["pdf_artifact"] else None,
+            "pdfPath": str(store.artifacts.path_for(m["pdf_artifact"]))
+            if m["pdf_artifact"]
+            else None,
+            "createdAt": _iso(m["created_at"]),
+            "decidedAt": _iso(m["decided_at"]),
+        }
+        for m in materials.list_materials(store, job_id)
+    ]
+
+
+def job_timeline(home: Home, job_id: str) -> list[dict[str, Any]]:
+    """A job's events, oldest first, each with its summary fields (codes, counts, ids)."""
+    return [
+        {
+            "seq": e["seq"],
+            "type": e["type"],
+            "occurredAt": e["occurred_at"],
+            "fields": summary_fields(e["payload"]),
+        }
+        for e in events.job_events(Store.open(home), job_id)
+    ]
+
+
+def posting_text(home: Home, sha: str | None, limit: int = 20_000) -> str:
+    """A posting's extracted plain text (never its HTML), shortened to ``limit``."""
+    if not sha:
+        return ""
+    try:
+        text = Store.open(home).artifacts.get(sha).decode("utf-8", "replace")
+    except (OSError, JobctrlError):
+        return ""
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
+def material_pdf(home: Home, artifact_id: str) -> tuple[bytes, str]:
+    """The PDF of a material and a file name for it. Only material PDFs are served: other
+    artifacts (fetched pages among them) never leave the store this way."""
+    store = Store.open(home)
+    owner = materials.pdf_owner(store, artifact_id)
+    if owner is None:
+        raise NotFoundError(f"no material PDF {artifact_id[:12]}", code=ARTIFACT_NOT_FOUND)
+    job_id, kind, generation = owner
+    name = f"{'resume' if kind == MaterialKind.RESUME else 'cover-letter'}-{job_id}-{generation}"
+    return store.artifacts.get(artifact_id), f"{name}.pdf"
+
+
+def preparations_running(home: Home) -> int:
+    """How many job preparations the store believes are still running."""
+    return workflow_runs.running_count(Store.open(home), WorkflowType.PREPARATION.value)
+
+
+# -- discovery -----------------------------------------------------------------------------
+
+
+def _run_view(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "workflowId": row["workflow_id"],
+        "runId": row["run_id"],
+        "status": row["status"],
+        "families": row["families"],
+        "progress": {"done": row["progress_done"], "total": row["progress_total"] or 0},
+        "counts": total_counts(row["counts"] or {}),
+        "countsByStep": row["counts"] or {},
+        "errorCode": row["error_code"],
+        "startedAt": _iso(row["started_at"]),
+        "finishedAt": _iso(row["finished_at"]),
+    }
+
+
+def discovery_runs(home: Home, limit: int = 20) -> list[dict[str, Any]]:
+    """Recent discovery runs, newest first, with their progress and counts."""
+    return [_run_view(r) for r in discovery.recent_runs(Store.open(home), limit)]
+
+
+# -- spend ---------------------------------------------------------------------------------
+
+
+def spend_summary(home: Home) -> dict[str, Any]:
+    """Today's (UTC) estimated spend per lane against the ceiling, and open reservations."""
+    store = Store.open(home)
+    return SpendAuthority(store, Settings(store)).summary()
+
+
+def daily_spend(home: Home, today: str, days: int = 14) -> list[dict[str, Any]]:
+    """The last ``days`` UTC days' estimated spend (zero for a day without any), oldest
+    first, with each bar's height out of 100."""
+    first = date.fromisoformat(today) - timedelta(days=days - 1)
+    spent = spend.daily_totals(Store.open(home), first.isoformat(), today)
+    bars: list[dict[str, Any]] = [
+        {"day": d, "costUsd": spent.get(d, 0.0)}
+        for d in ((first + timedelta(days=n)).isoformat() for n in range(days))
+    ]
+    top = max(b["costUsd"] for b in bars) or 1.0
+    for b in bars:
+        b["height"] = round(100 * b["costUsd"] / top, 1)
+    return bars
+
+
+# -- the event log -------------------------------------------------------------------------
+
+
+def latest_event_seq(home: Home) -> int:
+    return events.latest_seq(Store.open(home))
+
+
+def event_log(home: Home, after: int, limit: int = 500) -> list[dict[str, Any]]:
+    """Up to ``limit`` events after sequence ``after``, oldest first: seq, event id, type,
+    job id, when (a UTC datetime, as the database returns it: naive on SQLite) and payload
+    (codes, counts, ids and refs only)."""
+    return [
+        {
+            "seq": e["seq"],
+            "eventId": e["event_id"],
+            "type": e["type"],
+            "jobId": e["job_id"],
+            "occurredAt": e["occurred_at"],
+            "payload": e["payload"],
+        }
+        for e in events.events_after(Store.open(home), after, limit)
+    ]
+
+
+# -- settings, profile, sources, lanes -------------------------------------------------------
+
+
+def settings_values(home: Home, key: str | None = None) -> dict[str, Any]:
+    """Every setting's current value, or just ``key``'s (an unknown key is refused)."""
+    settings = Settings(Store.open(home))
+    return {key: settings.get(key)} if key else settings.all()
+
+
+def settings_catalogue(home: Home) -> list[dict[str, Any]]:
+    """Each setting: key, current value, default and what it does."""
+    return [
+        {"key": key, "value": value, "default": SPECS[key].default, "help": SPECS[key].help}
+        for key, value in Settings(Store.open(home)).all().items()
+    ]
+
+
+def show_profile(home: Home) -> dict[str, Any]:
+    profile = config_file.load_config(home).profile
+    version = profiles.version_of(Store.open(home), profile)
+    return {"version": version, "profile": profile.model_dump(mode="json")}
+
+
+def profile_is_empty(home: Home) -> bool:
+    """True when the profile has no skills and no experience yet (scores mean little);
+    False also when config.yaml cannot be read (that is reported where it matters)."""
+    try:
+        profile = config_file.load_config(home).profile
+    except JobctrlError:
+        return False
+    return not profile.skills and not profile.experience
+
+
+def list_sources(home: Home) -> list[dict[str, Any]]:
+    return [s.model_dump(by_alias=True) for s in config_file.load_config(home).sources]
+
+
+def list_lanes(home: Home) -> list[dict[str, Any]]:
+    """Each lane's provider and model, and whether its key variable is set (never its value)."""
+    providers = config_file.load_config(home).providers
+    rows = []
+    for lane in LANES:
+        lp = providers.get(lane) or LaneProvider()
+        key_env = lp.key_env()
+        rows.append(
+            {
+                "lane": lane,
+                "provider": lp.provider,
+                "model": lp.model,
+                "baseUrl": lp.base_url,
+                "apiKeyEnv": key_env,
+                "apiKeySet": bool(key_env and os.environ.get(key_env)),
+            }
+        )
+    return rows

@@ -1,0 +1,52 @@
+"""The CLI's shared parts: where the home is, JSON output, and the one place errors
+become an exit status and a line on stderr (``domain.errors.STATUS``: 2 when no Temporal
+server or worker can be reached); anything unexpected goes to ``logs/jobctrl.log`` in the
+home and is reported in one line, never as a traceback."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from jobctrl.domain.errors import JobctrlError, StageError
+from jobctrl.home import Home
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def home() -> Home:
+    return Home.resolve()
+
+
+def echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, default=str))
+
+
+def handle_errors(fn: F) -> F:
+    """Run a command, mapping its errors to one line on stderr and an exit status."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except StageError as exc:
+            click.echo(f"error: {exc.code}: {exc.message}", err=True)
+            sys.exit(exc.exit_status)
+        except JobctrlError as exc:
+            click.echo(f"error: {exc.message}", err=True)
+            sys.exit(exc.exit_status)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        except Exception as exc:
+            path = home().log_exception(exc)
+            where = f" (details in {path})" if path else ""
+            click.echo(f"error: unexpected internal error{where}", err=True)
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,183 @@
+"""Commands that set a home up and configure it: init, settings, spend, LLM lanes,
+the profile, and projection maintenance."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from jobctrl.app import lanes as app_lanes
+from jobctrl.app import profile as app_profile
+from jobctrl.app import projections as app_projections
+from jobctrl.app import queries
+from jobctrl.app import settings as app_settings
+from jobctrl.app.home import init_home
+from jobctrl.cli.base import echo_json, handle_errors, home
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@handle_errors
+def init(as_json: bool) -> None:
+    """Create the home: a commented config.yaml and the database."""
+    result = init_home(home())
+    if as_json:
+        echo_json(result)
+        return
+    verb = "wrote" if result["configCreated"] else "kept existing"
+    click.echo(f"{verb} {result['config']}")
+    click.echo(f"database ready at {result['database']}")
+    click.echo("next: edit your profile in config.yaml, then run `jobctrl worker`")
+
+
+@click.group()
+def settings() -> None:
+    """Show or change runtime settings (budget, thresholds, fetch rules)."""
+
+
+@settings.command("get")
+@click.argument("key", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@handle_errors
+def settings_get(key: str | None, as_json: bool) -> None:
+    """Print one setting, or all of them with their descriptions."""
+    here = home()
+    values = queries.settings_values(here, key)
+    if as_json:
+        echo_json(values if not key else {"key": key, "value": values[key]})
+    elif key:
+        click.echo(json.dumps(values[key]))
+    else:
+        for item in queries.settings_catalogue(here):
+            click.echo(f"{item['key']} = {json.dumps(item['value'])}")
+            click.echo(f"    {item['help']}")
+
+
+@settings.command("set", context_settings={"ignore_unknown_options": True})
+@click.argument("key")
+@click.argument("value")
+@handle_errors
+def settings_set(key: str, value: str) -> None:
+    """Change a setting, e.g. `jobctrl settings set fetch.allow_hosts 127.0.0.1,intranet.local`."""
+    values = app_settings.change_settings(home(), {key: value})
+    click.echo(f"{key} = {json.dumps(values[key])}")
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@handle_errors
+def spend(as_json: bool) -> None:
+    """Today's estimated LLM spend per lane against the daily ceiling (UTC day)."""
+    summary = queries.spend_summary(home())
+    if as_json:
+        echo_json(summary)
+        return
+    budget = summary["dailyBudgetUsd"]
+    ceiling = "unlimited" if budget == 0 else f"${budget:.2f}"
+    click.echo(f"{summary['day']} (UTC): ${summary['spentUsd']:.4f} of {ceiling} (estimate)")
+    held = summary["openReservations"]
+    mode = "strict: calls reserve their worst case" if summary["strict"] else "preflight only"
+    click.echo(f"  open reservations: {held['count']} (${held['amountUsd']:.4f}); {mode}")
+    limits = summary["laneTokenLimits"]
+    if not summary["lanes"]:
+        click.echo("  no provider usage recorded today")
+    for lane in summary["lanes"]:
+        limit = limits.get(lane["lane"]) or "unlimited"
+        tokens = lane["inputTokens"] + lane["outputTokens"]
+        click.echo(
+            f"  {lane['lane']:<10} ${lane['costUsd']:.4f}  {tokens} tokens (limit {limit})"
+            f"  {lane['calls']} calls"
+        )
+
+
+@click.group()
+def llm() -> None:
+    """Choose the provider and model of each lane (score, tailor, cover, contact_research)."""
+
+
+@llm.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the lanes as JSON.")
+@handle_errors
+def llm_list(as_json: bool) -> None:
+    """Show each lane's provider and model, and whether its API key variable is set."""
+    rows = queries.list_lanes(home())
+    if as_json:
+        echo_json(rows)
+        return
+    for r in rows:
+        where = f" at {r['baseUrl']}" if r["baseUrl"] else ""
+        key = ""
+        if r["apiKeyEnv"]:
+            key = f"  key ${r['apiKeyEnv']} {'set' if r['apiKeySet'] else 'NOT SET'}"
+        click.echo(f"{r['lane']:<17} {r['provider']:<9} {r['model']}{where}{key}")
+
+
+@llm.command("set")
+@click.argument("lane")
+@click.argument("provider")
+@click.argument("model")
+@click.option("--base-url", default=None, help="An OpenAI-compatible server (Ollama, vLLM, …).")
+@click.option("--api-key-env", default=None, help="The environment variable holding the key.")
+@handle_errors
+def llm_set(
+    lane: str, provider: str, model: str, base_url: str | None, api_key_env: str | None
+) -> None:
+    """Set LANE to PROVIDER (offline, openai, anthropic) and MODEL, e.g.
+    `jobctrl llm set score openai gpt-4o-mini` or, for a local Ollama,
+    `jobctrl llm set tailor openai llama3.1 --base-url http://127.0.0.1:11434/v1`."""
+    row = app_lanes.set_lane(home(), lane, provider, model, base_url, api_key_env)
+    click.echo(f"{row['lane']}: {row['provider']} {row['model']}")
+
+
+@click.group()
+def profile() -> None:
+    """Show or import the candidate profile (versioned: work in flight keeps its version)."""
+
+
+@profile.command("show")
+@click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON.")
+@handle_errors
+def profile_show(as_json: bool) -> None:
+    """Show the current profile and its version."""
+    result = queries.show_profile(home())
+    if as_json:
+        echo_json(result)
+        return
+    p = result["profile"]
+    click.echo(f"profile version {result['version']}: {p['name'] or '(no name)'}")
+    click.echo(
+        f"  {len(p['skills'])} skills, {len(p['experience'])} roles, "
+        f"{len(p['education'])} education entries"
+    )
+
+
+@profile.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@handle_errors
+def profile_import(file: Path, as_json: bool) -> None:
+    """Replace the profile in config.yaml with a JSON Resume (resume.json) or RenderCV
+    YAML file."""
+    result = app_profile.import_profile(home(), file)
+    if as_json:
+        echo_json(result)
+        return
+    click.echo(
+        f"imported {result['name']}: {result['skills']} skills, {result['experience']} roles, "
+        f"{result['education']} education entries (profile version {result['version']})"
+    )
+
+
+@click.group()
+def projections() -> None:
+    """Maintain the read models folded from the event log."""
+
+
+@projections.command("rebuild")
+@handle_errors
+def projections_rebuild() -> None:
+    """Drop every projection and fold the whole event log again."""
+    result = app_projections.rebuild_projections(home())
+    click.echo(f"rebuilt projections from {result['eventsFolded']} events")

@@ -1,0 +1,127 @@
+"""Commands on discovery: run it, list runs, manage sources."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import click
+
+from jobctrl.app import discovery as app_discovery
+from jobctrl.app import queries
+from jobctrl.app import sources as app_sources
+from jobctrl.cli.base import echo_json, handle_errors, home
+
+
+def _run_line(run: dict[str, Any]) -> str:
+    progress = run.get("progress") or {"done": 0, "total": 0}
+    text = f"{run['runId']}  {run['status']:<9} {progress['done']}/{progress['total']} steps"
+    counts = run.get("counts") or {}
+    for key in ("found", "accepted", "jobs_created", "duplicates", "preparations_started"):
+        if counts.get(key):
+            text += f"  {key.replace('_', ' ')}={counts[key]}"
+    if run.get("errorCode"):
+        text += f"  error={run['errorCode']}"
+    return text
+
+
+@click.command()
+@click.option("--wait", is_flag=True, help="Wait until the run has finished.")
+@click.option("--cancel", is_flag=True, help="Cancel the run in progress (results so far stay).")
+@click.option("--timeout", default=1800.0, show_default=True, help="Seconds to wait with --wait.")
+@click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
+@handle_errors
+def discover(wait: bool, cancel: bool, timeout: float, as_json: bool) -> None:
+    """Discover postings from the configured sources (`discover-local`).
+
+    Each accepted new job starts its preparation at once. Running it while a run is in
+    progress joins that run.
+    """
+    if cancel:
+        result = asyncio.run(app_discovery.cancel_discovery(home()))
+        if as_json:
+            echo_json(result)
+        else:
+            click.echo(f"cancel requested for discovery run {result['runId']}")
+        return
+    run = asyncio.run(app_discovery.start_discovery(home(), wait=wait, wait_timeout=timeout))
+    if as_json:
+        echo_json(run)
+        return
+    click.echo(f"discovery {_run_line(run)}")
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
+@handle_errors
+def runs(as_json: bool) -> None:
+    """List recent discovery runs with their progress and counts."""
+    rows = queries.discovery_runs(home())
+    if as_json:
+        echo_json(rows)
+        return
+    if not rows:
+        click.echo("no discovery runs yet; start one with `jobctrl discover`")
+    for run in rows:
+        click.echo(_run_line(run))
+
+
+@click.group()
+def sources() -> None:
+    """Manage where discovery looks (the `sources:` list in config.yaml)."""
+
+
+@sources.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the sources as JSON.")
+@handle_errors
+def sources_list(as_json: bool) -> None:
+    """List the configured sources."""
+    rows = queries.list_sources(home())
+    if as_json:
+        echo_json(rows)
+        return
+    if not rows:
+        click.echo("no sources yet; add one with `jobctrl sources add greenhouse TOKEN`")
+    for s in rows:
+        extra = f"  ({s['base_url']})" if s.get("base_url") else ""
+        off = "" if s.get("enabled", True) else "  [disabled]"
+        click.echo(f"{s['kind']:<16} {s['name']}{extra}{off}")
+
+
+@sources.command("add")
+@click.argument("kind")
+@click.argument("name")
+@click.option("--base-url", default=None, help="A mirror or test server with the provider's paths.")
+@handle_errors
+def sources_add(kind: str, name: str, base_url: str | None) -> None:
+    """Add a source. KIND: greenhouse, lever, ashby, workable, smartrecruiters, recruitee,
+    feed (NAME = feed URL) or careers-page (NAME = page URL)."""
+    entry = app_sources.add_source(home(), kind, name, base_url)
+    click.echo(f"added {entry['kind']} source {entry['name']}")
+
+
+@sources.command("remove")
+@click.argument("name")
+@handle_errors
+def sources_remove(name: str) -> None:
+    """Remove every source with this NAME."""
+    app_sources.remove_source(home(), name)
+    click.echo(f"removed {name}")
+
+
+@sources.command("import-career-ops")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print what was imported as JSON.")
+@handle_errors
+def sources_import_career_ops(directory: Path, as_json: bool) -> None:
+    """Bring a career-ops setup over: portals.yml companies become sources and the URL
+    inbox in data/pipeline.md is added as jobs (when a worker is running)."""
+    result = asyncio.run(app_sources.import_career_ops(home(), directory))
+    if as_json:
+        echo_json(result)
+        return
+    click.echo(
+        f"imported {len(result['sourcesAdded'])} sources "
+        f"({result['sourcesSkipped']} already configured) and {len(result['jobsAdded'])} URLs"
+    )

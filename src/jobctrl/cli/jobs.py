@@ -1,0 +1,202 @@
+"""Commands on jobs: add, retry, list, show, and the event log."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import click
+
+from jobctrl.app import jobs as app_jobs
+from jobctrl.app import queries
+from jobctrl.cli.base import echo_json, handle_errors, home
+from jobctrl.domain.events import summary_fields
+from jobctrl.domain.stages import StageState
+
+
+def _profile_hint() -> None:
+    """Say so when scores mean little because the profile is still empty."""
+    if queries.profile_is_empty(home()):
+        click.echo(
+            "note: the profile in config.yaml has no skills or experience yet, so fit "
+            "scores are low; fill it in before adding jobs",
+            err=True,
+        )
+
+
+def _stage_summary(stages: list[dict[str, Any]]) -> str:
+    parts = []
+    for st in stages:
+        text = f"{st['stage']}={st['state']}"
+        if st.get("errorCode"):
+            text += f"({st['errorCode']})"
+        parts.append(text)
+    return " ".join(parts)
+
+
+@click.command()
+@click.argument("url")
+@click.option("--wait", is_flag=True, help="Wait until the job is enriched and scored.")
+@click.option("--timeout", default=300.0, show_default=True, help="Seconds to wait with --wait.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (jobId, stages, …).")
+@handle_errors
+def add(url: str, wait: bool, timeout: float, as_json: bool) -> None:
+    """Add a posting URL and start preparing it (Enrich, then Score).
+
+    The same posting added twice (also with tracking parameters or a trailing slash) is
+    one job with one workflow.
+    """
+    view = asyncio.run(app_jobs.add_job(home(), url, wait=wait, wait_timeout=timeout))
+    if as_json:
+        echo_json(view)
+        return
+    state = "added" if view["created"] else "already known"
+    click.echo(f"{view['jobId']}  {state}: {view['url']}")
+    click.echo(f"  stages: {_stage_summary(view['stages'])}")
+    if view["title"] or view["score"] is not None:
+        click.echo(f"  {view['title'] or '?'} at {view['company'] or '?'}; score {view['score']}")
+    for st in view["stages"]:
+        if st.get("errorMessage"):
+            click.echo(f"  {st['stage']} failed: {st['errorCode']}: {st['errorMessage']}")
+
+
+@click.command()
+@click.argument("job")
+@click.option("--stage", default=None, help="The failed stage to run again (default: the first).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@handle_errors
+def retry(job: str, stage: str | None, as_json: bool) -> None:
+    """Run a job's failed stage again, and the stages after it.
+
+    A worker must be running (`jobctrl up`); without one nothing is changed (exit 2).
+    """
+    result = asyncio.run(app_jobs.retry_stage(home(), job, stage))
+    if as_json:
+        echo_json(result)
+    else:
+        click.echo(f"{result['jobId']}: retrying {result['stage']} ({result['workflowId']})")
+
+
+@click.command("jobs")
+@click.option("--json", "as_json", is_flag=True, help="Print the jobs as a JSON array.")
+@handle_errors
+def jobs_cmd(as_json: bool) -> None:
+    """List jobs, best fit first."""
+    rows = queries.list_jobs(home())
+    if as_json:
+        echo_json(rows)
+        return
+    if not rows:
+        click.echo("no jobs yet; add one with `jobctrl add URL`")
+        return
+    _profile_hint()
+    click.echo(f"{'JOB':<12}  {'SCORE':>5}  {'STATUS':<19}  {'TITLE':<38}  COMPANY")
+    for r in rows:
+        score = "" if r["score"] is None else str(r["score"])
+        status = r["status"] + (f" {r['errorCode']}" if r["errorCode"] else "")
+        title = (r["title"] or r["url"])[:38]
+        click.echo(f"{r['jobId']:<12}  {score:>5}  {status:<19}  {title:<38}  {r['company'] or ''}")
+
+
+def _salary_text(salary: dict[str, Any]) -> str:
+    amounts = [f"{v:,.0f}" for v in (salary["min"], salary["max"]) if v is not None]
+    span = amounts[0] if len(set(amounts)) == 1 else "–".join(amounts)
+    period = {"YEAR": "a year", "MONTH": "a month", "HOUR": "an hour"}.get(
+        (salary["period"] or "").upper(), salary["period"] or ""
+    )
+    return " ".join(part for part in (span, salary["currency"] or "", period) if part)
+
+
+@click.command()
+@click.argument("job")
+@click.option("--json", "as_json", is_flag=True, help="Print the job as JSON.")
+@handle_errors
+def show(job: str, as_json: bool) -> None:
+    """Show one job: posting fields, stages (with errors) and the fit report."""
+    view = queries.show_job(home(), job)
+    if as_json:
+        echo_json(view)
+        return
+    click.echo(f"{view['jobId']}  {view['title'] or '(no title yet)'}")
+    for label, key in (
+        ("company", "company"),
+        ("location", "location"),
+        ("url", "url"),
+        ("apply", "applyUrl"),
+        ("posted", "datePosted"),
+        ("valid through", "validThrough"),
+    ):
+        if view.get(key):
+            click.echo(f"  {label:<14}{view[key]}")
+    if view["remote"] is not None:
+        click.echo(f"  {'remote':<14}{'yes' if view['remote'] else 'no'}")
+    if view["salary"]:
+        click.echo(f"  {'salary':<14}{_salary_text(view['salary'])}")
+    click.echo(f"  {'status':<14}{view['status']}")
+    click.echo("  stages:")
+    for st in view["stages"]:
+        line = f"    {st['stage']:<7} {st['state']:<10} attempts={st['attempts']}"
+        if st["errorCode"]:
+            line += f"  {st['errorCode']}"
+            if st["errorMessage"]:
+                line += f": {st['errorMessage']}"
+            if st["retryable"] is not None and st["state"] == StageState.FAILED:
+                line += " (retryable)" if st["retryable"] else " (not retryable)"
+        click.echo(line)
+    report = view["scoreReport"]
+    if report:
+        _profile_hint()
+        click.echo(
+            f"  fit: {report['score']}/100 — {report['verdict']}. {report.get('summary', '')}"
+        )
+        for item in report["requirements"]:
+            mark = "✓" if item["matched"] else "✗"
+            click.echo(f"    {mark} [{item['kind']}] {item['requirement']}")
+            for ev in item["evidence"][:2]:
+                click.echo(f"        ↳ {ev['source']}: {ev['text'][:90]}")
+
+
+@click.command()
+@click.option("--follow", "-f", is_flag=True, help="Keep printing new events as they happen.")
+@click.option("--after", default=0, show_default=True, help="Only events after this sequence.")
+@click.option("--job", "job_ref", default=None, help="Only events of this job.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per line.")
+@handle_errors
+def events(follow: bool, after: int, job_ref: str | None, as_json: bool) -> None:
+    """Print the event log (append-only), oldest first."""
+    here = home()
+    job_id = queries.resolve_job(here, job_ref) if job_ref else None
+    position = after
+    try:
+        while True:
+            batch = queries.event_log(here, position)
+            for e in batch:
+                position = e["seq"]
+                if job_id and e["jobId"] != job_id:
+                    continue
+                if as_json:
+                    click.echo(
+                        json.dumps(
+                            {
+                                "seq": e["seq"],
+                                "type": e["type"],
+                                "jobId": e["jobId"],
+                                "occurredAt": e["occurredAt"].isoformat(),
+                                "payload": e["payload"],
+                            }
+                        )
+                    )
+                else:
+                    brief = " ".join(f"{k}={v}" for k, v in summary_fields(e["payload"]).items())
+                    when = e["occurredAt"].strftime("%H:%M:%S")
+                    click.echo(
+                        f"{e['seq']:>6} {when} {e['type']:<18} {e['jobId'] or '':<12} {brief}"
+                    )
+            if not follow:
+                break
+            if not batch:
+                time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass

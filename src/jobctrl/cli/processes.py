@@ -1,0 +1,88 @@
+"""Long-running commands: the worker, the worker with the web app, and the demo.
+
+What they run (every stage and provider SDK, the web server) takes seconds to import, so
+each command imports it when it runs rather than every `jobctrl` invocation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import click
+
+from jobctrl.cli.base import handle_errors, home
+
+
+def _run_worker_cmd(app: tuple[str, int] | None = None) -> None:
+    # Heavy imports (see the module docstring): only these commands need them.
+    from jobctrl.api.server import bind, serve_app
+    from jobctrl.app.worker import run_worker
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
+    here = home()
+    alongside = None
+    if app is not None:
+        sock = bind(*app)  # before anything starts: a taken port is a clean error
+
+        def app_ready(url: str) -> None:
+            click.echo(f"jobctrl is up: {url}  (API token in {here.token_path})")
+
+        async def alongside(stop: asyncio.Event) -> None:
+            await serve_app(here, sock, stop, on_ready=app_ready)
+
+    def ready(address: str) -> None:
+        click.echo(f"worker ready: Temporal at {address}, home {here.root} (Ctrl-C to stop)")
+
+    asyncio.run(run_worker(here, on_ready=ready, alongside=alongside))
+    click.echo("stopped")
+
+
+@click.command()
+@handle_errors
+def worker() -> None:
+    """Run the worker (and the embedded Temporal server) until Ctrl-C / SIGTERM."""
+    _run_worker_cmd()
+
+
+@click.command()
+@click.option("--port", default=8765, show_default=True, help="Port of the web app (0: any).")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on; keep it loopback unless you know why not.",
+)
+@handle_errors
+def up(port: int, host: str) -> None:
+    """Run the worker, its Temporal server and the web app; prints the app's URL."""
+    if host not in ("127.0.0.1", "::1", "localhost"):
+        click.echo(f"warning: listening on {host}, not loopback", err=True)
+    _run_worker_cmd(app=(host, port))
+
+
+@click.command("demo-boards")
+@click.option("--port", default=8766, show_default=True, help="Loopback port to serve on.")
+@handle_errors
+def demo_boards(port: int) -> None:
+    """Serve demo job boards (Greenhouse, Lever and Ashby shapes) on 127.0.0.1."""
+    from jobctrl.demo.boards import serve_forever  # only this command serves them
+
+    serve_forever(port)
+
+
+@click.command()
+@click.option("--keep", is_flag=True, help="Keep running after the demo until Ctrl-C.")
+@click.option(
+    "--serve",
+    "serve_port",
+    type=int,
+    default=None,
+    help="End by serving the web app on this port until Ctrl-C (make demo uses 8765).",
+)
+@handle_errors
+def demo(keep: bool, serve_port: int | None) -> None:
+    """Run the demo: serve sample postings on loopback and prepare them end to end."""
+    from jobctrl.demo.run import run_demo  # heavy: runs a worker and the web app
+
+    asyncio.run(run_demo(home(), echo=click.echo, keep=keep, serve_port=serve_port))

@@ -1,0 +1,43 @@
+"""Whether a saved job's posting is still open, and when to look again.
+
+A check finds ``active`` (the page answers), ``unavailable`` (404/410, or its JSON-LD
+``validThrough`` has passed) or ``unknown`` (any other failure). Confirmed unavailable
+evidence blocks later preparation. ``next_check`` is the recheck policy.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+
+class Availability(StrEnum):
+    ACTIVE = "active"
+    UNAVAILABLE = "unavailable"
+    UNKNOWN = "unknown"
+
+
+ACTIVE_INTERVAL = timedelta(hours=24)
+UNAVAILABLE_INTERVAL = timedelta(days=7)
+UNKNOWN_FIRST_RETRY = timedelta(minutes=5)
+UNKNOWN_MAX_RETRY = timedelta(hours=24)
+
+
+def next_check(state: str, failures: int, now: datetime) -> datetime:
+    """When a job whose latest check found ``state`` is due again.
+
+    Active evidence is rechecked after 24 h and unavailable evidence after 7 days; an
+    unknown result retries after 5 minutes, doubling with each unknown in a row
+    (``failures``), capped at 24 h.
+    """
+    if state == Availability.ACTIVE:
+        return now + ACTIVE_INTERVAL
+    if state == Availability.UNAVAILABLE:
+        return now + UNAVAILABLE_INTERVAL
+    if state != Availability.UNKNOWN:
+        raise ValueError(f"not an availability state: {state!r}")
+    exponent = max(failures, 1) - 1
+    # Compare exponents, not products: 2**exponent overflows timedelta for long outages.
+    if exponent >= 9:  # 5 min × 2**9 is already past the cap
+        return now + UNKNOWN_MAX_RETRY
+    return now + min(UNKNOWN_MAX_RETRY, UNKNOWN_FIRST_RETRY * (1 << exponent))

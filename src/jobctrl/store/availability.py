@@ -1,0 +1,118 @@
+"""Availability evidence on the ``jobs`` row: which jobs are due for a check, and the
+record of one check (its state, code and the next check's time, with one event).
+
+The recheck policy is ``domain.availability.next_check``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import case, select, update
+
+from jobctrl.domain.availability import Availability, next_check
+from jobctrl.domain.clock import Clock, as_utc
+from jobctrl.domain.errors import JOB_NOT_FOUND, NotFoundError
+from jobctrl.domain.events import JobAvailabilityChecked
+from jobctrl.store import schema
+from jobctrl.store.stage_states import posting_closed_in
+from jobctrl.store.store import Store
+
+J = schema.jobs
+
+
+def due_jobs(store: Store, now: datetime, limit: int) -> list[str]:
+    """Ids of up to ``limit`` jobs with a URL that are due for a check.
+
+    Never-checked jobs come first, then the longest overdue, then by job id (stable).
+    """
+    never_checked = case((J.c.availability_next_check_at.is_(None), 0), else_=1)
+    query = (
+        select(J.c.id)
+        .where(J.c.url != "")
+        .where(
+            J.c.availability_next_check_at.is_(None)
+            | (J.c.availability_next_check_at <= as_utc(now))
+        )
+        .order_by(never_checked, J.c.availability_next_check_at, J.c.id)
+        .limit(max(0, limit))
+    )
+    with store.read() as conn:
+        return [str(job_id) for job_id in conn.execute(query).scalars()]
+
+
+def job_url(store: Store, job_id: str) -> str:
+    with store.read() as conn:
+        url = conn.execute(select(J.c.url).where(J.c.id == job_id)).scalar()
+    if url is None:
+        raise NotFoundError(f"no job {job_id!r}", code=JOB_NOT_FOUND)
+    return str(url)
+
+
+def record_check(
+    store: Store,
+    job_id: str,
+    state: Availability,
+    code: str | None,
+    now: datetime,
+    *,
+    retry_after: timedelta | None = None,
+    clock: Clock | None = None,
+) -> str:
+    """Record one check made at ``now``; returns the state the job has afterwards (the
+    write itself is stamped with ``clock``).
+
+    One write: the ``jobs`` availability columns and a ``JobAvailabilityChecked`` event
+    keyed ``availability:{job_id}:{checked_at}``. A check not newer than the recorded one
+    is dropped (the recorded state is returned), so a late or repeated check cannot
+    overwrite newer evidence.
+    """
+    now = as_utc(now)
+    with store.write(clock=clock) as tx:
+        row = (
+            tx.conn.execute(
+                select(
+                    J.c.availability, J.c.availability_failures, J.c.availability_checked_at
+                ).where(J.c.id == job_id)
+            )
+            .mappings()
+            .first()
+        )
+        if row is None:
+            raise NotFoundError(f"no job {job_id!r}", code=JOB_NOT_FOUND)
+        last = row["availability_checked_at"]
+        if last is not None and as_utc(last) >= now:
+            return str(row["availability"])
+        failures = (row["availability_failures"] or 0) + 1 if state == Availability.UNKNOWN else 0
+        due = next_check(state, failures, now)
+        if retry_after is not None:  # the host asked for a pause: do not come back sooner
+            due = max(due, now + retry_after)
+        event = JobAvailabilityChecked(
+            job_id=job_id,
+            availability=state.value,
+            previous=row["availability"],
+            code=code,
+            failures=failures,
+            checked_at=now,
+            next_check_at=due,
+        )
+        if not tx.append(event, key=f"availability:{job_id}:{now.isoformat()}"):
+            return str(row["availability"])
+        tx.conn.execute(
+            update(J)
+            .where(J.c.id == job_id)
+            .values(
+                availability=state.value,
+                availability_checked_at=now,
+                availability_next_check_at=due,
+                availability_failures=failures,
+                availability_code=code,
+            )
+        )
+    return state.value
+
+
+def posting_closed(store: Store, job_id: str) -> bool:
+    """True when the latest check confirmed the job's posting is closed."""
+    with store.read() as conn:
+        return posting_closed_in(conn, job_id)

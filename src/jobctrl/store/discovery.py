@@ -1,0 +1,397 @@
+"""Discovery runs in the store: the ``discovery_runs`` aggregate, the jobs each execution
+saw (``discovery_execution_jobs``), the listings sources gave (``source_observations``)
+and the run's pipeline-step events.
+
+A run's progress counts one step per source family plus the terminal enrichment pass and
+preparation fan-out, and only ever moves forward.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import ColumnElement, func, select, update
+
+from jobctrl.domain.clock import Clock
+from jobctrl.domain.discovery import (
+    Cohort,
+    DiscoverFinish,
+    ExecutionRef,
+    PlanState,
+    RunStatus,
+    StepKind,
+)
+from jobctrl.domain.events import (
+    DiscoveryRunCompleted,
+    DiscoveryRunStarted,
+    JobDiscovered,
+    PipelineStepCompleted,
+    PipelineStepFailed,
+    PipelineStepStarted,
+)
+from jobctrl.domain.executions import WorkflowType
+from jobctrl.store import schema
+from jobctrl.store.db import upsert
+from jobctrl.store.store import Store, WriteTx
+
+DR = schema.discovery_runs
+DEJ = schema.discovery_execution_jobs
+SO = schema.source_observations
+
+
+def _run_key(ref: ExecutionRef) -> tuple[ColumnElement[bool], ...]:
+    return (
+        DR.c.tenant_id == ref.tenant_id,
+        DR.c.workflow_id == ref.workflow_id,
+        DR.c.run_id == ref.run_id,
+    )
+
+
+def _member_key(ref: ExecutionRef, job_id: str) -> tuple[ColumnElement[bool], ...]:
+    return (
+        DEJ.c.tenant_id == ref.tenant_id,
+        DEJ.c.discover_workflow_id == ref.workflow_id,
+        DEJ.c.discover_run_id == ref.run_id,
+        DEJ.c.job_id == job_id,
+    )
+
+
+def record_step(
+    tx: WriteTx,
+    ref: ExecutionRef,
+    kind: str,
+    item: str,
+    attempt: int,
+    *,
+    counts: dict[str, int] | None = None,
+    error: str | None = None,
+) -> None:
+    """A step's event: started, or completed with its counts, or failed with its code."""
+    common = {
+        "workflow_id": ref.workflow_id,
+        "run_id": ref.run_id,
+        "step_kind": kind,
+        "item_key": item,
+        "attempt": attempt,
+    }
+    base = f"step:{ref.workflow_id}:{ref.run_id}:{kind}:{item}:{attempt}"
+    if error is not None:
+        tx.append(PipelineStepFailed(**common, error_code=error), key=f"{base}:failed")
+    elif counts is not None:
+        tx.append(PipelineStepCompleted(**common, counts=counts), key=f"{base}:completed")
+    else:
+        tx.append(PipelineStepStarted(**common), key=f"{base}:started")
+
+
+def advance(tx: WriteTx, ref: ExecutionRef, done: int) -> None:
+    """Move progress forward to ``done``; never back."""
+    tx.conn.execute(
+        update(DR).where(*_run_key(ref), DR.c.progress_done < done).values(progress_done=done)
+    )
+
+
+def set_counts(tx: WriteTx, ref: ExecutionRef, item: str, counts: dict[str, int]) -> None:
+    """Record one step's counts; a retried step replaces its earlier attempt's counts."""
+    row = dict(tx.conn.execute(select(DR.c.counts).where(*_run_key(ref))).scalar() or {})
+    row[item] = counts
+    tx.conn.execute(update(DR).where(*_run_key(ref)).values(counts=row))
+
+
+def open_run(
+    store: Store,
+    ref: ExecutionRef,
+    families: list[str],
+    total: int,
+    attempt: int,
+    sources: int,
+    *,
+    clock: Clock | None = None,
+) -> None:
+    """The run's aggregate row and its start event, with the planning step's result."""
+    with store.write(clock=clock) as tx:
+        upsert(
+            tx.conn,
+            DR,
+            {
+                "tenant_id": ref.tenant_id,
+                "workflow_id": ref.workflow_id,
+                "run_id": ref.run_id,
+                "status": RunStatus.RUNNING.value,
+                "progress_done": 0,
+                "progress_total": total,
+                "families": families,
+                "counts": {},
+                "started_at": tx.now,
+            },
+            keys=["tenant_id", "workflow_id", "run_id"],
+        )
+        tx.append(
+            DiscoveryRunStarted(
+                tenant_id=ref.tenant_id,
+                workflow_id=ref.workflow_id,
+                run_id=ref.run_id,
+                families=families,
+                progress_total=total,
+            ),
+            key=f"discovery-started:{ref.workflow_id}:{ref.run_id}",
+        )
+        record_step(
+            tx,
+            ref,
+            StepKind.SOURCE_PLANNING,
+            "plan",
+            attempt,
+            counts={"families": len(families), "sources": sources},
+        )
+
+
+def step_started(
+    store: Store,
+    ref: ExecutionRef,
+    kind: str,
+    item: str,
+    attempt: int,
+    *,
+    clock: Clock | None = None,
+) -> None:
+    with store.write(clock=clock) as tx:
+        record_step(tx, ref, kind, item, attempt)
+
+
+def family_finished(
+    store: Store,
+    ref: ExecutionRef,
+    kind: str,
+    done: int,
+    attempt: int,
+    counts: dict[str, int],
+    error_code: str | None,
+    *,
+    clock: Clock | None = None,
+) -> None:
+    """A family step's result: failed with the first source's code (progress stays), or
+    completed (progress moves to ``done``); its counts are kept either way."""
+    with store.write(clock=clock) as tx:
+        if error_code is not None:
+            record_step(tx, ref, StepKind.SOURCE_FAMILY, kind, attempt, error=error_code)
+        else:
+            record_step(tx, ref, StepKind.SOURCE_FAMILY, kind, attempt, counts=counts)
+            advance(tx, ref, done)
+        set_counts(tx, ref, kind, counts)
+
+
+def terminal_step(
+    store: Store,
+    ref: ExecutionRef,
+    kind: str,
+    done: int,
+    attempt: int,
+    counts: dict[str, int],
+    *,
+    clock: Clock | None = None,
+) -> None:
+    with store.write(clock=clock) as tx:
+        record_step(tx, ref, kind, kind, attempt, counts=counts)
+        advance(tx, ref, done)
+        set_counts(tx, ref, kind, counts)
+
+
+def finish_run(store: Store, fin: DiscoverFinish, *, clock: Clock | None = None) -> None:
+    ref = fin.ref
+    with store.write(clock=clock) as tx:
+        tx.conn.execute(
+            update(DR)
+            .where(*_run_key(ref))
+            .values(status=fin.status, error_code=fin.error_code, finished_at=tx.now)
+        )
+        tx.append(
+            DiscoveryRunCompleted(
+                tenant_id=ref.tenant_id,
+                workflow_id=ref.workflow_id,
+                run_id=ref.run_id,
+                status=fin.status,
+                error_code=fin.error_code,
+                counts=fin.counts,
+            ),
+            key=f"discovery-finished:{ref.workflow_id}:{ref.run_id}",
+        )
+
+
+# -- members and listings ------------------------------------------------------------------
+
+
+def known_postings(store: Store) -> tuple[list[Any], list[Any]]:
+    """Every job (id, url, title, company, location, source) and every listing a source
+    gave (job_id, source_kind, external_id, url, title, company, location, source_name):
+    what the deduper starts from."""
+    j = schema.jobs
+    with store.read() as conn:
+        jobs = conn.execute(
+            select(j.c.id, j.c.url, j.c.title, j.c.company, j.c.location, j.c.source)
+        ).all()
+        listings = conn.execute(
+            select(
+                SO.c.job_id,
+                SO.c.source_kind,
+                SO.c.external_id,
+                SO.c.url,
+                SO.c.title,
+                SO.c.company,
+                SO.c.location,
+                SO.c.source_name,
+            )
+        ).all()
+    return list(jobs), list(listings)
+
+
+def observe(
+    tx: WriteTx,
+    ref: ExecutionRef,
+    job_id: str,
+    *,
+    source_kind: str,
+    source_name: str,
+    external_id: str | None,
+    url: str,
+    title: str | None,
+    company: str | None,
+    location: str | None,
+) -> None:
+    """A source listed the job in this run: its observation, its membership of the run
+    and the ``JobDiscovered`` event, in the caller's transaction."""
+    upsert(
+        tx.conn,
+        SO,
+        {
+            "job_id": job_id,
+            "source_kind": source_kind,
+            "source_name": source_name,
+            "external_id": external_id,
+            "url": url,
+            "title": title,
+            "company": company,
+            "location": location,
+            "first_seen_at": tx.now,
+            "last_seen_at": tx.now,
+            "last_run_id": ref.run_id,
+        },
+        keys=["job_id", "source_kind", "source_name", "url"],
+        update=["last_seen_at", "last_run_id", "external_id", "title", "company", "location"],
+    )
+    link_member(tx, ref, job_id, Cohort.OBSERVED)
+    tx.append(
+        JobDiscovered(
+            job_id=job_id,
+            source_kind=source_kind,
+            source_name=source_name,
+            title=title,
+            company=company,
+            location=location,
+            discover_workflow_id=ref.workflow_id,
+            discover_run_id=ref.run_id,
+            cohort=Cohort.OBSERVED.value,
+        ),
+        key=f"discovered:{ref.run_id}:{job_id}:{source_kind}:{source_name}",
+    )
+
+
+def link_member(tx: WriteTx, ref: ExecutionRef, job_id: str, cohort: Cohort) -> None:
+    """Link a job to the execution; observed_this_run promotes a backlog row, never back."""
+    upsert(
+        tx.conn,
+        DEJ,
+        {
+            "tenant_id": ref.tenant_id,
+            "discover_workflow_id": ref.workflow_id,
+            "discover_run_id": ref.run_id,
+            "job_id": job_id,
+            "cohort": cohort.value,
+            "work_plan_state": PlanState.PENDING.value,
+            "created_at": tx.now,
+            "updated_at": tx.now,
+        },
+        keys=["tenant_id", "discover_workflow_id", "discover_run_id", "job_id"],
+    )
+    if cohort == Cohort.OBSERVED:
+        tx.conn.execute(
+            update(DEJ)
+            .where(*_member_key(ref, job_id), DEJ.c.cohort == Cohort.BACKLOG.value)
+            .values(cohort=Cohort.OBSERVED.value, updated_at=tx.now)
+        )
+
+
+def pending_members(store: Store, ref: ExecutionRef) -> list[tuple[str, str, str | None]]:
+    """(job id, idempotency key, its preparation workflow id if one was started) of each
+    member still waiting for a preparation: one query for the whole cohort."""
+    wr = schema.workflow_run_projections
+    existing = (
+        select(wr.c.workflow_id)
+        .where(wr.c.job_id == DEJ.c.job_id, wr.c.workflow_type == WorkflowType.PREPARATION.value)
+        .limit(1)
+        .scalar_subquery()
+    )
+    with store.read() as conn:
+        rows = conn.execute(
+            select(DEJ.c.job_id, schema.jobs.c.idempotency_key, existing)
+            .join(schema.jobs, schema.jobs.c.id == DEJ.c.job_id)
+            .where(
+                DEJ.c.tenant_id == ref.tenant_id,
+                DEJ.c.discover_workflow_id == ref.workflow_id,
+                DEJ.c.discover_run_id == ref.run_id,
+                DEJ.c.work_plan_state == PlanState.PENDING.value,
+            )
+        ).all()
+    return [(str(job_id), str(key), wf) for job_id, key, wf in rows]
+
+
+def mark_planned(tx: WriteTx, ref: ExecutionRef, job_id: str, workflow_id: str) -> None:
+    """The member's preparation is started (as ``workflow_id``)."""
+    tx.conn.execute(
+        update(DEJ)
+        .where(*_member_key(ref, job_id))
+        .values(
+            work_plan_state=PlanState.PLANNED.value, prep_workflow_id=workflow_id, updated_at=tx.now
+        )
+    )
+
+
+def member_count(store: Store, ref: ExecutionRef) -> int:
+    with store.read() as conn:
+        return int(
+            conn.execute(
+                select(func.count()).where(
+                    DEJ.c.discover_workflow_id == ref.workflow_id,
+                    DEJ.c.discover_run_id == ref.run_id,
+                )
+            ).scalar_one()
+        )
+
+
+def jobs_created_by(store: Store, ref: ExecutionRef) -> int:
+    """Members of this run whose job did not exist before the run started."""
+    j = schema.jobs
+    with store.read() as conn:
+        started = conn.execute(select(DR.c.started_at).where(*_run_key(ref))).scalar()
+        return int(
+            conn.execute(
+                select(func.count())
+                .select_from(DEJ.join(j, j.c.id == DEJ.c.job_id))
+                .where(
+                    DEJ.c.discover_workflow_id == ref.workflow_id,
+                    DEJ.c.discover_run_id == ref.run_id,
+                    j.c.created_at >= started,
+                )
+            ).scalar_one()
+        )
+
+
+def progress_total(store: Store, ref: ExecutionRef) -> int:
+    with store.read() as conn:
+        return int(conn.execute(select(DR.c.progress_total).where(*_run_key(ref))).scalar() or 0)
+
+
+def recent_runs(store: Store, limit: int = 20) -> list[dict[str, Any]]:
+    """The newest ``limit`` discovery runs' rows, newest first."""
+    with store.read() as conn:
+        rows = conn.execute(select(DR).order_by(DR.c.started_at.desc()).limit(limit)).mappings()
+        return [dict(r) for r in rows]

@@ -1,0 +1,190 @@
+"""The spend ledger: ``llm_spend`` (UPSERT by UTC day and lane), the provider observations
+that feed it (each counted once), and the strict mode's reservations.
+
+The rules (what may be admitted, what a call costs) live in ``llm.spend``; this module
+only reads and writes the rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, case, func, select, update
+
+from jobctrl.store import schema
+from jobctrl.store.db import upsert
+from jobctrl.store.store import Store, WriteTx
+
+LS = schema.llm_spend
+LR = schema.llm_reservations
+OBS = schema.llm_usage_observations
+
+
+def spent_today(conn: Connection, day: str, lane: str) -> tuple[float, int]:
+    """(the day's estimated USD over all lanes, the lane's input+output tokens)."""
+    lane_tokens = case((LS.c.lane == lane, LS.c.input_tokens + LS.c.output_tokens), else_=0)
+    spent, tokens = conn.execute(
+        select(
+            func.coalesce(func.sum(LS.c.cost_usd), 0.0), func.coalesce(func.sum(lane_tokens), 0)
+        ).where(LS.c.day == day)
+    ).one()
+    return float(spent), int(tokens)
+
+
+def read_spent_today(store: Store, day: str, lane: str) -> tuple[float, int]:
+    with store.read() as conn:
+        return spent_today(conn, day, lane)
+
+
+@dataclass(frozen=True)
+class Held:
+    """What open reservations hold: their USD over all lanes, and one lane's tokens."""
+
+    usd: float
+    lane_tokens: int
+
+
+def open_reservation(tx: WriteTx, reservation_id: str) -> float | None:
+    """The USD an open reservation with this id holds, or None."""
+    row = tx.conn.execute(
+        select(LR.c.amount_usd, LR.c.settled_at).where(LR.c.reservation_id == reservation_id)
+    ).first()
+    if row is None or row.settled_at is not None:
+        return None
+    return float(row.amount_usd)
+
+
+def held(tx: WriteTx, day: str, lane: str) -> Held:
+    """What the day's open (unsettled, unexpired) reservations hold."""
+    usd, tokens = tx.conn.execute(
+        select(
+            func.coalesce(func.sum(LR.c.amount_usd), 0.0),
+            func.coalesce(func.sum(case((LR.c.lane == lane, LR.c.tokens), else_=0)), 0),
+        ).where(LR.c.day == day, LR.c.settled_at.is_(None), LR.c.expires_at > tx.now)
+    ).one()
+    return Held(float(usd), int(tokens))
+
+
+def add_reservation(
+    tx: WriteTx,
+    *,
+    reservation_id: str,
+    day: str,
+    lane: str,
+    provider: str,
+    model: str,
+    amount_usd: float,
+    tokens: int,
+    expires_at: datetime,
+) -> None:
+    row = {
+        "reservation_id": reservation_id,
+        "day": day,
+        "lane": lane,
+        "provider": provider,
+        "model": model,
+        "amount_usd": amount_usd,
+        "tokens": tokens,
+        "created_at": tx.now,
+        "expires_at": expires_at,
+        "settled_at": None,
+    }
+    upsert(tx.conn, LR, row, keys=["reservation_id"], update=list(row))
+
+
+def settle(tx: WriteTx, reservation_id: str) -> None:
+    """Close the reservation (if still open)."""
+    tx.conn.execute(
+        update(LR)
+        .where(LR.c.reservation_id == reservation_id, LR.c.settled_at.is_(None))
+        .values(settled_at=tx.now)
+    )
+
+
+def add_observation(
+    tx: WriteTx,
+    *,
+    observation_id: str,
+    day: str,
+    lane: str,
+    provider: str,
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    cost_usd: float,
+) -> bool:
+    """Count one provider observation in the day's ledger row of its lane, once per
+    observation id, and close the attempt's reservation (same id) in the same write, so
+    no reader counts the call twice, as spend and as reserved. False if already counted."""
+    inserted = upsert(
+        tx.conn,
+        OBS,
+        {
+            "observation_id": observation_id,
+            "day": day,
+            "lane": lane,
+            "provider": provider,
+            "model": model,
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "cost_usd": cost_usd,
+            "created_at": tx.now,
+        },
+        keys=["observation_id"],
+    ).rowcount
+    if not inserted:
+        return False
+    upsert(
+        tx.conn,
+        LS,
+        {
+            "day": day,
+            "lane": lane,
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "cost_usd": cost_usd,
+            "calls": 1,
+            "updated_at": tx.now,
+        },
+        keys=["day", "lane"],
+        update={
+            "input_tokens": LS.c.input_tokens + input_tokens,
+            "output_tokens": LS.c.output_tokens + output_tokens,
+            "cost_usd": LS.c.cost_usd + cost_usd,
+            "calls": LS.c.calls + 1,
+            "updated_at": tx.now,
+        },
+    )
+    settle(tx, observation_id)
+    return True
+
+
+def open_reservations(store: Store, day: str, now: datetime) -> tuple[int, float]:
+    """(how many, how much USD) the day's open reservations are at ``now``."""
+    with store.read() as conn:
+        count, amount = conn.execute(
+            select(func.count(), func.coalesce(func.sum(LR.c.amount_usd), 0.0)).where(
+                LR.c.day == day, LR.c.settled_at.is_(None), LR.c.expires_at > now
+            )
+        ).one()
+    return int(count), float(amount)
+
+
+def lane_rows(store: Store, day: str) -> list[dict[str, Any]]:
+    """The day's ledger rows, one per lane, by lane name."""
+    with store.read() as conn:
+        rows = conn.execute(select(LS).where(LS.c.day == day).order_by(LS.c.lane)).mappings()
+        return [dict(r) for r in rows]
+
+
+def daily_totals(store: Store, first: str, last: str) -> dict[str, float]:
+    """Estimated USD per UTC day from ``first`` to ``last`` (days without spend absent)."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(LS.c.day, func.sum(LS.c.cost_usd))
+            .where(LS.c.day >= first, LS.c.day <= last)
+            .group_by(LS.c.day)
+        ).all()
+    return {str(day): float(total or 0.0) for day, total in rows}

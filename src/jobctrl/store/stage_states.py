@@ -1,0 +1,294 @@
+"""Stage rows (``job_stage_states``): the source of truth for each stage of each job,
+and their fenced transitions.
+
+A running row records the Temporal run id and the attempt that own it; every later write
+for that stage is fenced on both, so a late write from a lost owner (a timed-out attempt
+that kept running) is refused instead of applied. Each transition appends its event in
+the same transaction; every time it stamps is its transaction's clock (``WriteTx.now``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, select, update
+
+from jobctrl.domain.availability import Availability
+from jobctrl.domain.clock import Clock
+from jobctrl.domain.errors import (
+    MISSING_INPUT,
+    OWNERSHIP_LOST,
+    POSTING_UNAVAILABLE,
+    STAGE_BUSY,
+    NotFoundError,
+    StageError,
+)
+from jobctrl.domain.events import (
+    StageFailed,
+    StageReset,
+    StageSkipped,
+    StageStarted,
+    StageSucceeded,
+)
+from jobctrl.domain.stages import STAGE_ORDER, StageState
+from jobctrl.store import schema
+from jobctrl.store.db import upsert
+from jobctrl.store.store import Store, WriteTx
+
+S = schema.job_stage_states
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The outcome of claiming a stage: the attempt that now owns it, or that it is done."""
+
+    attempt: int
+    already: StageState | None = None  # SUCCEEDED/SKIPPED when an earlier attempt finished it
+
+
+def posting_closed_in(conn: Connection, job_id: str) -> bool:
+    """True when the latest availability check confirmed the job's posting is closed."""
+    jobs = schema.jobs
+    state = conn.execute(select(jobs.c.availability).where(jobs.c.id == job_id)).scalar()
+    return state == Availability.UNAVAILABLE
+
+
+def claim_stage(
+    store: Store, job_id: str, stage: str, run_id: str, *, clock: Clock | None = None
+) -> Claim:
+    """Make ``run_id`` the owner of ``stage`` for a new attempt (unless already finished)."""
+    with store.write(clock=clock) as tx:
+        row = (
+            tx.conn.execute(select(S).where(S.c.job_id == job_id, S.c.stage == stage))
+            .mappings()
+            .first()
+        )
+        if row is None:
+            raise NotFoundError(f"job {job_id} has no {stage} stage", code=MISSING_INPUT)
+        state = StageState(row["state"])
+        if state in (StageState.SUCCEEDED, StageState.SKIPPED):
+            return Claim(attempt=row["attempts"], already=state)
+        if posting_closed_in(tx.conn, job_id):  # not prepared any further
+            skip_stage(tx, job_id, stage, POSTING_UNAVAILABLE)
+            return Claim(attempt=row["attempts"], already=StageState.SKIPPED)
+        attempt = row["attempts"] + 1
+        tx.conn.execute(
+            update(S)
+            .where(S.c.job_id == job_id, S.c.stage == stage)
+            .values(
+                state=StageState.RUNNING.value,
+                attempts=attempt,
+                owner_run_id=run_id,
+                error_code=None,
+                error_message=None,
+                retryable=None,
+                next_attempt_at=None,
+                started_at=tx.now,
+                finished_at=None,
+                updated_at=tx.now,
+            )
+        )
+        tx.append(
+            StageStarted(job_id=job_id, stage=stage, attempt=attempt, run_id=run_id),
+            key=f"stage-started:{job_id}:{stage}:{run_id}:{attempt}",
+        )
+    return Claim(attempt=attempt)
+
+
+def _fenced(tx: WriteTx, job_id: str, stage: str, run_id: str, attempt: int, **values: Any) -> None:
+    result = tx.conn.execute(
+        update(S)
+        .where(
+            S.c.job_id == job_id,
+            S.c.stage == stage,
+            S.c.owner_run_id == run_id,
+            S.c.attempts == attempt,
+            S.c.state == StageState.RUNNING.value,
+        )
+        .values(updated_at=tx.now, finished_at=tx.now, **values)
+    )
+    if result.rowcount != 1:
+        raise StageError(
+            OWNERSHIP_LOST,
+            f"{stage} attempt {attempt} no longer owns job {job_id}; its result was not saved",
+        )
+
+
+def succeed_stage(tx: WriteTx, job_id: str, stage: str, run_id: str, attempt: int) -> None:
+    """Mark the owned attempt succeeded inside the caller's transaction (with its results)."""
+    _fenced(tx, job_id, stage, run_id, attempt, state=StageState.SUCCEEDED.value, error_code=None)
+    tx.append(
+        StageSucceeded(job_id=job_id, stage=stage, attempt=attempt, run_id=run_id),
+        key=f"stage-succeeded:{job_id}:{stage}:{run_id}:{attempt}",
+    )
+
+
+def fail_stage(
+    store: Store,
+    job_id: str,
+    stage: str,
+    run_id: str,
+    attempt: int,
+    error: StageError,
+    *,
+    next_attempt_at: datetime | None = None,
+    clock: Clock | None = None,
+) -> None:
+    attempts = attempt if error.uses_attempt else attempt - 1
+    with store.write(clock=clock) as tx:
+        _fenced(
+            tx,
+            job_id,
+            stage,
+            run_id,
+            attempt,
+            state=StageState.FAILED.value,
+            attempts=attempts,
+            error_code=error.code,
+            error_message=error.message,
+            retryable=error.retryable,
+            next_attempt_at=next_attempt_at,
+        )
+        tx.append(
+            StageFailed(
+                job_id=job_id,
+                stage=stage,
+                attempt=attempt,
+                run_id=run_id,
+                error_code=error.code,
+                retryable=error.retryable,
+                attempts_used=attempts,
+            ),
+            key=f"stage-failed:{job_id}:{stage}:{run_id}:{attempt}",
+        )
+
+
+def schedule_retry(store: Store, job_id: str, stage: str, run_id: str, when: datetime) -> None:
+    """Note the next automatic attempt on a failed stage this run still owns."""
+    with store.write() as tx:
+        tx.conn.execute(
+            update(S)
+            .where(
+                S.c.job_id == job_id,
+                S.c.stage == stage,
+                S.c.owner_run_id == run_id,
+                S.c.state == StageState.FAILED.value,
+            )
+            .values(next_attempt_at=when)
+        )
+
+
+def ensure_stages(tx: WriteTx, job_id: str, stages: Iterable[str]) -> None:
+    """Create pending rows for ``stages`` that the job does not have yet."""
+    for stage in stages:
+        upsert(
+            tx.conn,
+            S,
+            {
+                "job_id": job_id,
+                "stage": str(stage),
+                "state": StageState.PENDING.value,
+                "attempts": 0,
+                "created_at": tx.now,
+                "updated_at": tx.now,
+            },
+            keys=["job_id", "stage"],
+        )
+
+
+def reset_stages(
+    store: Store, job_id: str, stages: tuple[str, ...], reason: str, *, clock: Clock | None = None
+) -> None:
+    """Put finished ``stages`` back to pending (attempts kept); refused while one runs."""
+    with store.write(clock=clock) as tx:
+        rows = {
+            r.stage: r.state
+            for r in tx.conn.execute(select(S.c.stage, S.c.state).where(S.c.job_id == job_id))
+        }
+        busy = [s for s in stages if rows.get(s) == StageState.RUNNING.value]
+        if busy:
+            raise StageError(STAGE_BUSY, f"{busy[0]} is running for job {job_id}; try later")
+        for stage in stages:
+            upsert(
+                tx.conn,
+                S,
+                {
+                    "job_id": job_id,
+                    "stage": stage,
+                    "state": StageState.PENDING.value,
+                    "attempts": 0,
+                    "created_at": tx.now,
+                    "updated_at": tx.now,
+                },
+                keys=["job_id", "stage"],
+                update=["state", "updated_at"],
+            )
+            tx.append(
+                StageReset(job_id=job_id, stage=stage, reason=reason),
+                key=f"stage-reset:{job_id}:{stage}:{tx.now.isoformat()}",
+            )
+
+
+def skip_stage(tx: WriteTx, job_id: str, stage: str, reason: str) -> None:
+    """Record ``stage`` as skipped for ``reason`` (e.g. MIN_SCORE), creating its row if new."""
+    values = {
+        "state": StageState.SKIPPED.value,
+        "error_code": reason,
+        "error_message": None,
+        "retryable": False,
+        "finished_at": tx.now,
+        "updated_at": tx.now,
+    }
+    upsert(
+        tx.conn,
+        S,
+        {"job_id": job_id, "stage": stage, "attempts": 0, "created_at": tx.now, **values},
+        keys=["job_id", "stage"],
+        update=list(values),
+    )
+    tx.append(
+        StageSkipped(job_id=job_id, stage=stage, reason=reason),
+        key=f"stage-skipped:{job_id}:{stage}:{reason}",
+    )
+
+
+# -- reads ---------------------------------------------------------------------------------
+
+
+def read_rows(conn: Connection, job_id: str) -> list[dict[str, Any]]:
+    """The job's stage rows in pipeline order, on an open connection."""
+    rows = [dict(r) for r in conn.execute(select(S).where(S.c.job_id == job_id)).mappings()]
+    return sorted(rows, key=lambda r: STAGE_ORDER.get(r["stage"], len(STAGE_ORDER)))
+
+
+def stage_rows(store: Store, job_id: str) -> list[dict[str, Any]]:
+    """The job's stage rows in pipeline order."""
+    with store.read() as conn:
+        return read_rows(conn, job_id)
+
+
+def running_stages_owned_by(store: Store, job_id: str, run_id: str) -> list[tuple[str, int]]:
+    """(stage, attempt) of each stage of the job still running under ``run_id``."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(S.c.stage, S.c.attempts).where(
+                S.c.job_id == job_id,
+                S.c.owner_run_id == run_id,
+                S.c.state == StageState.RUNNING.value,
+            )
+        ).all()
+    return [(str(stage), int(attempts)) for stage, attempts in rows]
+
+
+def failed_stages_with(store: Store, code: str) -> list[tuple[str, str, datetime | None]]:
+    """(job id, stage, when it failed) of every stage failed with ``code``, oldest first."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(S.c.job_id, S.c.stage, S.c.finished_at)
+            .where(S.c.state == StageState.FAILED.value, S.c.error_code == code)
+            .order_by(S.c.finished_at)
+        ).all()
+    return [(str(job_id), str(stage), finished) for job_id, stage, finished in rows]

@@ -1,0 +1,74 @@
+"""Workflow executions the store started or saw: their lifecycle events and reads of
+``workflow_run_projections``."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from jobctrl.domain.clock import Clock
+from jobctrl.domain.events import WorkflowCompleted, WorkflowFailed, WorkflowStarted
+from jobctrl.domain.executions import WorkflowStatus
+from jobctrl.store import schema
+from jobctrl.store.store import Store, WriteTx
+
+WR = schema.workflow_run_projections
+
+
+def record_started(
+    tx: WriteTx, *, workflow_id: str, run_id: str, workflow_type: str, job_id: str | None
+) -> None:
+    """Note a started (or joined) execution; the same execution twice is one event."""
+    tx.append(
+        WorkflowStarted(
+            workflow_id=workflow_id, run_id=run_id, workflow_type=workflow_type, job_id=job_id
+        ),
+        key=f"workflow-started:{workflow_id}:{run_id}",
+        job_id=job_id,
+    )
+
+
+def record_workflow_started(
+    store: Store,
+    *,
+    workflow_id: str,
+    run_id: str,
+    workflow_type: str,
+    job_id: str | None,
+    clock: Clock | None = None,
+) -> None:
+    with store.write(clock=clock) as tx:
+        record_started(
+            tx, workflow_id=workflow_id, run_id=run_id, workflow_type=workflow_type, job_id=job_id
+        )
+
+
+def record_workflow_closed(
+    store: Store,
+    *,
+    workflow_id: str,
+    run_id: str,
+    job_id: str | None,
+    outcome: str,
+    error_code: str | None = None,
+    clock: Clock | None = None,
+) -> None:
+    event = (
+        WorkflowFailed(workflow_id=workflow_id, run_id=run_id, error_code=error_code)
+        if error_code
+        else WorkflowCompleted(workflow_id=workflow_id, run_id=run_id, outcome=outcome)
+    )
+    with store.write(clock=clock) as tx:
+        tx.append(event, key=f"workflow-closed:{workflow_id}:{run_id}", job_id=job_id)
+
+
+def running_count(store: Store, workflow_type: str) -> int:
+    """How many executions of ``workflow_type`` the store believes are running."""
+    with store.read() as conn:
+        return int(
+            conn.execute(
+                select(func.count()).where(
+                    WR.c.workflow_type == workflow_type,
+                    WR.c.status == WorkflowStatus.RUNNING.value,
+                )
+            ).scalar_one()
+        )

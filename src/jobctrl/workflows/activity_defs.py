@@ -1,0 +1,117 @@
+"""The activities the workflows call, declared once: name, input type and result type.
+
+A workflow references an activity by one of these functions (Temporal's typed form), so a
+misspelt name is an import error and the result type comes from the declaration. The
+bodies run nowhere: the worker registers the implementations (``activities.py``,
+``discover_activities.py``) under the same names, and a test holds each implementation's
+name and types equal to its declaration. This module imports no database, fetch or LLM
+code, so a workflow module stays light and deterministic in Temporal's sandbox.
+"""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from jobctrl.domain.discovery import DiscoverFinish, DiscoveryPlan, ExecutionRef
+from jobctrl.workflows.models import (
+    EnrichResult,
+    FamilyInput,
+    FinalizeInput,
+    ScoreResult,
+    StageInput,
+    StepResult,
+)
+
+ENRICH = "enrich"
+SCORE = "score"
+TAILOR = "tailor"
+COVER = "cover"
+RENDER_PDF = "render_pdf"
+FINALIZE_PREPARATION = "finalize_preparation"
+DISCOVERY_PLAN = "discovery_plan"
+DISCOVERY_FAMILY = "discovery_family"
+DISCOVERY_ENRICHMENT_PASS = "discovery_enrichment_pass"
+DISCOVERY_PREPARATION_FANOUT = "discovery_preparation_fanout"
+DISCOVERY_FINISH = "discovery_finish"
+
+
+# -- JobPreparationWorkflow ----------------------------------------------------------------
+
+
+@activity.defn(name=ENRICH)
+def enrich(inp: StageInput) -> EnrichResult:
+    """Fetch the posting safely, extract its fields, store page and text."""
+    raise NotImplementedError
+
+
+@activity.defn(name=SCORE)
+def score(inp: StageInput) -> ScoreResult:
+    """Match the posting's requirements against the profile."""
+    raise NotImplementedError
+
+
+@activity.defn(name=TAILOR)
+def tailor(inp: StageInput) -> int:
+    """Write a tailored resume; its generation."""
+    raise NotImplementedError
+
+
+@activity.defn(name=COVER)
+def cover(inp: StageInput) -> int:
+    """Write a cover letter; its generation."""
+    raise NotImplementedError
+
+
+@activity.defn(name=RENDER_PDF)
+def render_pdf(inp: StageInput) -> int:
+    """Render the newest resume and letter to PDFs; the resume's generation."""
+    raise NotImplementedError
+
+
+@activity.defn(name=FINALIZE_PREPARATION)
+def finalize_preparation(inp: FinalizeInput) -> None:
+    """Settle the run's stage rows, write the evaluation report, record the outcome."""
+    raise NotImplementedError
+
+
+# -- DiscoverWorkflow ----------------------------------------------------------------------
+
+
+@activity.defn(name=DISCOVERY_PLAN)
+def discovery_plan(ref: ExecutionRef) -> DiscoveryPlan:
+    """Plan the source families and record the run."""
+    raise NotImplementedError
+
+
+@activity.defn(name=DISCOVERY_FAMILY)
+def discovery_family(inp: FamilyInput) -> StepResult:
+    """Read one family's sources, link what was found, start new jobs' preparations."""
+    raise NotImplementedError
+
+
+@activity.defn(name=DISCOVERY_ENRICHMENT_PASS)
+def discovery_enrichment_pass(ref: ExecutionRef) -> StepResult:
+    """Terminal pass: every member has its preparation started."""
+    raise NotImplementedError
+
+
+@activity.defn(name=DISCOVERY_PREPARATION_FANOUT)
+def discovery_preparation_fanout(ref: ExecutionRef) -> StepResult:
+    """Close membership: the run's jobs are all accounted for."""
+    raise NotImplementedError
+
+
+@activity.defn(name=DISCOVERY_FINISH)
+def discovery_finish(fin: DiscoverFinish) -> None:
+    """Record how the run ended."""
+    raise NotImplementedError
+
+
+PREPARATION = (enrich, score, tailor, cover, render_pdf, finalize_preparation)
+DISCOVERY = (
+    discovery_plan,
+    discovery_family,
+    discovery_enrichment_pass,
+    discovery_preparation_fanout,
+    discovery_finish,
+)

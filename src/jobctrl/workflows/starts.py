@@ -1,0 +1,282 @@
+"""Starting, describing and cancelling Temporal executions: the one place that does.
+
+The app layer (commands), the worker (its reconcilers) and activities (discovery's
+preparation fan-out) all start work through these functions, so every start uses the same
+deterministic ids and conflict policies, and every started execution is recorded.
+
+- A job's preparation is ``prep-{idempotencyKey}`` unless a recovery, retry or
+  regeneration names its own id. ``USE_EXISTING`` joins a running execution and
+  ``REJECT_DUPLICATE`` refuses a new one after it closed, so a retried or racing start
+  never makes a second execution. The input freezes the profile version and settings.
+- Discovery is ``discover-local``; the schedule ``jobctrl-discovery-local`` starts it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
+from temporalio.client import (
+    Client,
+    Schedule,
+    ScheduleActionStartWorkflow,
+    ScheduleOverlapPolicy,
+    SchedulePolicy,
+    ScheduleSpec,
+    ScheduleState,
+    ScheduleUpdate,
+    ScheduleUpdateInput,
+    WorkflowExecutionDescription,
+    WorkflowExecutionStatus,
+    WorkflowFailureError,
+    WorkflowHandle,
+)
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from jobctrl.config import load_config
+from jobctrl.domain import ids
+from jobctrl.domain.clock import Clock
+from jobctrl.domain.errors import (
+    NOT_RUNNING,
+    TEMPORAL,
+    WAIT_TIMEOUT,
+    JobctrlError,
+)
+from jobctrl.domain.executions import WorkflowType
+from jobctrl.home import Home
+from jobctrl.store import profiles, workflow_runs
+from jobctrl.store.settings import Settings
+from jobctrl.store.store import Store
+from jobctrl.workflows.client import default_task_queue
+from jobctrl.workflows.discover import DiscoverWorkflow
+from jobctrl.workflows.models import DiscoverInput, PrepInput, RetrySettings
+from jobctrl.workflows.prep import JobPreparationWorkflow
+
+
+def retry_settings(values: Mapping[str, Any]) -> RetrySettings:
+    """The activities' retry settings, from a snapshot of the settings."""
+    return RetrySettings(
+        max_attempts=int(values["retry.max_attempts"]),
+        initial_interval_seconds=float(values["retry.initial_interval_seconds"]),
+        heartbeat_timeout_seconds=float(values["worker.heartbeat_timeout_seconds"]),
+    )
+
+
+@dataclass(frozen=True)
+class PrepDefaults:
+    """What every preparation started now is admitted under: the current profile version,
+    the retry settings and whether materials are written."""
+
+    profile_version: int
+    retry: RetrySettings
+    materials: bool
+
+
+def prep_defaults(home: Home, store: Store) -> PrepDefaults:
+    """Read once per batch of starts (config.yaml and settings)."""
+    version = profiles.version_of(store, load_config(home).profile)
+    values = Settings(store).all()
+    return PrepDefaults(version, retry_settings(values), bool(values["preparation.materials"]))
+
+
+@dataclass(frozen=True)
+class Started:
+    workflow_id: str
+    run_id: str
+
+
+async def start_preparation_execution(
+    client: Client,
+    job_id: str,
+    key: str,
+    defaults: PrepDefaults,
+    *,
+    workflow_id: str | None = None,
+    materials: bool | None = None,
+) -> Started:
+    """Start the job's JobPreparationWorkflow, or find the execution already running
+    under that id. Nothing is recorded in the store (see ``start_preparation``)."""
+    workflow_id = workflow_id or ids.prep_workflow_id(key)
+    inp = PrepInput(
+        job_id,
+        key,
+        defaults.retry,
+        profile_version=defaults.profile_version,
+        materials=defaults.materials if materials is None else materials,
+    )
+    try:
+        handle = await client.start_workflow(
+            JobPreparationWorkflow.run,
+            inp,
+            id=workflow_id,
+            task_queue=default_task_queue(),
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        )
+        run_id = handle.result_run_id
+    except WorkflowAlreadyStartedError:
+        run_id = (await client.get_workflow_handle(workflow_id).describe()).run_id
+    if not run_id:
+        raise JobctrlError(f"Temporal gave no run id for {workflow_id}", code=TEMPORAL)
+    return Started(workflow_id, run_id)
+
+
+async def start_preparation(
+    client: Client,
+    home: Home,
+    store: Store,
+    job_id: str,
+    key: str,
+    *,
+    workflow_id: str | None = None,
+    materials: bool | None = None,
+    clock: Clock | None = None,
+) -> Started:
+    """Start (or find) the job's preparation and record it (``WorkflowStarted``, stamped
+    with ``clock``)."""
+    defaults = await asyncio.to_thread(prep_defaults, home, store)
+    started = await start_preparation_execution(
+        client, job_id, key, defaults, workflow_id=workflow_id, materials=materials
+    )
+    await asyncio.to_thread(
+        workflow_runs.record_workflow_started,
+        store,
+        workflow_id=started.workflow_id,
+        run_id=started.run_id,
+        workflow_type=WorkflowType.PREPARATION.value,
+        job_id=job_id,
+        clock=clock,
+    )
+    return started
+
+
+async def start_discovery(client: Client, store: Store) -> Started:
+    """Start ``discover-local``, or join the run in progress; recorded as started."""
+    values = await asyncio.to_thread(Settings(store).all)
+    handle = await client.start_workflow(
+        DiscoverWorkflow.run,
+        DiscoverInput("local", retry_settings(values)),
+        id=ids.DISCOVER_WORKFLOW_ID,
+        task_queue=default_task_queue(),
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+    )
+    run_id = handle.result_run_id or ""
+    await asyncio.to_thread(
+        workflow_runs.record_workflow_started,
+        store,
+        workflow_id=ids.DISCOVER_WORKFLOW_ID,
+        run_id=run_id,
+        workflow_type=WorkflowType.DISCOVERY.value,
+        job_id=None,
+    )
+    return Started(ids.DISCOVER_WORKFLOW_ID, run_id)
+
+
+async def describe(client: Client, workflow_id: str) -> WorkflowExecutionDescription | None:
+    """The latest execution under ``workflow_id``, or None when Temporal has none."""
+    try:
+        return await client.get_workflow_handle(workflow_id).describe()
+    except RPCError as exc:
+        if exc.status == RPCStatusCode.NOT_FOUND:
+            return None
+        raise
+
+
+async def cancel_discovery(client: Client) -> Started:
+    """Ask the discovery run in progress to cancel (what it found so far stays)."""
+    handle = client.get_workflow_handle(ids.DISCOVER_WORKFLOW_ID)
+    try:
+        description = await handle.describe()
+    except RPCError:
+        raise JobctrlError("no discovery run to cancel", code=NOT_RUNNING) from None
+    if description.status != WorkflowExecutionStatus.RUNNING:
+        raise JobctrlError("no discovery run is in progress", code=NOT_RUNNING)
+    await handle.cancel()
+    return Started(ids.DISCOVER_WORKFLOW_ID, description.run_id)
+
+
+async def wait_for_result(
+    client: Client, started: Started, timeout: float, *, still_running: str
+) -> None:
+    """Wait until the execution closes; a failed one is fine (its rows say why), one
+    still running after ``timeout`` seconds is a ``wait_timeout`` saying ``still_running``."""
+    handle: WorkflowHandle[Any, Any] = client.get_workflow_handle(
+        started.workflow_id, run_id=started.run_id
+    )
+    try:
+        await asyncio.wait_for(handle.result(), timeout)
+    except WorkflowFailureError:
+        pass  # the failure is recorded where the person looks: the stage rows, the run row
+    except TimeoutError:
+        raise JobctrlError(still_running, code=WAIT_TIMEOUT) from None
+
+
+async def worker_polling(client: Client, patience: float = 5.0) -> bool:
+    """True when some worker polls this home's task queue (a worker that has just started
+    shows up within a moment, so an empty answer is asked again for ``patience`` s)."""
+    request = DescribeTaskQueueRequest(
+        namespace=client.namespace,
+        task_queue=TaskQueue(name=default_task_queue()),
+        task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    )
+    deadline = asyncio.get_running_loop().time() + patience
+    while True:
+        if (await client.workflow_service.describe_task_queue(request)).pollers:
+            return True
+        if asyncio.get_running_loop().time() > deadline:
+            return False
+        await asyncio.sleep(0.25)
+
+
+# -- the discovery schedule ------------------------------------------------------------------
+
+
+def _schedule(cron: str, inp: DiscoverInput) -> Schedule:
+    return Schedule(
+        action=ScheduleActionStartWorkflow(
+            DiscoverWorkflow.run, inp, id=ids.DISCOVER_WORKFLOW_ID, task_queue=default_task_queue()
+        ),
+        spec=ScheduleSpec(cron_expressions=[cron]),
+        policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
+        # The note records the desired cron as applied: Temporal describes a cron spec back
+        # as calendar entries, which cannot be compared with the setting directly.
+        state=ScheduleState(note=f"cron={cron}"),
+    )
+
+
+async def reconcile_schedule(client: Client, values: Mapping[str, Any]) -> str:
+    """Make ``jobctrl-discovery-local`` match the settings snapshot ``values``: created,
+    updated or deleted while the two differ; returns what was done."""
+    enabled, cron = bool(values["discovery.schedule_enabled"]), values["discovery.schedule_cron"]
+    handle = client.get_schedule_handle(ids.DISCOVERY_SCHEDULE_ID)
+    try:
+        observed = await handle.describe()
+    except RPCError as exc:
+        if exc.status != RPCStatusCode.NOT_FOUND:
+            raise
+        observed = None
+    if not enabled:
+        if observed is None:
+            return "absent"
+        await handle.delete()
+        return "deleted"
+    desired = _schedule(cron, DiscoverInput("local", retry_settings(values)))
+    if observed is None:
+        await client.create_schedule(ids.DISCOVERY_SCHEDULE_ID, desired)
+        return "created"
+    if observed.schedule.state.note == desired.state.note:
+        return "unchanged"
+
+    def update(_: ScheduleUpdateInput) -> ScheduleUpdate:
+        return ScheduleUpdate(schedule=desired)
+
+    await handle.update(update)
+    return "updated"
