@@ -5,7 +5,9 @@ The provider is a loopback OpenAI-compatible server (the real client, HTTP and S
 from __future__ import annotations
 
 import asyncio
+import json
 
+import pytest
 from sqlalchemy import func, select
 
 from jobctrl.app.jobs import add_job
@@ -14,7 +16,7 @@ from jobctrl.llm.lanes import CRASH_AFTER_CALL
 from jobctrl.store import jobs, schema, stage_states
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.http import Route, posting_html
-from tests.support.processes import WorkerProcess
+from tests.support.processes import WorkerProcess, run_cli
 
 REPORT = {
     "score": 81,
@@ -69,3 +71,36 @@ async def test_kill_after_the_provider_answers_pays_once(
     score = {r["stage"]: r for r in stage_states.stage_rows(store, view["jobId"])}["score"]
     assert score["state"] == "succeeded" and score["attempts"] == 2
     assert jobs.score_row(store, view["jobId"])["score"] == 81
+
+
+async def test_a_worker_killed_mid_call_leaves_the_call_counted_at_its_worst(
+    home, store, client, task_queue, fast_settings, site, monkeypatch
+):
+    """The provider may charge for a call whose worker died before the answer: the call's
+    reservation is never forgotten; after its time it shows as assumed spend."""
+    fast_settings.set_value("budget.reservation_ttl_seconds", 1.0)
+    fast_settings.set_value("preparation.materials", False)
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    with FakeOpenAI("ok", REPORT, delay=30) as provider:
+        set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
+        url = site.add("/jobs/inflight", Route(body=posting_html("Engineer", "Paid", ["Python"])))
+        worker = WorkerProcess()
+        worker.wait_ready()
+        await add_job(home, url)
+        for _ in range(200):
+            if provider.requests:
+                break
+            await asyncio.sleep(0.05)
+        assert provider.requests, "the call is in flight"
+        worker.proc.kill()  # kill -9 while the provider has not answered
+        await asyncio.to_thread(worker.proc.wait, 30)
+    await asyncio.sleep(1.2)  # past the reservation's time: no longer in flight
+
+    spend = json.loads(run_cli("spend", "--json").stdout)
+
+    assert spend["spentUsd"] == 0, "no usage was ever reported"
+    assert spend["assumedCalls"] == 1 and spend["assumedUsd"] > 0
+    assert spend["openReservations"]["count"] == 0
+    assert spend["remainingUsd"] == pytest.approx(spend["dailyBudgetUsd"] - spend["assumedUsd"])
+    text = run_cli("spend").stdout
+    assert "assumed" in text and "observed" in text

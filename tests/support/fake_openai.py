@@ -13,6 +13,7 @@ over ``LoopbackServer`` (tests/support/loopback.py), which is in ``server``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
@@ -38,10 +39,17 @@ class FakeOpenAI:
     """Use as a context manager; ``base_url`` ends in ``/v1``, as an OpenAI client expects."""
 
     def __init__(
-        self, mode: str = "ok", payload: dict[str, Any] | None = None, *, delay: float = 0.0
+        self,
+        mode: str = "ok",
+        payload: dict[str, Any] | None = None,
+        *,
+        delay: float = 0.0,
+        on_answer: Callable[[], None] | None = None,
     ) -> None:
+        """``on_answer`` is called as each answer is handed to the server to send."""
         self.mode = mode
         self.delay = delay
+        self.on_answer = on_answer
         self.payload: dict[str, Any] = payload or {}
         self.server = LoopbackServer(fallback=self._not_found)
         self.server.on("POST", CHAT_COMPLETIONS, self._answer)
@@ -65,7 +73,10 @@ class FakeOpenAI:
             error = {"message": f"fake {code}", "type": kind, "code": code}
             return Response.json({"error": error}, status=status, headers=headers, delay=self.delay)
         body = json.loads(request.body or b"{}")
-        return Response.json(self.completion(body), delay=self.delay)
+        response = Response.json(self.completion(body), delay=self.delay)
+        if self.on_answer is not None:
+            self.on_answer()
+        return response
 
     def _not_found(self, request: Request) -> Response:
         error = {"message": "not found", "type": "not_found"}

@@ -185,20 +185,30 @@ def test_fifty_concurrent_calls_never_exceed_a_one_dollar_ceiling(store, setting
     assert spent <= 1.0 and peak[0] <= 1.0 + 1e-9
     assert admitted and refused, "some calls fit, the rest were refused before being sent"
     assert len(admitted) + len(refused) == 50
-    assert authority.open_reservations()["count"] == 0
+    assert authority.summary()["openReservations"]["count"] == 0
 
 
-def test_a_reservation_left_by_a_crash_counts_until_it_expires(store, settings, clock):
+def test_a_reservation_left_by_a_crash_is_assumed_spent_never_forgotten(store, settings, clock):
     settings.set_value("daily_budget_usd", 0.10)
     settings.set_value("budget.reservation_ttl_seconds", 600.0)
     authority = SpendAuthority(store, settings, clock=clock)
     _reserve(authority, "crashed", lane="tailor")  # $0.075
-    # The process died here: no settle. The open reservation still blocks what won't fit.
-    assert authority.open_reservations()["count"] == 1
+    # The process died here: no usage, no settle. The reservation blocks what won't fit.
+    assert authority.summary()["openReservations"]["count"] == 1
     with pytest.raises(BudgetExceededError):
         _reserve(authority, "next", lane="tailor")
     clock.now += timedelta(seconds=601)
-    assert authority.open_reservations()["count"] == 0
+    summary = authority.summary()
+    assert summary["openReservations"]["count"] == 0, "no longer in flight..."
+    assert (summary["assumedCalls"], summary["assumedUsd"]) == (1, 0.075), "...but assumed"
+    assert summary["remainingUsd"] == pytest.approx(0.025)
+    with pytest.raises(BudgetExceededError):
+        _reserve(authority, "next", lane="tailor")
+    settings.set_value("daily_budget_usd", 0.075)
+    with pytest.raises(BudgetExceededError):
+        authority.preflight("tailor")  # the preflight counts assumed spend too
+    clock.now += timedelta(days=1)  # a new UTC day: yesterday's calls are yesterday's
+    assert authority.summary()["assumedUsd"] == 0
     _reserve(authority, "next", lane="tailor")
 
 
@@ -216,7 +226,7 @@ def test_recording_usage_closes_its_reservation_in_the_same_transaction(store, s
     """A reader between the two writes would count the call twice (as spend and reserved)."""
     authority = SpendAuthority(store, settings)
     _reserve(authority, "obs-1")
-    assert authority.open_reservations()["count"] == 1
+    assert authority.summary()["openReservations"]["count"] == 1
     authority.record(
         observation_id="obs-1", lane="score", provider="openai", model="gpt-4o", usage=Usage(10, 5)
     )

@@ -11,7 +11,7 @@ from jobctrl.domain import ids
 from jobctrl.domain.errors import INVALID_INPUT, NOTHING_TO_RETRY, JobctrlError
 from jobctrl.domain.stages import StageState
 from jobctrl.home import Home
-from jobctrl.store import jobs, stage_states
+from jobctrl.store import jobs, stage_states, start_intents, workflow_runs
 from jobctrl.store.store import Store
 from jobctrl.workflows import starts
 
@@ -27,8 +27,16 @@ async def add_job(
         raise JobctrlError("a posting URL is required", code=INVALID_INPUT)
     client = await runtime.client_for(home)
     store = Store.open(home)
-    job = await asyncio.to_thread(jobs.create_job, store, url)
-    started = await starts.start_preparation(client, home, store, job.job_id, job.idempotency_key)
+    job = await asyncio.to_thread(_admit, store, url)
+    try:
+        started = await starts.start_preparation(
+            client, home, store, job.job_id, job.idempotency_key
+        )
+    except JobctrlError as exc:
+        raise JobctrlError(
+            f"{exc.message} (job {job.job_id} is saved: the worker prepares it once it can)",
+            code=exc.code,
+        ) from None
     if wait:
         await runtime.ensure_worker_polls(client, f"job {job.job_id}")
         await starts.wait_for_result(
@@ -43,6 +51,15 @@ async def add_job(
     return view
 
 
+def _admit(store: Store, url: str) -> jobs.NewJob:
+    """The job and the intent to start its preparation, in one transaction: if starting
+    fails after this commit, the worker's reconciler starts it (nothing is orphaned)."""
+    with store.write() as tx:
+        job = jobs.create_job_in(tx, url)
+        start_intents.intend(tx, ids.prep_workflow_id(job.idempotency_key), job.job_id)
+    return job
+
+
 async def retry_stage(home: Home, ref: str, stage: str | None = None) -> dict[str, Any]:
     """Run a failed stage again (and the stages after it).
 
@@ -50,21 +67,28 @@ async def retry_stage(home: Home, ref: str, stage: str | None = None) -> dict[st
     ``worker_runtime_unavailable`` and the failed stage row and its events stay as they
     are. Then the stage is reset (a ``StageReset`` event) and a preparation execution
     with a deterministic id per observed failure starts; stages that succeeded are kept.
+
+    A job whose preparation never started (or whose execution is gone while a stage
+    still waits) has its waiting stage started the same way.
     """
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
-    failed = [r for r in stage_states.stage_rows(store, job_id) if r["state"] == StageState.FAILED]
+    rows = stage_states.stage_rows(store, job_id)
     if stage is not None:
-        failed = [r for r in failed if r["stage"] == stage]
-    if not failed:
+        rows = [r for r in rows if r["stage"] == stage]
+    failed = [r for r in rows if r["state"] == StageState.FAILED]
+    waiting = [r for r in rows if r["state"] == StageState.PENDING]
+    if not failed and not (waiting and not workflow_runs.preparation_running(store, job_id)):
         what = f"its {stage} stage has not failed" if stage else "no stage of it has failed"
         raise JobctrlError(f"nothing to retry for job {job_id}: {what}", code=NOTHING_TO_RETRY)
-    row = failed[0]
+    row = failed[0] if failed else waiting[0]
     client = await runtime.ready_client(home)
-    # One retry per observed failure: a second request for the same failure joins it.
-    failed_at = row["finished_at"].isoformat() if row["finished_at"] else ""
-    workflow_id = ids.stage_workflow_id("retry", row["stage"], job_id, failed_at)
-    stage_states.reset_stages(store, job_id, (row["stage"],), "retry")
+    # One retry per observed failure (or wait): a second request for the same joins it.
+    seen_at = row["finished_at"] if failed else row["updated_at"]
+    occasion = seen_at.isoformat() if seen_at else ""
+    workflow_id = ids.stage_workflow_id("retry", row["stage"], job_id, occasion)
+    if failed:
+        stage_states.reset_stages(store, job_id, (row["stage"],), "retry")
     key = jobs.job_row(store, job_id)["idempotency_key"]
     started = await starts.start_preparation(
         client, home, store, job_id, key, workflow_id=workflow_id

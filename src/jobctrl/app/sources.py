@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from jobctrl import config as config_file
 from jobctrl.app.jobs import add_job
@@ -14,6 +15,9 @@ from jobctrl.sources.base import KINDS
 from jobctrl.sources.career_ops import import_career_ops as read_career_ops
 
 __all__ = ["add_source", "import_career_ops", "remove_source"]
+
+# Kinds whose NAME is the URL to read.
+URL_KINDS = ("feed", "careers-page")
 
 
 def _source_entry(kind: str, name: str, base_url: str | None) -> dict[str, Any]:
@@ -25,10 +29,22 @@ def _source_entry(kind: str, name: str, base_url: str | None) -> dict[str, Any]:
         raise JobctrlError(
             "a source needs a name (board token, company or URL)", code=INVALID_INPUT
         )
+    if kind in URL_KINDS and not _web_url(name):
+        raise JobctrlError(f"a {kind} source is named by its http(s) URL", code=INVALID_INPUT)
+    if base_url is not None and not _web_url(base_url):
+        raise JobctrlError("--base-url must be an http(s) URL", code=INVALID_INPUT)
     entry = {"kind": kind, "name": name.strip()}
     if base_url:
         entry["base_url"] = base_url.strip()
     return entry
+
+
+def _web_url(text: str) -> bool:
+    try:
+        parts = urlsplit(text.strip())
+        return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+    except ValueError:  # an unparsable URL (e.g. a bad IPv6 literal)
+        return False
 
 
 def _add_sources(home: Home, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ import click
 
 from jobctrl import __version__
 from jobctrl.cli import configure, discovery, jobs, materials, processes
+from jobctrl.cli.base import EXIT_BROKEN_PIPE
 
 __all__ = ["main", "run"]
 
@@ -71,6 +72,9 @@ def run() -> None:
             click.echo(exc.code, err=True)
             code = 1
     logging.shutdown()
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = code or EXIT_BROKEN_PIPE
     sys.stderr.flush()
     os._exit(code)

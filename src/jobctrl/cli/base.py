@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -17,6 +18,14 @@ from jobctrl.domain.errors import JobctrlError, StageError
 from jobctrl.home import Home
 
 F = TypeVar("F", bound=Callable[..., Any])
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a program ended by SIGPIPE
+
+
+def stop_writing_stdout() -> None:
+    """The reader of stdout has gone: send what is left to /dev/null, so the flush at exit
+    does not fail again (the way the Python docs recommend for SIGPIPE)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def home() -> Home:
@@ -43,6 +52,9 @@ def handle_errors(fn: F) -> F:
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
+        except BrokenPipeError:  # `jobctrl jobs | head -1`: the reader has gone
+            stop_writing_stdout()
+            sys.exit(EXIT_BROKEN_PIPE)
         except Exception as exc:
             path = home().log_exception(exc)
             where = f" (details in {path})" if path else ""

@@ -76,7 +76,14 @@ def spend(as_json: bool) -> None:
         return
     budget = summary["dailyBudgetUsd"]
     ceiling = "unlimited" if budget == 0 else f"${budget:.2f}"
-    click.echo(f"{summary['day']} (UTC): ${summary['spentUsd']:.4f} of {ceiling} (estimate)")
+    click.echo(
+        f"{summary['day']} (UTC): ${summary['spentUsd']:.4f} observed of {ceiling} (estimate)"
+    )
+    if summary["assumedCalls"]:
+        click.echo(
+            f"  assumed: ${summary['assumedUsd']:.4f} for {summary['assumedCalls']} call(s) "
+            "whose worker stopped before their usage was recorded (counted at worst case)"
+        )
     held = summary["openReservations"]
     mode = "strict: calls reserve their worst case" if summary["strict"] else "preflight only"
     click.echo(f"  open reservations: {held['count']} (${held['amountUsd']:.4f}); {mode}")

@@ -33,6 +33,7 @@ REQUIREMENT_FIT_MISSING = "REQUIREMENT_FIT_MISSING"  # Tailor/Cover before a sco
 MATERIALS_MISSING = "MATERIALS_MISSING"  # PDF before a tailored resume exists
 BUDGET_EXCEEDED = "budget_exceeded"
 MIN_SCORE = "MIN_SCORE"
+MATERIALS_OFF = "MATERIALS_OFF"  # a later stage skipped: preparation.materials was off
 OWNERSHIP_LOST = "OWNERSHIP_LOST"
 STAGE_BUSY = "STAGE_BUSY"  # a reset was asked for while the stage runs
 STAGE_INTERRUPTED = "STAGE_INTERRUPTED"  # the attempt ended without a result
@@ -87,6 +88,7 @@ TEMPORAL = "temporal"  # Temporal answered, but not as it should (no run id)
 TEMPORAL_UNAVAILABLE = "temporal_unavailable"
 WORKER_RUNTIME_UNAVAILABLE = "worker_runtime_unavailable"
 PORT_UNAVAILABLE = "port_unavailable"
+DATABASE_BUSY = "database_busy"  # another process held the write lock too long: try again
 INTERNAL_ERROR = "internal_error"  # a bug: details only in the home's log
 # The local API's security refusals (api/security.py).
 FORBIDDEN_HOST = "forbidden_host"
@@ -119,6 +121,7 @@ STATUS: dict[str, Status] = {
     MISSING_INPUT: Status(1, 409),
     TEMPORAL_UNAVAILABLE: Status(2, 503),
     WORKER_RUNTIME_UNAVAILABLE: Status(2, 503),
+    DATABASE_BUSY: Status(75, 503),  # 75: EX_TEMPFAIL, "try again later"
     INTERNAL_ERROR: Status(1, 500),
     UNAUTHORIZED: Status(1, 401),
     FORBIDDEN: Status(1, 403),
@@ -203,6 +206,18 @@ class StageError(JobctrlError):
         """False when the attempt was refused before any work (a spent budget): it does not
         count against the stage's attempts."""
         return self.code != BUDGET_EXCEEDED
+
+
+class DatabaseBusyError(StageError):
+    """Another process held the database's write lock past the busy timeout. A stage
+    attempt that meets it is retried; a command says so and exits 75 (HTTP 503)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            DATABASE_BUSY,
+            "the database is locked by another process; try again in a moment",
+            retryable=True,
+        )
 
 
 class BudgetExceededError(StageError):

@@ -52,6 +52,12 @@ class WorkflowFailed(DomainEvent):
     error_code: str
 
 
+class WorkflowCanceled(DomainEvent):
+    type = "WorkflowCanceled"
+    workflow_id: str
+    run_id: str
+
+
 class StageStarted(DomainEvent):
     type = "StageStarted"
     job_id: str
@@ -280,6 +286,7 @@ REGISTRY: dict[str, type[DomainEvent]] = {
         WorkflowStarted,
         WorkflowCompleted,
         WorkflowFailed,
+        WorkflowCanceled,
         StageStarted,
         StageSucceeded,
         StageFailed,

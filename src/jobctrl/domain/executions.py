@@ -16,6 +16,7 @@ class WorkflowStatus(StrEnum):
     RUNNING = "running"
     COMPLETED = "completed"
     FAILED = "failed"
+    CANCELED = "canceled"
 
 
 class Outcome(StrEnum):

@@ -25,6 +25,8 @@ TRACKING_PARAMS = (
 # The one Discover execution of the local tenant, and the schedule that starts it.
 DISCOVER_WORKFLOW_ID = "discover-local"
 DISCOVERY_SCHEDULE_ID = "jobctrl-discovery-local"
+# At most one availability sweep at a time (the worker's heartbeat starts it).
+AVAILABILITY_SWEEP_ID = "availability-sweep-local"
 
 
 def canonical_url(url: str) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import StrEnum
 
+from jobctrl.domain.errors import MATERIALS_OFF
+
 
 class Stage(StrEnum):
     """The stages of one job, in pipeline order."""
@@ -49,6 +51,10 @@ LATER_STAGES: tuple[Stage, ...] = (Stage.TAILOR, Stage.COVER, Stage.PDF)
 
 STAGE_ORDER: dict[str, int] = {stage.value: i for i, stage in enumerate(Stage)}
 
+# Skip reasons that mean "not asked for", not "not good enough": such a stage counts as
+# done when a job's status is decided (a job prepared without materials is prepared).
+NOT_ASKED_FOR = frozenset({MATERIALS_OFF})
+
 
 def in_stage_order(stages: Mapping[str, object]) -> list[str]:
     """The stage names of ``stages`` in pipeline order (unknown names last)."""
@@ -60,12 +66,15 @@ def job_status(stages: Mapping[str, tuple[str, str | None]]) -> tuple[JobStatus,
 
     The first stage (in pipeline order) that has not succeeded decides: a failed stage
     makes the job failed, a running one running, a pending one pending and a skipped one
-    skipped (with the skip's reason as the code); a job whose stages all succeeded is
-    prepared, at its last stage.
+    skipped (with the skip's reason as the code); a job whose stages all succeeded (or
+    were not asked for) is prepared, at its last stage.
     """
     known = [name for name in in_stage_order(stages) if name in STAGE_ORDER]
+    done = {StageState.SUCCEEDED.value}
     for name in known:
         state, code = stages[name]
+        if state == StageState.SKIPPED and code in NOT_ASKED_FOR:
+            continue
         if state == StageState.FAILED:
             return JobStatus.FAILED, name, code
         if state == StageState.RUNNING:
@@ -74,6 +83,6 @@ def job_status(stages: Mapping[str, tuple[str, str | None]]) -> tuple[JobStatus,
             return JobStatus.PENDING, name, None
         if state == StageState.SKIPPED:
             return JobStatus.SKIPPED, name, code
-    if known and all(stages[name][0] == StageState.SUCCEEDED for name in known):
+    if known and all(stages[name][0] in done or stages[name][1] in NOT_ASKED_FOR for name in known):
         return JobStatus.PREPARED, known[-1], None
     return JobStatus.PENDING, known[0] if known else Stage.ENRICH.value, None

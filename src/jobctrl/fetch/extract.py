@@ -11,6 +11,7 @@ from __future__ import annotations
 import html as html_lib
 import re
 from collections.abc import Iterator
+from datetime import date, datetime
 from typing import Any
 from urllib.parse import urljoin
 
@@ -176,6 +177,43 @@ def _text(value: Any) -> str | None:
     return text or None
 
 
+def _name(value: Any) -> str | None:
+    """A name (title, company): text with a letter in it, as a string or an object's
+    ``name``; a number, a boolean or an empty value is not one (malformed JSON-LD)."""
+    if isinstance(value, list):
+        value = value[0] if value else None
+    if isinstance(value, dict):
+        value = value.get("name")
+    if not isinstance(value, str):
+        return None
+    text = _text(value)
+    return text if text and any(ch.isalpha() for ch in text) else None
+
+
+def _date(value: Any) -> str | None:
+    """An ISO 8601 date or date-time as the page gave it; anything else is dropped."""
+    text = _text(value) if isinstance(value, str) else None
+    if text is None:
+        return None
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            date.fromisoformat(text[:10])
+        except ValueError:
+            return None
+    return text
+
+
+def _page_title(tree: lxml.html.HtmlElement) -> str | None:
+    """The page's own heading, else its <title>: the fallback when JSON-LD names none."""
+    for xpath in ("//h1", "//title"):
+        found = tree.xpath(xpath)
+        if found and (text := _name(found[0].text_content())):
+            return text
+    return None
+
+
 def _from_json_ld(node: dict[str, Any], tree: lxml.html.HtmlElement, url: str) -> ExtractedPosting:
     location = _location(node.get("jobLocation"))
     remote = _is_remote(node, location)
@@ -188,15 +226,15 @@ def _from_json_ld(node: dict[str, Any], tree: lxml.html.HtmlElement, url: str) -
     if isinstance(description, list):
         description = "\n".join(d for d in description if isinstance(d, str))
     return ExtractedPosting(
-        title=_text(node.get("title")) or _text(node.get("name")),
-        company=_text(node.get("hiringOrganization")) or site_name(tree),
+        title=_name(node.get("title")) or _name(node.get("name")) or _page_title(tree),
+        company=_name(node.get("hiringOrganization")) or site_name(tree),
         location=location,
         remote=remote,
         salary=_salary(node.get("baseSalary")) or _salary(node.get("estimatedSalary")),
         description=html_fragment_to_text(description) if isinstance(description, str) else "",
         apply_url=_json_ld_apply_url(node, tree, url),
-        date_posted=_text(node.get("datePosted")),
-        valid_through=_text(node.get("validThrough")),
+        date_posted=_date(node.get("datePosted")),
+        valid_through=_date(node.get("validThrough")),
         method="json-ld",
     )
 

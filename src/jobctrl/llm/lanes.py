@@ -2,10 +2,11 @@
 
 Each lane (score, tailor, cover) names its provider and model in config.yaml. The offline
 provider answers locally. A remote provider's attempt is admitted by the spend authority
-(a strict reservation of its worst case), and its validated output and usage are stored
-in one transaction the moment it returns, keyed by lane, job and workflow run: a retried
-attempt of the same run (after a crash, say) reuses that stored output instead of paying
-for the call again.
+(a strict reservation of its worst case). Its usage is recorded the moment the response
+arrives, before it is parsed (settling the reservation); its validated output is stored
+next, keyed by lane, job and workflow run, so a retried attempt of the same run (after a
+crash, say) reuses that output instead of paying for the call again. A worker that dies
+mid-call leaves its reservation unsettled: counted as assumed spend, never forgotten.
 """
 
 from __future__ import annotations
@@ -73,6 +74,21 @@ def call_lane(
     max_out = MAX_OUTPUT_TOKENS.get(lane, 2_000)
     lane_model = LaneModel(config.provider, config.model, config.base_url, config.api_key_env)
 
+    responses = 0
+
+    def record_response(usage: Usage) -> None:
+        # The first response settles the attempt's reservation (same id); a second one in
+        # the same run (none expected: no tools, no output retries) is counted apart.
+        nonlocal responses
+        responses += 1
+        spend.record(
+            observation_id=observation_id if responses == 1 else f"{observation_id}#{responses}",
+            lane=lane,
+            provider=config.provider,
+            model=config.model,
+            usage=usage,
+        )
+
     def call() -> tuple[T, Usage | None]:
         try:
             output, usage = run_structured(
@@ -81,9 +97,10 @@ def call_lane(
                 system=system,
                 prompt=text,
                 max_output_tokens=max_out,
+                on_response=record_response,
             )
         except ProviderError as error:
-            if error.usage is not None:  # an invalid output still cost tokens
+            if error.usage is not None and not responses:  # not recorded as it arrived
                 spend.record(
                     observation_id=observation_id,
                     lane=lane,
@@ -95,7 +112,7 @@ def call_lane(
         _store(spend, key, lane, job_id, run_id, observation_id, output, usage, config)
         if os.environ.get(CRASH_AFTER_CALL) == lane:
             os._exit(137)
-        return output, None  # usage is already recorded, with the output
+        return output, None  # usage is already recorded: as it arrived, and with the output
 
     return spend.guarded_call(
         lane=lane,
@@ -119,7 +136,8 @@ def _store(
     usage: Usage,
     config: LaneProvider,
 ) -> None:
-    """The output and its usage, in one transaction, before anything else uses them."""
+    """The output (and its usage, if the response tap did not record it already), in one
+    transaction, before anything else uses them."""
     with spend.store.write(clock=spend.clock) as tx:
         provider_results.save_output(
             tx,

@@ -13,6 +13,7 @@ A model's HTTP client belongs to the event loop it is first used on: build one p
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TypeVar
@@ -31,9 +32,11 @@ from pydantic_ai.exceptions import (
     UnexpectedModelBehavior,
     UserError,
 )
-from pydantic_ai.models import Model
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.settings import ModelSettings
@@ -105,6 +108,27 @@ def build_model(lane: LaneModel) -> Model:
     return AnthropicModel(lane.model, provider=AnthropicProvider(anthropic_client=anthropic))
 
 
+class _UsageTap(WrapperModel):
+    """Hands each response's token usage to ``on_response`` the moment it arrives, before
+    the agent parses or validates anything: what a call cost is known (and recorded by the
+    caller) even if the process dies a moment later."""
+
+    def __init__(self, wrapped: Model, on_response: Callable[[Usage], None]) -> None:
+        super().__init__(wrapped)
+        self._on_response = on_response
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        response = await super().request(messages, model_settings, model_request_parameters)
+        used = response.usage
+        self._on_response(Usage(input_tokens=used.input_tokens, output_tokens=used.output_tokens))
+        return response
+
+
 def run_structured(
     model: Model,
     output_type: type[T],
@@ -113,8 +137,14 @@ def run_structured(
     prompt: str,
     max_output_tokens: int,
     timeout_s: float = 120,
+    on_response: Callable[[Usage], None] | None = None,
 ) -> tuple[T, Usage]:
-    """One request for a validated ``output_type``; raises ``ProviderError`` on any failure."""
+    """One request for a validated ``output_type``; raises ``ProviderError`` on any failure.
+
+    ``on_response`` gets the usage of each response as soon as it arrives (to record it
+    before anything else can go wrong)."""
+    if on_response is not None:
+        model = _UsageTap(model, on_response)
     # No output retries: an invalid output ends the attempt, and the activity retries it.
     agent = Agent(model, output_type=output_type, instructions=system, retries={"output": 0})
     settings = ModelSettings(max_tokens=max_output_tokens, timeout=timeout_s)

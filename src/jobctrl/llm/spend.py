@@ -11,8 +11,11 @@ Strict mode (``budget.strict``, on by default) goes further than a preflight: ``
 admits a call only if today's spend plus every open reservation plus this call's
 worst-case cost (its measured input and its maximum output) stays within the ceiling, and
 records the reservation in the same write transaction, so concurrent calls cannot
-overshoot together. ``settle`` replaces the reservation with the observed usage. A
-reservation left by a crash keeps counting until it is settled or expires.
+overshoot together. ``settle`` replaces the reservation with the observed usage.
+
+A reservation whose worker died mid-call (no usage, no settle) may still have been paid
+for: it counts against the day at its worst case for good, shown as assumed spend once
+it is older than ``budget.reservation_ttl_seconds``; the preflight counts it too.
 """
 
 from __future__ import annotations
@@ -56,11 +59,14 @@ class SpendAuthority:
         self.clock = clock or utcnow
 
     def preflight(self, lane: str) -> None:
-        day = utc_day(self.clock())
+        now = self.clock()
+        day = utc_day(now)
         values = self.settings.all()
         budget = float(values["daily_budget_usd"])
         lane_limit = int(values["lane_token_limits"].get(lane, 0) or 0)
         spent, tokens = ledger.read_spent_today(self.store, day, lane)
+        # Calls whose worker died mid-call may have been paid: they count, at their worst.
+        spent += ledger.unsettled(self.store, day, now).assumed_usd
         if budget > 0 and spent >= budget:
             raise BudgetExceededError(
                 f"today's estimated spend ${spent:.4f} has reached the ${budget:.2f} daily budget"
@@ -188,11 +194,6 @@ class SpendAuthority:
                 self.settle(observation_id)
         return result
 
-    def open_reservations(self, day: str | None = None) -> dict[str, float]:
-        now = self.clock()
-        count, amount = ledger.open_reservations(self.store, day or utc_day(now), now)
-        return {"count": count, "amountUsd": round(amount, 6)}
-
     def summary(self, day: str | None = None) -> dict[str, Any]:
         day = day or utc_day(self.clock())
         lanes = [
@@ -207,13 +208,22 @@ class SpendAuthority:
         ]
         budget = float(self.settings.get("daily_budget_usd"))
         spent = sum(lane["costUsd"] for lane in lanes)
+        unsettled = ledger.unsettled(self.store, day, self.clock())
+        counted = spent + unsettled.assumed_usd
         return {
             "day": day,
             "strict": bool(self.settings.get("budget.strict")),
-            "openReservations": self.open_reservations(day),
+            "openReservations": {
+                "count": unsettled.in_flight,
+                "amountUsd": round(unsettled.in_flight_usd, 6),
+            },
             "dailyBudgetUsd": budget,
+            # Observed: what providers reported. Assumed: calls whose worker died before
+            # their usage was recorded, at their worst case (never silently forgotten).
             "spentUsd": round(spent, 6),
-            "remainingUsd": None if budget == 0 else round(max(0.0, budget - spent), 6),
+            "assumedUsd": round(unsettled.assumed_usd, 6),
+            "assumedCalls": unsettled.assumed,
+            "remainingUsd": None if budget == 0 else round(max(0.0, budget - counted), 6),
             "laneTokenLimits": self.settings.get("lane_token_limits"),
             "lanes": lanes,
             "estimate": True,

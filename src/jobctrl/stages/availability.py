@@ -64,11 +64,13 @@ def sweep(
         return counts
     started = time.monotonic()
     for job_id in evidence.due_jobs(ctx.store, now if now is not None else ctx.now(), limit):
-        if time.monotonic() - started >= budget_seconds:
+        if time.monotonic() - started >= budget_seconds or ctx.stopping():
             break
         try:
             state = check_job(ctx, job_id, now if now is not None else ctx.now())
         except Exception as exc:  # one job must not stop the sweep; no raw text is logged
+            if ctx.stopping():  # a cancel, not this job's failure: stop here
+                raise
             log.warning("availability check of %s failed: %s", job_id, type(exc).__name__)
             counts["failed"] += 1
             continue

@@ -29,11 +29,13 @@ def fetch_policy(settings: Settings) -> FetchPolicy:
 @dataclass
 class StageContext:
     """``clock`` is the time every stage write is stamped with (tests pass their own);
-    ``heartbeat`` tells Temporal a long attempt is alive (a no-op outside an activity)."""
+    ``heartbeat`` tells Temporal a long attempt is alive (a no-op outside an activity);
+    ``stopping`` says the attempt was asked to stop (a cancel) between two units of work."""
 
     home: Home
     store: Store
     heartbeat: Callable[..., None] = field(default=lambda *details: None)
+    stopping: Callable[[], bool] = field(default=lambda: False)
     clock: Clock = utcnow
     _fetcher: SafeFetcher | None = None
     _policy: FetchPolicy | None = None

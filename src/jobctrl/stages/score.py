@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 
 from jobctrl.config import load_config
-from jobctrl.domain.errors import MIN_SCORE, SCORE_NO_DESCRIPTION, StageError
+from jobctrl.domain.errors import MATERIALS_OFF, MIN_SCORE, SCORE_NO_DESCRIPTION, StageError
 from jobctrl.domain.events import JobScored
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import LATER_STAGES, Stage
@@ -30,8 +30,16 @@ class ScoreOutcome:
 
 
 def score(
-    ctx: StageContext, job_id: str, run_id: str, profile_version: int | None = None
+    ctx: StageContext,
+    job_id: str,
+    run_id: str,
+    profile_version: int | None = None,
+    *,
+    materials: bool = True,
 ) -> ScoreOutcome:
+    """Score the job; with ``materials`` off the later stages are skipped
+    (``MATERIALS_OFF``) instead of left waiting for a Tailor that will not run."""
+
     def reuse() -> ScoreOutcome:
         row = jobs.score_row(ctx.store, job_id)
         value = row["score"] if row else 0
@@ -42,13 +50,18 @@ def score(
         job_id,
         Stage.SCORE,
         run_id,
-        work=lambda attempt: _score_owned(ctx, job_id, run_id, attempt, profile_version),
+        work=lambda attempt: _score_owned(ctx, job_id, run_id, attempt, profile_version, materials),
         reuse=reuse,
     )
 
 
 def _score_owned(
-    ctx: StageContext, job_id: str, run_id: str, attempt: int, profile_version: int | None
+    ctx: StageContext,
+    job_id: str,
+    run_id: str,
+    attempt: int,
+    profile_version: int | None,
+    materials: bool,
 ) -> ScoreOutcome:
     job = jobs.job_row(ctx.store, job_id)
     if not job["text_artifact"]:
@@ -122,6 +135,8 @@ def _score_owned(
         if below:
             for stage in LATER_STAGES:
                 stage_states.skip_stage(tx, job_id, stage, MIN_SCORE)
+        elif not materials:
+            stage_states.skip_pending(tx, job_id, LATER_STAGES, MATERIALS_OFF)
         else:
             stage_states.ensure_stages(tx, job_id, LATER_STAGES)
     return ScoreOutcome(report.score, below)

@@ -3,25 +3,58 @@
 SQLite runs in WAL mode; every write transaction starts with ``BEGIN IMMEDIATE`` so that
 writers queue on the database lock up front instead of failing on upgrade from a read
 lock. Reads use a separate engine with deferred transactions so they never block writers.
-Migrations (Alembic) are applied when the store opens.
+Migrations (Alembic) are applied when the store opens; whether one is due is read without
+the write lock, so a read-only command never queues behind another process's writer.
+
+A writer waits for the lock up to ``JOBCTRL_DB_BUSY_TIMEOUT`` seconds (default 30), then
+fails with ``DatabaseBusyError`` (``database_busy``: retryable, exit status 75).
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, CursorResult, Engine, Table, create_engine, event
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import OperationalError
+
+from jobctrl.domain.errors import DatabaseBusyError
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
-BUSY_TIMEOUT_MS = 30_000
+
+
+def busy_timeout_ms() -> int:
+    """How long a writer waits for another's lock (``JOBCTRL_DB_BUSY_TIMEOUT`` seconds)."""
+    try:
+        seconds = float(os.environ.get("JOBCTRL_DB_BUSY_TIMEOUT", "30"))
+    except ValueError:
+        seconds = 30.0
+    return max(0, int(seconds * 1000))
+
+
+@contextmanager
+def busy_as_error() -> Iterator[None]:
+    """SQLite's "database is locked" (another process held the write lock past the busy
+    timeout) as a ``DatabaseBusyError``: a clear, retryable error, not a crash."""
+    try:
+        yield
+    except (OperationalError, sqlite3.OperationalError) as exc:
+        # SQLAlchemy wraps the driver's error, except when it came from our BEGIN hook.
+        message = str(getattr(exc, "orig", exc))
+        if "locked" in message or "busy" in message:
+            raise DatabaseBusyError() from None
+        raise
 
 
 def _begin_immediate(dbapi_connection: sqlite3.Connection) -> None:
@@ -32,8 +65,9 @@ def _begin_immediate(dbapi_connection: sqlite3.Connection) -> None:
     """
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA busy_timeout=0")
+    timeout_ms = busy_timeout_ms()
     try:
-        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        deadline = time.monotonic() + timeout_ms / 1000
         pause = 0.0005
         while True:
             try:
@@ -45,16 +79,17 @@ def _begin_immediate(dbapi_connection: sqlite3.Connection) -> None:
                 time.sleep(pause)
                 pause = min(pause * 2, 0.005)
     finally:
-        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA busy_timeout={timeout_ms}")
         cursor.close()
 
 
 def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
+    timeout_ms = busy_timeout_ms()
     engine = create_engine(
         url,
         pool_size=8,
         max_overflow=8,
-        connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
+        connect_args={"timeout": timeout_ms / 1000, "check_same_thread": False},
     )
 
     @event.listens_for(engine, "connect")
@@ -64,7 +99,7 @@ def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA busy_timeout={timeout_ms}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 
@@ -89,16 +124,24 @@ def create_engines(url: str) -> tuple[Engine, Engine]:
 _migrated: set[str] = set()
 
 
-def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest Alembic revision (once per database per process)."""
-    key = engine.url.render_as_string(hide_password=False)
+def migrate(writer: Engine, reader: Engine) -> None:
+    """Bring the schema to the newest Alembic revision (once per database per process).
+
+    The current revision is read on the reader: only a database that is behind takes the
+    write lock to upgrade.
+    """
+    key = writer.url.render_as_string(hide_password=False)
     if key in _migrated:
         return
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    with engine.connect() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    head = ScriptDirectory.from_config(config).get_current_head()
+    with reader.connect() as connection:
+        current = MigrationContext.configure(connection).get_current_revision()
+    if current != head:
+        with busy_as_error(), writer.connect() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
     _migrated.add(key)
 
 

@@ -24,10 +24,14 @@ from jobctrl.domain.discovery import (
 from jobctrl.domain.events import (
     DiscoveryRunCompleted,
     DiscoveryRunStarted,
+    DomainEvent,
     JobDiscovered,
     PipelineStepCompleted,
     PipelineStepFailed,
     PipelineStepStarted,
+    WorkflowCanceled,
+    WorkflowCompleted,
+    WorkflowFailed,
 )
 from jobctrl.domain.executions import WorkflowType
 from jobctrl.store import schema
@@ -197,6 +201,8 @@ def terminal_step(
 
 
 def finish_run(store: Store, fin: DiscoverFinish, *, clock: Clock | None = None) -> None:
+    """How the run ended: the aggregate row, ``DiscoveryRunCompleted``, and the closing
+    event of its execution (a partial run fails in Temporal with its source's code)."""
     ref = fin.ref
     with store.write(clock=clock) as tx:
         tx.conn.execute(
@@ -215,6 +221,18 @@ def finish_run(store: Store, fin: DiscoverFinish, *, clock: Clock | None = None)
             ),
             key=f"discovery-finished:{ref.workflow_id}:{ref.run_id}",
         )
+        closed: DomainEvent
+        if fin.status == RunStatus.CANCELED:
+            closed = WorkflowCanceled(workflow_id=ref.workflow_id, run_id=ref.run_id)
+        elif fin.error_code:
+            closed = WorkflowFailed(
+                workflow_id=ref.workflow_id, run_id=ref.run_id, error_code=fin.error_code
+            )
+        else:
+            closed = WorkflowCompleted(
+                workflow_id=ref.workflow_id, run_id=ref.run_id, outcome=fin.status
+            )
+        tx.append(closed, key=f"workflow-closed:{ref.workflow_id}:{ref.run_id}")
 
 
 # -- members and listings ------------------------------------------------------------------

@@ -282,7 +282,7 @@ def _on_workflow_started(fold: _Fold, item: AppendedEvent) -> None:
 def _close_workflow(status: WorkflowStatus) -> Callable[[_Fold, AppendedEvent], None]:
     def handler(fold: _Fold, item: AppendedEvent) -> None:
         e = item.event
-        assert isinstance(e, ev.WorkflowCompleted | ev.WorkflowFailed)
+        assert isinstance(e, ev.WorkflowCompleted | ev.WorkflowFailed | ev.WorkflowCanceled)
         wr = schema.workflow_run_projections
         fold.conn.execute(
             update(wr)
@@ -370,6 +370,7 @@ HANDLERS: dict[type[DomainEvent], Callable[[_Fold, AppendedEvent], None]] = {
     ev.WorkflowStarted: _on_workflow_started,
     ev.WorkflowCompleted: _close_workflow(WorkflowStatus.COMPLETED),
     ev.WorkflowFailed: _close_workflow(WorkflowStatus.FAILED),
+    ev.WorkflowCanceled: _close_workflow(WorkflowStatus.CANCELED),
     ev.PipelineStepQueued: _pipeline_step,
     ev.PipelineStepStarted: _pipeline_step,
     ev.PipelineStepCompleted: _pipeline_step,

@@ -336,3 +336,18 @@ report_numbers = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("written_at", DateTime(timezone=True)),
 )
+
+# -- durable start intents -------------------------------------------------------------------
+
+# A preparation a command means to start, recorded in the same transaction as its job
+# (store/start_intents.py): the worker's reconciler starts any the command did not.
+start_intents = Table(
+    "start_intents",
+    metadata,
+    Column("workflow_id", String(128), primary_key=True),
+    Column("job_id", String(32), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("started_at", DateTime(timezone=True)),
+    Column("run_id", String(64)),
+    Index("ix_start_intents_open", "started_at", "created_at"),
+)

@@ -6,6 +6,7 @@ one-line description; unknown keys and bad values are refused with a clear messa
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
 import re
@@ -42,12 +43,28 @@ def _int_between(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
+_HOST_NAME = re.compile(
+    r"^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
+    r"(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$"
+)
+
+
 def _host_list(raw: str) -> list[str]:
+    """Host names or IP addresses, each named exactly: a wildcard, a network or a URL
+    would open the public-address check to more than the person meant."""
     items = json.loads(raw) if raw.strip().startswith("[") else raw.split(",")
     hosts = sorted({str(h).strip().lower().strip("[]") for h in items if str(h).strip()})
     for host in hosts:
-        if "/" in host or " " in host:
-            raise ValueError(f"{host!r} is not a host name or address")
+        if "*" in host or "?" in host:
+            raise ValueError(
+                f"{host!r}: wildcards are refused (one would switch off the public-address "
+                "check); name each host"
+            )
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            if not _HOST_NAME.match(host):
+                raise ValueError(f"{host!r} is not a host name or address") from None
     return hosts
 
 
@@ -189,7 +206,8 @@ SPECS: dict[str, SettingSpec] = {
             "budget.reservation_ttl_seconds",
             900.0,
             _float_at_least(1),
-            "How long a reservation left by a crashed call still counts before it expires.",
+            "After this long an unsettled reservation (its worker died mid-call) is shown as "
+            "assumed spend; it counts against the budget either way, until its day ends.",
         ),
         SettingSpec(
             "preparation.materials",

@@ -57,12 +57,13 @@ def open_reservation(tx: WriteTx, reservation_id: str) -> float | None:
 
 
 def held(tx: WriteTx, day: str, lane: str) -> Held:
-    """What the day's open (unsettled, unexpired) reservations hold."""
+    """What the day's unsettled reservations hold: calls in flight and calls whose worker
+    died before their usage was recorded (those never expire: they may have been paid)."""
     usd, tokens = tx.conn.execute(
         select(
             func.coalesce(func.sum(LR.c.amount_usd), 0.0),
             func.coalesce(func.sum(case((LR.c.lane == lane, LR.c.tokens), else_=0)), 0),
-        ).where(LR.c.day == day, LR.c.settled_at.is_(None), LR.c.expires_at > tx.now)
+        ).where(LR.c.day == day, LR.c.settled_at.is_(None))
     ).one()
     return Held(float(usd), int(tokens))
 
@@ -161,15 +162,31 @@ def add_observation(
     return True
 
 
-def open_reservations(store: Store, day: str, now: datetime) -> tuple[int, float]:
-    """(how many, how much USD) the day's open reservations are at ``now``."""
+@dataclass(frozen=True)
+class Unsettled:
+    """The day's unsettled reservations: those still within their time (in flight) and
+    those past it (assumed spent: the worker died before the usage was recorded)."""
+
+    in_flight: int
+    in_flight_usd: float
+    assumed: int
+    assumed_usd: float
+
+
+def unsettled(store: Store, day: str, now: datetime) -> Unsettled:
     with store.read() as conn:
-        count, amount = conn.execute(
-            select(func.count(), func.coalesce(func.sum(LR.c.amount_usd), 0.0)).where(
-                LR.c.day == day, LR.c.settled_at.is_(None), LR.c.expires_at > now
+        rows = conn.execute(
+            select(
+                LR.c.expires_at > now,
+                func.count(),
+                func.coalesce(func.sum(LR.c.amount_usd), 0.0),
             )
-        ).one()
-    return int(count), float(amount)
+            .where(LR.c.day == day, LR.c.settled_at.is_(None))
+            .group_by(LR.c.expires_at > now)
+        ).all()
+    by_kind = {bool(live): (int(count), float(usd)) for live, count, usd in rows}
+    in_flight, assumed = by_kind.get(True, (0, 0.0)), by_kind.get(False, (0, 0.0))
+    return Unsettled(in_flight[0], in_flight[1], assumed[0], assumed[1])
 
 
 def lane_rows(store: Store, day: str) -> list[dict[str, Any]]:

@@ -232,6 +232,20 @@ def reset_stages(
             )
 
 
+def skip_pending(tx: WriteTx, job_id: str, stages: Iterable[str], reason: str) -> None:
+    """Skip those of ``stages`` that have not run yet (new or pending); a stage that ran
+    keeps its result."""
+    wanted = [str(stage) for stage in stages]
+    ensure_stages(tx, job_id, wanted)
+    pending = tx.conn.execute(
+        select(S.c.stage).where(
+            S.c.job_id == job_id, S.c.stage.in_(wanted), S.c.state == StageState.PENDING.value
+        )
+    ).scalars()
+    for stage in list(pending):
+        skip_stage(tx, job_id, stage, reason)
+
+
 def skip_stage(tx: WriteTx, job_id: str, stage: str, reason: str) -> None:
     """Record ``stage`` as skipped for ``reason`` (e.g. MIN_SCORE), creating its row if new."""
     values = {

@@ -21,7 +21,7 @@ from jobctrl.domain.events import DomainEvent
 from jobctrl.home import Home
 from jobctrl.store import projections, schema
 from jobctrl.store.artifacts import ArtifactStore
-from jobctrl.store.db import create_engines, migrate, upsert
+from jobctrl.store.db import busy_as_error, create_engines, migrate, upsert
 from jobctrl.store.projections import AppendedEvent
 
 
@@ -69,7 +69,7 @@ class Store:
         self.writer, self.reader = create_engines(url)
         self.artifacts = artifacts
         if run_migrations:
-            migrate(self.writer)
+            migrate(self.writer, self.reader)
 
     @classmethod
     def open(cls, home: Home) -> Store:
@@ -102,7 +102,7 @@ class Store:
         # Writers of this process queue on a lock and wake as soon as it is free; left to
         # SQLite's busy handler they would poll with sleeps of up to 100 ms. Writers in
         # other processes still meet at BEGIN IMMEDIATE.
-        with _write_lock(self.url), self.writer.begin() as conn:
+        with _write_lock(self.url), busy_as_error(), self.writer.begin() as conn:
             tx = WriteTx(conn, as_utc((clock or utcnow)()))
             yield tx
             if tx.appended:
@@ -110,7 +110,7 @@ class Store:
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        with self.reader.connect() as conn:
+        with busy_as_error(), self.reader.connect() as conn:
             yield conn
 
     def catch_up(self) -> int:

@@ -7,8 +7,8 @@ from sqlalchemy import func, select
 
 from jobctrl.domain.clock import Clock
 from jobctrl.domain.events import WorkflowCompleted, WorkflowFailed, WorkflowStarted
-from jobctrl.domain.executions import WorkflowStatus
-from jobctrl.store import schema
+from jobctrl.domain.executions import WorkflowStatus, WorkflowType
+from jobctrl.store import schema, start_intents
 from jobctrl.store.store import Store, WriteTx
 
 WR = schema.workflow_run_projections
@@ -25,6 +25,7 @@ def record_started(
         key=f"workflow-started:{workflow_id}:{run_id}",
         job_id=job_id,
     )
+    start_intents.mark_started(tx, workflow_id, run_id)
 
 
 def record_workflow_started(
@@ -59,6 +60,21 @@ def record_workflow_closed(
     )
     with store.write(clock=clock) as tx:
         tx.append(event, key=f"workflow-closed:{workflow_id}:{run_id}", job_id=job_id)
+
+
+def preparation_running(store: Store, job_id: str) -> bool:
+    """True when the store believes a preparation of the job is still running."""
+    with store.read() as conn:
+        found = conn.execute(
+            select(WR.c.run_id)
+            .where(
+                WR.c.job_id == job_id,
+                WR.c.workflow_type == WorkflowType.PREPARATION.value,
+                WR.c.status == WorkflowStatus.RUNNING.value,
+            )
+            .limit(1)
+        ).first()
+    return found is not None
 
 
 def running_count(store: Store, workflow_type: str) -> int:

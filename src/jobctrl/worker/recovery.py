@@ -1,5 +1,9 @@
-"""Budget recovery: jobs stopped by a spent budget resume on their own once the UTC day
-has rolled over and the budget admits their lane again.
+"""Recovery the worker's heartbeat runs: what was meant to run, runs.
+
+- Start intents: a preparation `jobctrl add` recorded with its job but did not start
+  (it failed after its commit) is started.
+- Budget recovery: jobs stopped by a spent budget resume on their own once the UTC day
+  has rolled over and the budget admits their lane again.
 
 Observed state (a stage row failed with ``budget_exceeded`` on an earlier UTC day, and a
 preflight that now passes) drives the action; the action is idempotent: one recovery
@@ -12,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from temporalio.client import Client
 
@@ -20,7 +24,7 @@ from jobctrl.domain import ids
 from jobctrl.domain.errors import BUDGET_EXCEEDED, BudgetExceededError
 from jobctrl.llm.spend import SpendAuthority, utc_day
 from jobctrl.stages.context import StageContext
-from jobctrl.store import jobs, stage_states
+from jobctrl.store import jobs, stage_states, start_intents
 from jobctrl.workflows import starts
 
 log = logging.getLogger(__name__)
@@ -54,4 +58,27 @@ async def resume_budget_stopped(
         started += 1
     if started:
         log.warning("resumed %d budget-stopped job(s)", started)
+    return started
+
+
+# An intent younger than this may still be started by the command that recorded it.
+INTENT_GRACE = timedelta(seconds=10)
+
+
+async def start_intended(client: Client, ctx: StageContext, *, limit: int = 25) -> int:
+    """Start the preparations commands recorded but did not start (their process died or
+    failed after its commit); returns how many. Each keeps its deterministic workflow id,
+    so a command that did start one meanwhile is joined, never doubled."""
+    pending = await asyncio.to_thread(
+        start_intents.unstarted, ctx.store, ctx.now() - INTENT_GRACE, limit
+    )
+    started = 0
+    for workflow_id, job_id in pending:
+        key = (await asyncio.to_thread(jobs.job_row, ctx.store, job_id))["idempotency_key"]
+        await starts.start_preparation(
+            client, ctx.home, ctx.store, job_id, key, workflow_id=workflow_id, clock=ctx.clock
+        )
+        started += 1
+    if started:
+        log.warning("started %d preparation(s) a command had left unstarted", started)
     return started

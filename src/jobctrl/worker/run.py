@@ -21,14 +21,20 @@ from jobctrl.stages.context import StageContext
 from jobctrl.store.store import Store
 from jobctrl.worker.devserver import EmbeddedTemporal
 from jobctrl.worker.heartbeat import WorkerHeartbeat
-from jobctrl.workflows.activities import PreparationActivities, activity_heartbeat
+from jobctrl.workflows.activities import (
+    PreparationActivities,
+    activity_cancelled,
+    activity_heartbeat,
+)
+from jobctrl.workflows.availability import AvailabilitySweepWorkflow
+from jobctrl.workflows.availability_activities import AvailabilityActivities
 from jobctrl.workflows.client import connect, default_task_queue
 from jobctrl.workflows.discover import DiscoverWorkflow
 from jobctrl.workflows.discover_activities import DiscoveryActivities
 from jobctrl.workflows.prep import JobPreparationWorkflow
 
 log = logging.getLogger(__name__)
-WORKFLOWS = [JobPreparationWorkflow, DiscoverWorkflow]
+WORKFLOWS = [JobPreparationWorkflow, DiscoverWorkflow, AvailabilitySweepWorkflow]
 
 
 def quiet_expected_failures() -> None:
@@ -49,16 +55,19 @@ def build_worker(
     """A Temporal worker for both workflows and their activities, and the stage context
     they share (``clock``, default the current UTC time, stamps every stage write)."""
     quiet_expected_failures()
-    ctx = StageContext(home=home, store=store, heartbeat=activity_heartbeat)
+    ctx = StageContext(
+        home=home, store=store, heartbeat=activity_heartbeat, stopping=activity_cancelled
+    )
     if clock is not None:
         ctx.clock = clock
     acts = PreparationActivities(ctx)
     discovery = DiscoveryActivities(ctx, client)
+    upkeep = AvailabilityActivities(ctx)
     worker = Worker(
         client,
         task_queue=task_queue or default_task_queue(),
         workflows=WORKFLOWS,
-        activities=[*acts.all(), *discovery.all()],
+        activities=[*acts.all(), *discovery.all(), *upkeep.all()],
         activity_executor=ThreadPoolExecutor(max_activities),
         max_concurrent_activities=max_activities,
         max_concurrent_local_activities=max_activities,

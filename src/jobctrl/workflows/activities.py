@@ -98,6 +98,11 @@ def activity_heartbeat(*details: object) -> None:
         activity.heartbeat(*details)
 
 
+def activity_cancelled() -> bool:
+    """True inside an activity whose cancellation was requested."""
+    return activity.in_activity() and activity.is_cancelled()
+
+
 class PreparationActivities:
     """Stages run with ``ctx``, whose heartbeat should be ``activity_heartbeat``."""
 
@@ -162,7 +167,9 @@ class PreparationActivities:
         outcome = self._run(
             Stage.SCORE,
             inp.job_id,
-            lambda run: score(self.ctx, inp.job_id, run, inp.profile_version),
+            lambda run: score(
+                self.ctx, inp.job_id, run, inp.profile_version, materials=inp.materials
+            ),
         )
         return ScoreResult(inp.job_id, outcome.score, outcome.below_threshold, outcome.reused)
 

@@ -20,6 +20,8 @@ from jobctrl.workflows.models import (
     ScoreResult,
     StageInput,
     StepResult,
+    SweepInput,
+    SweepResult,
 )
 
 ENRICH = "enrich"
@@ -33,6 +35,7 @@ DISCOVERY_FAMILY = "discovery_family"
 DISCOVERY_ENRICHMENT_PASS = "discovery_enrichment_pass"
 DISCOVERY_PREPARATION_FANOUT = "discovery_preparation_fanout"
 DISCOVERY_FINISH = "discovery_finish"
+AVAILABILITY_SWEEP = "availability_sweep"
 
 
 # -- JobPreparationWorkflow ----------------------------------------------------------------
@@ -107,7 +110,17 @@ def discovery_finish(fin: DiscoverFinish) -> None:
     raise NotImplementedError
 
 
+# -- AvailabilitySweepWorkflow -------------------------------------------------------------
+
+
+@activity.defn(name=AVAILABILITY_SWEEP)
+def availability_sweep(inp: SweepInput) -> SweepResult:
+    """Check the saved postings that are due, within the input's limit and budget."""
+    raise NotImplementedError
+
+
 PREPARATION = (enrich, score, tailor, cover, render_pdf, finalize_preparation)
+UPKEEP = (availability_sweep,)
 DISCOVERY = (
     discovery_plan,
     discovery_family,

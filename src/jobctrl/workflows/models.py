@@ -46,6 +46,7 @@ class PrepInput:
 class StageInput:
     job_id: str
     profile_version: int | None = None
+    materials: bool = True  # Score marks the later stages skipped (MATERIALS_OFF) if not
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,21 @@ class PrepResult:
     outcome: str
     score: int | None = None
     error_code: str | None = None
+
+
+# -- availability ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SweepInput:
+    limit: int  # at most this many checks
+    budget_seconds: float  # no new check starts after this long
+    heartbeat_timeout_seconds: float = 30.0
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    counts: dict[str, int]  # per outcome: active, unavailable, unknown, failed
 
 
 # -- discovery (the execution reference, plan and finish are domain values) -----------------

@@ -42,7 +42,7 @@ class JobPreparationWorkflow:
     async def run(self, inp: PrepInput) -> PrepResult:
         retry = inp.retry.policy()
         heartbeat = inp.retry.heartbeat_timeout
-        stage_input = StageInput(inp.job_id, inp.profile_version)
+        stage_input = StageInput(inp.job_id, inp.profile_version, inp.materials)
         try:
             await workflow.execute_activity(
                 act.enrich,

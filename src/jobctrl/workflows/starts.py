@@ -54,9 +54,10 @@ from jobctrl.home import Home
 from jobctrl.store import profiles, workflow_runs
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
+from jobctrl.workflows.availability import AvailabilitySweepWorkflow
 from jobctrl.workflows.client import default_task_queue
 from jobctrl.workflows.discover import DiscoverWorkflow
-from jobctrl.workflows.models import DiscoverInput, PrepInput, RetrySettings
+from jobctrl.workflows.models import DiscoverInput, PrepInput, RetrySettings, SweepInput
 from jobctrl.workflows.prep import JobPreparationWorkflow
 
 
@@ -178,6 +179,18 @@ async def start_discovery(client: Client, store: Store) -> Started:
         job_id=None,
     )
     return Started(ids.DISCOVER_WORKFLOW_ID, run_id)
+
+
+async def start_availability_sweep(client: Client, inp: SweepInput) -> None:
+    """Start ``availability-sweep-local``, or leave the one running alone."""
+    await client.start_workflow(
+        AvailabilitySweepWorkflow.run,
+        inp,
+        id=ids.AVAILABILITY_SWEEP_ID,
+        task_queue=default_task_queue(),
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+    )
 
 
 async def describe(client: Client, workflow_id: str) -> WorkflowExecutionDescription | None:
