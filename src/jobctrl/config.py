@@ -119,13 +119,24 @@ def load_config(home: Home) -> Config:
     return config
 
 
+MAX_CONFIG_BYTES = 2_000_000
+
+
 def _parse(path: Path) -> Config:
+    """config.yaml as a Config, or one ConfigError that says what is wrong with it (too
+    big, not text, not YAML, nested too deeply, or not a valid configuration)."""
+    if path.stat().st_size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path} is larger than {MAX_CONFIG_BYTES // 1_000_000} MB")
     try:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark else ""
         raise ConfigError(f"{path} is not valid YAML{where}") from None
+    except RecursionError:
+        raise ConfigError(f"{path} is nested too deeply to be a configuration") from None
     return _validated(path, data)
 
 

@@ -87,8 +87,17 @@ def detect_format(path: Path, text: str) -> str:
     return _shape(path, _parse(path, text))
 
 
+MAX_PROFILE_BYTES = 2_000_000  # a long real resume is a few tens of kilobytes
+
+
 def load_profile_file(path: Path) -> Profile:
-    """Read, detect and convert a profile file; errors name the file and what is wrong."""
+    """Read, detect and convert a profile file; errors name the file and what is wrong
+    (including a file past ``MAX_PROFILE_BYTES`` or a profile past its limits)."""
+    if path.is_file() and path.stat().st_size > MAX_PROFILE_BYTES:
+        raise ProfileImportError(
+            f"{path}: larger than {MAX_PROFILE_BYTES // 1_000_000} MB; a profile file is "
+            "a resume, not a database"
+        )
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -100,7 +109,15 @@ def load_profile_file(path: Path) -> Profile:
     try:
         return convert(data)
     except ValidationError as exc:
-        raise ProfileImportError(f"{path}: does not make a valid profile: {exc}") from None
+        raise ProfileImportError(f"{path}: {first_problem(exc)}") from None
+
+
+def first_problem(exc: ValidationError) -> str:
+    """The first validation problem in one line: where, what (no input values), how many."""
+    first = exc.errors(include_input=False, include_url=False)[0]
+    where = ".".join(str(part) for part in first["loc"])
+    more = f" ({exc.error_count()} problems)" if exc.error_count() > 1 else ""
+    return f"{where}: {first['msg']}{more}"
 
 
 def profile_from_json_resume(data: dict[str, Any]) -> Profile:
@@ -199,6 +216,8 @@ def _parse(path: Path, text: str) -> Any:
             raise ProfileImportError(
                 f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
             ) from None
+        except RecursionError:
+            raise ProfileImportError(f"{path}: nested too deeply to be a profile") from None
     else:
         try:
             data = yaml.load(text, Loader=_Loader)
@@ -206,6 +225,8 @@ def _parse(path: Path, text: str) -> Any:
             mark = getattr(exc, "problem_mark", None)
             where = f" (line {mark.line + 1})" if mark else ""
             raise ProfileImportError(f"{path}: not valid YAML{where}") from None
+        except RecursionError:
+            raise ProfileImportError(f"{path}: nested too deeply to be a profile") from None
     if data is None:
         raise ProfileImportError(f"{path}: the file is empty")
     return data

@@ -115,3 +115,28 @@ def test_retry_starts_a_job_that_has_no_execution(
     assert _eventually(enriched, timeout=60)
     again = run_cli("retry", job_id)
     assert again.returncode == 1 and "nothing to retry" in again.stderr
+
+
+def test_a_broken_config_yaml_stops_work_with_one_notice_and_it_resumes(
+    home, site: FixtureServer, worker_process
+) -> None:
+    config = home.config_path.read_text()
+    worker = worker_process()
+    url = site.add("/jobs/slow", Route(body=POSTING, delay=1.5))  # Enrich takes a while
+    added = run_cli("add", url, "--json")
+    assert added.returncode == 0, added.stderr
+    job_id = json.loads(added.stdout)["jobId"]
+    home.config_path.write_text("profile: [unclosed\n")  # broken before Score reads it
+
+    def score() -> dict:
+        shown = json.loads(run_cli("show", job_id, "--json").stdout)
+        return {s["stage"]: s for s in shown["stages"]}["score"]
+
+    assert _eventually(lambda: score()["errorCode"] == "config_invalid")
+    assert score()["attempts"] == 0, "waiting for config.yaml uses no attempt"
+    time.sleep(1.5)  # several heartbeats
+    notices = [line for line in worker.lines if "notice:" in line]
+    assert len(notices) == 1 and "config.yaml" in notices[0], worker.lines
+
+    home.config_path.write_text(config)
+    assert _eventually(lambda: score()["state"] == "succeeded", timeout=60)

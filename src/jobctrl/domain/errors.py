@@ -43,7 +43,8 @@ STAGE_INTERNAL_ERROR = "INTERNAL_ERROR"  # a bug inside a stage (retryable)
 POSTING_UNAVAILABLE = "POSTING_UNAVAILABLE"  # a stage skipped: the posting is closed
 POSTING_EXPIRED = "POSTING_EXPIRED"  # a check found validThrough in the past
 TAILOR_FABRICATION = "TAILOR_FABRICATION"  # a tailored resume added facts the profile lacks
-CONFIGURATION = "configuration"  # config.yaml, a lane's provider or its key variable
+CONFIGURATION = "configuration"  # a lane's provider or its key variable
+CONFIG_INVALID = "config_invalid"  # config.yaml cannot be read: waits until it is fixed
 PROVIDER_RATE_LIMITED = "provider_rate_limited"  # 429: retry after the provider's delay
 PROVIDER_UNAVAILABLE = "provider_unavailable"  # 5xx, connection error or timeout: retry
 PROVIDER_AUTH = "provider_auth"  # 401/403: the key is wrong or lacks access
@@ -203,9 +204,9 @@ class StageError(JobctrlError):
 
     @property
     def uses_attempt(self) -> bool:
-        """False when the attempt was refused before any work (a spent budget): it does not
-        count against the stage's attempts."""
-        return self.code != BUDGET_EXCEEDED
+        """False when the attempt was refused before any work (a spent budget, a broken
+        config.yaml): it does not count against the stage's attempts."""
+        return self.code not in (BUDGET_EXCEEDED, CONFIG_INVALID)
 
 
 class DatabaseBusyError(StageError):

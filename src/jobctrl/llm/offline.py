@@ -375,8 +375,10 @@ def _index_profile(profile: Profile, today: date) -> _ProfileIndex:
         while frontier:  # implications are shallow; walk them to a fixed point
             implied = frontier.pop()
             bucket = terms.setdefault(implied, [])
-            if not all(h in bucket for h in hits):
-                bucket.extend(h for h in hits if h not in bucket)
+            present = {h.ref for h in bucket}  # a set: a big profile has many sources
+            new = [h for h in hits if h.ref not in present]
+            if new:
+                bucket.extend(new)
                 frontier.extend(_IMPLIES.get(implied, ()))
     order = {source.ref: i for i, source in enumerate(sources)}
     for key, hits in terms.items():

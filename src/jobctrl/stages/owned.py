@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from jobctrl.domain.errors import CONFIGURATION, OWNERSHIP_LOST, ConfigError, StageError
+from jobctrl.domain.errors import CONFIG_INVALID, OWNERSHIP_LOST, ConfigError, StageError
 from jobctrl.stages.context import StageContext
 from jobctrl.store import stage_states
 
@@ -33,8 +33,8 @@ def run_owned(
         return reuse()
     try:
         return work(claim.attempt)
-    except ConfigError as exc:
-        error = StageError(CONFIGURATION, exc.message)
+    except ConfigError as exc:  # config.yaml (or a stored profile) cannot be read
+        error = StageError(CONFIG_INVALID, exc.message)
         stage_states.fail_stage(
             ctx.store, job_id, stage, run_id, claim.attempt, error, clock=ctx.clock
         )

@@ -7,9 +7,10 @@ from __future__ import annotations
 import hashlib
 import json
 
+from pydantic import ValidationError
 from sqlalchemy import select
 
-from jobctrl.domain.errors import MISSING_INPUT, NotFoundError
+from jobctrl.domain.errors import MISSING_INPUT, ConfigError, NotFoundError
 from jobctrl.domain.events import ProfileVersionRecorded
 from jobctrl.domain.profile import Profile
 from jobctrl.store import schema
@@ -51,4 +52,9 @@ def load_version(store: Store, version: int) -> Profile:
         data = conn.execute(select(PV.c.profile).where(PV.c.version == version)).scalar()
     if data is None:
         raise NotFoundError(f"no profile version {version}", code=MISSING_INPUT)
-    return Profile.model_validate(data)
+    try:
+        return Profile.model_validate(data)
+    except ValidationError:  # recorded before today's limits: a person must trim it
+        raise ConfigError(
+            f"profile version {version} is past the profile's limits; import a shorter one"
+        ) from None

@@ -9,6 +9,11 @@ line with desired state, so a settings change takes effect without a restart.
   (`availability-sweep-local`, one at a time), whose activity heartbeats per check.
 - Start intents: preparations a command recorded but did not start are started.
 - Budget recovery: jobs stopped by a spent budget resume after the UTC day rolls over.
+- config.yaml: while it cannot be read, a notice (once, not per job or beat); once it
+  can be, the stages that stopped for it resume.
+
+A duty that meets a known condition says so once and again when it changes, never on
+every beat; an unexpected failure is logged with its traceback (to the worker's log).
 """
 
 from __future__ import annotations
@@ -16,14 +21,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from temporalio.client import Client
 
+from jobctrl.config import load_config
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.stages.context import StageContext
 from jobctrl.store import availability as evidence
-from jobctrl.worker.recovery import resume_budget_stopped, start_intended
+from jobctrl.worker.recovery import (
+    resume_budget_stopped,
+    resume_config_stopped,
+    start_intended,
+)
 from jobctrl.workflows.models import SweepInput
 from jobctrl.workflows.starts import reconcile_schedule, start_availability_sweep
 
@@ -36,30 +47,61 @@ class WorkerHeartbeat:
         self.client = client
         self.ctx = ctx
         self.beats = 0
+        self._said: dict[str, str | None] = {}
+
+    def _notice(self, duty: str, message: str | None) -> None:
+        """Say what is wrong with a duty once, when it starts or changes, and once more
+        when it is right again; not on every beat."""
+        if self._said.get(duty) == message:
+            return
+        if message is not None:
+            log.warning("%s", message)
+        elif self._said.get(duty) is not None:
+            log.warning("%s: working again", duty)
+        self._said[duty] = message
 
     async def beat(self) -> None:
         values = await asyncio.to_thread(self.ctx.settings.all)
-        try:
-            done = await reconcile_schedule(self.client, values)
-            if done not in ("unchanged", "absent"):
-                log.warning("discovery schedule %s", done)
-        except Exception:
-            log.exception("could not reconcile the discovery schedule")
-        try:
-            await self._availability(values)
-        except Exception:
-            log.exception("could not start an availability sweep")
-        try:
-            await start_intended(self.client, self.ctx)
-        except JobctrlError as exc:  # e.g. a broken config.yaml: said once per beat
-            log.warning("could not start intended preparations: %s", exc.message)
-        except Exception:
-            log.exception("could not start intended preparations")
-        try:
-            await resume_budget_stopped(self.client, self.ctx)
-        except Exception:
-            log.exception("could not resume budget-stopped jobs")
+        duties: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
+            ("config.yaml", self._config),
+            ("the discovery schedule", lambda: self._schedule(values)),
+            ("availability checks", lambda: self._availability(values)),
+            ("starting intended preparations", lambda: start_intended(self.client, self.ctx)),
+            ("resuming budget-stopped jobs", lambda: resume_budget_stopped(self.client, self.ctx)),
+            ("resuming config-stopped jobs", self._resume_config_stopped),
+        ]
+        for duty, run in duties:
+            try:
+                await run()
+                if duty != "config.yaml":
+                    self._notice(duty, None)
+            except JobctrlError as exc:  # a known condition: said once, in one line
+                self._notice(duty, f"{duty}: {exc.message}")
+            except Exception:
+                log.exception("%s failed", duty)
         self.beats += 1
+
+    async def _config(self) -> None:
+        """A notice while config.yaml cannot be read: the stages that need it wait (they
+        stop with ``config_invalid``, using no attempt) and resume once it can be."""
+        try:
+            await asyncio.to_thread(load_config, self.ctx.home)
+        except JobctrlError as exc:
+            self._notice(
+                "config.yaml",
+                f"notice: {exc.message}; jobs that need config.yaml wait until it is fixed",
+            )
+            return
+        self._notice("config.yaml", None)
+
+    async def _resume_config_stopped(self) -> None:
+        if self._said.get("config.yaml") is None:
+            await resume_config_stopped(self.client, self.ctx)
+
+    async def _schedule(self, values: dict[str, Any]) -> None:
+        done = await reconcile_schedule(self.client, values)
+        if done not in ("unchanged", "absent"):
+            log.warning("discovery schedule %s", done)
 
     async def _availability(self, values: dict[str, Any]) -> None:
         """Start a sweep (its own workflow and activity) when checks are due."""

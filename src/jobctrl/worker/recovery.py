@@ -4,6 +4,8 @@
   (it failed after its commit) is started.
 - Budget recovery: jobs stopped by a spent budget resume on their own once the UTC day
   has rolled over and the budget admits their lane again.
+- Config recovery: stages stopped because config.yaml could not be read resume once it
+  can be.
 
 Observed state (a stage row failed with ``budget_exceeded`` on an earlier UTC day, and a
 preflight that now passes) drives the action; the action is idempotent: one recovery
@@ -15,13 +17,16 @@ Stages that already succeeded are not run again (their rows say so).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from datetime import datetime, timedelta
 
 from temporalio.client import Client
 
+from jobctrl.config import load_config
 from jobctrl.domain import ids
-from jobctrl.domain.errors import BUDGET_EXCEEDED, BudgetExceededError
+from jobctrl.domain.errors import BUDGET_EXCEEDED, CONFIG_INVALID, BudgetExceededError
+from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority, utc_day
 from jobctrl.stages.context import StageContext
 from jobctrl.store import jobs, stage_states, start_intents
@@ -81,4 +86,33 @@ async def start_intended(client: Client, ctx: StageContext, *, limit: int = 25) 
         started += 1
     if started:
         log.warning("started %d preparation(s) a command had left unstarted", started)
+    return started
+
+
+def config_version(home: Home) -> str:
+    """A short digest of config.yaml as it is now (a resume is once per version)."""
+    try:
+        return hashlib.sha256(home.config_path.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return ""
+
+
+async def resume_config_stopped(client: Client, ctx: StageContext, *, limit: int = 25) -> int:
+    """Start again the stages that stopped because config.yaml could not be read, once it
+    can be (once per job, stage and version of config.yaml); returns how many."""
+    await asyncio.to_thread(load_config, ctx.home)  # still broken: nothing to do yet
+    stopped = await asyncio.to_thread(stage_states.failed_stages_with, ctx.store, CONFIG_INVALID)
+    version = await asyncio.to_thread(config_version, ctx.home)
+    started = 0
+    for job_id, stage, _ in stopped[:limit]:
+        workflow_id = ids.stage_workflow_id("config-local", stage, job_id, version)
+        if await starts.describe(client, workflow_id) is not None:
+            continue  # this version of config.yaml was tried for this job already
+        key = (await asyncio.to_thread(jobs.job_row, ctx.store, job_id))["idempotency_key"]
+        await starts.start_preparation(
+            client, ctx.home, ctx.store, job_id, key, workflow_id=workflow_id, clock=ctx.clock
+        )
+        started += 1
+    if started:
+        log.warning("config.yaml can be read again: resumed %d job(s)", started)
     return started

@@ -25,6 +25,7 @@ from jobctrl.domain.errors import (
     OWNERSHIP_LOST,
     STAGE_INTERNAL_ERROR,
     STAGE_INTERRUPTED,
+    JobctrlError,
     StageError,
 )
 from jobctrl.domain.stages import Stage, StageState
@@ -40,7 +41,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def as_application_error(error: StageError) -> ApplicationError:
+def as_application_error(error: JobctrlError) -> ApplicationError:
     """The failure Temporal records: the code as its type, our short message, no trace."""
     return ApplicationError(
         error.message,

@@ -18,7 +18,7 @@ from temporalio import activity
 from temporalio.client import Client
 
 from jobctrl.domain.discovery import DiscoverFinish, DiscoveryPlan, ExecutionRef, StepKind
-from jobctrl.domain.errors import StageError
+from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.executions import WorkflowType
 from jobctrl.stages import discover
 from jobctrl.stages.context import StageContext
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 STARTS_AT_ONCE = 16  # concurrent start requests to the Temporal server
 
 
-def _application_error(error: StageError) -> Exception:
+def _application_error(error: JobctrlError) -> Exception:
     info = activity.info()
     log.warning("%s: %s (attempt %d)", info.activity_type, error.code, info.attempt)
     return as_application_error(error)
@@ -48,13 +48,13 @@ class DiscoveryActivities:
     def _run(self, work: Callable[[], T]) -> T:
         try:
             return work()
-        except StageError as error:
+        except JobctrlError as error:  # a source's code, or config.yaml's
             raise _application_error(error) from None
 
     async def _run_async(self, work: Callable[[], Awaitable[T]]) -> T:
         try:
             return await work()
-        except StageError as error:
+        except JobctrlError as error:
             raise _application_error(error) from None
 
     async def start_preparations(self, ref: ExecutionRef) -> dict[str, int]:
