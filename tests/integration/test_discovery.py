@@ -78,6 +78,12 @@ async def test_discovery_saves_other_families_when_one_fails(home, store, worker
     assert steps[("source_family", "lever")][0] == "completed"
     assert steps[("enrichment_pass", "enrichment_pass")][0] == "completed"
     assert steps[("preparation_fanout", "preparation_fanout")][0] == "completed"
+    wr = schema.workflow_run_projections
+    with store.read() as conn:
+        closed = conn.execute(
+            select(wr.c.status, wr.c.error_code).where(wr.c.workflow_id == run["workflowId"])
+        ).one()
+    assert tuple(closed) == ("failed", "SOURCE_UNAVAILABLE"), "the run's row is closed too"
 
 
 async def test_a_second_run_finds_no_new_jobs_and_starts_nothing_twice(
@@ -173,5 +179,9 @@ async def test_cancel_stops_the_run_and_keeps_accepted_results(
     with pytest.raises(WorkflowFailureError):
         await asyncio.wait_for(handle.result(), 30)
     assert (await handle.describe()).status == WorkflowExecutionStatus.CANCELED
+    wr = schema.workflow_run_projections
+    with store.read() as conn:
+        row = conn.execute(select(wr.c.status).where(wr.c.run_id == run["runId"])).scalar()
+    assert row == "canceled", "no DiscoverWorkflow row stays running"
     with pytest.raises(JobctrlError, match="no discovery run is in progress"):
         await cancel_discovery(home)

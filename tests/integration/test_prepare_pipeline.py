@@ -278,3 +278,18 @@ async def test_a_budget_stop_uses_no_attempt_and_resumes_after_the_day_rolls_ove
             await asyncio.sleep(0.1)
     ctx.close()
     assert score["state"] == "succeeded" and score["attempts"] == 1
+
+
+async def test_without_materials_the_later_stages_are_skipped_and_the_job_is_prepared(
+    home, store, worker, site, fast_settings
+):
+    fast_settings.set_value("preparation.materials", False)
+    view = await add_job(home, site.add("/jobs/nomat", Route(body=GOOD)), wait=True)
+    later = {s["stage"]: s for s in view["stages"][2:]}
+    assert set(later) == {"tailor", "cover", "pdf"}
+    assert all(
+        s["state"] == "skipped" and s["errorCode"] == "MATERIALS_OFF" for s in later.values()
+    )
+    assert view["status"] == "prepared", "not pending forever, not skipped for a low score"
+    [listed] = list_jobs(home)
+    assert listed["status"] == "prepared"

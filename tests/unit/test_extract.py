@@ -241,3 +241,23 @@ def test_json_ld_without_place_leaves_remote_unknown_and_reads_location_label() 
     posting = extract_posting(_page(ld, "<p>Location: Porto, Portugal</p>"), BASE)
     assert posting.remote is None
     assert posting.location == "Porto, Portugal"
+
+
+def test_malformed_json_ld_fields_fall_back_to_the_page() -> None:
+    """Wrong-typed JSON-LD (a number for the company, no title, a date that is not one)
+    does not win over the page: the page's heading and site name stand in."""
+    ld = {
+        "@context": "https://schema.org",
+        "@type": "JobPosting",
+        "hiringOrganization": 42,
+        "datePosted": "not-a-date",
+        "validThrough": "2027-01-31",
+        "description": "<p>Build the data platform.</p>",
+    }
+    head = '<meta property="og:site_name" content="Fernbank">'
+    posting = extract_posting(_page(ld, "<h1>Senior Data Engineer</h1>", head), BASE + "/j")
+    assert posting.title == "Senior Data Engineer"
+    assert posting.company == "Fernbank"
+    assert posting.date_posted is None
+    assert posting.valid_through == "2027-01-31"
+    assert posting.method == "json-ld"

@@ -8,10 +8,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sys
 
 import click
 
 from jobctrl.cli.base import handle_errors, home
+from jobctrl.domain.errors import JobctrlError
+
+
+def _server_lost(exc: JobctrlError) -> None:
+    """The embedded server is gone for good: say so in one line and end now (with no
+    server, the Temporal worker's graceful shutdown would wait for pollers forever)."""
+    click.echo(f"error: {exc.message}", err=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(exc.exit_status)
 
 
 def _run_worker_cmd(app: tuple[str, int] | None = None) -> None:
@@ -34,7 +46,7 @@ def _run_worker_cmd(app: tuple[str, int] | None = None) -> None:
     def ready(address: str) -> None:
         click.echo(f"worker ready: Temporal at {address}, home {here.root} (Ctrl-C to stop)")
 
-    asyncio.run(run_worker(here, on_ready=ready, alongside=alongside))
+    asyncio.run(run_worker(here, on_ready=ready, alongside=alongside, on_server_lost=_server_lost))
     click.echo("stopped")
 
 

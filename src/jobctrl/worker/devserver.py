@@ -11,6 +11,8 @@ being started on the same history file.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import os
 import shutil
 import signal
@@ -24,7 +26,9 @@ import psutil
 
 from jobctrl.domain.errors import UnavailableError
 from jobctrl.home import Home
-from jobctrl.workflows.client import RuntimeRecord, server_answers
+from jobctrl.workflows.client import RuntimeRecord, server_answers, use_sdk_runtime
+
+log = logging.getLogger(__name__)
 
 
 def temporal_binary() -> str:
@@ -65,6 +69,7 @@ class EmbeddedTemporal:
         self.owned = False
 
     async def ensure(self) -> str:
+        use_sdk_runtime(self.home)
         record = RuntimeRecord.load(self.home.temporal_runtime_file)
         if record and _alive(record.server_pid) and await server_answers(record.address):
             self.address = record.address
@@ -77,9 +82,9 @@ class EmbeddedTemporal:
             return record.address
         return await self._start()
 
-    async def _start(self) -> str:
+    async def _start(self, port: int | None = None) -> str:
         self.home.ensure()
-        port = free_port()
+        port = port or free_port()
         log = open(self.home.logs_dir / "temporal.log", "ab")  # noqa: SIM115 - owned by the child
         args = [
             temporal_binary(), "server", "start-dev", "--headless",
@@ -110,6 +115,34 @@ class EmbeddedTemporal:
             await asyncio.sleep(0.1)
         self.stop()
         raise UnavailableError("the embedded Temporal server did not start within 30 s")
+
+    def running(self) -> bool:
+        """True while the server this object started or adopted is alive."""
+        if self._process is not None:
+            return self._process.poll() is None
+        return self._server_pid is not None and _alive(self._server_pid)
+
+    async def supervise(self, stop: asyncio.Event, interval: float = 0.5) -> None:
+        """Until ``stop``: when the server this process owns dies, start it again on the
+        same address and history file, so clients and the worker reconnect to it (a new
+        address would leave them talking to nothing). Raises ``UnavailableError`` when it
+        cannot be restarted there."""
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), interval)
+            if stop.is_set() or not self.owned or self.running():
+                continue
+            address = self.address or ""
+            log.warning("the embedded Temporal server stopped; restarting it at %s", address)
+            port = int(address.rpartition(":")[2]) if address else None
+            try:
+                await self._start(port)
+            except UnavailableError as exc:
+                raise UnavailableError(
+                    f"the embedded Temporal server stopped and could not be restarted at "
+                    f"{address} ({exc.message})"
+                ) from None
+            log.warning("the embedded Temporal server is back at %s", self.address)
 
     def stop(self) -> None:
         """Stop the server if this process owns it, and forget its runtime record."""

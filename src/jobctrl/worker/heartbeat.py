@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from temporalio.client import Client
+from temporalio.service import RPCError
 
 from jobctrl.config import load_config
 from jobctrl.domain.errors import JobctrlError
@@ -77,6 +78,8 @@ class WorkerHeartbeat:
                     self._notice(duty, None)
             except JobctrlError as exc:  # a known condition: said once, in one line
                 self._notice(duty, f"{duty}: {exc.message}")
+            except RPCError as exc:  # the server is away (being restarted, say)
+                self._notice(duty, f"{duty}: the Temporal server did not answer ({exc.message})")
             except Exception:
                 log.exception("%s failed", duty)
         self.beats += 1

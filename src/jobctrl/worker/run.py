@@ -16,6 +16,7 @@ from datetime import datetime
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from jobctrl.domain.errors import UnavailableError
 from jobctrl.home import Home
 from jobctrl.stages.context import StageContext
 from jobctrl.store.store import Store
@@ -35,6 +36,21 @@ from jobctrl.workflows.prep import JobPreparationWorkflow
 
 log = logging.getLogger(__name__)
 WORKFLOWS = [JobPreparationWorkflow, DiscoverWorkflow, AvailabilitySweepWorkflow]
+
+
+async def _supervise(
+    server: EmbeddedTemporal,
+    stop: asyncio.Event,
+    on_server_lost: Callable[[UnavailableError], None] | None,
+) -> None:
+    try:
+        await server.supervise(stop)
+    except UnavailableError as exc:
+        if on_server_lost is not None:
+            on_server_lost(exc)  # a process entry point ends here (see run_worker)
+        raise
+    finally:
+        stop.set()  # the server is gone for good (or we are stopping): so is the worker
 
 
 def quiet_expected_failures() -> None:
@@ -80,11 +96,16 @@ async def run_worker(
     *,
     on_ready: Callable[[str], None] | None = None,
     alongside: Callable[[asyncio.Event], Awaitable[None]] | None = None,
+    on_server_lost: Callable[[UnavailableError], None] | None = None,
 ) -> None:
     """Run until SIGINT/SIGTERM; the embedded server this process started stops with it.
 
     ``alongside`` (the web app, for ``jobctrl up``) runs once the worker is ready and is
-    given the stop event; the worker stops when it ends.
+    given the stop event; the worker stops when it ends. The embedded server is
+    supervised: restarted on its address if it dies; if it cannot be, the worker stops
+    and the ``UnavailableError`` saying why is raised, or handed to ``on_server_lost``
+    (``jobctrl worker`` reports it and exits at once: with no server left, a graceful
+    shutdown of the Temporal worker would wait for pollers that never return).
     """
     home.ensure()
     store = Store.open(home)
@@ -100,6 +121,9 @@ async def run_worker(
         client = await connect(home)
         worker, ctx = build_worker(client, store, home)
         heartbeat = WorkerHeartbeat(client, ctx)
+        supervisor = (
+            asyncio.create_task(_supervise(server, stop, on_server_lost)) if server else None
+        )
         async with worker:
             beats = asyncio.create_task(heartbeat.run(stop))
             if on_ready:
@@ -112,6 +136,8 @@ async def run_worker(
             await stop.wait()
             await beats
         ctx.close()
+        if supervisor is not None:
+            await supervisor  # raises if the server could not be brought back
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)

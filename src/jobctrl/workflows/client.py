@@ -3,6 +3,11 @@ embedded server a worker started for this home (its address is in ``run/temporal
 
 ``connect`` gives one client per address and event loop; ``server_answers`` tells a
 server that serves real calls from a port that merely accepts connections.
+
+The SDK's own (Rust) log lines (a retried poll while the server is away, say) would go
+to the console, where they corrupt a command's ``--json``: they are forwarded to the
+``jobctrl.temporal`` logger instead, which writes them to ``logs/temporal-sdk.log`` in
+the home and nowhere else.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import weakref
 from dataclasses import dataclass
@@ -18,12 +24,50 @@ from pathlib import Path
 
 from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
 from temporalio.client import Client
+from temporalio.runtime import (
+    LogForwardingConfig,
+    LoggingConfig,
+    Runtime,
+    TelemetryConfig,
+    TelemetryFilter,
+)
 
 from jobctrl.domain.errors import UnavailableError
 from jobctrl.home import Home
 from jobctrl.workflows.converter import DATA_CONVERTER
 
 NAMESPACE = "default"
+SDK_LOG = logging.getLogger("jobctrl.temporal")
+SDK_LOG.propagate = False  # never the console: see the module docstring
+SDK_LOG.addHandler(logging.NullHandler())
+_sdk_log_files: set[str] = set()
+
+
+def use_sdk_runtime(home: Home | None = None) -> None:
+    """Make this process's Temporal clients forward the SDK's log lines to ``SDK_LOG`` (and
+    that logger write to ``logs/temporal-sdk.log`` in ``home``). Called before a client
+    is made; calling it again is harmless."""
+    if home is not None and str(home.logs_dir) not in _sdk_log_files:
+        with contextlib.suppress(OSError):
+            home.logs_dir.mkdir(parents=True, exist_ok=True)
+            handler = logging.FileHandler(home.logs_dir / "temporal-sdk.log", delay=True)
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+            SDK_LOG.addHandler(handler)
+            _sdk_log_files.add(str(home.logs_dir))
+    global _runtime_set
+    if not _runtime_set:
+        logging_config = LoggingConfig(
+            filter=TelemetryFilter(core_level="WARN", other_level="ERROR"),
+            forwarding=LogForwardingConfig(logger=SDK_LOG),
+        )
+        Runtime.set_default(
+            Runtime(telemetry=TelemetryConfig(logging=logging_config)),
+            error_if_already_set=False,
+        )
+        _runtime_set = True
+
+
+_runtime_set = False
 
 
 def default_task_queue() -> str:
@@ -71,6 +115,7 @@ def configured_address(home: Home) -> tuple[str | None, str]:
 
 async def server_answers(address: str, timeout: float = 2.0) -> bool:
     """True when a Temporal frontend at ``address`` serves a real call."""
+    use_sdk_runtime()
     try:
         client = await asyncio.wait_for(Client.connect(address, namespace=NAMESPACE), timeout)
         await client.workflow_service.describe_namespace(
@@ -79,6 +124,23 @@ async def server_answers(address: str, timeout: float = 2.0) -> bool:
         return True
     except Exception:  # any failure means: not serving (yet)
         return False
+
+
+RESTART_PATIENCE = 10.0  # seconds
+
+
+def _owner_alive(home: Home) -> bool:
+    """True when the process that runs this home's embedded server is alive."""
+    record = RuntimeRecord.load(home.temporal_runtime_file)
+    if record is None:
+        return False
+    try:
+        os.kill(record.owner_pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
 
 
 # Clients are bound to the event loop that made them.
@@ -103,6 +165,7 @@ async def _listening(address: str, timeout: float) -> bool:
 
 async def connect(home: Home, timeout: float = 5.0) -> Client:
     """A client for this home's server; one per address and event loop in a process."""
+    use_sdk_runtime(home)
     address, origin = configured_address(home)
     if address is None:
         raise UnavailableError(
@@ -116,10 +179,18 @@ async def connect(home: Home, timeout: float = 5.0) -> Client:
         f"the Temporal server at {address} (from {origin}) does not answer: "
         "start one with `jobctrl worker` (or fix JOBCTRL_TEMPORAL_ADDRESS)"
     )
-    if not await _listening(address, timeout):
+    # A worker that runs the embedded server restarts it within moments if it died: while
+    # the record's owner is alive, the server is given that long to come back.
+    patience = (
+        RESTART_PATIENCE if origin != "JOBCTRL_TEMPORAL_ADDRESS" and _owner_alive(home) else 0
+    )
+    deadline = asyncio.get_running_loop().time() + patience
+    while not await _listening(address, timeout):
         # Refused before the SDK's runtime starts: a client left connecting in the
         # background could call into the interpreter while it exits (a crash at exit).
-        raise unavailable
+        if asyncio.get_running_loop().time() >= deadline:
+            raise unavailable
+        await asyncio.sleep(0.2)
     try:
         # Client.connect makes a real call, so a listening port alone does not pass.
         client = await asyncio.wait_for(

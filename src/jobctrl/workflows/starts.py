@@ -48,6 +48,7 @@ from jobctrl.domain.errors import (
     TEMPORAL,
     WAIT_TIMEOUT,
     JobctrlError,
+    UnavailableError,
 )
 from jobctrl.domain.executions import WorkflowType
 from jobctrl.home import Home
@@ -59,6 +60,13 @@ from jobctrl.workflows.client import default_task_queue
 from jobctrl.workflows.discover import DiscoverWorkflow
 from jobctrl.workflows.models import DiscoverInput, PrepInput, RetrySettings, SweepInput
 from jobctrl.workflows.prep import JobPreparationWorkflow
+
+# What an RPC answers when the server is gone (or restarting); a waiting command waits
+# this long for it to come back.
+SERVER_AWAY = frozenset(
+    {RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED}
+)
+SERVER_GRACE_SECONDS = 30.0
 
 
 def retry_settings(values: Mapping[str, Any]) -> RetrySettings:
@@ -224,17 +232,35 @@ async def wait_for_result(
     handle: WorkflowHandle[Any, Any] = client.get_workflow_handle(
         started.workflow_id, run_id=started.run_id
     )
-    try:
-        await asyncio.wait_for(handle.result(), timeout)
-    except WorkflowFailureError:
-        pass  # the failure is recorded where the person looks: the stage rows, the run row
-    except TimeoutError:
-        raise JobctrlError(still_running, code=WAIT_TIMEOUT) from None
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    lost_since: float | None = None
+    while True:
+        try:
+            await asyncio.wait_for(handle.result(), max(0.0, deadline - loop.time()))
+            return
+        except WorkflowFailureError:
+            return  # the failure is recorded where the person looks: the stage rows, the run
+        except TimeoutError:
+            raise JobctrlError(still_running, code=WAIT_TIMEOUT) from None
+        except RPCError as exc:
+            # The server went away (a worker restarts the one it runs within seconds):
+            # wait for it, then say so in one line.
+            if exc.status not in SERVER_AWAY:
+                raise
+            lost_since = lost_since or loop.time()
+            if loop.time() - lost_since > SERVER_GRACE_SECONDS or loop.time() > deadline:
+                raise UnavailableError(
+                    "the Temporal server stopped answering while waiting; the work is "
+                    "saved and goes on when a worker runs (`jobctrl worker`)"
+                ) from None
+            await asyncio.sleep(0.5)
 
 
 async def worker_polling(client: Client, patience: float = 5.0) -> bool:
     """True when some worker polls this home's task queue (a worker that has just started
-    shows up within a moment, so an empty answer is asked again for ``patience`` s)."""
+    shows up within a moment, so an empty answer is asked again for ``patience`` s);
+    ``UnavailableError`` when the server does not answer."""
     request = DescribeTaskQueueRequest(
         namespace=client.namespace,
         task_queue=TaskQueue(name=default_task_queue()),
@@ -242,7 +268,13 @@ async def worker_polling(client: Client, patience: float = 5.0) -> bool:
     )
     deadline = asyncio.get_running_loop().time() + patience
     while True:
-        if (await client.workflow_service.describe_task_queue(request)).pollers:
+        try:
+            pollers = (await client.workflow_service.describe_task_queue(request)).pollers
+        except RPCError as exc:
+            if exc.status not in SERVER_AWAY:
+                raise
+            raise UnavailableError("the Temporal server does not answer") from None
+        if pollers:
             return True
         if asyncio.get_running_loop().time() > deadline:
             return False
