@@ -146,3 +146,19 @@ def test_unknown_fields_and_wrong_types_are_ignored(tmp_path):
 
     assert [(x.company, x.title, x.bullets) for x in profile.experience] == [("Acme", "Dev", [])]
     assert profile.skills == ["Rust", "Zig"]
+
+
+def test_the_size_limit_counts_each_role_title_once():
+    from jobctrl.domain.profile import MAX_BULLETS, MAX_LINE, MAX_PROFILE_CHARS, MAX_TEXT
+
+    # A 300-character title and 30 bullets of 1,000 characters: 30,300 characters a role
+    # (counting the title once per bullet made it 39,000, and three such roles too many).
+    role = {"title": "T" * MAX_LINE, "company": "C", "bullets": ["b" * MAX_TEXT] * MAX_BULLETS}
+    skills = ["k" * MAX_LINE] * 13 + ["k" * 200]  # 4,100
+    full = {"summary": "s" * 5_000, "skills": skills, "experience": [role] * 3}
+    assert MAX_PROFILE_CHARS == 5_000 + 4_100 + 3 * 30_300
+    assert len(Profile.model_validate(full).experience) == 3, "exactly at the limit"
+    # One character more, the title of a role without bullets, is over it.
+    no_bullets = {"title": "T", "company": "C"}
+    with pytest.raises(ValueError, match="characters of text"):
+        Profile.model_validate({**full, "experience": [role] * 3 + [no_bullets]})

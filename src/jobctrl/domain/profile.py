@@ -66,7 +66,7 @@ class Profile(_Model):
     @model_validator(mode="after")
     def _bounded(self) -> Profile:
         size = len(self.summary) + sum(len(s) for s in self.skills)
-        size += sum(len(b) + len(e.title) for e in self.experience for b in e.bullets)
+        size += sum(len(e.title) + sum(map(len, e.bullets)) for e in self.experience)
         if size > MAX_PROFILE_CHARS:
             raise ValueError(
                 f"the profile holds {size:,} characters of text; at most "
