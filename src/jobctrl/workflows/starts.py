@@ -228,7 +228,10 @@ async def wait_for_result(
     client: Client, started: Started, timeout: float, *, still_running: str
 ) -> None:
     """Wait until the execution closes; a failed one is fine (its rows say why), one
-    still running after ``timeout`` seconds is a ``wait_timeout`` saying ``still_running``."""
+    still running after ``timeout`` seconds is a ``wait_timeout`` saying ``still_running``.
+
+    Each outage of the server is given ``SERVER_GRACE_SECONDS`` on its own: once the
+    server answers again, the next outage is timed from its own start."""
     handle: WorkflowHandle[Any, Any] = client.get_workflow_handle(
         started.workflow_id, run_id=started.run_id
     )
@@ -255,6 +258,19 @@ async def wait_for_result(
                     "saved and goes on when a worker runs (`jobctrl worker`)"
                 ) from None
             await asyncio.sleep(0.5)
+            if await _answers(handle):
+                lost_since = None  # this outage is over
+
+
+async def _answers(handle: WorkflowHandle[Any, Any]) -> bool:
+    """True when the server answers a call about ``handle`` (whatever the answer)."""
+    try:
+        await asyncio.wait_for(handle.describe(), 2.0)
+    except TimeoutError:
+        return False
+    except RPCError as exc:
+        return exc.status not in SERVER_AWAY
+    return True
 
 
 async def worker_polling(client: Client, patience: float = 5.0) -> bool:
