@@ -8,12 +8,16 @@ import asyncio
 import json
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from jobctrl.app.jobs import add_job
 from jobctrl.app.lanes import set_lane
-from jobctrl.llm.lanes import CRASH_AFTER_CALL
-from jobctrl.store import jobs, schema, stage_states
+from jobctrl.config import LaneProvider
+from jobctrl.domain.scoring import ScoreReport
+from jobctrl.llm.lanes import CRASH_AFTER_CALL, call_lane
+from jobctrl.llm.remote import ProviderError
+from jobctrl.llm.spend import SpendAuthority
+from jobctrl.store import jobs, provider_results, schema, stage_states
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess, run_cli
@@ -104,3 +108,56 @@ async def test_a_worker_killed_mid_call_leaves_the_call_counted_at_its_worst(
     assert spend["remainingUsd"] == pytest.approx(spend["dailyBudgetUsd"] - spend["assumedUsd"])
     text = run_cli("spend").stdout
     assert "assumed" in text and "observed" in text
+
+
+@pytest.mark.parametrize(("mode", "observed"), [("ok", 1), ("malformed", 1), ("server_error", 0)])
+def test_a_paid_call_writes_the_database_three_times_at_most(
+    store, settings, monkeypatch, mode, observed
+):
+    """Reserve; the usage as the answer arrives (closing the reservation); the output.
+    A failed call closes its reservation instead of storing an output."""
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    obs = schema.llm_usage_observations
+    usage_committed_before_output: list[bool] = []
+    save_output = provider_results.save_output
+
+    def saving(tx, **kwargs):  # type: ignore[no-untyped-def]
+        with store.read() as conn:  # another connection: sees committed rows only
+            usage_committed_before_output.append(
+                conn.execute(select(func.count()).select_from(obs)).scalar_one() == 1
+            )
+        return save_output(tx, **kwargs)
+
+    monkeypatch.setattr(provider_results, "save_output", saving)
+    writes: list[int] = []
+
+    def began(_conn) -> None:  # type: ignore[no-untyped-def]
+        writes.append(1)
+
+    event.listen(store.writer, "begin", began)
+    try:
+        with FakeOpenAI(mode, REPORT) as provider:
+            lane = LaneProvider(
+                provider="openai", model="gpt-4o-mini", base_url=provider.base_url,
+                api_key_env="FAKE_KEY",
+            )  # fmt: skip
+            spend = SpendAuthority(store, settings)
+            try:
+                report = call_lane(
+                    spend, "score", lane, job_id="job1", run_id="run1", attempt=1,
+                    output_type=ScoreReport, system="s", prompt=lambda: "p",
+                    offline=lambda: ScoreReport.model_validate(REPORT),
+                )  # fmt: skip
+                assert mode == "ok" and report.score == 81
+            except ProviderError:
+                assert mode != "ok"
+            assert len(provider.requests) == 1
+    finally:
+        event.remove(store.writer, "begin", began)
+
+    assert len(writes) <= 3, f"{len(writes)} write transactions for one paid call"
+    summary = spend.summary()
+    assert summary["openReservations"]["count"] == 0 and summary["assumedCalls"] == 0
+    with store.read() as conn:
+        assert conn.execute(select(func.count()).select_from(obs)).scalar_one() == observed
+    assert usage_committed_before_output == ([True] if mode == "ok" else [])

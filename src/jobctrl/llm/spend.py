@@ -162,7 +162,11 @@ class SpendAuthority:
         max_output_tokens: int | None = None,
     ) -> T:
         """Admit the attempt (a strict reservation when its size is known, else the
-        preflight), call the provider, and record its usage before the result is used."""
+        preflight), call the provider, and record its usage before the result is used.
+
+        ``call`` returns its result and usage, or ``None`` for a usage it recorded itself
+        (as the response arrived). Recording a usage closes the attempt's reservation in
+        the same write, so only a failed call needs a write of its own to close it."""
         strict = (
             input_tokens is not None
             and max_output_tokens is not None
@@ -181,17 +185,18 @@ class SpendAuthority:
             self.preflight(lane)
         try:
             result, usage = call()
-            if usage is not None:
-                self.record(
-                    observation_id=observation_id,
-                    lane=lane,
-                    provider=provider,
-                    model=model,
-                    usage=usage,
-                )
-        finally:
+        except BaseException:
             if strict:
                 self.settle(observation_id)
+            raise
+        if usage is not None:
+            self.record(
+                observation_id=observation_id,
+                lane=lane,
+                provider=provider,
+                model=model,
+                usage=usage,
+            )
         return result
 
     def summary(self, day: str | None = None) -> dict[str, Any]:

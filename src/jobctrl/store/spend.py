@@ -118,7 +118,9 @@ def add_observation(
 ) -> bool:
     """Count one provider observation in the day's ledger row of its lane, once per
     observation id, and close the attempt's reservation (same id) in the same write, so
-    no reader counts the call twice, as spend and as reserved. False if already counted."""
+    no reader counts the call twice, as spend and as reserved (closed also when the
+    observation was counted already). False if already counted."""
+    settle(tx, observation_id)
     inserted = upsert(
         tx.conn,
         OBS,
@@ -158,7 +160,6 @@ def add_observation(
             "updated_at": tx.now,
         },
     )
-    settle(tx, observation_id)
     return True
 
 
