@@ -17,11 +17,15 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from jobctrl.domain import errors
-from jobctrl.domain.materials import CoverLetter
+from jobctrl.domain.facts import profile_facts
+from jobctrl.domain.materials import CoverLetter, TailoredResume
+from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import ScoreReport
+from jobctrl.llm import prompts
 from jobctrl.llm.remote import LaneModel, ProviderError, build_model, run_structured
 from jobctrl.llm.spend import Usage
 from tests.support.fake_openai import COMPLETION_TOKENS, PROMPT_TOKENS, FakeOpenAI
+from tests.support.profile import TEST_PROFILE
 
 SECRET = "sk-fake-do-not-leak"
 PROMPT = "Score this posting: PRIVATE-PROMPT-TEXT"
@@ -45,7 +49,10 @@ LETTER: dict[str, Any] = {
     "company": "Acme",
     "role": "Backend Engineer",
     "greeting": "Dear Hiring Team at Acme,",
-    "paragraphs": ["I build reliable services.", "I would like to build yours."],
+    "paragraphs": [
+        {"sentences": [{"text": "I build reliable services.", "facts": ["sum-0123456789"]}]},
+        {"sentences": [{"text": "I would like to build yours.", "facts": []}]},
+    ],
     "signature": "Ada Lovelace",
 }
 
@@ -99,6 +106,45 @@ def test_invalid_output_is_a_retryable_error_carrying_the_usage_spent() -> None:
     assert "CoverLetter" in err.message and "paragraphs" in err.message
     assert "PROVIDER-TEXT" not in str(err) and "secret_field" not in str(err)
     assert "not a list" not in str(err) and "PRIVATE-PROMPT-TEXT" not in str(err)
+
+
+def _required(schema: dict[str, Any], name: str) -> list[str]:
+    return list(schema["$defs"][name]["required"])
+
+
+@pytest.mark.parametrize("output_type", [TailoredResume, CoverLetter])
+def test_the_materials_output_schema_requires_citations(output_type: type) -> None:
+    seen: list[dict[str, Any]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(info.output_tools[0].parameters_json_schema)
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {})])
+
+    with pytest.raises(ProviderError):  # the empty answer is refused; the schema is what counts
+        call(FunctionModel(respond), output_type)
+    schema = seen[0]
+    assert _required(schema, "Cited") == ["text", "facts"]
+    if output_type is TailoredResume:
+        assert "fact" in _required(schema, "TailoredExperience")
+        assert "fact" in _required(schema, "TailoredEducation")
+
+
+def test_a_line_without_its_facts_is_invalid_output() -> None:
+    bad = {**LETTER, "paragraphs": [{"sentences": [{"text": "I build reliable services."}]}]}
+    with pytest.raises(ProviderError) as caught:
+        call(answering(bad, RequestUsage(input_tokens=10, output_tokens=5)), CoverLetter)
+    assert caught.value.code == errors.PROVIDER_INVALID_OUTPUT
+
+
+def test_the_materials_prompts_list_every_profile_fact_with_its_id_and_ask_for_citations() -> None:
+    profile = Profile(**TEST_PROFILE)
+    report = ScoreReport.model_validate(REPORT)
+    prompt = prompts.materials_prompt("Backend Engineer", "Acme", report, profile)
+    for fact in profile_facts(profile):
+        assert f"{fact.id} [" in prompt and fact.text in prompt
+    for system in (prompts.TAILOR_SYSTEM, prompts.COVER_SYSTEM):
+        assert "lists in `facts` the ids of the profile facts it rests on" in system
+        assert "a line about the employer, the role or politeness lists none" in system
 
 
 def test_invalid_output_is_not_retried_inside_the_call() -> None:

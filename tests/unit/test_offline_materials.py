@@ -5,6 +5,13 @@ from __future__ import annotations
 from datetime import date
 
 from jobctrl.demo.profile import DEMO_PROFILE
+from jobctrl.domain.facts import (
+    education_fact_id,
+    experience_fact_id,
+    fact_index,
+    summary_sentences,
+)
+from jobctrl.domain.materials import CoverLetter, texts
 from jobctrl.domain.profile import Experience, Profile
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.truth import check_resume, numbers_in
@@ -49,22 +56,28 @@ def _all_profile_numbers(profile: Profile) -> set[str]:
     return numbers_in(profile.model_dump_json())
 
 
+def _letter_text(letter: CoverLetter) -> str:
+    return " ".join(letter.paragraph_texts())
+
+
 def test_tailored_bullets_are_ordered_by_how_many_matched_requirements_quote_them() -> None:
     resume = tailor_offline(PROFILE, _report(), TITLE, "Acme Logistics")
     lumen = PROFILE.experience[0].bullets
     # The Kafka pipeline bullet backs two matched requirements (event streaming, pipelines).
-    assert resume.experience[0].bullets[0] == lumen[2]
-    assert resume.experience[0].bullets != lumen
+    assert resume.experience[0].bullets[0].text == lumen[2]
+    assert texts(resume.experience[0].bullets) != lumen
     # Brightwell: the Airflow bullet is the only one quoted, so it moves to the top.
-    assert resume.experience[1].bullets[0] == PROFILE.experience[1].bullets[1]
+    assert resume.experience[1].bullets[0].text == PROFILE.experience[1].bullets[1]
 
 
 def test_tailoring_keeps_every_fact_and_passes_the_truth_check() -> None:
     resume = tailor_offline(PROFILE, _report(), TITLE, "Acme Logistics")
     assert check_resume(resume, PROFILE) == []
     assert resume.name == PROFILE.name and resume.contact == PROFILE.contact
-    assert resume.summary == PROFILE.summary
-    assert resume.education == PROFILE.education
+    assert resume.summary_text() == PROFILE.summary
+    assert [e.model_dump(exclude={"fact"}) for e in resume.education] == [
+        e.model_dump() for e in PROFILE.education
+    ]
     assert sorted(resume.skills) == sorted(PROFILE.skills)
     for tailored, original in zip(resume.experience, PROFILE.experience, strict=True):
         assert (tailored.title, tailored.company, tailored.start, tailored.end) == (
@@ -73,12 +86,28 @@ def test_tailoring_keeps_every_fact_and_passes_the_truth_check() -> None:
             original.start,
             original.end,
         )
-        assert sorted(tailored.bullets) == sorted(original.bullets)
+        assert sorted(texts(tailored.bullets)) == sorted(original.bullets)
+
+
+def test_every_line_and_entry_of_the_resume_cites_the_fact_it_states() -> None:
+    resume = tailor_offline(PROFILE, _report(), TITLE, "Acme Logistics")
+    facts = fact_index(PROFILE)
+    assert resume.headline.facts == [experience_fact_id(PROFILE.experience[0])]
+    for line, sentence in zip(resume.summary, summary_sentences(PROFILE.summary), strict=True):
+        assert line.text == sentence
+        assert [(facts[f].kind, facts[f].text) for f in line.facts] == [("summary", sentence)]
+    for tailored, original in zip(resume.experience, PROFILE.experience, strict=True):
+        assert tailored.fact == experience_fact_id(original)
+        for bullet in tailored.bullets:
+            [cited] = bullet.facts
+            assert facts[cited].kind == "highlight" and facts[cited].text == bullet.text
+            assert facts[cited].parent == tailored.fact
+    assert [e.fact for e in resume.education] == [education_fact_id(e) for e in PROFILE.education]
 
 
 def test_headline_is_the_most_recent_title_held_not_the_postings() -> None:
     resume = tailor_offline(PROFILE, _report(), "Principal Platform Architect", "Acme")
-    assert resume.headline == PROFILE.experience[0].title
+    assert resume.headline.text == PROFILE.experience[0].title
 
 
 def test_matched_skills_come_first_in_profile_order() -> None:
@@ -94,7 +123,7 @@ def test_only_the_weakest_bullets_beyond_five_per_role_are_dropped() -> None:
     data["experience"][0]["bullets"] = extra + data["experience"][0]["bullets"]
     profile = Profile(**data)
     resume = tailor_offline(profile, _report(profile), TITLE, "Acme Logistics")
-    kept = resume.experience[0].bullets
+    kept = texts(resume.experience[0].bullets)
     assert len(kept) == 5
     assert not any("book club" in b for b in kept)
     assert len(resume.experience[2].bullets) == 1
@@ -104,7 +133,7 @@ def test_only_the_weakest_bullets_beyond_five_per_role_are_dropped() -> None:
 def test_tailoring_without_a_report_match_keeps_profile_order() -> None:
     report = score_offline(TITLE, "Requirements\n\n- Fluent Japanese.\n", PROFILE, today=TODAY)
     resume = tailor_offline(PROFILE, report, TITLE, None)
-    assert [e.bullets for e in resume.experience] == [e.bullets for e in PROFILE.experience]
+    assert [texts(e.bullets) for e in resume.experience] == [e.bullets for e in PROFILE.experience]
     assert resume.skills == PROFILE.skills
 
 
@@ -116,7 +145,7 @@ def test_cover_letter_is_addressed_short_and_backed_by_profile_evidence() -> Non
     assert letter.signature == PROFILE.name
     assert 3 <= len(letter.paragraphs) <= 4
     assert letter.word_count() <= 350
-    text = " ".join(letter.paragraphs)
+    text = _letter_text(letter)
     assert "12 million carrier updates" in text  # the Kafka requirement's evidence
     assert "900 ms to 180 ms" in text
     assert numbers_in(text) <= _all_profile_numbers(PROFILE)
@@ -124,7 +153,7 @@ def test_cover_letter_is_addressed_short_and_backed_by_profile_evidence() -> Non
 
 def test_cover_letter_names_a_missing_must_have_honestly() -> None:
     letter = cover_offline(PROFILE, _report(), TITLE, "Acme Logistics")
-    assert any("have not yet worked with Go" in p for p in letter.paragraphs)
+    assert any("have not yet worked with Go" in p for p in letter.paragraph_texts())
 
 
 def test_cover_letter_respects_max_words_by_trimming_evidence_first() -> None:
@@ -133,8 +162,9 @@ def test_cover_letter_respects_max_words_by_trimming_evidence_first() -> None:
     assert short.word_count() <= 90 < full.word_count()
     assert short.paragraphs[0] == full.paragraphs[0]
     assert short.paragraphs[-1] == full.paragraphs[-1]
-    evidence = short.paragraphs[1]
-    assert evidence in full.paragraphs[1] and len(evidence) < len(full.paragraphs[1])
+    evidence = short.paragraphs[1].text()
+    assert evidence in full.paragraphs[1].text()
+    assert len(evidence) < len(full.paragraphs[1].text())
     tiny = cover_offline(PROFILE, _report(), TITLE, "Acme Logistics", max_words=25)
     assert tiny.word_count() <= 25
 
@@ -143,7 +173,7 @@ def test_unknown_company_gets_a_generic_greeting() -> None:
     letter = cover_offline(PROFILE, _report(), TITLE, None)
     assert letter.greeting == "Dear Hiring Team,"
     assert letter.company == ""
-    assert "your team" in letter.paragraphs[-1]
+    assert "your team" in letter.paragraphs[-1].text()
 
 
 def test_cover_letter_for_a_past_role_does_not_claim_it_is_current() -> None:
@@ -159,9 +189,40 @@ def test_cover_letter_for_a_past_role_does_not_claim_it_is_current() -> None:
     ]
     profile = Profile(**data)
     letter = cover_offline(profile, _report(profile), "Data Analyst", "Acme Logistics")
-    assert "Most recently I worked as an Analyst at Fenwick Data." in letter.paragraphs[0]
-    assert "I built SQL reports for 3 regional teams." in " ".join(letter.paragraphs)
-    assert numbers_in(" ".join(letter.paragraphs)) <= _all_profile_numbers(profile)
+    assert "Most recently I worked as an Analyst at Fenwick Data." in letter.paragraphs[0].text()
+    assert "I built SQL reports for 3 regional teams." in _letter_text(letter)
+    assert numbers_in(_letter_text(letter)) <= _all_profile_numbers(profile)
+
+
+def test_letter_sentences_cite_what_they_quote_and_politeness_cites_nothing() -> None:
+    letter = cover_offline(PROFILE, _report(), TITLE, "Acme Logistics")
+    facts = fact_index(PROFILE)
+    lumen = experience_fact_id(PROFILE.experience[0])
+    intro = letter.paragraphs[0].sentences
+    assert intro[0].text == f"I am writing to apply for the {TITLE} role at Acme Logistics."
+    assert intro[0].facts == []
+    assert intro[1].text.startswith("I currently work as a Senior Backend Engineer")
+    assert intro[1].facts == [lumen]
+    for sentence in letter.paragraphs[1].sentences:  # the evidence
+        kinds = [facts[f].kind for f in sentence.facts]
+        assert kinds[:2] == ["highlight", "experience"] and set(kinds[2:]) <= {"skill"}
+        highlight = facts[sentence.facts[0]]
+        assert highlight.parent == sentence.facts[1]
+        assert highlight.text.rstrip(".")[-20:] in sentence.text
+    assert all(s.facts == [] for s in letter.paragraphs[-1].sentences)  # politeness
+    kafka = next(s for s in letter.paragraphs[1].sentences if "12 million" in s.text)
+    assert facts[kafka.facts[0]].text == PROFILE.experience[0].bullets[2]
+
+
+def test_a_letter_names_a_matched_term_only_when_a_cited_fact_states_it() -> None:
+    letter = cover_offline(PROFILE, _report(), TITLE, "Acme Logistics")
+    facts = fact_index(PROFILE)
+    for sentence in letter.paragraphs[1].sentences:
+        cited = " ".join(facts[f].text for f in sentence.facts).casefold()
+        lead = sentence.text.split(" at ", 1)[0]
+        for term in ("Python", "Kubernetes", "AWS", "Kafka", "Airflow", "Go"):
+            if term in lead.split(":")[0].replace(",", " ").split():
+                assert term.casefold() in cited
 
 
 def test_materials_are_deterministic() -> None:

@@ -7,8 +7,15 @@ import io
 import pypdf
 import pytest
 
-from jobctrl.domain.materials import CoverLetter, TailoredExperience, TailoredResume
-from jobctrl.domain.profile import Contact, Education
+from jobctrl.domain.materials import (
+    Cited,
+    CoverLetter,
+    Paragraph,
+    TailoredEducation,
+    TailoredExperience,
+    TailoredResume,
+)
+from jobctrl.domain.profile import Contact
 from jobctrl.render import pdf as render
 from jobctrl.render.pdf import (
     RenderError,
@@ -27,17 +34,25 @@ ROLES = [
 ]
 
 
-def _bullets(company: str) -> list[str]:
+def _bullets(company: str) -> list[Cited]:
     return [
-        f"Led the {company} billing migration to event sourcing, cutting reconciliation time 40%",
-        f"Designed {company} ingestion pipelines in Python and Kafka handling 2M events per day",
-        f"Mentored four engineers at {company} and ran the weekly architecture review",
+        Cited(text=text, facts=[f"hl-{n}"])
+        for n, text in enumerate(
+            [
+                f"Led the {company} billing migration to event sourcing, cutting "
+                "reconciliation time 40%",
+                f"Designed {company} ingestion pipelines in Python and Kafka handling 2M "
+                "events per day",
+                f"Mentored four engineers at {company} and ran the weekly architecture review",
+            ]
+        )
     ]
 
 
 def _resume(roles: int = 3, bullets_per_role: int = 3) -> TailoredResume:
     experience = [
         TailoredExperience(
+            fact=f"exp-{i}",
             title=ROLES[i % 3][0],
             company=f"{ROLES[i % 3][1]}" if i < 3 else f"{ROLES[i % 3][1]} {i}",
             start=ROLES[i % 3][2],
@@ -49,18 +64,22 @@ def _resume(roles: int = 3, bullets_per_role: int = 3) -> TailoredResume:
     ]
     return TailoredResume(
         name="Ada Lovelace",
-        headline="Senior Backend Engineer",
+        headline=Cited(text="Senior Backend Engineer", facts=["exp-0"]),
         contact=Contact(
             email="ada@example.com",
             phone="+44 20 7946 0000",
             location="London, UK",
             links=["https://github.com/ada-l", "linkedin.com/in/ada-l"],
         ),
-        summary="Backend engineer with ten years of building reliable distributed systems.",
+        summary=[
+            Cited(text="Backend engineer with ten years of building", facts=["sum-1"]),
+            Cited(text="reliable distributed systems.", facts=["sum-1"]),
+        ],
         skills=["Python", "Go", "PostgreSQL", "Kafka", "Temporal", "Kubernetes"],
         experience=experience,
         education=[
-            Education(
+            TailoredEducation(
+                fact="edu-1",
                 institution="University of London",
                 degree="BSc",
                 field="Mathematics",
@@ -68,20 +87,21 @@ def _resume(roles: int = 3, bullets_per_role: int = 3) -> TailoredResume:
                 end="2009",
             )
         ],
+        extras=[Cited(text="Languages: English, Italian (fluent)", facts=[])],
     )
 
 
 def _letter(paragraphs: list[str] | None = None) -> CoverLetter:
+    texts = paragraphs or [
+        "I am writing to apply for the Staff Engineer role on your platform team. " * 3,
+        "At Northwind Logistics I led the move of our billing system to event sourcing. " * 3,
+        "Thank you for considering my application; I would welcome a conversation. " * 2,
+    ]
     return CoverLetter(
         company="Acme Robotics",
         role="Staff Engineer",
         greeting="Dear Hiring Team at Acme Robotics,",
-        paragraphs=paragraphs
-        or [
-            "I am writing to apply for the Staff Engineer role on your platform team. " * 3,
-            "At Northwind Logistics I led the move of our billing system to event sourcing. " * 3,
-            "Thank you for considering my application; I would welcome a conversation. " * 2,
-        ],
+        paragraphs=[Paragraph(sentences=[Cited(text=t, facts=[])]) for t in texts],
         signature="Ada Lovelace",
     )
 
@@ -100,12 +120,14 @@ def test_resume_text_reads_back_with_name_headings_companies_and_every_bullet() 
     text = _squash(pdf_text(pdf))
     for expected in ["Ada Lovelace", "Senior Backend Engineer", "ada@example.com"]:
         assert expected in text
-    for heading in ["Summary", "Skills", "Experience", "Education"]:
+    for heading in ["Summary", "Skills", "Experience", "Education", "Additional"]:
         assert heading in text
+    assert "Backend engineer with ten years of building reliable distributed systems." in text
+    assert "Languages: English, Italian (fluent)" in text
     for job in resume.experience:
         assert job.company in text
         for bullet in job.bullets:
-            assert bullet in text
+            assert bullet.text in text
     assert "Python, Go, PostgreSQL" in text
     assert "Mar 2021 – Present" in text
     assert "BSc, Mathematics — University of London" in text
@@ -117,7 +139,7 @@ def test_typical_profile_of_five_roles_with_four_bullets_fits_two_pages() -> Non
 
 def test_typst_special_characters_in_a_bullet_print_literally() -> None:
     resume = _resume()
-    resume.experience[0].bullets.append(SPECIAL_BULLET)
+    resume.experience[0].bullets.append(Cited(text=SPECIAL_BULLET, facts=[]))
     resume.name = "Ada #Lovelace] *"
 
     text = _squash(pdf_text(render_resume(resume)))
@@ -157,7 +179,7 @@ def test_cover_letter_is_one_page_with_greeting_paragraphs_and_signature() -> No
     text = _squash(pdf_text(pdf))
     for expected in [letter.greeting, "Kind regards,", "Ada Lovelace", "1 March 2026"]:
         assert expected in text
-    for paragraph in letter.paragraphs:
+    for paragraph in letter.paragraph_texts():
         assert " ".join(paragraph.split()[:8]) in text
     assert "ada@example.com" in text
     assert "Re: Staff Engineer" in text
@@ -194,7 +216,7 @@ def test_a_letter_that_cannot_fit_one_page_is_refused() -> None:
 
 def test_oversized_and_invalid_input_raise_value_error() -> None:
     resume = _resume()
-    resume.experience[0].bullets.append("x" * (render.MAX_FIELD_CHARS + 1))
+    resume.experience[0].bullets.append(Cited(text="x" * (render.MAX_FIELD_CHARS + 1), facts=[]))
     with pytest.raises(ValueError, match="too long") as info:
         render_resume(resume)
     assert info.value.code == "render_too_large"  # type: ignore[attr-defined]
@@ -205,6 +227,43 @@ def test_oversized_and_invalid_input_raise_value_error() -> None:
         render_resume(_resume(), paper="a3")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="not a readable PDF"):
         pdf_text(b"not a pdf")
+
+
+def test_a_letter_paragraph_prints_its_sentences_joined() -> None:
+    letter = _letter()
+    letter.paragraphs[1] = Paragraph(
+        sentences=[
+            Cited(text="At Northwind Logistics I led the billing move.", facts=["hl-0"]),
+            Cited(text="It cut reconciliation time 40%.", facts=["hl-0"]),
+        ]
+    )
+    text = _squash(pdf_text(render_cover_letter(letter, date="")))
+    assert "I led the billing move. It cut reconciliation time 40%." in text
+
+
+def test_an_old_generation_of_plain_strings_still_renders() -> None:
+    resume = TailoredResume.model_validate(
+        {
+            "name": "Ada Lovelace",
+            "headline": "Senior Backend Engineer",
+            "summary": "Backend engineer.",
+            "experience": [{"title": "Engineer", "company": "Initech", "bullets": ["Built X."]}],
+            "education": [{"institution": "University of London"}],
+        }
+    )
+    letter = CoverLetter.model_validate(
+        {
+            "company": "Acme",
+            "role": "Engineer",
+            "greeting": "Dear Hiring Team,",
+            "paragraphs": ["First paragraph.", "Second paragraph."],
+            "signature": "Ada Lovelace",
+        }
+    )
+    resume_text = _squash(pdf_text(render_resume(resume)))
+    assert "Senior Backend Engineer" in resume_text and "Built X." in resume_text
+    letter_text = _squash(pdf_text(render_cover_letter(letter, date="")))
+    assert "First paragraph." in letter_text and "Second paragraph." in letter_text
 
 
 def test_a_template_failure_is_a_value_error_without_typst_markup() -> None:

@@ -8,8 +8,8 @@ import pytest
 
 from jobctrl.demo.profile import DEMO_PROFILE
 from jobctrl.domain.errors import TAILOR_FABRICATION
-from jobctrl.domain.materials import TailoredExperience, TailoredResume
-from jobctrl.domain.profile import Education, Profile
+from jobctrl.domain.materials import Cited, TailoredEducation, TailoredExperience, TailoredResume
+from jobctrl.domain.profile import Profile
 from jobctrl.domain.truth import FabricationError, assert_truthful, check_resume, numbers_in
 
 PROFILE = Profile(**DEMO_PROFILE)
@@ -24,7 +24,7 @@ def _resume() -> TailoredResume:
         summary=PROFILE.summary,
         skills=list(PROFILE.skills),
         experience=[TailoredExperience(**e.model_dump()) for e in PROFILE.experience],
-        education=[e.model_copy() for e in PROFILE.education],
+        education=[TailoredEducation(**e.model_dump()) for e in PROFILE.education],
     )
 
 
@@ -46,8 +46,14 @@ def test_selecting_and_reordering_facts_is_truthful() -> None:
     assert check_resume(resume, PROFILE) == []
 
 
+def _bullet(text: str) -> Cited:
+    return Cited(text=text, facts=[])
+
+
 def _add_employer(r: TailoredResume) -> None:
-    r.experience.append(TailoredExperience(title="Staff Engineer", company="Globex", start="2015"))
+    r.experience.append(
+        TailoredExperience(fact="", title="Staff Engineer", company="Globex", start="2015")
+    )
 
 
 def _change_title(r: TailoredResume) -> None:
@@ -63,7 +69,9 @@ def _end_a_past_job_at_present(r: TailoredResume) -> None:
 
 
 def _add_degree(r: TailoredResume) -> None:
-    r.education.append(Education(institution="University of Leeds", degree="MSc", field="AI"))
+    r.education.append(
+        TailoredEducation(fact="", institution="University of Leeds", degree="MSc", field="AI")
+    )
 
 
 def _change_degree_dates(r: TailoredResume) -> None:
@@ -79,17 +87,19 @@ def _add_unknown_word_skill(r: TailoredResume) -> None:
 
 
 def _change_a_number(r: TailoredResume) -> None:
-    r.experience[0].bullets[1] = r.experience[0].bullets[1].replace("40 services", "45 services")
+    r.experience[0].bullets[1] = _bullet(
+        r.experience[0].bullets[1].text.replace("40 services", "45 services")
+    )
 
 
 def _inflate_a_number_word(r: TailoredResume) -> None:
-    r.experience[0].bullets[3] = (
+    r.experience[0].bullets[3] = _bullet(
         "Mentored ten engineers and ran the backend guild's design reviews."
     )
 
 
 def _add_a_tool(r: TailoredResume) -> None:
-    r.experience[0].bullets[2] = (
+    r.experience[0].bullets[2] = _bullet(
         "Built an event pipeline on Kafka and Snowflake that processes 12 million carrier "
         "updates a day."
     )
@@ -97,11 +107,15 @@ def _add_a_tool(r: TailoredResume) -> None:
 
 def _borrow_a_tool_from_another_employer(r: TailoredResume) -> None:
     # PHP is only in the Northgate bullets and not in the skills list.
-    r.experience[0].bullets[0] += " Also maintained the PHP admin site."
+    r.experience[0].bullets[0] = _bullet(
+        r.experience[0].bullets[0].text + " Also maintained the PHP admin site."
+    )
 
 
 def _invent_a_bullet(r: TailoredResume) -> None:
-    r.experience[1].bullets.append("Negotiated vendor contracts and budgets for procurement.")
+    r.experience[1].bullets.append(
+        _bullet("Negotiated vendor contracts and budgets for procurement.")
+    )
 
 
 def _rename(r: TailoredResume) -> None:
@@ -109,11 +123,11 @@ def _rename(r: TailoredResume) -> None:
 
 
 def _inflate_the_summary(r: TailoredResume) -> None:
-    r.summary = r.summary.replace("nine years", "15 years")
+    r.summary = [_bullet(r.summary_text().replace("nine years", "15 years"))]
 
 
 def _claim_a_tool_in_the_summary(r: TailoredResume) -> None:
-    r.summary += " Expert in Rust."
+    r.summary.append(_bullet("Expert in Rust."))
 
 
 FABRICATIONS: list[tuple[Callable[[TailoredResume], None], str]] = [
@@ -178,14 +192,14 @@ def test_skills_in_the_profile_text_or_by_alias_are_allowed() -> None:
 
 def test_a_rephrased_bullet_with_the_same_facts_is_accepted() -> None:
     resume = _resume()
-    resume.experience[0].bullets[0] = (
+    resume.experience[0].bullets[0] = _bullet(
         "Cut p95 latency from 900 ms to 180 ms by leading the FastAPI redesign of the "
         "shipment-tracking API."
     )
-    resume.experience[0].bullets[3] = (
+    resume.experience[0].bullets[3] = _bullet(
         "Ran design reviews for the backend guild and mentored 4 engineers."
     )
-    resume.experience[1].bullets[2] = (
+    resume.experience[1].bullets[2] = _bullet(
         "Added Redis caching and tuned slow SQL queries, reducing dashboard load times by 70%."
     )
     assert check_resume(resume, PROFILE) == []
@@ -194,8 +208,10 @@ def test_a_rephrased_bullet_with_the_same_facts_is_accepted() -> None:
 def test_a_bullet_merging_two_facts_of_one_role_is_accepted() -> None:
     resume = _resume()
     resume.experience[0].bullets = [
-        "Moved 40 services to Kubernetes on AWS and built a Kafka event pipeline that processes "
-        "12 million carrier updates a day."
+        _bullet(
+            "Moved 40 services to Kubernetes on AWS and built a Kafka event pipeline that "
+            "processes 12 million carrier updates a day."
+        )
     ]
     assert check_resume(resume, PROFILE) == []
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from jobctrl.domain.errors import TAILOR_FABRICATION, StageError
-from jobctrl.domain.materials import TailoredResume
+from jobctrl.domain.materials import TailoredResume, texts
 from jobctrl.domain.profile import Experience, Profile
 from jobctrl.domain.vocabulary import (
     NUMBER_WORDS,
@@ -186,7 +186,7 @@ def _check_experience(resume: TailoredResume, profile: Profile) -> list[Violatio
         numbers = numbers_in(company_text + "\n" + profile.summary)
         allowed = "\n".join([company_text, profile.summary, *profile.skills])
         role_bullets = [b for p in (roles or at_company) for b in p.bullets]
-        for j, bullet in enumerate(exp.bullets):
+        for j, bullet in enumerate(texts(exp.bullets)):
             spot = f"{where}.bullets[{j}]"
             found += _claims(spot, bullet, numbers, allowed)
             if not _overlaps(bullet, role_bullets):
@@ -223,8 +223,8 @@ def check_resume(resume: TailoredResume, profile: Profile) -> list[Violation]:
         if not _skill_supported(skill, profile, corpus):
             found.append(Violation("unknown_skill", f"skills[{i}]: {skill}"))
     everything = numbers_in(corpus)
-    found += _claims("summary", resume.summary, everything, corpus)
-    found += _claims("headline", resume.headline, everything, corpus)
+    found += _claims("summary", resume.summary_text(), everything, corpus)
+    found += _claims("headline", resume.headline.text, everything, corpus)
     return found
 
 

@@ -4,23 +4,42 @@ Both are extractive and deterministic. The resume keeps every fact of the profil
 reorders: experience stays most-recent first, as in the profile; each role's bullets are
 ordered by how many matched requirements quote them as evidence (ties keep profile order)
 and cut to the best ``MAX_BULLETS``; skills the report matched come first. The headline is
-the most recent title the person held, never the posting's title. The result passes
-``domain.truth.check_resume`` by construction.
+the most recent title the person held, never the posting's title.
+
+Both cite by construction (``domain.facts``): each bullet cites its highlight, each summary
+sentence its summary fact, the headline and each entry the experience entry it is, each
+education entry its own fact. So the result passes ``domain.truth``'s checks.
 
 The cover letter quotes the profile's own bullets as evidence for up to three matched
-requirements, names a missing must-have honestly (or says nothing), and is trimmed to
-``max_words`` by dropping evidence first.
+requirements (each sentence citing the highlight it quotes, its experience entry and the
+skills it names), names a missing must-have honestly (or says nothing), and is trimmed to
+``max_words`` by dropping evidence first. The sentences about the role and politeness cite
+nothing.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from jobctrl.domain.materials import CoverLetter, TailoredExperience, TailoredResume
-from jobctrl.domain.profile import Profile
+from jobctrl.domain.facts import (
+    education_fact_id,
+    experience_fact_id,
+    profile_facts,
+    summary_sentences,
+)
+from jobctrl.domain.materials import (
+    Cited,
+    CoverLetter,
+    Paragraph,
+    TailoredEducation,
+    TailoredExperience,
+    TailoredResume,
+)
+from jobctrl.domain.profile import Experience, Profile
 from jobctrl.domain.scoring import RequirementFit, ScoreReport
 from jobctrl.domain.truth import profile_text
-from jobctrl.domain.vocabulary import GENERIC_TERMS, TERMS, term_for
+from jobctrl.domain.vocabulary import GENERIC_TERMS, TERMS, WORD_LEFT, WORD_RIGHT, term_for
 
 __all__ = ["MAX_BULLETS", "MAX_EVIDENCE_SENTENCES", "cover_offline", "tailor_offline"]
 
@@ -78,6 +97,42 @@ def _skill_order(profile: Profile, report: ScoreReport) -> list[str]:
     return [skill for _, skill in ranked]
 
 
+@dataclass(frozen=True)
+class _FactIds:
+    """The ids of the profile's facts, looked up by what the writer quotes."""
+
+    summary: dict[str, str]  # sentence -> id
+    skills: dict[str, str]  # casefolded skill -> id
+    highlights: dict[tuple[str, str], str]  # (entry id, bullet) -> id
+
+    @classmethod
+    def of(cls, profile: Profile) -> _FactIds:
+        facts = profile_facts(profile)
+        return cls(
+            summary={f.text: f.id for f in facts if f.kind == "summary"},
+            skills={f.text.casefold(): f.id for f in facts if f.kind == "skill"},
+            highlights={(f.parent or "", f.text): f.id for f in facts if f.kind == "highlight"},
+        )
+
+    def highlight(self, exp: Experience, bullet: str) -> list[str]:
+        found = self.highlights.get((experience_fact_id(exp), bullet.strip()))
+        return [found] if found else []
+
+    def skill(self, term: str) -> str | None:
+        """The id of the profile skill ``term`` is (by name, or by the vocabulary's alias)."""
+        if term.casefold() in self.skills:
+            return self.skills[term.casefold()]
+        wanted = term_for(term)
+        for skill, fact in self.skills.items():
+            if wanted is not None and term_for(skill) == wanted:
+                return fact
+        return None
+
+
+def _line(text: str, *facts: str) -> Cited:
+    return Cited(text=text, facts=list(dict.fromkeys(f for f in facts if f)))
+
+
 def tailor_offline(
     profile: Profile, report: ScoreReport, job_title: str | None, company: str | None
 ) -> TailoredResume:
@@ -86,28 +141,35 @@ def tailor_offline(
     ``job_title`` and ``company`` are part of the provider interface; the offline resume
     does not use them, so it never claims the posting's title.
     """
+    ids = _FactIds.of(profile)
     evidence = _bullet_evidence(report)
     experience: list[TailoredExperience] = []
     for i, exp in enumerate(profile.experience):
         order = sorted(range(len(exp.bullets)), key=lambda j: (-evidence.get((i, j), 0), j))
+        bullets = [exp.bullets[j] for j in order if exp.bullets[j].strip()]
         experience.append(
             TailoredExperience(
+                fact=experience_fact_id(exp),
                 title=exp.title,
                 company=exp.company,
                 start=exp.start,
                 end=exp.end,
                 location=exp.location,
-                bullets=[exp.bullets[j] for j in order[:MAX_BULLETS]],
+                bullets=[_line(b, *ids.highlight(exp, b)) for b in bullets[:MAX_BULLETS]],
             )
         )
+    latest = profile.experience[0] if profile.experience else None
     return TailoredResume(
         name=profile.name,
         contact=profile.contact.model_copy(deep=True),
-        headline=profile.experience[0].title if profile.experience else "",
-        summary=profile.summary,
+        headline=_line(latest.title, experience_fact_id(latest)) if latest else _line(""),
+        summary=[_line(s, ids.summary.get(s, "")) for s in summary_sentences(profile.summary)],
         skills=_skill_order(profile, report),
         experience=experience,
-        education=[e.model_copy(deep=True) for e in profile.education],
+        education=[
+            TailoredEducation(fact=education_fact_id(e), **e.model_dump())
+            for e in profile.education
+        ],
     )
 
 
@@ -127,11 +189,36 @@ def _in_first_person(bullet: str) -> str:
     return f"my work included this: {text}."
 
 
-def _evidence_sentences(profile: Profile, report: ScoreReport) -> list[str]:
+def _named_terms(
+    fit: RequirementFit, bullet: str, ids: _FactIds, known: set[str]
+) -> tuple[list[str], list[str]]:
+    """Up to three of the terms ``fit`` matched that the sentence may name, and the skill
+    facts it cites for them: a term the quoted bullet states needs none, a profile skill
+    cites that skill, any other term is left out (no fact would back it)."""
+    terms: list[str] = []
+    skills: list[str] = []
+    for term in dict.fromkeys(fit.matched_terms):
+        if term.casefold() not in known or any(c.isdigit() for c in term):
+            continue
+        vocabulary = term_for(term)
+        in_bullet = vocabulary.pattern.search(bullet) if vocabulary else None
+        in_bullet = in_bullet or re.search(
+            WORD_LEFT + re.escape(term) + WORD_RIGHT, bullet, re.IGNORECASE
+        )
+        skill = None if in_bullet else ids.skill(term)
+        if in_bullet or skill:
+            terms.append(term)
+            skills += [skill] if skill else []
+        if len(terms) == 3:
+            break
+    return terms, skills
+
+
+def _evidence_sentences(profile: Profile, report: ScoreReport, ids: _FactIds) -> list[Cited]:
     known = {t.label.casefold() for t in TERMS} | {s.casefold() for s in profile.skills}
     fits = sorted(_matched(report), key=lambda fit: fit.kind != "must")  # stable: musts first
     used: set[tuple[int, int]] = set()
-    sentences: list[str] = []
+    sentences: list[Cited] = []
     for fit in fits:
         refs = [m for e in fit.evidence if (m := _BULLET_REF.match(e.ref))]
         spots = [(int(m.group(1)), int(m.group(2))) for m in refs]
@@ -147,23 +234,23 @@ def _evidence_sentences(profile: Profile, report: ScoreReport) -> list[str]:
         i, j = spots[0]
         used.add((i, j))
         exp = profile.experience[i]
-        terms = [
-            t
-            for t in dict.fromkeys(fit.matched_terms)
-            if t.casefold() in known and not any(c.isdigit() for c in t)
-        ][:3]
-        body = _in_first_person(exp.bullets[j])
+        bullet = exp.bullets[j]
+        terms, skills = _named_terms(fit, bullet, ids, known)
+        cites = [*ids.highlight(exp, bullet), experience_fact_id(exp), *skills]
+        body = _in_first_person(bullet)
         if terms:
             lead = _LEADS[min(len(sentences), len(_LEADS) - 1)].format(terms=_join(terms))
-            sentences.append(f"{lead} at {exp.company} {body}")
+            sentences.append(_line(f"{lead} at {exp.company} {body}", *cites))
         else:
-            sentences.append(f"At {exp.company}, {body}")
+            sentences.append(_line(f"At {exp.company}, {body}", *cites))
         if len(sentences) >= MAX_EVIDENCE_SENTENCES:
             break
     if not sentences:  # nothing matched: the most recent role's lead bullet still speaks
         for exp in profile.experience:
-            if exp.bullets:
-                sentences.append(f"At {exp.company}, {_in_first_person(exp.bullets[0])}")
+            bullet = next((b for b in exp.bullets if b.strip()), "")
+            if bullet:
+                cites = [*ids.highlight(exp, bullet), experience_fact_id(exp)]
+                sentences.append(_line(f"At {exp.company}, {_in_first_person(bullet)}", *cites))
                 break
     return sentences
 
@@ -190,31 +277,41 @@ def _gap_sentence(profile: Profile, report: ScoreReport) -> str:
     return ""
 
 
-def _intro(profile: Profile, role: str, company: str, *, full: bool) -> str:
+def _intro(profile: Profile, role: str, company: str, *, full: bool) -> list[Cited]:
     what = f"the {role} role" if role else "this role"
-    text = f"I am writing to apply for {what}" + (f" at {company}." if company else ".")
+    lines = [_line(f"I am writing to apply for {what}" + (f" at {company}." if company else "."))]
     if full and profile.experience:
         exp = profile.experience[0]
         article = "an" if exp.title[:1].lower() in "aeiou" else "a"
         if exp.end.strip().lower() in _PRESENT:
-            text += f" I currently work as {article} {exp.title} at {exp.company}."
+            text = f"I currently work as {article} {exp.title} at {exp.company}."
         else:
-            text += f" Most recently I worked as {article} {exp.title} at {exp.company}."
-    return text
+            text = f"Most recently I worked as {article} {exp.title} at {exp.company}."
+        lines.append(_line(text, experience_fact_id(exp)))
+    return lines
 
 
-def _fit(paragraphs: list[str], budget: int) -> list[str]:
-    """Cut words from the end until ``budget`` words remain (the last resort)."""
-    out: list[str] = []
+def _fit(paragraphs: list[Paragraph], budget: int) -> list[Paragraph]:
+    """Cut words from the end until ``budget`` words remain (the last resort); a cut
+    sentence keeps its citations (it says less, never more)."""
+    out: list[Paragraph] = []
     for paragraph in paragraphs:
-        words = paragraph.split()
+        kept: list[Cited] = []
+        for sentence in paragraph.sentences:
+            words = sentence.text.split()
+            if budget <= 0:
+                break
+            if len(words) > budget:
+                cut = " ".join(words[:budget]).rstrip(",;:") + "…"
+                kept.append(sentence.model_copy(update={"text": cut}))
+                budget = 0
+                break
+            kept.append(sentence)
+            budget -= len(words)
+        if kept:
+            out.append(Paragraph(sentences=kept))
         if budget <= 0:
             break
-        if len(words) > budget:
-            out.append(" ".join(words[:budget]).rstrip(",;:") + "…")
-            break
-        out.append(paragraph)
-        budget -= len(words)
     return out
 
 
@@ -230,19 +327,21 @@ def cover_offline(
     company_name = (company or "").strip()
     role = (job_title or "").strip()
     greeting = f"Dear Hiring Team at {company_name}," if company_name else "Dear Hiring Team,"
-    evidence = _evidence_sentences(profile, report)
+    evidence = _evidence_sentences(profile, report, _FactIds.of(profile))
     gap = _gap_sentence(profile, report)
-    closing_paragraph = (
-        "Thank you for considering my application. I would be glad to talk about how I "
-        f"could help {company_name or 'your team'}."
+    closing_paragraph = Paragraph(
+        sentences=[
+            _line("Thank you for considering my application."),
+            _line(f"I would be glad to talk about how I could help {company_name or 'your team'}."),
+        ]
     )
 
     def letter(n_evidence: int, with_gap: bool, full_intro: bool) -> CoverLetter:
-        paragraphs = [_intro(profile, role, company_name, full=full_intro)]
+        paragraphs = [Paragraph(sentences=_intro(profile, role, company_name, full=full_intro))]
         if n_evidence:
-            paragraphs.append(" ".join(evidence[:n_evidence]))
+            paragraphs.append(Paragraph(sentences=evidence[:n_evidence]))
         if with_gap and gap:
-            paragraphs.append(gap)
+            paragraphs.append(Paragraph(sentences=[_line(gap)]))
         paragraphs.append(closing_paragraph)
         return CoverLetter(
             company=company_name,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from jobctrl.domain.facts import profile_facts
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import ScoreReport
 
@@ -15,16 +16,28 @@ SCORE_SYSTEM = (
     "education; ref like experience[0].bullets[2]). Never invent evidence. Give a score "
     "from 0 to 100, a short verdict and a one-sentence summary."
 )
+# Both materials prompts end with the same rule: every line cites the facts it rests on,
+# and a checker holds each line to exactly those facts.
+CITING = (
+    " The profile's facts are listed with their ids. Every sentence or bullet about the "
+    "candidate lists in `facts` the ids of the profile facts it rests on, and says nothing "
+    "those facts do not say (no other employer, title, school, degree, award, tool, date, "
+    "duration or number); a line about the employer, the role or politeness lists none."
+)
 TAILOR_SYSTEM = (
     "You tailor a resume to a job. Use only facts from the candidate's profile: you may "
     "select, order and rephrase them, but never add an employer, title, date, degree, skill "
     "or number that the profile does not contain. Put the experience most relevant to the "
-    "requirement-fit report first within each role."
+    "requirement-fit report first within each role. Each experience and education entry "
+    "gives in `fact` the id of the profile entry it is, with that entry's title, employer "
+    "or school and dates; a bullet cites the highlights it restates; the summary is a list "
+    "of sentences, each citing its facts; skills are the profile's own." + CITING
 )
 COVER_SYSTEM = (
     "You write a short cover letter (under 350 words) addressed to the company, from the "
     "requirement-fit report and the candidate's profile. Mention only facts from the "
-    "profile. Be specific and plain; no flattery."
+    "profile. Be specific and plain; no flattery. Each paragraph is a list of sentences; "
+    "the greeting names only the company, and the signature is the candidate's name." + CITING
 )
 
 
@@ -39,11 +52,22 @@ def score_prompt(title: str | None, description: str, profile: Profile) -> str:
     )
 
 
+def facts_listing(profile: Profile) -> str:
+    """The profile's facts, one a line: ``id [kind] text`` (a highlight also names its
+    entry: ``hl-… [highlight of exp-…] text``)."""
+    lines = []
+    for fact in profile_facts(profile):
+        kind = f"{fact.kind} of {fact.parent}" if fact.parent else fact.kind
+        lines.append(f"{fact.id} [{kind}] {' '.join(fact.text.split())}")
+    return "\n".join(lines)
+
+
 def materials_prompt(
     title: str | None, company: str | None, report: ScoreReport, profile: Profile
 ) -> str:
     return (
         f"Job: {title or 'unknown'} at {company or 'unknown company'}\n\n"
         f"Requirement-fit report (JSON):\n{report.model_dump_json()}\n\n"
-        f"Candidate profile (JSON):\n{_profile_json(profile)}"
+        f"Candidate profile (JSON):\n{_profile_json(profile)}\n\n"
+        f"Profile facts to cite (id [kind] text):\n{facts_listing(profile)}"
     )

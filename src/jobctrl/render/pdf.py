@@ -33,7 +33,7 @@ from jobctrl.domain.errors import (
     RENDER_TOO_LARGE,
     JobctrlError,
 )
-from jobctrl.domain.materials import CoverLetter, TailoredResume
+from jobctrl.domain.materials import CoverLetter, TailoredResume, texts
 from jobctrl.domain.profile import Contact
 
 __all__ = [
@@ -99,9 +99,9 @@ def render_resume(
             "paper": _paper(paper),
             "size": _RESUME_SIZE,
             "name": resume.name,
-            "headline": resume.headline,
+            "headline": resume.headline.text,
             "contact": _contact_items(resume.contact),
-            "summary": resume.summary,
+            "summary": resume.summary_text(),
             "skills": resume.skills,
             "experience": [
                 {
@@ -109,7 +109,7 @@ def render_resume(
                     "company": job.company,
                     "dates": _date_range(job.start, job.end, open_is_current=True),
                     "location": job.location,
-                    "bullets": job.bullets,
+                    "bullets": texts(job.bullets),
                 }
                 for job in resume.experience
             ],
@@ -122,6 +122,7 @@ def render_resume(
                 }
                 for school in resume.education
             ],
+            "extras": texts(resume.extras),
         }
     )
     if not data["name"]:
@@ -156,7 +157,7 @@ def render_cover_letter(
             "company": letter.company,
             "role": letter.role,
             "greeting": letter.greeting,
-            "paragraphs": letter.paragraphs,
+            "paragraphs": letter.paragraph_texts(),
             "closing": letter.closing,
             "signature": letter.signature,
         }

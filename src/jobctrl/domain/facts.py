@@ -1,0 +1,138 @@
+"""The profile's facts, each with a stable id that generated text cites.
+
+A fact is one thing the profile states: the person's name, a summary sentence, a skill,
+an experience entry (employer, title, dates, place), one highlight of an entry, an
+education entry. Its id is derived from its content (kind + the words that identify it),
+so the same profile imported twice gives the same ids, reordering entries keeps them, and
+an edited fact gets a new id (a citation of the old wording no longer resolves).
+
+A highlight's ``parent`` is its experience entry: a sentence citing a highlight may also
+name that entry's employer, title and dates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from jobctrl.domain.profile import Education, Experience, Profile
+
+__all__ = [
+    "Fact",
+    "FactKind",
+    "education_fact_id",
+    "experience_fact_id",
+    "fact_index",
+    "profile_facts",
+    "summary_sentences",
+]
+
+FactKind = Literal["name", "summary", "skill", "experience", "highlight", "education", "answer"]
+
+_PREFIX: dict[str, str] = {
+    "name": "name",
+    "summary": "sum",
+    "skill": "sk",
+    "experience": "exp",
+    "highlight": "hl",
+    "education": "edu",
+    "answer": "ans",
+}
+# A sentence ends at . ! ? followed by space and a capital, digit or quote; "e.g. x",
+# "4.2.1" and "Sr. Engineer" stay whole because a lowercase word or no space follows.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(\[]?[A-Z0-9À-ÖØ-Þ])")
+
+
+@dataclass(frozen=True)
+class Fact:
+    id: str
+    kind: FactKind
+    text: str  # the fact as a sentence the checker reads
+    start: str = ""  # experience / education: as written in the profile
+    end: str = ""
+    parent: str | None = None  # a highlight's experience entry
+
+
+def _key(*parts: str) -> str:
+    return "\x1f".join(" ".join(p.split()).casefold() for p in parts)
+
+
+def _fact_id(kind: FactKind, *parts: str) -> str:
+    digest = hashlib.sha256(_key(kind, *parts).encode()).hexdigest()[:10]
+    return f"{_PREFIX[kind]}-{digest}"
+
+
+def summary_sentences(summary: str) -> list[str]:
+    """The summary split into sentences (each one fact)."""
+    return [s.strip() for s in _SENTENCE_END.split(summary.strip()) if s.strip()]
+
+
+def _experience_text(exp: Experience) -> str:
+    when = " – ".join(x for x in (exp.start, exp.end or ("present" if exp.start else "")) if x)
+    text = f"{exp.title} at {exp.company}"
+    if when:
+        text += f", {when}"
+    if exp.location:
+        text += f", {exp.location}"
+    return text
+
+
+def _education_text(edu: Education) -> str:
+    what = " in ".join(x for x in (edu.degree, edu.field) if x)
+    text = f"{what} at {edu.institution}" if what else edu.institution
+    when = " – ".join(x for x in (edu.start, edu.end) if x)
+    return f"{text}, {when}" if when else text
+
+
+def profile_facts(profile: Profile) -> list[Fact]:
+    """Every fact of ``profile`` in profile order (ids unique; a repeated fact once)."""
+    facts: list[Fact] = []
+    if profile.name.strip():
+        facts.append(Fact(_fact_id("name", profile.name), "name", profile.name.strip()))
+    for sentence in summary_sentences(profile.summary):
+        facts.append(Fact(_fact_id("summary", sentence), "summary", sentence))
+    for skill in profile.skills:
+        if skill.strip():
+            facts.append(Fact(_fact_id("skill", skill), "skill", skill.strip()))
+    for exp in profile.experience:
+        entry = _fact_id("experience", exp.company, exp.title, exp.start)
+        facts.append(Fact(entry, "experience", _experience_text(exp), start=exp.start, end=exp.end))
+        for bullet in exp.bullets:
+            if bullet.strip():
+                facts.append(
+                    Fact(
+                        _fact_id("highlight", exp.company, exp.title, exp.start, bullet),
+                        "highlight",
+                        bullet.strip(),
+                        parent=entry,
+                    )
+                )
+    for edu in profile.education:
+        facts.append(
+            Fact(
+                _fact_id("education", edu.institution, edu.degree, edu.field, edu.start),
+                "education",
+                _education_text(edu),
+                start=edu.start,
+                end=edu.end,
+            )
+        )
+    unique: dict[str, Fact] = {}
+    for fact in facts:
+        unique.setdefault(fact.id, fact)
+    return list(unique.values())
+
+
+def fact_index(profile: Profile) -> dict[str, Fact]:
+    """Fact id → fact."""
+    return {fact.id: fact for fact in profile_facts(profile)}
+
+
+def experience_fact_id(exp: Experience) -> str:
+    return _fact_id("experience", exp.company, exp.title, exp.start)
+
+
+def education_fact_id(edu: Education) -> str:
+    return _fact_id("education", edu.institution, edu.degree, edu.field, edu.start)
