@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from ruamel.yaml import YAML
 
 from jobctrl.domain.errors import ConfigError
@@ -60,6 +60,13 @@ class SourceEntry(BaseModel):
     enabled: bool = True
 
 
+# ``aliases:`` limits: a list far longer than any person's skills and titles, each
+# spelling a short name (the truth check compiles every one for each document it reads).
+MAX_ALIAS_NAMES = 500
+MAX_SPELLINGS = 20
+MAX_ALIAS_LENGTH = 100
+
+
 class Config(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -67,6 +74,43 @@ class Config(BaseModel):
     target_search: TargetSearch = Field(default_factory=TargetSearch)
     sources: list[SourceEntry] = Field(default_factory=list)
     providers: dict[str, LaneProvider] = Field(default_factory=lambda: {"score": LaneProvider()})
+    # Other spellings of a skill, tool or title the truth check accepts for it
+    # (name -> spellings), added to the list that ships with jobctrl (domain.aliases).
+    aliases: dict[str, list[str]] = Field(default_factory=dict)
+
+    @field_validator("aliases", mode="before")
+    @classmethod
+    def _aliases_or_empty(cls, value: Any) -> Any:
+        if value is None:  # "aliases:" with nothing under it
+            return {}
+        if isinstance(value, dict):  # "Postgres: PG" is one spelling
+            return {k: [v] if isinstance(v, str) else v for k, v in value.items()}
+        return value
+
+    @field_validator("aliases")
+    @classmethod
+    def _bounded_aliases(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        """Names and spellings trimmed, each a non-empty short line; a bounded list."""
+        if len(value) > MAX_ALIAS_NAMES:
+            raise ValueError(f"at most {MAX_ALIAS_NAMES} names may have aliases")
+        cleaned: dict[str, list[str]] = {}
+        for name, spellings in value.items():
+            key = " ".join(name.split())
+            if not key or len(key) > MAX_ALIAS_LENGTH:
+                raise ValueError(f"an alias name must be 1 to {MAX_ALIAS_LENGTH} characters")
+            if len(spellings) > MAX_SPELLINGS:
+                raise ValueError(f"{key!r} has more than {MAX_SPELLINGS} spellings")
+            others = [" ".join(s.split()) for s in spellings]
+            if any(not s or len(s) > MAX_ALIAS_LENGTH for s in others):
+                raise ValueError(
+                    f"each spelling of {key!r} must be 1 to {MAX_ALIAS_LENGTH} characters"
+                )
+            cleaned[key] = list(dict.fromkeys(s for s in others if s.casefold() != key.casefold()))
+        return cleaned
+
+    def alias_map(self) -> dict[str, tuple[str, ...]]:
+        """``aliases:`` as the truth check takes it (``ClaimContext.extra_aliases``)."""
+        return {name: tuple(spellings) for name, spellings in self.aliases.items()}
 
 
 def template_text() -> str:
