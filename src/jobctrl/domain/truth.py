@@ -1,120 +1,312 @@
-"""The fabrication check every tailored resume must pass, whichever provider wrote it.
+"""The truth check every generated document must pass, whichever provider wrote it: a walk
+over a tailored resume, a cover letter or Apply's answers that holds each line to the
+profile facts it cites (``domain.facts``), and only those.
 
-A tailored resume may select, order and rephrase the profile's facts, never add to them.
-``check_resume`` compares a resume with the profile and lists what it cannot support:
+- Each ``Cited`` line: a cited id the profile lacks is ``unknown_fact``; the sentence goes
+  to ``claims.check_sentence`` with the facts it cites plus their parents (a highlight's
+  experience entry), which reports every claim those facts do not support.
+- Structured fields are checked against the entry they name:
+  - ``wrong_name``: the name (or a letter's signature) is not the profile's (case,
+    whitespace and diacritics aside);
+  - an experience entry's ``fact`` must be one of the profile's experience entries
+    (``unknown_fact`` when it is not, ``wrong_entry`` when it names another kind of fact);
+    ``unknown_employer`` when its company is none of the profile's (``wrong_entry`` when
+    it is another entry's); ``unknown_title`` when the title, by alias, is not that
+    entry's; ``changed_dates`` when start or end differ once any spelling is normalised
+    ("Mar 2021" = "2021-03" = "03/2021"; "Present" = "" = "present"; a year alone may
+    stand for its month, never the reverse; dates left out are no claim);
+  - a bullet may cite highlights (and the entry) of its own entry only: ``wrong_entry``;
+  - an education entry likewise: ``unknown_degree`` when its institution, degree or field
+    (each may be left out) is not that entry's, ``changed_dates`` for its dates;
+  - ``unknown_skill``: a listed skill that is neither a profile skill nor found in any
+    fact's text, by alias ("Postgres" is PostgreSQL, "CI/CD pipelines" is found in "a
+    CI/CD pipeline");
+  - a letter's greeting and closing cite nothing, so they may name only the job's company
+    and role (``context.free_names``); its ``company`` and ``role`` fields must be those
+    (``name`` when they are not).
 
-- ``wrong_name``: the name differs (case and whitespace aside);
-- ``unknown_employer``: an experience's company is not one of the profile's;
-- ``unknown_title``: the title was not held at that company (case and whitespace aside);
-- ``changed_dates``: start/end differ from the profile's entry for that company and title
-  ("", "present", "current" and "now" are the same end); also for education entries;
-- ``unknown_degree``: an education entry's (institution, degree, field) is not the profile's;
-- ``unknown_skill``: a listed skill is not one of the profile's skills and does not occur in
-  the profile's own text (summary, titles, bullets, skills, degrees). Matching is on word
-  boundaries; a skill the shared vocabulary (``domain.vocabulary``) knows also matches its
-  aliases ("K8s" is supported by "Kubernetes", "Go" needs its capital letter);
-- ``invented_fact``: a bullet (or the summary or headline) says more than the profile:
-  1. every number in a bullet (digits, or the words two..fifteen) must occur in the profile's
-     bullets for that company or in the profile summary; numbers in the summary or headline
-     may come from anywhere in the profile;
-  2. every vocabulary term in it (a skill or tool, by alias: "EKS" is Kubernetes) must occur
-     in that company's titles and bullets, the summary or the skills list; soft-skill words
-     a rephrase adds naturally ("collaborated", "communicated") are not checked;
-  3. at least half of a bullet's significant words (stopwords dropped, lightly stemmed)
-     must occur in one profile bullet of that role, or at least three quarters of them across
-     the role's bullets together (a bullet that merges two facts). The role is the company +
-     title entry, or the whole company when the title is unknown. Bullets under an unknown
-     employer are not checked one by one: the employer is already reported.
+A ``Finding`` names the place (``experience[0].bullets[2]``), the line it came from and the
+offending words. Findings are domain data for the person (``jobctrl show``, the Job page);
+``FabricationError``'s message carries only counts and kinds, never generated text.
 
-Contact details and bullet order are not checked.
+The checker is domain code: it reads the profile's facts, the claim checker
+(``domain.claims``) and the field comparisons (``domain.truth_fields``, over the alias
+list, ``domain.quantities`` and the shared vocabulary), never the offline scorer.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-from jobctrl.domain.errors import TAILOR_FABRICATION, StageError
-from jobctrl.domain.materials import TailoredResume, texts
-from jobctrl.domain.profile import Experience, Profile
-from jobctrl.domain.vocabulary import (
-    NUMBER_WORDS,
-    TERMS,
-    WORD_LEFT,
-    WORD_RIGHT,
-    significant_words,
-    term_for,
+from jobctrl.domain.aliases import alias_table
+from jobctrl.domain.claims import ClaimContext, check_sentence
+from jobctrl.domain.errors import COVER_FABRICATION, TAILOR_FABRICATION, StageError
+from jobctrl.domain.facts import Fact, education_fact_id, experience_fact_id, fact_index
+from jobctrl.domain.materials import (
+    Cited,
+    CoverLetter,
+    TailoredEducation,
+    TailoredExperience,
+    TailoredResume,
+)
+from jobctrl.domain.profile import Education, Experience, Profile
+from jobctrl.domain.truth_fields import (
+    SkillEvidence,
+    changed_dates,
+    degree_changes,
+    person_name_key,
+    same_phrase,
 )
 
 __all__ = [
+    "MAX_CLAIM",
+    "MAX_SENTENCE",
     "FabricationError",
-    "Violation",
-    "ViolationKind",
-    "assert_truthful",
+    "Finding",
+    "assert_letter_truthful",
+    "assert_resume_truthful",
+    "check_letter",
     "check_resume",
-    "numbers_in",
+    "check_sentences",
     "profile_text",
 ]
 
-ViolationKind = Literal[
-    "wrong_name",
-    "unknown_employer",
-    "unknown_title",
-    "changed_dates",
-    "unknown_degree",
-    "unknown_skill",
-    "invented_fact",
-]
-
-SINGLE_BULLET_SHARE = 0.5  # of a bullet's significant words found in one profile bullet
-MERGED_BULLET_SHARE = 0.75  # ... or found across the role's bullets together
-_SOFT_TERMS = frozenset({"collaboration", "communication", "stakeholder management"})
-_PRESENT = frozenset({"", "present", "current", "now", "today", "ongoing"})
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_NUMBER_WORD = re.compile(
-    r"\b(" + "|".join(w for w in NUMBER_WORDS if w != "one") + r")\b", re.IGNORECASE
-)
+MAX_SENTENCE = 300  # characters of a finding's line
+MAX_CLAIM = 120  # characters of its offending words
 
 
 @dataclass(frozen=True)
-class Violation:
-    kind: ViolationKind
-    detail: str  # where, and the offending term only
+class Finding:
+    """One unsupported claim."""
+
+    where: str  # "headline", "experience[0].bullets[2]", "paragraphs[1].sentences[0]", …
+    sentence: str  # the line it came from, cut to MAX_SENTENCE characters
+    kind: str  # a claims.ClaimKind, or wrong_name, unknown_employer, unknown_title,
+    # changed_dates, unknown_degree, unknown_skill, unknown_fact, wrong_entry
+    claim: str  # the offending words, cut to MAX_CLAIM characters
 
 
 class FabricationError(StageError):
-    """A tailored resume claims something the profile does not support (never retried)."""
+    """A document claims what its cited facts do not support (never retried: the same
+    generation would fail the same way; a regenerate is a new attempt)."""
 
-    def __init__(self, violations: list[Violation]) -> None:
-        kinds = list(dict.fromkeys(v.kind for v in violations))
+    def __init__(self, code: str, findings: list[Finding]) -> None:
+        kinds = list(dict.fromkeys(f.kind for f in findings))
         shown = ", ".join(kinds[:3]) + (" and more" if len(kinds) > 3 else "")
-        count = f"{len(violations)} violation{'s' if len(violations) != 1 else ''}"
+        count = f"{len(findings)} unsupported claim{'s' if len(findings) != 1 else ''}"
+        what = "cover letter" if code == COVER_FABRICATION else "tailored resume"
         super().__init__(
-            TAILOR_FABRICATION,
-            f"tailored resume is not supported by the profile: {shown} ({count})",
+            code,
+            f"{what} is not supported by the profile: {shown} ({count})",
             retryable=False,
         )
-        self.violations = tuple(violations)
+        self.findings = tuple(findings)
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.split()).casefold()
+# -- the walk --------------------------------------------------------------------------------
 
 
-def _norm_end(text: str) -> str:
-    value = _norm(text)
-    return "present" if value in _PRESENT else value
+def _cut(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def numbers_in(text: str) -> set[str]:
-    """The numbers a text states: "1,000" is "1000", "04" is "4", "four" is "4"."""
-    out: set[str] = set()
-    for raw in _NUMBER.findall(text):
-        value = raw.replace(",", "")
-        out.add(value if "." in value else str(int(value)))
-    out.update(str(NUMBER_WORDS[w.lower()]) for w in _NUMBER_WORD.findall(text))
-    return out
+def _finding(where: str, sentence: str, kind: str, claim: str) -> Finding:
+    return Finding(where, _cut(sentence, MAX_SENTENCE), kind, _cut(claim, MAX_CLAIM))
+
+
+class _Walk:
+    """One document's check: the profile's facts, the context and the findings so far."""
+
+    def __init__(self, profile: Profile, context: ClaimContext) -> None:
+        self.profile = profile
+        self.context = context
+        self.aliases = alias_table(context.extra_aliases)
+        self.facts = fact_index(profile)
+        self.findings: list[Finding] = []
+
+    def add(self, where: str, sentence: str, kind: str, claim: str) -> None:
+        self.findings.append(_finding(where, sentence, kind, claim))
+
+    def cited(self, where: str, line: Cited) -> list[Fact]:
+        """The line's cited facts (an unknown id is reported) plus their parents."""
+        found: dict[str, Fact] = {}
+        for fact_id in dict.fromkeys(line.facts):
+            fact = self.facts.get(fact_id)
+            if fact is None:
+                self.add(where, line.text, "unknown_fact", fact_id)
+                continue
+            found.setdefault(fact.id, fact)
+        for fact in list(found.values()):
+            parent = self.facts.get(fact.parent) if fact.parent else None
+            if parent is not None:
+                found.setdefault(parent.id, parent)
+        return list(found.values())
+
+    def line(self, where: str, line: Cited) -> list[Fact]:
+        """Check one cited line; its cited facts (with parents) for the caller's own rules."""
+        cited = self.cited(where, line)
+        if line.text.strip():
+            for claim in check_sentence(line.text, cited, self.context):
+                self.add(where, line.text, claim.kind, claim.claim)
+        return cited
+
+    def uncited(self, where: str, text: str) -> None:
+        """A line that cites nothing (greeting, closing): politeness and the free names."""
+        self.line(where, Cited(text=text, facts=[]))
+
+    def lines(self, where: str, lines: Iterable[Cited]) -> None:
+        for i, line in enumerate(lines):
+            self.line(f"{where}[{i}]", line)
+
+    def same(self, said: str, held: str) -> bool:
+        """Two spellings of one title, employer or school, by alias."""
+        return same_phrase(said, held, self.aliases)
+
+    def name(self, where: str, name: str) -> None:
+        if person_name_key(name) != person_name_key(self.profile.name):
+            self.add(where, name, "wrong_name", name)
+
+    # -- resume fields
+
+    def experience(self, i: int, exp: TailoredExperience) -> None:
+        where = f"experience[{i}]"
+        said = _entry_text(exp.title, exp.company, exp.start, exp.end)
+        entry = None
+        if not any(self.same(exp.company, p.company) for p in self.profile.experience):
+            self.add(f"{where}.company", said, "unknown_employer", exp.company)
+        elif entry := self._entry(where, said, exp.fact, "experience"):
+            if not self._against_entry(where, said, exp, entry):
+                entry = None  # named another employer's entry: its bullets are not judged by it
+        else:  # no entry named: held to the profile's entries at that company
+            self._against_company(where, said, exp)
+        for j, bullet in enumerate(exp.bullets):
+            spot = f"{where}.bullets[{j}]"
+            cited = self.line(spot, bullet)
+            if entry is None:
+                continue
+            for fact in cited:
+                other = (fact.kind == "highlight" and fact.parent != entry.id) or (
+                    fact.kind == "experience" and fact.id != entry.id
+                )
+                if other:
+                    self.add(spot, bullet.text, "wrong_entry", fact.text)
+
+    def _entry(self, where: str, said: str, fact_id: str, kind: str) -> Fact | None:
+        fact = self.facts.get(fact_id)
+        if fact is None:
+            self.add(where, said, "unknown_fact", fact_id or "(no fact cited)")
+            return None
+        if fact.kind != kind:
+            self.add(where, said, "wrong_entry", f"{fact_id} is a {fact.kind}, not {kind}")
+            return None
+        return fact
+
+    def _against_entry(self, where: str, said: str, exp: TailoredExperience, entry: Fact) -> bool:
+        """Title and dates against the named entry; False when it is another employer's."""
+        held = next(p for p in self.profile.experience if _is_entry(p, entry))
+        if not self.same(exp.company, held.company):
+            self.add(f"{where}.company", said, "wrong_entry", exp.company)
+            return False
+        if not self.same(exp.title, held.title):
+            self.add(f"{where}.title", said, "unknown_title", exp.title)
+        for part, claim in changed_dates(exp.start, exp.end, held.start, held.end, open_end=True):
+            self.add(f"{where}.{part}", said, "changed_dates", claim)
+        return True
+
+    def _against_company(self, where: str, said: str, exp: TailoredExperience) -> None:
+        at = [p for p in self.profile.experience if self.same(exp.company, p.company)]
+        titled = [p for p in at if self.same(exp.title, p.title)]
+        if not titled:
+            self.add(f"{where}.title", said, "unknown_title", exp.title)
+            return
+        changes = [changed_dates(exp.start, exp.end, p.start, p.end, open_end=True) for p in titled]
+        if all(changes):
+            for part, claim in changes[0]:
+                self.add(f"{where}.{part}", said, "changed_dates", claim)
+
+    def education(self, i: int, edu: TailoredEducation) -> None:
+        where = f"education[{i}]"
+        said = _education_text(edu)
+        fact = self.facts.get(edu.fact)
+        if fact is not None and fact.kind == "education":
+            held = next(p for p in self.profile.education if _is_entry(p, fact))
+        else:  # no entry named: an entry it matches, or none (a degree not held)
+            same = [p for p in self.profile.education if not degree_changes(edu, p, self.aliases)]
+            if not same:
+                self.add(where, said, "unknown_degree", said)
+                return
+            self._entry(where, said, edu.fact, "education")  # reports the citation
+            held = same[0]
+        for part, claim in degree_changes(edu, held, self.aliases):
+            self.add(f"{where}.{part}", said, "unknown_degree", claim)
+        for part, claim in changed_dates(edu.start, edu.end, held.start, held.end, open_end=False):
+            self.add(f"{where}.{part}", said, "changed_dates", claim)
+
+    def skills(self, skills: Sequence[str]) -> None:
+        texts = [f.text for f in self.facts.values() if f.kind != "name"]
+        held = SkillEvidence(
+            [f.text for f in self.facts.values() if f.kind == "skill"], texts, self.aliases
+        )
+        for i, skill in enumerate(skills):
+            if skill.strip() and not held.supported(skill):
+                self.add(f"skills[{i}]", skill, "unknown_skill", skill)
+
+
+def check_resume(resume: TailoredResume, profile: Profile, context: ClaimContext) -> list[Finding]:
+    """Every claim of ``resume`` its cited facts do not support; [] when it is truthful.
+    Contact details and the order of things are not checked."""
+    walk = _Walk(profile, context)
+    walk.name("name", resume.name)
+    if resume.headline.text.strip():
+        walk.line("headline", resume.headline)
+    walk.lines("summary", resume.summary)
+    walk.skills(resume.skills)
+    for i, exp in enumerate(resume.experience):
+        walk.experience(i, exp)
+    for i, edu in enumerate(resume.education):
+        walk.education(i, edu)
+    walk.lines("extras", resume.extras)
+    return walk.findings
+
+
+def check_letter(letter: CoverLetter, profile: Profile, context: ClaimContext) -> list[Finding]:
+    """Every claim of ``letter`` its cited facts do not support; [] when it is truthful."""
+    walk = _Walk(profile, context)
+    free = [n for n in context.free_names if n.strip()]
+    for field, value in (("company", letter.company), ("role", letter.role)):
+        if free and value.strip() and not any(walk.same(value, n) for n in free):
+            walk.add(field, value, "name", value)
+    walk.uncited("greeting", letter.greeting)
+    for i, paragraph in enumerate(letter.paragraphs):
+        walk.lines(f"paragraphs[{i}].sentences", paragraph.sentences)
+    walk.uncited("closing", letter.closing)
+    walk.name("signature", letter.signature)
+    return walk.findings
+
+
+def check_sentences(
+    lines: Sequence[Cited], profile: Profile, context: ClaimContext, where: str = "answers"
+) -> list[Finding]:
+    """Any other generated lines (Apply's answers): each held to its cited facts."""
+    walk = _Walk(profile, context)
+    walk.lines(where, lines)
+    return walk.findings
+
+
+def assert_resume_truthful(resume: TailoredResume, profile: Profile, context: ClaimContext) -> None:
+    """Raise ``FabricationError`` (``TAILOR_FABRICATION``) unless ``resume`` is truthful."""
+    findings = check_resume(resume, profile, context)
+    if findings:
+        raise FabricationError(TAILOR_FABRICATION, findings)
+
+
+def assert_letter_truthful(letter: CoverLetter, profile: Profile, context: ClaimContext) -> None:
+    """Raise ``FabricationError`` (``COVER_FABRICATION``) unless ``letter`` is truthful."""
+    findings = check_letter(letter, profile, context)
+    if findings:
+        raise FabricationError(COVER_FABRICATION, findings)
 
 
 def profile_text(profile: Profile) -> str:
@@ -127,109 +319,23 @@ def profile_text(profile: Profile) -> str:
     return "\n".join(p for p in parts if p.strip())
 
 
-def _skill_supported(skill: str, profile: Profile, corpus: str) -> bool:
-    if _norm(skill) in {_norm(s) for s in profile.skills}:
-        return True
-    term = term_for(skill)
-    if term is not None:
-        return bool(term.pattern.search(corpus))
-    literal = re.compile(WORD_LEFT + re.escape(skill.strip()) + WORD_RIGHT, re.IGNORECASE)
-    return bool(skill.strip()) and bool(literal.search(corpus))
+# -- entries ---------------------------------------------------------------------------------
 
 
-def _unsupported_terms(text: str, allowed: str) -> list[str]:
-    return [
-        t.label
-        for t in TERMS
-        if t.key not in _SOFT_TERMS and t.pattern.search(text) and not t.pattern.search(allowed)
-    ]
+def _is_entry(held: Experience | Education, fact: Fact) -> bool:
+    if isinstance(held, Experience):
+        return experience_fact_id(held) == fact.id
+    return education_fact_id(held) == fact.id
 
 
-def _claims(where: str, text: str, numbers: set[str], allowed: str) -> list[Violation]:
-    """Numbers and vocabulary terms in ``text`` that ``numbers`` / ``allowed`` lack."""
-    found = [
-        Violation("invented_fact", f"{where}: number {n}")
-        for n in sorted(numbers_in(text))
-        if n not in numbers
-    ]
-    found += [
-        Violation("invented_fact", f"{where}: term {label}")
-        for label in _unsupported_terms(text, allowed)
-    ]
-    return found
+def _entry_text(title: str, company: str, start: str, end: str) -> str:
+    text = f"{title} at {company}"
+    when = " – ".join(x for x in (start, end) if x.strip())
+    return f"{text}, {when}" if when else text
 
 
-def _overlaps(bullet: str, role_bullets: list[str]) -> bool:
-    words = significant_words(bullet)
-    if not words:
-        return True  # nothing but numbers and terms, which are checked on their own
-    sets = [set(significant_words(b)) for b in role_bullets]
-    best = max((sum(w in s for w in words) for s in sets), default=0)
-    merged = sum(any(w in s for s in sets) for w in words)
-    return best >= SINGLE_BULLET_SHARE * len(words) or merged >= MERGED_BULLET_SHARE * len(words)
-
-
-def _check_experience(resume: TailoredResume, profile: Profile) -> list[Violation]:
-    found: list[Violation] = []
-    for i, exp in enumerate(resume.experience):
-        where = f"experience[{i}]"
-        at_company = [p for p in profile.experience if _norm(p.company) == _norm(exp.company)]
-        if not at_company:
-            found.append(Violation("unknown_employer", f"{where}.company: {exp.company}"))
-            continue
-        roles = [p for p in at_company if _norm(p.title) == _norm(exp.title)]
-        if not roles:
-            found.append(Violation("unknown_title", f"{where}.title: {exp.title}"))
-        elif not any(_same_dates(p, exp.start, exp.end) for p in roles):
-            found.append(Violation("changed_dates", f"{where}: {exp.start} – {exp.end}"))
-        company_text = "\n".join(t for p in at_company for t in (p.title, *p.bullets))
-        numbers = numbers_in(company_text + "\n" + profile.summary)
-        allowed = "\n".join([company_text, profile.summary, *profile.skills])
-        role_bullets = [b for p in (roles or at_company) for b in p.bullets]
-        for j, bullet in enumerate(texts(exp.bullets)):
-            spot = f"{where}.bullets[{j}]"
-            found += _claims(spot, bullet, numbers, allowed)
-            if not _overlaps(bullet, role_bullets):
-                found.append(Violation("invented_fact", f"{spot}: not found in the profile"))
-    return found
-
-
-def _same_dates(entry: Experience, start: str, end: str) -> bool:
-    return _norm(entry.start) == _norm(start) and _norm_end(entry.end) == _norm_end(end)
-
-
-def check_resume(resume: TailoredResume, profile: Profile) -> list[Violation]:
-    """Everything in ``resume`` the profile does not support; [] when it is truthful."""
-    found: list[Violation] = []
-    if _norm(resume.name) != _norm(profile.name):
-        found.append(Violation("wrong_name", f"name: {resume.name}"))
-    found += _check_experience(resume, profile)
-    for i, edu in enumerate(resume.education):
-        key = (_norm(edu.institution), _norm(edu.degree), _norm(edu.field))
-        same = [
-            p
-            for p in profile.education
-            if (_norm(p.institution), _norm(p.degree), _norm(p.field)) == key
-        ]
-        if not same:
-            detail = ", ".join(x for x in (edu.degree, edu.field, edu.institution) if x)
-            found.append(Violation("unknown_degree", f"education[{i}]: {detail}"))
-        elif not any(
-            _norm(p.start) == _norm(edu.start) and _norm(p.end) == _norm(edu.end) for p in same
-        ):
-            found.append(Violation("changed_dates", f"education[{i}]: {edu.start} – {edu.end}"))
-    corpus = profile_text(profile)
-    for i, skill in enumerate(resume.skills):
-        if not _skill_supported(skill, profile, corpus):
-            found.append(Violation("unknown_skill", f"skills[{i}]: {skill}"))
-    everything = numbers_in(corpus)
-    found += _claims("summary", resume.summary_text(), everything, corpus)
-    found += _claims("headline", resume.headline.text, everything, corpus)
-    return found
-
-
-def assert_truthful(resume: TailoredResume, profile: Profile) -> None:
-    """Raise ``FabricationError`` (``TAILOR_FABRICATION``) unless ``resume`` is truthful."""
-    violations = check_resume(resume, profile)
-    if violations:
-        raise FabricationError(violations)
+def _education_text(edu: TailoredEducation) -> str:
+    what = " in ".join(x for x in (edu.degree, edu.field) if x.strip())
+    text = f"{what} at {edu.institution}" if what else edu.institution
+    when = " – ".join(x for x in (edu.start, edu.end) if x.strip())
+    return f"{text}, {when}" if when else text
