@@ -1,0 +1,14 @@
+"""The truth-check corpus (issue 11): six profiles and documents built from them, each a
+truthful base plus one fabrication or one truthful rewrite. See ``corpus`` for how."""
+
+from __future__ import annotations
+
+from tests.unit.truth_corpus import agnieszka, chiamaka, hang, luisa, sebastien, sebnem
+from tests.unit.truth_corpus.corpus import Case, Spec
+
+SPECS: dict[str, Spec] = {
+    m.SPEC.profile: m.SPEC for m in (agnieszka, luisa, hang, sebastien, sebnem, chiamaka)
+}
+CASES: list[Case] = [case for spec in SPECS.values() for case in spec.table.cases]
+
+__all__ = ["CASES", "SPECS"]
