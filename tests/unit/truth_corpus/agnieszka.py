@@ -589,3 +589,26 @@ T.lie(
     "the streaming pipeline placed at Snowplow, the employer applied to",
     Sub("paragraphs[1].sentences[0]", "At Allegro I built", "At Snowplow I built"),
 )
+T.lie(
+    "letter",
+    "years",
+    "paragraphs[0].sentences[1]",
+    "over eleven years computed from three roles (2016-10 to now is under nine)",
+    Put(
+        "paragraphs[0].sentences[1]",
+        cite(
+            "I have worked with data for over eleven years, at Comarch, ING Hubs Poland and "
+            "now Allegro.",
+            "exp0",
+            "exp1",
+            "exp2",
+        ),
+    ),
+)
+T.lie(
+    "resume",
+    "number_word",
+    "experience[1].bullets[2]",
+    "12 engineers onboarded become a hundred",
+    Sub("experience[1].bullets[2]", "onboarded 12 engineers", "onboarded a hundred engineers"),
+)

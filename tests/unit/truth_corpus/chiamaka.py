@@ -356,3 +356,56 @@ T.ok(
         ),
     ),
 )
+T.lie(
+    "resume",
+    "quantity",
+    "experience[2].bullets[2]",
+    "a pipeline 3× faster becomes 30×",
+    Sub("experience[2].bullets[2]", "3× faster", "30× faster"),
+)
+T.lie(
+    "resume",
+    "tool",
+    "experience[2].bullets[2]",
+    "fastlane match and xcodebuild appended, in lower case",
+    Sub(
+        "experience[2].bullets[2]",
+        "parallel UI tests.",
+        "parallel UI tests, signing with fastlane match and xcodebuild.",
+    ),
+)
+T.lie(
+    "letter",
+    "years",
+    "paragraphs[0].sentences[1]",
+    "over ten years of mobile work computed from three roles (2017-06 to now is eight)",
+    Put(
+        "paragraphs[0].sentences[1]",
+        cite(
+            "I have over ten years of mobile experience, at Andela, Paystack and Monzo.",
+            "exp2",
+            "exp1",
+            "exp0",
+        ),
+    ),
+)
+T.ok(
+    "resume",
+    "quantity_form",
+    "3× written as three times",
+    Sub("experience[2].bullets[2]", "3× faster", "three times faster"),
+)
+T.ok(
+    "letter",
+    "years",
+    "eight years computed from three roles",
+    Put(
+        "paragraphs[0].sentences[1]",
+        cite(
+            "I have eight years of mobile experience, at Andela, Paystack and Monzo.",
+            "exp2",
+            "exp1",
+            "exp0",
+        ),
+    ),
+)

@@ -496,3 +496,10 @@ T.ok(
         ),
     ),
 )
+T.lie(
+    "resume",
+    "tool",
+    "experience[2].bullets[0]",
+    "fairseq added beside PyTorch, in lower case",
+    Sub("experience[2].bullets[0]", "in PyTorch.", "in PyTorch and fairseq."),
+)

@@ -504,3 +504,14 @@ T.lie(
     "the posting's title given to her Farfetch role",
     Put("experience[0].title", "Senior Frontend Engineer, Design Systems"),
 )
+T.lie(
+    "resume",
+    "tool",
+    "experience[1].bullets[2]",
+    "vitest added beside Jest, in lower case",
+    Sub(
+        "experience[1].bullets[2]",
+        "with Jest and Testing Library.",
+        "with Jest, vitest and Testing Library.",
+    ),
+)

@@ -547,3 +547,10 @@ T.ok(
     "€1.8B written as 1.8 billion euros",
     Sub("paragraphs[1].sentences[0]", "processing €1.8B", "processing 1.8 billion euros"),
 )
+T.lie(
+    "resume",
+    "number_word",
+    "experience[0].bullets[0]",
+    "22 engineers become two hundred",
+    Sub("experience[0].bullets[0]", "(22 engineers)", "(two hundred engineers)"),
+)

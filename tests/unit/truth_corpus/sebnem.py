@@ -535,3 +535,10 @@ T.lie(
         "As a Principal Platform Engineer at Adyen, I run",
     ),
 )
+T.lie(
+    "resume",
+    "tool",
+    "experience[2].bullets[0]",
+    "cloud-init added beside Ansible, in lower case",
+    Sub("experience[2].bullets[0]", "with Ansible,", "with Ansible and cloud-init,"),
+)
