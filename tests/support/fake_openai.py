@@ -6,6 +6,8 @@ tool's call, or JSON content when it sent a ``response_format`` or no tools) wit
 ``payload``; ``malformed`` answers the same way with arguments that fail validation;
 ``rate_limited`` (429 with ``Retry-After``), ``server_error`` (500) and ``unauthorized``
 (401) answer with an OpenAI error body. ``delay`` holds every answer back (for timeouts).
+``answer``, when given, chooses the ``ok`` payload per request (``requested_fields`` tells
+a resume from a letter), so one server can play every lane, and lie in some of them.
 Every POST is kept in ``requests`` (its JSON body), its headers in ``headers``. A thin layer
 over ``LoopbackServer`` (tests/support/loopback.py), which is in ``server``.
 """
@@ -35,6 +37,17 @@ _ERRORS: dict[str, tuple[int, str, str, dict[str, str]]] = {
 }
 
 
+def requested_fields(request: dict[str, Any]) -> frozenset[str]:
+    """The top-level fields of the output a chat-completions request asks for (its first
+    tool's parameters, or its JSON response format): ``paragraphs`` is a letter."""
+    tools = request.get("tools") or []
+    if tools:
+        schema = tools[0]["function"].get("parameters") or {}
+    else:
+        schema = (request.get("response_format") or {}).get("json_schema", {}).get("schema", {})
+    return frozenset(schema.get("properties") or {})
+
+
 class FakeOpenAI:
     """Use as a context manager; ``base_url`` ends in ``/v1``, as an OpenAI client expects."""
 
@@ -45,11 +58,14 @@ class FakeOpenAI:
         *,
         delay: float = 0.0,
         on_answer: Callable[[], None] | None = None,
+        answer: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
-        """``on_answer`` is called as each answer is handed to the server to send."""
+        """``on_answer`` is called as each answer is handed to the server to send;
+        ``answer(request body)`` is the payload of an ``ok`` answer (else ``payload``)."""
         self.mode = mode
         self.delay = delay
         self.on_answer = on_answer
+        self.answer = answer
         self.payload: dict[str, Any] = payload or {}
         self.server = LoopbackServer(fallback=self._not_found)
         self.server.on("POST", CHAT_COMPLETIONS, self._answer)
@@ -84,7 +100,10 @@ class FakeOpenAI:
 
     def completion(self, request: dict[str, Any]) -> dict[str, Any]:
         """The chat completion answering ``request`` in the form it asked for."""
-        arguments = {"unexpected": True} if self.mode == "malformed" else self.payload
+        if self.mode == "malformed":
+            arguments: dict[str, Any] = {"unexpected": True}
+        else:
+            arguments = self.answer(request) if self.answer is not None else self.payload
         message: dict[str, Any] = {"role": "assistant", "content": None}
         tools = request.get("tools") or []
         if tools and "response_format" not in request:

@@ -17,7 +17,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from jobctrl.app import queries
+from jobctrl.app import queries, truth
 from jobctrl.domain.discovery import RunStatus
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.events import REGISTRY
@@ -141,6 +141,7 @@ def register_pages(app: FastAPI, home: Home) -> None:
             "drafts": any(m["approval"] == MaterialState.DRAFT for m in materials),
             "events": queries.job_timeline(home, job["jobId"]),
             "description": queries.posting_text(home, job["artifacts"]["text"]),
+            "citations": truth.material_citations(home, job["jobId"]),
         }
         if fragment == "main":
             return _render("_job_detail.html", **context)

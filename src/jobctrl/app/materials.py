@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from jobctrl.app import runtime
+from jobctrl.app.truth import latest_truth_check
 from jobctrl.domain.errors import INVALID_INPUT, MISSING_INPUT, JobctrlError
 from jobctrl.domain.materials import MaterialKind, MaterialState
 from jobctrl.domain.stages import LATER_STAGES
 from jobctrl.home import Home
-from jobctrl.store import jobs, stage_states
+from jobctrl.store import jobs, stage_states, truth_checks
 from jobctrl.store import materials as stored
 from jobctrl.store.store import Store
 from jobctrl.workflows import starts
@@ -30,7 +31,8 @@ def decide_materials(home: Home, ref: str, decision: str) -> list[dict[str, Any]
 
 async def regenerate_materials(home: Home, ref: str, *, wait: bool = False) -> dict[str, Any]:
     """Write a new generation of the resume and letter; the approved one stays accepted
-    until the new one is approved."""
+    until the new one is approved. After the truth check refused a document, this is a
+    new attempt at it. With ``wait``, the result carries this run's last ``truthCheck``."""
     client = await runtime.client_for(home)
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
@@ -38,6 +40,10 @@ async def regenerate_materials(home: Home, ref: str, *, wait: bool = False) -> d
         raise JobctrlError(f"job {job_id} has no score yet", code=MISSING_INPUT)
     latest = stored.latest(store, job_id, MaterialKind.RESUME)
     generation = 1 + (latest["generation"] if latest else 0)
+    # A refused document leaves the generation number where it was: the refusals seen so
+    # far make the next request a new attempt (while one runs, a second request joins it).
+    refused = truth_checks.refusals(store, job_id)
+    workflow_id = f"prepare-regenerate-{job_id}-{generation}" + (f"-r{refused}" if refused else "")
     stage_states.reset_stages(store, job_id, tuple(s.value for s in LATER_STAGES), "regenerate")
     key = jobs.job_row(store, job_id)["idempotency_key"]
     started = await starts.start_preparation(
@@ -46,9 +52,15 @@ async def regenerate_materials(home: Home, ref: str, *, wait: bool = False) -> d
         store,
         job_id,
         key,
-        workflow_id=f"prepare-regenerate-{job_id}-{generation}",
+        workflow_id=workflow_id,
         materials=True,
     )
+    result: dict[str, Any] = {
+        "jobId": job_id,
+        "workflowId": started.workflow_id,
+        "runId": started.run_id,
+        "generation": generation,
+    }
     if wait:
         await starts.wait_for_result(
             client,
@@ -56,9 +68,7 @@ async def regenerate_materials(home: Home, ref: str, *, wait: bool = False) -> d
             600,
             still_running=f"job {job_id}'s new materials are still being written after 600 s",
         )
-    return {
-        "jobId": job_id,
-        "workflowId": started.workflow_id,
-        "runId": started.run_id,
-        "generation": generation,
-    }
+        # This run's last check: a refusal says which document and how many claims.
+        check = latest_truth_check(store, job_id)
+        result["truthCheck"] = check if check and check["runId"] == started.run_id else None
+    return result

@@ -1,6 +1,7 @@
-"""Every read the CLI and the API offer: jobs, a job, its materials and timeline,
-discovery runs, spend, the event log, settings, material PDFs, the profile, sources and
-lanes. Queries change nothing (a first read may create and migrate the database).
+"""Every read the CLI and the API offer: jobs, a job (with its latest truth check), its
+materials and timeline, discovery runs, spend, the event log, settings, material PDFs,
+the profile, sources and lanes (the truth check's own reads are in ``app.truth``).
+Queries change nothing (a first read may create and migrate the database).
 
 Each returns plain data with camelCase keys: the CLI's ``--json`` and the API's bodies.
 """
@@ -12,6 +13,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from jobctrl import config as config_file
+from jobctrl.app.truth import latest_truth_check
 from jobctrl.config import LANES, LaneProvider
 from jobctrl.domain.discovery import total_counts
 from jobctrl.domain.errors import ARTIFACT_NOT_FOUND, JobctrlError, NotFoundError
@@ -91,7 +93,8 @@ def _stage_view(row: dict[str, Any]) -> dict[str, Any]:
 
 def job_view(store: Store, job_id: str) -> dict[str, Any]:
     """One job, read together: its extracted fields, stage states (with error codes),
-    status (as the job list shows it), score report and evaluation report."""
+    status (as the job list shows it), score report, evaluation report and the latest
+    truth check of its resume or letter."""
     record = jobs.job_record(store, job_id)
     row, score, numbered = record.job, record.score, record.report
     salary = None
@@ -129,6 +132,7 @@ def job_view(store: Store, job_id: str) -> dict[str, Any]:
         "verdict": score["verdict"] if score else None,
         "scoreReport": score["report"] if score else None,
         "evaluationReport": report,
+        "truthCheck": latest_truth_check(store, job_id),
         "createdAt": _iso(row["created_at"]),
         "updatedAt": _iso(row["updated_at"]),
     }

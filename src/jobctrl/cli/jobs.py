@@ -109,12 +109,32 @@ def _salary_text(salary: dict[str, Any]) -> str:
     return " ".join(part for part in (span, salary["currency"] or "", period) if part)
 
 
+def _truth_check(check: dict[str, Any]) -> None:
+    """The latest truth check: passed, or each unsupported claim and its sentence."""
+    document = {"tailor": "resume", "cover": "letter"}.get(check["stage"], check["stage"])
+    head = f"  truth check: {document} generation {check['generation']}"
+    if check["passed"]:
+        click.echo(f"{head} passed ({check['checked']} lines checked against their facts)")
+        return
+    count = check["findingCount"]
+    click.echo(
+        f"{head} refused: {count} unsupported claim{'s' if count != 1 else ''} "
+        f"in {check['checked']} lines; nothing of it was saved or rendered"
+    )
+    for finding in check["findings"]:
+        click.echo(f"    ✗ [{finding['kind']}] {finding['claim']}")
+        click.echo(f"        in {finding['where']}: {finding['sentence']}")
+    if count > len(check["findings"]):
+        click.echo(f"    … and {count - len(check['findings'])} more")
+
+
 @click.command()
 @click.argument("job")
 @click.option("--json", "as_json", is_flag=True, help="Print the job as JSON.")
 @handle_errors
 def show(job: str, as_json: bool) -> None:
-    """Show one job: posting fields, stages (with errors) and the fit report."""
+    """Show one job: posting fields, stages (with errors), the latest truth check of its
+    resume or letter (each unsupported claim and its sentence) and the fit report."""
     view = queries.show_job(home(), job)
     if as_json:
         echo_json(view)
@@ -145,6 +165,8 @@ def show(job: str, as_json: bool) -> None:
             if st["retryable"] is not None and st["state"] == StageState.FAILED:
                 line += " (retryable)" if st["retryable"] else " (not retryable)"
         click.echo(line)
+    if view["truthCheck"]:
+        _truth_check(view["truthCheck"])
     report = view["scoreReport"]
     if report:
         _profile_hint()

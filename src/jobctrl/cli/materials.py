@@ -26,8 +26,16 @@ def materials_cmd(args: tuple[str, ...], as_json: bool) -> None:
     """
     if len(args) == 2 and args[0] == "regenerate":
         result = asyncio.run(app_materials.regenerate_materials(home(), args[1], wait=True))
+        check = result.get("truthCheck")
         if as_json:
             echo_json(result)
+        elif check and not check["passed"]:
+            document = "resume" if check["stage"] == "tailor" else "letter"
+            click.echo(
+                f"the truth check refused the {document} of generation {check['generation']} "
+                f"for job {result['jobId']} ({check['findingCount']} unsupported claims); "
+                f"`jobctrl show {result['jobId']}` names them"
+            )
         else:
             click.echo(
                 f"wrote generation {result['generation']} for job {result['jobId']}; "

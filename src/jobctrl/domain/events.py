@@ -85,6 +85,9 @@ class StageFailed(DomainEvent):
     # Attempts the stage has used after this one (one less when it used none: a spent
     # budget). None in events written before the field existed: then ``attempt``.
     attempts_used: int | None = None
+    # A refused truth check (TAILOR_FABRICATION / COVER_FABRICATION): how many unsupported
+    # claims it found. The claims themselves are in the store (truth_checks), never here.
+    findings: int | None = None
 
 
 class StageSkipped(DomainEvent):
@@ -272,7 +275,7 @@ class ReportWritten(DomainEvent):
 # page's timeline): codes, counts and ids.
 SUMMARY_FIELDS = ("stage", "attempt", "errorCode", "score", "verdict", "outcome", "reason",
                   "kind", "generation", "state", "availability", "code", "number", "method",
-                  "key", "workflowId")  # fmt: skip
+                  "key", "workflowId", "findings")  # fmt: skip
 
 
 def summary_fields(payload: dict[str, object]) -> dict[str, object]:

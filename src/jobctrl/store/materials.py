@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Connection, func, select, update
 
 from jobctrl.domain.clock import Clock
 from jobctrl.domain.errors import NO_DRAFT, NotFoundError
@@ -46,6 +46,16 @@ def list_materials(store: Store, job_id: str) -> list[dict[str, Any]]:
         return [dict(r) for r in rows]
 
 
+def next_generation(conn: Connection, job_id: str, kind: str) -> int:
+    """The number the job's next generation of ``kind`` gets."""
+    newest = conn.execute(
+        select(func.coalesce(func.max(M.c.generation), 0)).where(
+            M.c.job_id == job_id, M.c.kind == kind
+        )
+    ).scalar_one()
+    return int(newest) + 1
+
+
 def add_generation(
     tx: WriteTx,
     job_id: str,
@@ -58,12 +68,7 @@ def add_generation(
     run_id: str,
 ) -> int:
     """Save a new draft generation of ``kind`` (the next number) with its event."""
-    newest = tx.conn.execute(
-        select(func.coalesce(func.max(M.c.generation), 0)).where(
-            M.c.job_id == job_id, M.c.kind == kind
-        )
-    ).scalar_one()
-    generation = int(newest) + 1
+    generation = next_generation(tx.conn, job_id, kind)
     tx.conn.execute(
         M.insert().values(
             job_id=job_id,

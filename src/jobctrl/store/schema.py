@@ -351,3 +351,28 @@ start_intents = Table(
     Column("run_id", String(64)),
     Index("ix_start_intents_open", "started_at", "created_at"),
 )
+
+# -- truth checks (issue 11) ---------------------------------------------------------------
+
+# One row per checked Tailor/Cover attempt (store/truth_checks.py): whether the document
+# passed, how many lines were checked, and each unsupported claim with the sentence it came
+# from (bounded). Domain data for `jobctrl show` and the Job page; never copied into events,
+# projections, workflow histories or logs.
+truth_checks = Table(
+    "truth_checks",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("job_id", String(32), nullable=False),
+    Column("stage", String(16), nullable=False),  # tailor | cover
+    Column("run_id", String(64), nullable=False),
+    Column("attempt", Integer, nullable=False),
+    Column("generation", Integer, nullable=False),  # written, or the one it would have been
+    Column("passed", Boolean, nullable=False),
+    Column("checked", Integer, nullable=False),  # lines (sentences, bullets, fields) read
+    Column("finding_count", Integer, nullable=False),  # all of them; ``findings`` keeps 200
+    Column("findings", JSON, nullable=False),  # [{where, sentence, kind, claim}]
+    Column("profile_version", Integer),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("job_id", "stage", "run_id", "attempt", name="uq_truth_check_attempt"),
+    Index("ix_truth_checks_job", "job_id", "id"),
+)

@@ -9,7 +9,7 @@ the same transaction; every time it stamps is its transaction's clock (``WriteTx
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -136,7 +136,12 @@ def fail_stage(
     *,
     next_attempt_at: datetime | None = None,
     clock: Clock | None = None,
+    findings: int | None = None,
+    also: Callable[[WriteTx], None] | None = None,
 ) -> None:
+    """Mark the owned attempt failed with ``error``. ``findings`` (a refused truth check's
+    count) goes into the event; ``also`` writes what the failure keeps besides (the
+    check's findings) in the same transaction, after the ownership fence."""
     attempts = attempt if error.uses_attempt else attempt - 1
     with store.write(clock=clock) as tx:
         _fenced(
@@ -161,9 +166,12 @@ def fail_stage(
                 error_code=error.code,
                 retryable=error.retryable,
                 attempts_used=attempts,
+                findings=findings,
             ),
             key=f"stage-failed:{job_id}:{stage}:{run_id}:{attempt}",
         )
+        if also is not None:
+            also(tx)
 
 
 def schedule_retry(store: Store, job_id: str, stage: str, run_id: str, when: datetime) -> None:

@@ -1,0 +1,168 @@
+"""The truth check as a person reads it: a job's latest check (`jobctrl show`, the Job
+page, ``GET /v1/jobs/{id}``) and each line of its current resume and letter beside the
+profile facts it cites. Queries: they change nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from jobctrl import config as config_file
+from jobctrl.domain.errors import JobctrlError
+from jobctrl.domain.facts import Fact, fact_index
+from jobctrl.domain.materials import (
+    Cited,
+    CoverLetter,
+    MaterialKind,
+    MaterialState,
+    TailoredResume,
+)
+from jobctrl.domain.profile import Profile
+from jobctrl.home import Home
+from jobctrl.store import jobs, materials, profiles, truth_checks
+from jobctrl.store.store import Store
+
+__all__ = ["latest_truth_check", "material_citations", "truth_check_view"]
+
+
+def truth_check_view(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A recorded check: the stage, whether the document passed, how many lines were
+    read, and each unsupported claim with the sentence it came from (``where`` names the
+    line: ``summary[1]``, ``experience[0].bullets[2]``, ``paragraphs[1].sentences[0]``)."""
+    if row is None:
+        return None
+    return {
+        "stage": row["stage"],
+        "passed": bool(row["passed"]),
+        "checked": row["checked"],
+        "findings": [
+            {key: str(f.get(key, "")) for key in ("where", "sentence", "kind", "claim")}
+            for f in row["findings"] or []
+        ],
+        "findingCount": row["finding_count"],
+        "generation": row["generation"],
+        "attempt": row["attempt"],
+        "runId": row["run_id"],
+        "profileVersion": row["profile_version"],
+        "checkedAt": row["created_at"].isoformat() if row["created_at"] else None,
+    }
+
+
+def latest_truth_check(store: Store, job_id: str) -> dict[str, Any] | None:
+    """The job's most recent check, Tailor's or Cover's (None before either ran)."""
+    return truth_check_view(truth_checks.latest(store, job_id))
+
+
+# -- citations -----------------------------------------------------------------------------
+
+
+def _current(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per kind, the generation the Job page shows: the draft awaiting a decision, else
+    the approved one, else the newest."""
+
+    def rank(row: dict[str, Any]) -> tuple[bool, bool, int]:
+        state = row["state"]
+        return (state == MaterialState.DRAFT, state == MaterialState.APPROVED, row["generation"])
+
+    shown: dict[str, dict[str, Any]] = {}
+    for row in sorted(rows, key=rank):
+        shown[row["kind"]] = row  # the best-ranked of each kind comes last
+    return shown
+
+
+def _line(where: str, text: str, facts: list[str]) -> dict[str, Any]:
+    return {"where": where, "text": text, "facts": facts}
+
+
+def _cited(where: str, line: Cited) -> dict[str, Any]:
+    return _line(where, line.text, list(line.facts))
+
+
+def resume_lines(resume: TailoredResume) -> list[dict[str, Any]]:
+    """Each line of a resume that can cite: headline, summary sentences, entries, bullets
+    and extras, with the ids it cites."""
+    lines = []
+    if resume.headline.text.strip():
+        lines.append(_cited("headline", resume.headline))
+    lines += [_cited(f"summary[{i}]", s) for i, s in enumerate(resume.summary)]
+    for i, exp in enumerate(resume.experience):
+        when = " – ".join(x for x in (exp.start, exp.end) if x)
+        heading = f"{exp.title} at {exp.company}" + (f", {when}" if when else "")
+        lines.append(_line(f"experience[{i}]", heading, [exp.fact] if exp.fact else []))
+        lines += [_cited(f"experience[{i}].bullets[{j}]", b) for j, b in enumerate(exp.bullets)]
+    for i, edu in enumerate(resume.education):
+        what = ", ".join(x for x in (edu.degree, edu.field, edu.institution) if x)
+        lines.append(_line(f"education[{i}]", what, [edu.fact] if edu.fact else []))
+    lines += [_cited(f"extras[{i}]", e) for i, e in enumerate(resume.extras)]
+    return lines
+
+
+def letter_lines(letter: CoverLetter) -> list[dict[str, Any]]:
+    """Each sentence of a letter with the ids it cites."""
+    return [
+        _cited(f"paragraphs[{i}].sentences[{j}]", sentence)
+        for i, paragraph in enumerate(letter.paragraphs)
+        for j, sentence in enumerate(paragraph.sentences)
+    ]
+
+
+def _document_lines(kind: str, content: Any) -> list[dict[str, Any]]:
+    try:
+        if kind == MaterialKind.RESUME:
+            return resume_lines(TailoredResume.model_validate(content))
+        return letter_lines(CoverLetter.model_validate(content))
+    except ValidationError:  # a stored shape this version cannot read: nothing to show
+        return []
+
+
+def _profile(home: Home, store: Store, version: int | None) -> Profile | None:
+    """The profile version a generation was written from (None when it cannot be read)."""
+    try:
+        if version is None:
+            return config_file.load_config(home).profile
+        return profiles.load_version(store, version)
+    except JobctrlError:
+        return None
+
+
+def _fact_view(fact_id: str, index: dict[str, Fact]) -> dict[str, Any]:
+    fact = index.get(fact_id)
+    if fact is None:  # not a fact of that profile version: shown as the bare id
+        return {"id": fact_id, "kind": None, "text": None}
+    return {"id": fact.id, "kind": fact.kind, "text": fact.text}
+
+
+def material_citations(home: Home, ref: str) -> list[dict[str, Any]]:
+    """For the job's current resume and letter (the generation the Job page shows), each
+    line beside the profile facts it cites, resolved in the profile version that
+    generation was written from."""
+    store = Store.open(home)
+    job_id = jobs.resolve_job_id(store, ref)
+    shown = _current(materials.list_materials(store, job_id))
+    indexes: dict[int | None, dict[str, Fact]] = {}
+    documents = []
+    for kind in (MaterialKind.RESUME, MaterialKind.COVER):
+        row = shown.get(kind.value)
+        if row is None:
+            continue
+        version = row["profile_version"]
+        if version not in indexes:
+            profile = _profile(home, store, version)
+            indexes[version] = fact_index(profile) if profile is not None else {}
+        index = indexes[version]
+        lines = [
+            {**line, "facts": [_fact_view(f, index) for f in line["facts"]]}
+            for line in _document_lines(kind.value, row["content"])
+        ]
+        documents.append(
+            {
+                "kind": kind.value,
+                "generation": row["generation"],
+                "approval": row["state"],
+                "profileVersion": version,
+                "lines": lines,
+            }
+        )
+    return documents

@@ -1,0 +1,107 @@
+"""Truth checks: what the check found in each Tailor and Cover attempt's document.
+
+A row per checked attempt (job, stage, run, attempt), written in the same transaction as
+the attempt's outcome: with the new generation when the document passed, with the
+stage's failure when it was refused (``TAILOR_FABRICATION`` / ``COVER_FABRICATION``). It
+keeps each unsupported claim and the sentence it came from: domain data the person reads
+in `jobctrl show` and on the Job page, which is why it lives here and never in an event,
+a projection, a workflow history or a log (those carry the code and the count).
+
+Bounded: at most ``MAX_FINDINGS`` findings a row (``finding_count`` keeps the full
+number), each field cut to its limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, func, select
+
+from jobctrl.domain.truth import Finding
+from jobctrl.store import schema
+from jobctrl.store.db import upsert
+from jobctrl.store.store import Store, WriteTx
+
+__all__ = ["LIMITS", "MAX_FINDINGS", "bounded", "latest", "latest_in", "record", "refusals"]
+
+TC = schema.truth_checks
+
+MAX_FINDINGS = 200
+# Characters kept of each field of a finding (a profile bullet is at most 1,000).
+LIMITS = {"where": 120, "sentence": 1_000, "kind": 32, "claim": 300}
+
+
+def _cut(text: str, limit: int) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def bounded(findings: Sequence[Finding]) -> list[dict[str, str]]:
+    """The first ``MAX_FINDINGS`` findings as stored: each field cut to its limit."""
+    return [
+        {name: _cut(getattr(f, name), limit) for name, limit in LIMITS.items()}
+        for f in findings[:MAX_FINDINGS]
+    ]
+
+
+def record(
+    tx: WriteTx,
+    *,
+    job_id: str,
+    stage: str,
+    run_id: str,
+    attempt: int,
+    generation: int,
+    checked: int,
+    findings: Sequence[Finding],
+    profile_version: int | None,
+) -> None:
+    """Record one attempt's check (passed when ``findings`` is empty), once: the caller's
+    transaction is the one that records the attempt's outcome, fenced on its owner."""
+    upsert(
+        tx.conn,
+        TC,
+        {
+            "job_id": job_id,
+            "stage": stage,
+            "run_id": run_id,
+            "attempt": attempt,
+            "generation": generation,
+            "passed": not findings,
+            "checked": checked,
+            "finding_count": len(findings),
+            "findings": bounded(findings),
+            "profile_version": profile_version,
+            "created_at": tx.now,
+        },
+        keys=["job_id", "stage", "run_id", "attempt"],
+    )
+
+
+def latest_in(conn: Connection, job_id: str) -> dict[str, Any] | None:
+    """The job's most recent check (either stage), on an open connection."""
+    row = (
+        conn.execute(select(TC).where(TC.c.job_id == job_id).order_by(TC.c.id.desc()).limit(1))
+        .mappings()
+        .first()
+    )
+    return dict(row) if row else None
+
+
+def latest(store: Store, job_id: str) -> dict[str, Any] | None:
+    """The job's most recent check (either stage), or None."""
+    with store.read() as conn:
+        return latest_in(conn, job_id)
+
+
+def refusals(store: Store, job_id: str) -> int:
+    """How many of the job's documents the check has refused (a regenerate after one is a
+    new attempt, under a new workflow id)."""
+    with store.read() as conn:
+        count = conn.execute(
+            select(func.count())
+            .select_from(TC)
+            .where(TC.c.job_id == job_id, TC.c.passed.is_(False))
+        ).scalar_one()
+    return int(count)
