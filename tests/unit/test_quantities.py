@@ -1,0 +1,246 @@
+"""Numbers, dates and durations read from a sentence (domain.quantities)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jobctrl.domain.quantities import PRESENT, Quantity, counted_compatible, parse_date, scan
+
+
+def only(text: str) -> Quantity:
+    (q,) = scan(text).quantities
+    return q
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "unit"),
+    [
+        ("1,200 DAGs", 1200, None),
+        ("1200 DAGs", 1200, None),
+        ("99.5%", 99.5, "%"),
+        ("38 percent", 38, "%"),
+        ("38 per cent", 38, "%"),
+        ("50M+ events", 50e6, None),
+        ("more than 50 million events", 50e6, None),
+        ("50B+ events", 50e9, None),
+        ("2.5bn requests", 2.5e9, None),
+        ("300k users", 300e3, None),
+        ("12MM rows", 12e6, None),
+        ("$2M", 2e6, "USD"),
+        ("US$2M", 2e6, "USD"),
+        ("€1.8B", 1.8e9, "EUR"),
+        ("EUR 1.8 billion", 1.8e9, "EUR"),
+        ("£300k", 300e3, "GBP"),
+        ("2 million dollars", 2e6, "USD"),
+        ("3x faster", 3, "x"),
+        ("3× faster", 3, "x"),
+        ("three times faster", 3, "x"),
+        ("a 3-fold rise", 3, "x"),
+        ("900 ms", 0.9, "s"),
+        ("900ms", 0.9, "s"),
+        ("2 minutes", 120, "s"),
+        ("two minutes", 120, "s"),
+        ("90 minutes", 5400, "s"),
+        ("6 hours", 21600, "s"),
+        ("2 TB", 2e12, "B"),
+        ("2,000 GB", 2e12, "B"),
+        ("sixty engineers", 60, None),
+        ("twenty-five people", 25, None),
+        ("one hundred and twenty services", 120, None),
+        ("a dozen teams", 12, None),
+        ("two dozen teams", 24, None),
+        ("a hundred clients", 100, None),
+        ("half a million users", 500e3, None),
+        ("five thousand stores", 5000, None),
+        ("three million two hundred thousand rows", 3.2e6, None),
+        ("2000 engineers", 2000, None),
+    ],
+)
+def test_a_quantity_is_read_with_its_magnitude_and_unit(
+    text: str, value: float, unit: str | None
+) -> None:
+    q = only(text)
+    assert q.value == pytest.approx(value)
+    assert q.unit == unit
+
+
+def test_fifty_million_and_fifty_billion_differ() -> None:
+    assert only("50M+ events").value != only("50B+ events").value
+
+
+@pytest.mark.parametrize(
+    ("text", "counted"),
+    [
+        ("led teams of 40 people", ("person",)),
+        ("moved 40 services to Kubernetes", ("service",)),
+        ("12 million carrier updates a day", ("carrier", "update")),
+        ("40 highly available services", ("available", "service")),
+        ("256 A100 GPUs", ("a100", "gpu")),
+        ("25 nightly batch jobs", ("batch", "job")),
+        ("40,000 merchants used it", ("merchant",)),
+        ("70% of alerts", ("alert",)),
+        ("3 of whom went on", ("of-whom",)),
+        ("cut it from 11 to 2", ()),
+    ],
+)
+def test_what_a_quantity_counts_is_the_words_after_it(text: str, counted: tuple[str, ...]) -> None:
+    assert scan(text).quantities[0].counted == counted
+
+
+def test_a_rate_is_read_in_any_spelling() -> None:
+    assert only("12 million updates a day").per == "day"
+    assert only("12M updates/day").per == "day"
+    assert only("2 TB every night").per == "day"
+    assert only("25 nightly jobs").per == "day"
+    assert only("100 req/s").per == "s"
+    assert only("100 requests per second").per == "s"
+
+
+def test_a_change_from_one_number_to_another_marks_both() -> None:
+    a, b = scan("cut incidents from 11 to 2 per quarter").quantities
+    assert (a.role, b.role) == ("from", "to")
+    a, b = scan("cut p95 latency from 900 to 180 ms").quantities
+    assert (a.value, a.unit) == (pytest.approx(0.9), "s")  # the unit carries back
+    assert scan("up to 40% faster").quantities[0].role is None
+
+
+def test_multiplier_verbs_equal_their_percentage_and_ratio() -> None:
+    halved = only("halved deploy time")
+    assert (halved.value, halved.unit) == (0.5, "x")
+    assert (50.0, "%") in halved.forms and (2.0, "x") in halved.forms
+    assert (100.0, "%") in only("doubled revenue").forms
+    assert only("tripled throughput").value == 3
+    assert only("cut build time in half").value == 0.5
+
+
+def test_vague_amounts_are_ranges() -> None:
+    q = only("millions of users")
+    assert (q.value, q.vague_upto, q.counted) == (1e6, 1e9, ("user",))
+
+
+def test_the_lone_word_one_is_not_a_count() -> None:
+    assert scan("one of the engineers").quantities == ()
+    assert scan("an engineer").quantities == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("Mar 2021", (2021, 3), None),
+        ("March 2021", (2021, 3), None),
+        ("Mar. 2021", (2021, 3), None),
+        ("March 3, 2021", (2021, 3), None),
+        ("3 March 2021", (2021, 3), None),
+        ("2021-03", (2021, 3), None),
+        ("2021-03-15", (2021, 3), None),
+        ("03/2021", (2021, 3), None),
+        ("3/2021", (2021, 3), None),
+        ("in 2021", (2021, None), None),
+        ("Mar 2021 – Present", (2021, 3), PRESENT),
+        ("2021–present", (2021, None), PRESENT),
+        ("2021 - now", (2021, None), PRESENT),
+        ("2019 – 2021", (2019, None), (2021, None)),
+        ("2019-2021", (2019, None), (2021, None)),
+        ("June 2018 to February 2021", (2018, 6), (2021, 2)),
+        ("between 2019 and 2021", (2019, None), (2021, None)),
+        ("since 2016", (2016, None), PRESENT),
+    ],
+)
+def test_dates_are_read_in_every_spelling(text: str, start: object, end: object) -> None:
+    (d,) = scan(text).dates
+    assert (d.start, d.end) == (start, end)
+
+
+def test_a_year_is_not_a_quantity_and_a_version_is_neither() -> None:
+    m = scan("Since 2021 I have run version 4.2.1 of the API.")
+    assert [d.start for d in m.dates] == [(2021, None)]
+    assert m.quantities == ()
+    assert m.versions == ("4.2.1",)
+    assert scan("2000 engineers").dates == ()
+
+
+def test_two_standalone_years_are_not_a_range() -> None:
+    dates = scan("Tech Hero award, 2021 and 2023").dates
+    assert [(d.start, d.end, d.anchored) for d in dates] == [
+        ((2021, None), None, False),
+        ((2023, None), None, False),
+    ]
+    assert scan("joined Allegro in 2021").dates[0].anchored
+
+
+@pytest.mark.parametrize(
+    ("text", "years", "at_least", "worked"),
+    [
+        ("8 years of experience", 8, False, True),
+        ("8+ years", 8, True, True),
+        ("over eight years", 8, True, True),
+        ("five years", 5, False, True),
+        ("a decade", 10, False, True),
+        ("over a decade", 10, True, True),
+        ("two decades", 20, False, True),
+        ("18 months", 1.5, False, True),
+        ("two and a half years", 2.5, False, True),
+        ("an 18-month migration", 1.5, False, False),
+        ("an 8-year career", 8, False, True),
+        ("shipped in 6 months", 0.5, False, False),
+    ],
+)
+def test_durations_are_read_in_years(text: str, years: float, at_least: bool, worked: bool) -> None:
+    (d,) = scan(text).durations
+    assert d.years == pytest.approx(years)
+    assert (d.at_least, d.worked) == (at_least, worked)
+    assert scan(text).quantities == ()
+
+
+def test_a_year_after_a_rate_is_not_a_duration() -> None:
+    assert scan("2 TB a year").durations == ()
+
+
+@pytest.mark.parametrize(
+    ("raw", "point"),
+    [
+        ("2021-03", (2021, 3)),
+        ("Mar 2021", (2021, 3)),
+        ("03/2021", (2021, 3)),
+        ("2021", (2021, None)),
+        ("present", PRESENT),
+        ("Present", PRESENT),
+        ("current", PRESENT),
+        ("", None),
+        ("someday", None),
+    ],
+)
+def test_profile_date_fields_parse(raw: str, point: object) -> None:
+    assert parse_date(raw) == point
+
+
+def test_counted_words_compare_by_head_with_people_covering_person_nouns() -> None:
+    def q(*counted: str) -> Quantity:
+        return Quantity("", 40, counted=counted)
+
+    assert counted_compatible(q("service"), q("microservice"))
+    assert counted_compatible(q("update"), q("carrier", "update"))
+    assert counted_compatible(q("person"), q("data", "engineer"))
+    assert not counted_compatible(q("person"), q("service"))
+    assert not counted_compatible(q("engineer"), q("attendee"))
+    assert counted_compatible(q(), q("service"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "4.2.1.7.8.9" * 200,
+        "1," * 2000,
+        "-" * 2000,
+        "twenty " * 300,
+        "Mar " * 500 + "2021",
+        "a" * 2000,
+        "9" * 2000,
+    ],
+)
+def test_pathological_input_is_read_quickly(text: str) -> None:
+    import time
+
+    start = time.perf_counter()
+    scan(text)
+    assert time.perf_counter() - start < 0.5
