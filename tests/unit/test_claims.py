@@ -135,6 +135,9 @@ TRUTHFUL: list[tuple[str, tuple[Fact, ...]]] = [
     ("Zoë Müller-Łukasik", (fact("name"),)),
     ("Zoe Muller-Lukasik", (fact("name"),)),
     ("Was a best paper finalist at PyCon 2019.", (hl("finalist"),)),
+    ("Moved 40 services from EC2 to Kubernetes with autoscaling.", (hl("40 services"),)),
+    ("Maintained PHP websites, dashboards and webhooks for agency clients.", (hl("PHP"),)),
+    ("Cut p95 latency of the tracking REST APIs from 900ms to 180ms.", (hl("p95"),)),
 ]
 
 
@@ -168,6 +171,15 @@ LIES: list[tuple[str, tuple[Fact, ...], str, str]] = [
     ("Moved 40 services to Kubernetes with Terraform.", (hl("40 services"),), "tool", "Terraform"),
     ("Built a kafka pipeline orchestrated by dagster.", (hl("Kafka"),), "tool", "dagster"),
     ("Moved 40 services from EC2 to EKS with Helm charts.", (hl("40 services"),), "tool", "Helm"),
+    ("Built a Kafka and fluvio pipeline.", (hl("Kafka"),), "tool", "fluvio"),
+    (
+        "Halved deploy time with GitHub Actions, vitest and CI/CD.",
+        (hl("Halved"),),
+        "tool",
+        "vitest",
+    ),
+    ("Maintained PHP websites with ansible and cloud-init.", (hl("PHP"),), "tool", "cloud-init"),
+    ("Built a Kafka pipeline, signing with fastlane.", (hl("Kafka"),), "tool", "fastlane"),
     # quantities
     ("Cut p95 latency from 900ms to 120ms.", (hl("p95"),), "quantity", "120ms"),
     ("Moved 60 services from EC2 to Kubernetes.", (hl("40 services"),), "quantity", "60 services"),

@@ -26,10 +26,16 @@ The rules (each claim against the cited facts; the modules that read claims say 
   possessive and plural aside, in one cited fact — a highlight counts together with its
   experience entry, so its employer and title may be named — or in one of
   ``context.free_names``. The parts of a multi-word name come from the same fact; a known
-  tool inside it may come from any cited fact. A free name (the role applied for) is not
-  accepted where the sentence claims it as the candidate's own ("as a Staff Engineer at
-  <a cited employer>", "I am a Staff Engineer").
-- tools, degrees ("PhD" needs a doctorate; "Bachelor's" any bachelor's degree), claim
+  tool inside it may come from any cited fact; a fact's "LCP" stands for "Largest
+  Contentful Paint" and the reverse. A free name is not accepted where the sentence
+  makes it the candidate's own: the role applied for as a title held (a bare headline
+  "Staff Engineer", "as a Staff Engineer at <a cited employer>", "I am a Staff
+  Engineer"; "the Staff Engineer role" is fine), or the employer applied to as a past
+  one ("At Acme I built", "I worked at Acme").
+- tools: a named tool by alias; a tool in lower case, or an area ("REST APIs"), by its
+  vocabulary term; a lower-case word that is no English where a tool goes (``vitest`` in
+  "Jest, vitest and Testing Library") as an unknown tool.
+- degrees ("PhD" needs a doctorate; "Bachelor's" any bachelor's degree), claim
   words (by family: "award-winning" is carried by "received the … award"; "won" by "won"
   or an award, but not by an award a cited fact calls a finalist or a nomination) and
   versions must be in the cited facts.
@@ -37,7 +43,9 @@ The rules (each claim against the cited facts; the modules that read claims say 
   unit factor applied), unit (a currency may be left out), rate, place in a "from X to Y"
   change, and what it counts when both say ("40 people" is not "40 services"; "people"
   covers "engineers"). A change stated "from A to B" also supports its percentage and
-  ratio (900 ms → 180 ms is "80%" and "5x"), within a point.
+  ratio (900 ms → 180 ms is "80%" and "5x"), within a point. A number is not taken
+  from another number's verb in the same fact ("promoted 14" for "hired 14 …; promoted
+  4").
 - dates: each point must be a cited date; a year alone matches a cited month of that
   year in a range, after "since", "from", "joined", … (an entry's "2021-03" backs
   "2021–present"), and otherwise only a year a cited fact states (so the entry's start
@@ -59,7 +67,11 @@ Known limits — what this cannot see, by design of a checker with no language m
 - a quantity matched to the right value but a different noun when neither side says
   what it counts ("cut costs by 38%" for a fact that cut time by 38%);
 - names and tools written in lower case that are not in the vocabulary or the alias list
-  ("using flink");
+  are caught only where a tool goes — in a list beside a named tool ("PyTorch and
+  fairseq") or right after "using", "with", "in", … — and only when the word is not
+  English or common jargon (``domain.lexicon``): "the flink job" passes;
+- a paraphrase that names a tool the vocabulary ties to another ("containerized" is
+  Docker) is read as that tool;
 - a sentence-initial common English word that is also a name ("Square", "Notion") is read
   as a word;
 - durations that read as time worked are bounded by the cited entries, not tied to one
@@ -492,7 +504,8 @@ def check_sentence(text: str, cited: Sequence[Fact], context: ClaimContext) -> l
     for entity in reading.entities:
         if _in_gap(reading, entity.start, entity.end):
             continue
-        if not cited and entity.term is not None and not reading.first_person:
+        lower_case = entity.term is not None or entity.unknown
+        if not cited and lower_case and not reading.first_person:
             continue  # "Mollie's payments platform": a lower-case word about the employer
         support = _entity_support(entity, c)
         if support == "free" and _claimed_as_own(text, entity, reading.entities, c):

@@ -36,7 +36,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from jobctrl.domain.aliases import AliasTable, spelling_key
+from jobctrl.domain.aliases import AliasTable, fold, spelling_key
+from jobctrl.domain.lexicon import is_known_word
 from jobctrl.domain.vocabulary import GENERIC_TERMS, VOCABULARY, WORD_RIGHT
 
 __all__ = [
@@ -74,6 +75,7 @@ class Entity:
     end: int
     parts: tuple[Part, ...]
     term: str | None = None  # the vocabulary term a lower-case tool is (its key)
+    unknown: bool = False  # a lower-case word that is no English, where a tool goes
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,16 @@ _COMMON = frozenset(
     obrigada obrigado merci danke gracias grazie dziekuje teşekkürler arigato cheers
     having given being getting making taking""")
 )
+# Greetings and thanks in the languages a letter may open or close with.
+_GREETINGS = frozenset(
+    _words(
+        """ola hola bonjour hallo ciao salut hej hei merhaba czesc szanowni szanowny
+        szanowna estimados estimadas estimado estimada prezados prezadas prezado prezada
+        caro cara cari liebe lieber liebes sehr geehrte geehrter chere cher chers
+        buongiorno namaste obrigada obrigado merci danke gracias grazie dziekuje tesekkurler
+        arigato xin kinh dear"""
+    )
+)
 # Common words that are also title or name words: common only when a lowercase word
 # follows ("Lead a team", but "Lead Data Engineer").
 _AMBIGUOUS_START = frozenset(_words("lead head chief principal staff"))
@@ -293,8 +305,11 @@ class _Dispatch:
         return out
 
     def fullmatch(self, word: str) -> bool:
+        return self.whole(word) is not None
+
+    def whole(self, word: str) -> re.Match[str] | None:
         m = self.match(word, 0) if word else None
-        return m is not None and m.end() == len(word)
+        return m if m is not None and m.end() == len(word) else None
 
 
 def _starts(text: str, tokens: Sequence[_Token]) -> list[int]:
@@ -502,6 +517,14 @@ _VOCAB = _Dispatch(
     WORD_RIGHT,
     re.IGNORECASE,
 )
+# Areas ("REST APIs", "Microservices", "Data Pipelines"): compared by vocabulary term
+# even when capitalised, as the offline writer and the scorer name them.
+_GENERIC_KEYS: tuple[str, ...] = tuple(k for k in VOCABULARY if k in GENERIC_TERMS)
+_GENERIC = _Dispatch(
+    [(f"g{i}_{j}", a) for i, k in enumerate(_GENERIC_KEYS) for j, a in enumerate(VOCABULARY[k][1])],
+    WORD_RIGHT,
+    re.IGNORECASE,
+)
 # Lower-case words that name a tool only when capitalised ("react to", "the spring").
 _LOWER_NOT_TOOL = frozenset(
     _words(
@@ -554,6 +577,8 @@ def _common_start(tokens: Sequence[_Token], i: int) -> bool:
         return not (i + 1 < len(tokens) and _name_like(tokens[i + 1].text))
     if low in _COMMON or low.removesuffix("s") in _COMMON or low.removesuffix("es") in _COMMON:
         return True
+    if fold(low) in _GREETINGS:
+        return True
     return len(low) > 3 and low.endswith(("ed", "ing", "ly"))
 
 
@@ -603,7 +628,9 @@ def _entities(
             if parts:
                 kind: Literal["name", "tool"] = "tool" if all(p.tool for p in parts) else "name"
                 start, end = run[0].start, run[-1].end
-                out.append(Entity(kind, text[start:end], start, end, parts))
+                generic = _GENERIC.whole(text[start:end])
+                term = _GENERIC_KEYS[_index(generic)] if generic else None
+                out.append(Entity(kind, text[start:end], start, end, parts, term))
             run.clear()
 
     connector = False
@@ -627,6 +654,56 @@ def _entities(
         close()
         connector = False
     close()
+    return out
+
+
+# -- words that are no English where a tool goes -----------------------------------------------
+
+_TOOL_PREPOSITIONS = frozenset(_words("using with via in on into onto through atop plus"))
+_COORDINATORS = frozenset(_words("and or nor , / & +"))
+_PLAIN_WORD = re.compile(r"[a-z][a-z.-]*[a-z]")
+
+
+def _unknown_tools(
+    text: str, tokens: Sequence[_Token], entities: Sequence[Entity], taken: list[tuple[int, int]]
+) -> list[Entity]:
+    """Lower-case words that are neither English nor jargon, written where a tool goes:
+    next to a named tool or name in a list ("Jest, vitest and Testing Library", "PyTorch
+    and fairseq"), or right after "using", "with", "in", … ("signing with fastlane")."""
+    inside = [(e.start, e.end) for e in entities]
+    merged: list[_Token] = []  # "cloud-init" whole again
+    for tok in tokens:
+        last = merged[-1] if merged else None
+        if last and text[last.end : tok.start] == "-" and (last.text + tok.text).islower():
+            merged[-1] = _Token(text[last.start : tok.end], last.start, tok.end)
+        else:
+            merged.append(tok)
+    tokens = merged
+    slot: list[bool] = []  # each token: a name, or a word in a tool's place
+    out: list[Entity] = []
+    for i, tok in enumerate(tokens):
+        named = _overlaps(inside, tok.start, tok.end)
+        word = tok.text
+        plain = bool(_PLAIN_WORD.fullmatch(word)) and not _overlaps(taken, tok.start, tok.end)
+        placed = False
+        if plain and not named and i > 0:
+            gap = text[tokens[i - 1].end : tok.start]
+            before = tokens[i - 1].text.casefold()
+            if not gap.strip():
+                placed = before in _TOOL_PREPOSITIONS or (
+                    slot[i - 1] and before not in _COORDINATORS
+                )
+            if not placed:
+                j = i - 1
+                joined = bool(set(gap.strip()) & {",", "/", "&", "+"})
+                while j >= 0 and tokens[j].text.casefold() in ("and", "or", "nor"):
+                    joined = True
+                    j -= 1
+                placed = joined and j >= 0 and slot[j]
+        slot.append(named or placed)
+        if placed and not is_known_word(word):
+            part = Part(word, frozenset((fold(word),)), True)
+            out.append(Entity("tool", word, tok.start, tok.end, (part,), unknown=True))
     return out
 
 
@@ -837,6 +914,7 @@ def read_sentence(text: str, aliases: AliasTable, masked: Sequence[tuple[int, in
     entities = names + _lower_tools(
         text, starts, taken + [(e.start, e.end) for e in names], aliases
     )
+    entities += _unknown_tools(text, tokens, entities, taken)
     lowered = [t.text.casefold().replace("’", "'") for t in tokens]
     gaps = _gap_objects(text, tokens, entities) if _GAP_HINT.search(text) else []
     first_person = _first_person(lowered)
