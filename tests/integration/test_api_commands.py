@@ -437,8 +437,9 @@ async def test_without_a_temporal_server_commands_answer_503_and_create_nothing(
 ):
     r = await api.post("/v1/jobs", json={"url": "https://jobs.example.com/posting/1"})
     assert r.status_code == 503, r.text
-    assert _error(r) == "temporal_unavailable"
-    assert _count(store, schema.jobs) == 0, "no job row without a server to prepare it"
+    assert _error(r) == "temporal_unavailable" and "is saved" in r.text
+    assert _count(store, schema.jobs) == 1, "the job is kept with its intent to prepare it"
+    assert _count(store, schema.start_intents) == 1, "the worker starts it once it can"
     for path in ("/v1/discovery", "/v1/discovery/cancel"):
         r = await api.post(path)
         assert r.status_code == 503 and _error(r) == "temporal_unavailable", (path, r.text)

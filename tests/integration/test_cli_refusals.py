@@ -7,6 +7,7 @@ import json
 import sqlite3
 import subprocess
 import threading
+from datetime import UTC, datetime, timedelta
 
 from tests.support.processes import JOBCTRL, run_cli
 
@@ -89,3 +90,17 @@ def test_reads_do_not_wait_for_a_writer_and_a_held_lock_is_a_clear_retryable_err
         release.set()
         locker.join()
     assert run_cli("settings", "set", "min_fit_score", "60").returncode == 0
+
+
+def test_an_add_without_a_temporal_server_keeps_the_job_and_says_so(home, store, no_temporal):
+    from jobctrl.store import start_intents
+
+    added = run_cli("add", "https://jobs.example.com/offline/1", "--json")
+
+    said = _refused(added, status=2)
+    assert added.stdout == ""
+    assert "saved" in said and "worker" in said
+    [job] = json.loads(run_cli("jobs", "--json").stdout)
+    assert job["jobId"] in said
+    intents = start_intents.unstarted(store, datetime.now(UTC) + timedelta(days=1))
+    assert [job_id for _, job_id in intents] == [job["jobId"]], "the worker starts it"

@@ -1,17 +1,23 @@
 """What the worker does on its own, through `jobctrl worker` as a person runs it: saved
-postings are checked, a preparation a command left unstarted is started, and `retry`
-starts a job that has no execution."""
+postings are checked, a preparation a command left unstarted is started (past one that
+cannot be), the heartbeat outlives a busy database, and `retry` starts a job that has no
+execution (under its intent's id when it has one, so it is prepared once)."""
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from jobctrl.store import jobs
+from jobctrl.domain import ids
+from jobctrl.domain.executions import WorkflowType
+from jobctrl.store import jobs, start_intents, workflow_runs
+from jobctrl.worker.recovery import INTENT_GRACE
 from tests.support.http import FixtureServer, Route, posting_html
 from tests.support.processes import WorkerProcess, run_cli
 
@@ -45,6 +51,11 @@ def _eventually(check: Callable[[], bool], timeout: float = 30.0) -> bool:
             return True
         time.sleep(0.2)
     return check()
+
+
+def _stages(job_id: str) -> dict[str, str]:
+    shown = json.loads(run_cli("show", job_id, "--json").stdout)
+    return {s["stage"]: s["state"] for s in shown["stages"]}
 
 
 def _events(job_id: str, type_: str) -> list[dict]:
@@ -115,6 +126,121 @@ def test_retry_starts_a_job_that_has_no_execution(
     assert _eventually(enriched, timeout=60)
     again = run_cli("retry", job_id)
     assert again.returncode == 1 and "nothing to retry" in again.stderr
+
+
+def test_retry_of_an_added_job_starts_its_intent_so_it_is_prepared_once(
+    home, store, site: FixtureServer, worker_process
+) -> None:
+    worker_process()
+    config = home.config_path.read_text()
+    home.config_path.write_text("profile: [unclosed\n")  # the add fails after its commit
+    added_at = time.monotonic()
+    added = run_cli("add", site.add("/jobs/intended", Route(body=POSTING)), "--json")
+    assert added.returncode == 1 and "saved" in added.stderr
+    [listed] = json.loads(run_cli("jobs", "--json").stdout)
+    job_id = listed["jobId"]
+    home.config_path.write_text(config)
+
+    retried = run_cli("retry", job_id, "--json")  # before the worker's reconciler does
+
+    assert retried.returncode == 0, retried.stderr
+    key = jobs.job_row(store, job_id)["idempotency_key"]
+    assert json.loads(retried.stdout)["workflowId"] == ids.prep_workflow_id(key)
+    assert _eventually(lambda: _stages(job_id)["score"] == "succeeded", timeout=60)
+    # Past the age at which the reconciler starts an unstarted intent, and a few beats.
+    time.sleep(max(0.0, INTENT_GRACE.total_seconds() + 1.5 - (time.monotonic() - added_at)))
+    assert len(_events(job_id, "WorkflowStarted")) == 1, "one preparation, not two"
+
+
+def test_retry_asks_temporal_whether_the_preparation_runs(
+    home, store, site: FixtureServer, worker_process
+) -> None:
+    job = jobs.create_job(store, site.add("/jobs/forgotten", Route(body=POSTING)))
+    # The store recorded a preparation Temporal does not have (its history was lost, say):
+    # by the records it still runs.
+    workflow_runs.record_workflow_started(
+        store,
+        workflow_id=ids.prep_workflow_id(job.idempotency_key),
+        run_id="a-run-temporal-never-had",
+        workflow_type=WorkflowType.PREPARATION.value,
+        job_id=job.job_id,
+    )
+    worker_process()
+
+    retried = run_cli("retry", job.job_id, "--json")
+
+    assert retried.returncode == 0, retried.stderr
+    assert _eventually(lambda: _stages(job.job_id)["enrich"] == "succeeded", timeout=60)
+
+
+def test_the_worker_starts_intents_past_one_that_cannot_be_started(
+    home, store, site: FixtureServer, worker_process
+) -> None:
+    long_ago = datetime.now(UTC) - timedelta(minutes=5)
+    with store.write(clock=lambda: long_ago) as tx:  # the oldest intent: its job is gone
+        start_intents.intend(tx, "prep-of-a-job-that-is-gone", "gone0000")
+    job = jobs.create_job(store, site.add("/jobs/intended", Route(body=POSTING)))
+    with store.write(clock=lambda: long_ago + timedelta(seconds=1)) as tx:
+        start_intents.intend(tx, ids.prep_workflow_id(job.idempotency_key), job.job_id)
+
+    worker = worker_process()
+
+    assert _eventually(lambda: _stages(job.job_id)["score"] == "succeeded", timeout=60)
+    time.sleep(1.0)  # a few more beats, each meeting the bad intent again
+    worker.stop(signal.SIGTERM)
+    said = [line for line in worker.lines if "prep-of-a-job-that-is-gone" in line]
+    assert len(said) == 1 and "job_not_found" in said[0], worker.lines
+    assert not any("Traceback" in line for line in worker.lines)
+
+
+# Fault injection, imported by `jobctrl worker` at start (sitecustomize): while the file
+# JOBCTRL_TEST_BUSY_FLAG names exists, every read of the store fails as a busy database's.
+BUSY_READS = """
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+from jobctrl.domain.errors import DatabaseBusyError
+from jobctrl.store.store import Store
+
+_flag = Path(os.environ["JOBCTRL_TEST_BUSY_FLAG"])
+_read = Store.read
+
+
+@contextmanager
+def _busy_read(self):
+    if _flag.exists():
+        raise DatabaseBusyError()
+    with _read(self) as conn:
+        yield conn
+
+
+Store.read = _busy_read
+"""
+
+
+def test_a_busy_database_does_not_stop_the_heartbeat(
+    home, store, site: FixtureServer, worker_process, tmp_path, monkeypatch
+) -> None:
+    inject = tmp_path / "inject"
+    inject.mkdir()
+    (inject / "sitecustomize.py").write_text(BUSY_READS)
+    busy = tmp_path / "busy"
+    with monkeypatch.context() as env:
+        paths = [str(inject), os.environ.get("PYTHONPATH", "")]
+        env.setenv("PYTHONPATH", os.pathsep.join(p for p in paths if p))
+        env.setenv("JOBCTRL_TEST_BUSY_FLAG", str(busy))
+        worker = worker_process()
+    busy.touch()
+    time.sleep(1.5)  # several beats while the database is busy
+    busy.unlink()
+    job_id = jobs.create_job(store, site.add("/jobs/later", Route(body=POSTING))).job_id
+
+    assert _eventually(lambda: bool(_events(job_id, "JobAvailabilityChecked"))), worker.lines
+    worker.stop(signal.SIGTERM)
+    said = [line for line in worker.lines if "database_busy" in line]
+    assert len(said) == 1, worker.lines
+    assert not any("Traceback" in line for line in worker.lines)
 
 
 def test_a_broken_config_yaml_stops_work_with_one_notice_and_it_resumes(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 from typing import Any
 
 from jobctrl.app import runtime
@@ -22,13 +23,16 @@ async def add_job(
     home: Home, url: str, *, wait: bool = False, wait_timeout: float = 300.0
 ) -> dict[str, Any]:
     """Create (or find) the job for ``url`` and start its one preparation workflow; with
-    ``wait``, return once it has finished (a failure is on the job's stages)."""
+    ``wait``, return once it has finished (a failure is on the job's stages).
+
+    The job and the intent to prepare it are saved first: without a Temporal server (or
+    when the start fails) the error says the job is kept, and the worker starts it."""
     if not url or not url.strip():
         raise JobctrlError("a posting URL is required", code=INVALID_INPUT)
-    client = await runtime.client_for(home)
     store = Store.open(home)
     job = await asyncio.to_thread(_admit, store, url)
     try:
+        client = await runtime.client_for(home)
         started = await starts.start_preparation(
             client, home, store, job.job_id, job.idempotency_key
         )
@@ -68,8 +72,9 @@ async def retry_stage(home: Home, ref: str, stage: str | None = None) -> dict[st
     are. Then the stage is reset (a ``StageReset`` event) and a preparation execution
     with a deterministic id per observed failure starts; stages that succeeded are kept.
 
-    A job whose preparation never started (or whose execution is gone while a stage
-    still waits) has its waiting stage started the same way.
+    A job with a waiting stage and no running preparation (Temporal says which run) is
+    started too: under its start intent's own id when `add` left one unstarted (the one
+    execution the worker's reconciler would start), else like a failure.
     """
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
@@ -78,18 +83,26 @@ async def retry_stage(home: Home, ref: str, stage: str | None = None) -> dict[st
         rows = [r for r in rows if r["stage"] == stage]
     failed = [r for r in rows if r["state"] == StageState.FAILED]
     waiting = [r for r in rows if r["state"] == StageState.PENDING]
-    if not failed and not (waiting and not workflow_runs.preparation_running(store, job_id)):
-        what = f"its {stage} stage has not failed" if stage else "no stage of it has failed"
+    what = f"its {stage} stage has not failed" if stage else "no stage of it has failed"
+    if not failed and not waiting:
         raise JobctrlError(f"nothing to retry for job {job_id}: {what}", code=NOTHING_TO_RETRY)
     row = failed[0] if failed else waiting[0]
     client = await runtime.ready_client(home)
-    # One retry per observed failure (or wait): a second request for the same joins it.
-    seen_at = row["finished_at"] if failed else row["updated_at"]
-    occasion = seen_at.isoformat() if seen_at else ""
-    workflow_id = ids.stage_workflow_id("retry", row["stage"], job_id, occasion)
-    if failed:
-        stage_states.reset_stages(store, job_id, (row["stage"],), "retry")
     key = jobs.job_row(store, job_id)["idempotency_key"]
+    if failed:
+        workflow_id = _retry_id(job_id, row["stage"], row["finished_at"])
+        stage_states.reset_stages(store, job_id, (row["stage"],), "retry")
+    elif intended := start_intents.unstarted_for(store, job_id):
+        workflow_id = intended  # the one execution the worker's reconciler would start
+    elif await starts.any_running(
+        client, [ids.prep_workflow_id(key), *workflow_runs.preparation_ids(store, job_id)]
+    ):
+        raise JobctrlError(
+            f"nothing to retry for job {job_id}: {what} and its preparation is running",
+            code=NOTHING_TO_RETRY,
+        )
+    else:
+        workflow_id = _retry_id(job_id, row["stage"], row["updated_at"])
     started = await starts.start_preparation(
         client, home, store, job_id, key, workflow_id=workflow_id
     )
@@ -99,3 +112,8 @@ async def retry_stage(home: Home, ref: str, stage: str | None = None) -> dict[st
         "workflowId": started.workflow_id,
         "runId": started.run_id,
     }
+
+
+def _retry_id(job_id: str, stage: str, seen_at: datetime | None) -> str:
+    """One retry per observed failure (or wait): a second request for the same joins it."""
+    return ids.stage_workflow_id("retry", stage, job_id, seen_at.isoformat() if seen_at else "")

@@ -46,3 +46,15 @@ def unstarted(store: Store, older_than: datetime, limit: int = 25) -> list[tuple
             .limit(limit)
         ).all()
     return [(str(workflow_id), str(job_id)) for workflow_id, job_id in rows]
+
+
+def unstarted_for(store: Store, job_id: str) -> str | None:
+    """The workflow id of ``job_id``'s intent not started yet, if it has one."""
+    with store.read() as conn:
+        workflow_id = conn.execute(
+            select(SI.c.workflow_id)
+            .where(SI.c.job_id == job_id, SI.c.started_at.is_(None))
+            .order_by(SI.c.created_at)
+            .limit(1)
+        ).scalar()
+    return None if workflow_id is None else str(workflow_id)

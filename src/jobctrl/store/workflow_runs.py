@@ -62,19 +62,16 @@ def record_workflow_closed(
         tx.append(event, key=f"workflow-closed:{workflow_id}:{run_id}", job_id=job_id)
 
 
-def preparation_running(store: Store, job_id: str) -> bool:
-    """True when the store believes a preparation of the job is still running."""
+def preparation_ids(store: Store, job_id: str) -> list[str]:
+    """The workflow ids the job's preparations were started under (whether they still
+    run is Temporal's to say: ``workflows.starts.any_running``)."""
     with store.read() as conn:
-        found = conn.execute(
-            select(WR.c.run_id)
-            .where(
-                WR.c.job_id == job_id,
-                WR.c.workflow_type == WorkflowType.PREPARATION.value,
-                WR.c.status == WorkflowStatus.RUNNING.value,
-            )
-            .limit(1)
-        ).first()
-    return found is not None
+        rows = conn.execute(
+            select(WR.c.workflow_id)
+            .where(WR.c.job_id == job_id, WR.c.workflow_type == WorkflowType.PREPARATION.value)
+            .distinct()
+        ).all()
+    return sorted(str(workflow_id) for (workflow_id,) in rows)
 
 
 def running_count(store: Store, workflow_type: str) -> int:

@@ -31,6 +31,7 @@ from jobctrl.config import load_config
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.stages.context import StageContext
 from jobctrl.store import availability as evidence
+from jobctrl.store.settings import spec_for
 from jobctrl.worker.recovery import (
     resume_budget_stopped,
     resume_config_stopped,
@@ -49,6 +50,7 @@ class WorkerHeartbeat:
         self.ctx = ctx
         self.beats = 0
         self._said: dict[str, str | None] = {}
+        self._intents_failed: dict[str, str] = {}  # an intent that cannot start: its code
 
     def _notice(self, duty: str, message: str | None) -> None:
         """Say what is wrong with a duty once, when it starts or changes, and once more
@@ -67,7 +69,10 @@ class WorkerHeartbeat:
             ("config.yaml", self._config),
             ("the discovery schedule", lambda: self._schedule(values)),
             ("availability checks", lambda: self._availability(values)),
-            ("starting intended preparations", lambda: start_intended(self.client, self.ctx)),
+            (
+                "starting intended preparations",
+                lambda: start_intended(self.client, self.ctx, failed=self._intents_failed),
+            ),
             ("resuming budget-stopped jobs", lambda: resume_budget_stopped(self.client, self.ctx)),
             ("resuming config-stopped jobs", self._resume_config_stopped),
         ]
@@ -122,10 +127,21 @@ class WorkerHeartbeat:
             )
 
     async def run(self, stop: asyncio.Event) -> None:
+        """Beat until ``stop``. A beat that fails as a whole (the settings cannot be read
+        while another process holds the database, say) is said once and the next beat
+        comes as usual: the loop never ends before ``stop``."""
+        interval = float(spec_for("worker.heartbeat_seconds").default)
         while not stop.is_set():
-            await self.beat()
-            interval = float(
-                await asyncio.to_thread(self.ctx.settings.get, "worker.heartbeat_seconds")
-            )
+            try:
+                await self.beat()
+                interval = float(
+                    await asyncio.to_thread(self.ctx.settings.get, "worker.heartbeat_seconds")
+                )
+                self._notice("the heartbeat", None)
+            except JobctrlError as exc:  # database_busy: this beat is skipped, not the next
+                said = f"the heartbeat skipped a beat ({exc.code}: {exc.message})"
+                self._notice("the heartbeat", said)
+            except Exception:
+                log.exception("the heartbeat failed")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), interval)

@@ -22,10 +22,19 @@ import logging
 from datetime import datetime, timedelta
 
 from temporalio.client import Client
+from temporalio.service import RPCError
 
 from jobctrl.config import load_config
 from jobctrl.domain import ids
-from jobctrl.domain.errors import BUDGET_EXCEEDED, CONFIG_INVALID, BudgetExceededError
+from jobctrl.domain.errors import (
+    BUDGET_EXCEEDED,
+    CONFIG_INVALID,
+    BudgetExceededError,
+    ConfigError,
+    DatabaseBusyError,
+    JobctrlError,
+    UnavailableError,
+)
 from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority, utc_day
 from jobctrl.stages.context import StageContext
@@ -70,20 +79,48 @@ async def resume_budget_stopped(
 INTENT_GRACE = timedelta(seconds=10)
 
 
-async def start_intended(client: Client, ctx: StageContext, *, limit: int = 25) -> int:
+async def start_intended(
+    client: Client, ctx: StageContext, *, limit: int = 25, failed: dict[str, str] | None = None
+) -> int:
     """Start the preparations commands recorded but did not start (their process died or
     failed after its commit); returns how many. Each keeps its deterministic workflow id,
-    so a command that did start one meanwhile is joined, never doubled."""
+    so a command that did start one meanwhile is joined, never doubled.
+
+    An intent that cannot be started (its job is gone, Temporal refuses the start) is
+    logged with its code, once per code (``failed`` remembers them across passes), and
+    the pass goes on to the next; a condition every start would meet (no server, a
+    broken config.yaml, a busy database) ends the pass for the caller to report."""
+    failed = {} if failed is None else failed
     pending = await asyncio.to_thread(
         start_intents.unstarted, ctx.store, ctx.now() - INTENT_GRACE, limit
     )
     started = 0
     for workflow_id, job_id in pending:
-        key = (await asyncio.to_thread(jobs.job_row, ctx.store, job_id))["idempotency_key"]
-        await starts.start_preparation(
-            client, ctx.home, ctx.store, job_id, key, workflow_id=workflow_id, clock=ctx.clock
-        )
-        started += 1
+        bug: Exception | None = None
+        try:
+            key = (await asyncio.to_thread(jobs.job_row, ctx.store, job_id))["idempotency_key"]
+            await starts.start_preparation(
+                client, ctx.home, ctx.store, job_id, key, workflow_id=workflow_id, clock=ctx.clock
+            )
+        except (ConfigError, DatabaseBusyError, UnavailableError):
+            raise
+        except RPCError as exc:
+            if exc.status in starts.SERVER_AWAY:
+                raise
+            code = exc.status.name
+        except JobctrlError as exc:
+            code = exc.code
+        except Exception as exc:  # a bug: logged with its traceback
+            code, bug = type(exc).__name__, exc
+        else:
+            failed.pop(workflow_id, None)
+            started += 1
+            continue
+        if failed.get(workflow_id) != code:
+            log.warning(
+                "could not start %s for job %s: %s", workflow_id, job_id, code, exc_info=bug
+            )
+            failed[workflow_id] = code
     if started:
         log.warning("started %d preparation(s) a command had left unstarted", started)
     return started

@@ -14,7 +14,7 @@ deterministic ids and conflict policies, and every started execution is recorded
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -209,6 +209,16 @@ async def describe(client: Client, workflow_id: str) -> WorkflowExecutionDescrip
         if exc.status == RPCStatusCode.NOT_FOUND:
             return None
         raise
+
+
+async def any_running(client: Client, workflow_ids: Iterable[str]) -> bool:
+    """True when Temporal describes the latest execution under one of ``workflow_ids``
+    as running (observed state: what the store recorded may be out of date)."""
+    for workflow_id in dict.fromkeys(workflow_ids):
+        description = await describe(client, workflow_id)
+        if description is not None and description.status == WorkflowExecutionStatus.RUNNING:
+            return True
+    return False
 
 
 async def cancel_discovery(client: Client) -> Started:
