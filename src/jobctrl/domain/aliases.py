@@ -251,6 +251,7 @@ def word_tokens(folded: str) -> list[str]:
     return [_POSSESSIVE.sub("", w) if "'" in w else w for w in _WORD.findall(folded)]
 
 
+@functools.lru_cache(maxsize=8192)
 def spelling_key(text: str) -> str:
     """The key two spellings share when they are written alike: folded words, one space
     apart, trailing dots dropped ("Sr." and "sr" are "sr")."""

@@ -247,7 +247,8 @@ def _months(point: DatePoint, *, end: bool, today: date) -> int | None:
     return year * 12 + ((month or (12 if end else 1)) - 1)
 
 
-def _covered_years(entries: Iterable[Fact], today: date) -> float | None:
+@functools.lru_cache(maxsize=1024)
+def _covered_years(entries: tuple[Fact, ...], today: date) -> float | None:
     spans: list[tuple[int, int]] = []
     for fact in entries:
         start = parse_date(fact.start)
@@ -270,6 +271,34 @@ def _covered_years(entries: Iterable[Fact], today: date) -> float | None:
     return total / 12
 
 
+@functools.lru_cache(maxsize=4096)
+def _dates_of(
+    fact: Fact,
+) -> tuple[frozenset[tuple[int, int | None]], frozenset[tuple[int, int | None]], bool]:
+    """(dates its text states, its entry's start and end, whether it is current)."""
+    points: set[tuple[int, int | None]] = set()
+    entry: set[tuple[int, int | None]] = set()
+    present = False
+    if fact.kind in ("experience", "education"):
+        for raw in (fact.start, fact.end):
+            point = parse_date(raw)
+            if point == PRESENT:
+                present = True
+            elif point is not None:
+                entry.add(point)
+        present = present or (
+            fact.kind == "experience" and bool(fact.start.strip()) and not fact.end.strip()
+        )
+    else:
+        for mention in _view(fact.text).mentions.dates:
+            for point in (mention.start, mention.end):
+                if point == PRESENT:
+                    present = True
+                elif point is not None:
+                    points.add(point)
+    return frozenset(points), frozenset(entry), present
+
+
 def _read_cited(cited: Sequence[Fact], context: ClaimContext) -> _Cited:
     views = [_view(f.text) for f in cited]
     by_id = {f.id: v for f, v in zip(cited, views, strict=True)}
@@ -279,26 +308,14 @@ def _read_cited(cited: Sequence[Fact], context: ClaimContext) -> _Cited:
             groups.append((view, by_id[fact.parent]))
     out = _Cited(cited, views, groups, [_view(n) for n in context.free_names if n.strip()])
     today = context.today or date.today()
-    for fact, view in zip(cited, views, strict=True):
-        if fact.kind in ("experience", "education"):
-            for raw in (fact.start, fact.end):
-                point = parse_date(raw)
-                if point == PRESENT:
-                    out.present = True
-                elif point is not None:
-                    out.entry_points.add(point)
-            if fact.kind == "experience" and fact.start.strip() and not fact.end.strip():
-                out.present = True
-            continue
-        for mention in view.mentions.dates:
-            for point in (mention.start, mention.end):
-                if point == PRESENT:
-                    out.present = True
-                elif point is not None:
-                    out.points.add(point)
-    experience = [f for f in cited if f.kind == "experience"]
+    for fact in cited:
+        points, entry_points, present = _dates_of(fact)
+        out.points |= points
+        out.entry_points |= entry_points
+        out.present = out.present or present
+    experience = tuple(f for f in cited if f.kind == "experience")
     out.worked_years = _covered_years(
-        experience or [f for f in cited if f.kind == "education"], today
+        experience or tuple(f for f in cited if f.kind == "education"), today
     )
     return out
 
@@ -314,6 +331,7 @@ _ROLE_CLAIM_BEFORE = re.compile(
 )
 _AS_BEFORE = re.compile(r"\bas\s+(?:(?:a|an|the)\s+)?$", re.IGNORECASE)
 _AT_AFTER = re.compile(r"\s+(?:at|for|with|in)\s+", re.IGNORECASE)
+_AT_JOIN = re.compile(r",?\s+(?:at|@|for)\s+", re.IGNORECASE)
 _AT_BEFORE = re.compile(r"\b(?:at|with|for|in)\s+$", re.IGNORECASE)
 # "At Snowplow I built …": the employer applied to as the place of past work (but "At
 # Snowplow I would …" looks ahead).
@@ -378,22 +396,42 @@ _TARGET_AFTER = re.compile(
 )
 
 
-def _claimed_as_own(text: str, entity: Entity, later: Sequence[Entity], c: _Cited) -> bool:
-    """A free name stated as the candidate's own: the role applied for as a title held
-    ("Principal Engineer · Kubernetes", "as Staff Engineer at <a cited employer>"), or the
-    employer applied to as a past one ("I worked at Acme")."""
+def _is_role(entity: Entity) -> bool:
+    return any(w in _TITLE_WORDS for p in entity.parts for w in p.text.casefold().split())
+
+
+def _titled(text: str, entity: Entity) -> bool:
+    """A title written as one held, not as the one applied for ("the Staff Engineer
+    role", "to be a Staff Engineer")."""
     before = text[max(0, entity.start - 40) : entity.start]
     if _ROLE_CLAIM_BEFORE.search(before):
         return True
-    if _AT_BEFORE.search(before) and _SELF_AFTER.match(text, entity.end):
+    return not (_TARGET_BEFORE.search(before) or _TARGET_AFTER.match(text, entity.end))
+
+
+def _claimed_as_own(text: str, entity: Entity, others: Sequence[Entity], c: _Cited) -> bool:
+    """A free name stated as the candidate's own: the role applied for as a title held
+    ("Principal Engineer · Kubernetes", "as Staff Engineer at <a cited employer>"), or the
+    employer applied to as a past one ("I worked at Acme", "At Acme I built", "Senior
+    Engineer at Acme")."""
+    before = text[max(0, entity.start - 40) : entity.start]
+    if _ROLE_CLAIM_BEFORE.search(before):
         return True
+    if _AT_BEFORE.search(before):
+        if _SELF_AFTER.match(text, entity.end):
+            return True
+        title = None
+        for e in others:
+            if e.end <= entity.start and _is_role(e):
+                title = e
+        if title and _AT_JOIN.fullmatch(text, title.end, entity.start) and _titled(text, title):
+            return True
     if _AS_BEFORE.search(before):
         after = _AT_AFTER.match(text, entity.end)
-        nxt = next((e for e in later if e.start >= entity.end), None)
+        nxt = next((e for e in others if e.start >= entity.end), None)
         if after and nxt and nxt.start == after.end() and _entity_support(nxt, c) == "cited":
             return True
-    role = any(w in _TITLE_WORDS for p in entity.parts for w in p.text.casefold().split())
-    return role and not (_TARGET_BEFORE.search(before) or _TARGET_AFTER.match(text, entity.end))
+    return _is_role(entity) and _titled(text, entity)
 
 
 def _same(a: float, b: float, approx: bool) -> bool:

@@ -197,10 +197,19 @@ _CURRENCY_BEFORE = re.compile(
     r"(?:(?P<sym>(?:US|A|C|NZ|HK|S|R)?\$|[€£¥₹₩])|\b(?P<code>USD|EUR|GBP|JPY|CHF|INR|AUD|CAD|"
     r"SEK|NOK|DKK|PLN|CNY|SGD|BRL|ZAR|HKD|NZD|CZK|HUF|TRY|VND)\s?)$"
 )
-_DIGITS = re.compile(
-    r"(?<![\w.,/])(?<![A-Za-z]-)(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?![\d]|[.,]\d|/\d)"
-)
+# A number starts where no word, ".", "," or "/" comes before it ("p95", "GPT-4" and
+# "24/7" are none): checked in code (``_number_start``), so the pattern starts with a
+# digit and ``re`` can skip to digits.
+_DIGITS = re.compile(r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d]|[.,]\d|/\d)")
+
+
+def _number_start(text: str, start: int) -> bool:
+    before = text[start - 1] if start else " "
+    if before.isalnum() or before in "._,/":
+        return False
+    return not (before == "-" and start >= 2 and text[start - 2].isalpha())
+
+
 _MAGNITUDE = re.compile(
     r"[\s-]?(?P<w>thousand|million|billion|trillion)s?\b|(?P<l>bn|mn|MM|[kKmMbBT])(?![A-Za-z0-9])"
     r"|\s(?P<s>bn|mn)\b"
@@ -248,9 +257,7 @@ _ARTICLE_OK = re.compile(
     r"\b(?:for|in|within|after|over|nearly|almost|about|around|than|least|spent|past|last)\s+$",
     re.I,
 )
-_FROM = re.compile(r"\bfrom\s+(?:about\s+|around\s+|roughly\s+|~\s*)?$", re.I)
-_TO = re.compile(r"(?:\bto|→|->)\s+(?:about\s+|around\s+|roughly\s+|just\s+|~\s*)?$|→\s*$", re.I)
-_NOT_TO = re.compile(r"\b(?:up|down|close|due|next|equal|compared|similar)\s+to\s+$", re.I)
+_NOT_TO_WORDS = frozenset(_words("up down close due next equal compared similar"))
 _ARROW_AFTER = re.compile(r"\s*(?:→|->)\s*")
 _PAIR_JOIN = re.compile(r"\s*(?:to|–|—|-|→|->)\s*", re.I)
 _MULTIPLIER = re.compile(
@@ -751,9 +758,14 @@ def _add_quantity(
     text = s.text
     before = text[max(0, start - 24) : start]
     role: Role | None = None
-    if _FROM.search(before):
+    last = before.casefold().split()[-3:]
+    while last and last[-1] in ("about", "around", "roughly", "just", "~"):
+        last.pop()
+    if last and last[-1] == "from":
         role = "from"
-    elif _TO.search(before) and not _NOT_TO.search(before):
+    elif before.rstrip().endswith(("→", "->")) or (
+        last and last[-1] == "to" and not (len(last) > 1 and last[-2] in _NOT_TO_WORDS)
+    ):
         role = "to"
     elif _ARROW_AFTER.match(text, end):
         role = "from"
@@ -781,7 +793,7 @@ def _scan_numbers(s: _Scan, words: bool) -> None:
     text = s.text
     found: list[tuple[int, int, float, bool]] = []  # start, end, value, digits
     for m in _DIGITS.finditer(text) if _ANY_DIGIT.search(text) else ():
-        if s.taken(m.start(), m.end()):
+        if not _number_start(text, m.start()) or s.taken(m.start(), m.end()):
             continue
         found.append((m.start(), m.end(), float(m.group("num").replace(",", "")), True))
     for m in _NUMBER_WORD_RUN.finditer(text) if words else ():

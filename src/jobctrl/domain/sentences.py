@@ -276,7 +276,9 @@ class _Dispatch:
                 buckets.setdefault(prefix[0], []).append(body)
             else:
                 open_ended.append(body)
-        self._lengths = sorted({len(p) for p in self._prefixes})
+        self._p1 = {p for p in self._prefixes if len(p) == 1}
+        self._p2 = {p for p in self._prefixes if len(p) == 2}
+        self._p3 = {p for p in self._prefixes if len(p) == 3}
         self._by_char = {
             c: re.compile("(?:" + "|".join(bodies) + ")" + right, flags)
             for c, bodies in buckets.items()
@@ -288,7 +290,7 @@ class _Dispatch:
     def match(self, text: str, pos: int) -> re.Match[str] | None:
         head = text[pos : pos + 3].casefold()
         m = None
-        if any(head[:n] in self._prefixes for n in self._lengths):
+        if head in self._p3 or head[:2] in self._p2 or head[:1] in self._p1:
             pattern = self._by_char.get(head[:1])
             m = pattern.match(text, pos) if pattern else None
         if m is None and self._open is not None:
@@ -670,7 +672,6 @@ def _unknown_tools(
     """Lower-case words that are neither English nor jargon, written where a tool goes:
     next to a named tool or name in a list ("Jest, vitest and Testing Library", "PyTorch
     and fairseq"), or right after "using", "with", "in", … ("signing with fastlane")."""
-    inside = [(e.start, e.end) for e in entities]
     merged: list[_Token] = []  # "cloud-init" whole again
     for tok in tokens:
         last = merged[-1] if merged else None
@@ -678,17 +679,16 @@ def _unknown_tools(
             merged[-1] = _Token(text[last.start : tok.end], last.start, tok.end)
         else:
             merged.append(tok)
-    tokens = merged
+    named_at = {t.start for t in merged for e in entities if e.start <= t.start < e.end}
     slot: list[bool] = []  # each token: a name, or a word in a tool's place
     out: list[Entity] = []
-    for i, tok in enumerate(tokens):
-        named = _overlaps(inside, tok.start, tok.end)
-        word = tok.text
-        plain = bool(_PLAIN_WORD.fullmatch(word)) and not _overlaps(taken, tok.start, tok.end)
+    for i, tok in enumerate(merged):
+        named = tok.start in named_at
         placed = False
-        if plain and not named and i > 0:
-            gap = text[tokens[i - 1].end : tok.start]
-            before = tokens[i - 1].text.casefold()
+        if not named and i > 0 and _PLAIN_WORD.fullmatch(tok.text):
+            prev = merged[i - 1]
+            gap = text[prev.end : tok.start]
+            before = prev.text.casefold()
             if not gap.strip():
                 placed = before in _TOOL_PREPOSITIONS or (
                     slot[i - 1] and before not in _COORDINATORS
@@ -696,14 +696,15 @@ def _unknown_tools(
             if not placed:
                 j = i - 1
                 joined = bool(set(gap.strip()) & {",", "/", "&", "+"})
-                while j >= 0 and tokens[j].text.casefold() in ("and", "or", "nor"):
+                while j >= 0 and merged[j].text.casefold() in ("and", "or", "nor"):
                     joined = True
                     j -= 1
                 placed = joined and j >= 0 and slot[j]
+            placed = placed and not _overlaps(taken, tok.start, tok.end)
         slot.append(named or placed)
-        if placed and not is_known_word(word):
-            part = Part(word, frozenset((fold(word),)), True)
-            out.append(Entity("tool", word, tok.start, tok.end, (part,), unknown=True))
+        if placed and not is_known_word(tok.text):
+            part = Part(tok.text, frozenset((fold(tok.text),)), True)
+            out.append(Entity("tool", tok.text, tok.start, tok.end, (part,), unknown=True))
     return out
 
 
