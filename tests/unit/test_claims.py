@@ -138,6 +138,11 @@ TRUTHFUL: list[tuple[str, tuple[Fact, ...]]] = [
     ("Moved 40 services from EC2 to Kubernetes with autoscaling.", (hl("40 services"),)),
     ("Maintained PHP websites, dashboards and webhooks for agency clients.", (hl("PHP"),)),
     ("Cut p95 latency of the tracking REST APIs from 900ms to 180ms.", (hl("p95"),)),
+    ("Sped up the tracking API: p95 latency from 900ms to 180ms.", (hl("p95"),)),
+    ("Customer-focused backend engineer with nine years of experience.", (SUMMARY,)),
+    ("Brought p95 latency to sub-200ms (180ms, from 900ms).", (hl("p95"),)),
+    ("Moved over 30 services to Kubernetes.", (hl("40 services"),)),
+    ("Processes 40M+ carrier updates a day.", (hl("Kafka"),)),
 ]
 
 
@@ -182,6 +187,10 @@ LIES: list[tuple[str, tuple[Fact, ...], str, str]] = [
     ("Built a Kafka pipeline, signing with fastlane.", (hl("Kafka"),), "tool", "fastlane"),
     # quantities
     ("Cut p95 latency from 900ms to 120ms.", (hl("p95"),), "quantity", "120ms"),
+    ("Brought p95 latency to sub-100ms.", (hl("p95"),), "quantity", "100ms"),
+    ("Made the tracking API 10X faster.", (hl("p95"),), "quantity", "10X"),
+    ("Moved over 60 services to Kubernetes.", (hl("40 services"),), "quantity", "60 services"),
+    ("Brought p95 latency under 150ms.", (hl("p95"),), "quantity", "150ms"),
     ("Moved 60 services from EC2 to Kubernetes.", (hl("40 services"),), "quantity", "60 services"),
     (
         "Built a Kafka pipeline that processes 50B+ carrier updates a day.",

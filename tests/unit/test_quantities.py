@@ -54,6 +54,10 @@ def only(text: str) -> Quantity:
         ("five thousand stores", 5000, None),
         ("three million two hundred thousand rows", 3.2e6, None),
         ("2000 engineers", 2000, None),
+        ("10X faster", 10, "x"),
+        ("sub-200ms latency", 0.2, "s"),
+        ("by 8.5 points", 8.5, "pp"),
+        ("by 8.5 percentage points", 8.5, "pp"),
     ],
 )
 def test_a_quantity_is_read_with_its_magnitude_and_unit(

@@ -102,7 +102,15 @@ from jobctrl.domain.quantities import (
     scan,
     singular,
 )
-from jobctrl.domain.sentences import Entity, Part, Reading, claim_words, degrees_in, read_sentence
+from jobctrl.domain.sentences import (
+    TITLE_WORDS,
+    Entity,
+    Part,
+    Reading,
+    claim_words,
+    degrees_in,
+    read_sentence,
+)
 from jobctrl.domain.vocabulary import TERMS
 
 __all__ = ["MAX_SENTENCE_CHARS", "ClaimContext", "ClaimKind", "Unsupported", "check_sentence"]
@@ -187,7 +195,10 @@ def _derived(quantities: Sequence[Quantity]) -> tuple[Quantity, ...]:
         high, low = max(a.value, b.value), min(a.value, b.value)
         counted = a.counted or b.counted
         change = 100 * (high - low) / a.value
-        for value, unit in ((change, "%"), (high / low, "x")):
+        forms: list[tuple[float, str | None]] = [(change, "%"), (high / low, "x")]
+        if a.unit == "%":
+            forms.append((high - low, "pp"))  # "from 91% to 99.5%" is 8.5 points
+        for value, unit in forms:
             out.append(Quantity(f"{a.text} → {b.text}", value, unit, counted=counted, approx=True))
     return tuple(out)
 
@@ -379,12 +390,6 @@ def _entity_support(entity: Entity, c: _Cited) -> Literal["cited", "free", "none
     return "none"
 
 
-_TITLE_WORDS = frozenset(
-    _words("""engineer engineering manager developer designer scientist researcher lead head
-    director analyst architect administrator consultant officer specialist intern sre swe
-    vp president principal staff senior junior associate assistant coordinator technician
-    owner chief""")
-)
 _TARGET_BEFORE = re.compile(
     r"(?:\b(?:apply|applying|application|applied|candidacy|interest|interested)\s+"
     r"(?:for|to|in)|\b(?:the|your|this|that|a|an)|\bfor|\bjoin|\bjoining)\s+$",
@@ -397,7 +402,7 @@ _TARGET_AFTER = re.compile(
 
 
 def _is_role(entity: Entity) -> bool:
-    return any(w in _TITLE_WORDS for p in entity.parts for w in p.text.casefold().split())
+    return any(w in TITLE_WORDS for p in entity.parts for w in p.text.casefold().split())
 
 
 def _titled(text: str, entity: Entity) -> bool:
@@ -440,6 +445,16 @@ def _same(a: float, b: float, approx: bool) -> bool:
     return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0)
 
 
+def _within(claimed: float, stated: float, bound: str | None, approx: bool) -> bool:
+    """``stated`` makes ``claimed`` true: equal, or inside its bound ("under 200 ms" for
+    180 ms, "over 40" or "40+" for 45)."""
+    if _same(claimed, stated, approx):
+        return True
+    if bound == "below":
+        return stated < claimed
+    return bound == "above" and stated > claimed
+
+
 def _quantity_supported(q: Quantity, stated: Quantity) -> bool:
     if stated.vague_upto is not None:
         if q.vague_upto != stated.vague_upto or q.value != stated.value:
@@ -451,7 +466,8 @@ def _quantity_supported(q: Quantity, stated: Quantity) -> bool:
         claimed_forms = ((q.value, q.unit), *q.forms)
         stated_forms = ((stated.value, stated.unit), *stated.forms)
         if not any(
-            _same(a, b, stated.approx) and (u == w or (u is None and w in CURRENCY_CODES))
+            _within(a, b, q.bound, stated.approx)
+            and (u == w or (u is None and w in CURRENCY_CODES))
             for a, u in claimed_forms
             for b, w in stated_forms
         ):

@@ -76,6 +76,7 @@ class Quantity:
     factor: float = 1.0  # the unit's factor in ``value`` (ms: 0.001)
     magnitude: float = 1.0  # the magnitude's factor in ``value`` (M: 1e6)
     lead: str = ""  # the stem of the word before it ("hired 14": "hir")
+    bound: Literal["below", "above"] | None = None  # "under 200 ms", "50M+", "over 40"
 
     @property
     def head(self) -> str | None:
@@ -207,7 +208,13 @@ def _number_start(text: str, start: int) -> bool:
     before = text[start - 1] if start else " "
     if before.isalnum() or before in "._,/":
         return False
-    return not (before == "-" and start >= 2 and text[start - 2].isalpha())
+    if before == "-" and start >= 2 and text[start - 2].isalpha():
+        word = re.search(r"[A-Za-z]+$", text[max(0, start - 12) : start - 1])
+        return word is not None and word.group() in _NUMBER_PREFIXES  # "sub-200ms", not "GPT-4"
+    return True
+
+
+_NUMBER_PREFIXES = frozenset(_words("sub over under near top around about approx"))
 
 
 _MAGNITUDE = re.compile(
@@ -219,8 +226,8 @@ _ORDINAL = re.compile(r"(?:st|nd|rd|th)\b", re.IGNORECASE)
 _DECADE = re.compile(r"'?s\b")
 _UNIT = re.compile(
     r"(?:\s?(?P<pct>%|percent\b|per\s?cent\b|pct\b)"
-    r"|\s(?P<pp>percentage\s+points?|pp)\b"
-    r"|\s?(?P<x>×|x(?![A-Za-z0-9])|-?fold\b)|\s(?P<times>times)\b"
+    r"|\s(?P<pp>percentage\s+points?|pp|points?|pts)\b"
+    r"|\s?(?P<x>×|[xX](?![A-Za-z0-9])|-?fold\b)|\s(?P<times>times)\b"
     r"|[\s-]?(?P<time>ms|msecs?|milliseconds?|µs|microseconds?|ns|nanoseconds?|secs?|seconds?|"
     r"s|mins?|minutes?|hrs?|hours?|h|days?|weeks?|wks?)(?![A-Za-z0-9])"
     r"|[\s-]?(?P<bytes>[kKMGTPE]i?B|bytes?|kilobytes?|megabytes?|gigabytes?|terabytes?|"
@@ -257,6 +264,8 @@ _ARTICLE_OK = re.compile(
     r"\b(?:for|in|within|after|over|nearly|almost|about|around|than|least|spent|past|last)\s+$",
     re.I,
 )
+_BELOW = ("under", "below", "less than", "fewer than", "within", "sub")
+_ABOVE = ("over", "above", "more than", "at least", "upwards of", "north of", "exceeding")
 _NOT_TO_WORDS = frozenset(_words("up down close due next equal compared similar"))
 _ARROW_AFTER = re.compile(r"\s*(?:→|->)\s*")
 _PAIR_JOIN = re.compile(r"\s*(?:to|–|—|-|→|->)\s*", re.I)
@@ -706,7 +715,7 @@ def _quantity_at(
         shown = shown if counted else pos
     _add_quantity(
         s, start, pos, value * magnitude * factor, unit, per, counted,
-        shown=shown, factor=factor, magnitude=magnitude,
+        shown=shown, factor=factor, magnitude=magnitude, plus=bool(plus),
     )  # fmt: skip
 
 
@@ -754,6 +763,7 @@ def _add_quantity(
     shown: int = 0,
     factor: float = 1.0,
     magnitude: float = 1.0,
+    plus: bool = False,
 ) -> None:
     text = s.text
     before = text[max(0, start - 24) : start]
@@ -770,6 +780,12 @@ def _add_quantity(
     elif _ARROW_AFTER.match(text, end):
         role = "from"
     lead = _lead(text, start)
+    bound: Literal["below", "above"] | None = "above" if plus else None
+    words = " ".join(last[-2:])
+    if words.endswith(_BELOW) or before.rstrip().endswith(("sub-", "<")):
+        bound = "below"
+    elif words.endswith(_ABOVE) or before.rstrip().endswith(">"):
+        bound = "above"
     s.quantities.append(
         Quantity(
             text[start : max(end, shown)].strip(),
@@ -784,6 +800,7 @@ def _add_quantity(
             factor=factor,
             magnitude=magnitude,
             lead=_stem(lead.casefold()),
+            bound=bound,
         )
     )
     s.take(start, end)

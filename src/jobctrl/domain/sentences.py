@@ -41,6 +41,7 @@ from jobctrl.domain.lexicon import is_known_word
 from jobctrl.domain.vocabulary import GENERIC_TERMS, VOCABULARY, WORD_RIGHT
 
 __all__ = [
+    "TITLE_WORDS",
     "ClaimWord",
     "Degree",
     "Entity",
@@ -217,6 +218,27 @@ _GREETINGS = frozenset(
 # Common words that are also title or name words: common only when a lowercase word
 # follows ("Lead a team", but "Lead Data Engineer").
 _AMBIGUOUS_START = frozenset(_words("lead head chief principal staff"))
+# Words of job titles: never read as ordinary English, wherever they stand.
+TITLE_WORDS = frozenset(
+    _words(
+        """engineer engineering manager developer designer scientist researcher lead head
+        director analyst architect administrator consultant officer specialist intern sre
+        swe vp president principal staff senior junior associate assistant coordinator
+        technician owner chief fellow partner founder"""
+    )
+)
+# Past tenses that do not end in -ed ("Sped up deploys").
+_IRREGULAR_STARTS = frozenset(
+    _words(
+        """sped upheld underwent withdrew overcame undertook oversaw rode saw sat sent shot
+        shut sold spent split spread stood struck swept swung taught told thought threw
+        understood wore fed fled froze hid hit hung knew laid lit lost meant met paid quit
+        read rose said sought shook showed shrank slid spoke sprang stuck strove tore
+        became began bought brought built caught chose came did drew drove fell felt fought
+        found flew forgot gave got grew had heard held kept led left lent let made ran
+        rebuilt rewrote set shipped took wrote won"""
+    )
+)
 _NOT_NAMES = frozenset(
     _words("""i i'm i've i'd i'll mr mrs ms dr prof monday tuesday wednesday thursday friday
     saturday sunday january february march april may june july august september october
@@ -579,9 +601,30 @@ def _common_start(tokens: Sequence[_Token], i: int) -> bool:
         return not (i + 1 < len(tokens) and _name_like(tokens[i + 1].text))
     if low in _COMMON or low.removesuffix("s") in _COMMON or low.removesuffix("es") in _COMMON:
         return True
+    if low in _IRREGULAR_STARTS:
+        return True
     if fold(low) in _GREETINGS:
         return True
-    return len(low) > 3 and low.endswith(("ed", "ing", "ly"))
+    if len(low) > 3 and low.endswith(("ed", "ing", "ly")):
+        return True
+    # An English word ("Customer-focused", "Versatile"), not a title word, not the first
+    # word of a longer name ("Amazon Web Services").
+    nxt = tokens[i + 1].text if i + 1 < len(tokens) else ""
+    return _english_word(low) and not _name_like(nxt)
+
+
+def _english_word(low: str) -> bool:
+    return low.isalpha() and low not in TITLE_WORDS and is_known_word(low)
+
+
+_VERB_ENDS = ("ing", "ed", "ly")
+
+
+def _title_case(tokens: Sequence[_Token]) -> bool:
+    """Most words of four letters or more are capitalised, as in a heading."""
+    words = [t.text for t in tokens if len(t.text) >= 4 and t.text.isalpha()]
+    upper = sum(1 for w in words if w[0].isupper())
+    return upper >= 3 and upper >= 0.6 * len(words)
 
 
 def _parts(run: Sequence[_Token], text: str, aliases: AliasTable) -> tuple[Part, ...]:
@@ -606,12 +649,16 @@ def _entities(
     text: str, tokens: list[_Token], masked: Sequence[tuple[int, int]], aliases: AliasTable
 ) -> list[Entity]:
     prev_end = 0
+    title_case = _title_case(tokens)
     for i, tok in enumerate(tokens):
         gap = text[prev_end : tok.start]
         clause_start = i == 0 or bool(_CLAUSE_BREAK.search(gap))
         prev_end = tok.end
         if not _name_like(tok.text) or _overlaps(masked, tok.start, tok.end):
             continue
+        low = tok.text.casefold()
+        if title_case and tok.text[1:].islower() and len(low) > 4 and low.endswith(_VERB_ENDS):
+            continue  # "Backend Engineer Specializing in Payments"
         low = tok.text.casefold().replace("’", "'")
         if low in _NOT_NAMES or (low in _STOP_CAPS and not tok.text.isupper()):
             continue
