@@ -92,10 +92,12 @@ async def start_intended(
     broken config.yaml, a busy database) ends the pass for the caller to report."""
     failed = {} if failed is None else failed
     pending = await asyncio.to_thread(
-        start_intents.unstarted, ctx.store, ctx.now() - INTENT_GRACE, limit
+        start_intents.unstarted, ctx.store, ctx.now() - INTENT_GRACE, limit + len(failed)
     )
+    # Intents that failed before go last, so a pile of them never starves the new ones.
+    pending.sort(key=lambda intent: intent[0] in failed)
     started = 0
-    for workflow_id, job_id in pending:
+    for workflow_id, job_id in pending[:limit]:
         bug: Exception | None = None
         try:
             key = (await asyncio.to_thread(jobs.job_row, ctx.store, job_id))["idempotency_key"]
