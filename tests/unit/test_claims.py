@@ -324,6 +324,7 @@ def test_an_uncited_line_may_be_polite_about_the_employer_or_honest_about_a_gap(
         ("I have not used Kafka, but I led 40 engineers at Google.", "uncited", "i led 40"),
         ("I worked at Acme in 2019.", "name", "Acme"),
         ("At Acme I built the payments platform.", "name", "Acme"),
+        ("Eight years of Python make me a strong fit for Acme.", "duration", "Eight years"),
     ],
 )
 def test_an_uncited_line_makes_no_claim_about_the_candidate(

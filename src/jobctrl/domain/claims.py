@@ -578,8 +578,9 @@ def check_sentence(text: str, cited: Sequence[Fact], context: ClaimContext) -> l
 
     # Numbers in a line that cites nothing are the candidate's only when the line speaks
     # of the candidate ("my team of 40"), not of the reader or the employer.
-    about_others = (
-        not cited and not reading.speaks_of_self and (reading.addresses_reader or free_named)
+    about_others = not cited and (
+        (reading.addresses_reader and not reading.speaks_of_self)
+        or (free_named and not reading.names_self)
     )
     if not about_others:
         for q in mentions.quantities:

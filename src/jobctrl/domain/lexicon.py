@@ -85,6 +85,7 @@ def _stems(word: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=16384)
 def is_known_word(word: str) -> bool:
     """``word`` (lower case) is English or common jargon, in any of its simple forms; a
     hyphenated word when each of its pieces is; words under four letters always."""

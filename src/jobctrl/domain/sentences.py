@@ -103,14 +103,15 @@ class Reading:
     claim_words: tuple[ClaimWord, ...]
     first_person: tuple[str, ...]  # first-person claim phrases
     gaps: tuple[tuple[int, int], ...]  # the objects of gap statements
-    speaks_of_self: bool  # I / my / we / our …
+    speaks_of_self: bool  # I / my / we / our … (the writer as subject or owner)
+    names_self: bool  # … or as object: me / us / myself
     addresses_reader: bool  # you / your
 
 
 # -- words -------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Token:
     text: str
     start: int
@@ -152,7 +153,7 @@ def _keeps_whole(word: str) -> bool:
 def _name_like(token: str) -> bool:
     """A capital anywhere, a digit next to letters, or letters of a script without case."""
     if token.islower():
-        return bool(_DIGIT.search(token))
+        return not token.isalpha() and bool(_DIGIT.search(token))
     for c in token:
         if c.isupper() or (c.isalpha() and not c.islower()):
             return True
@@ -309,8 +310,8 @@ class _Dispatch:
             re.compile("(?:" + "|".join(open_ended) + ")" + right, flags) if open_ended else None
         )
 
-    def match(self, text: str, pos: int) -> re.Match[str] | None:
-        head = text[pos : pos + 3].casefold()
+    def match(self, text: str, pos: int, head: str = "") -> re.Match[str] | None:
+        head = head or text[pos : pos + 3].casefold()
         m = None
         if head in self._p3 or head[:2] in self._p2 or head[:1] in self._p1:
             pattern = self._by_char.get(head[:1])
@@ -319,11 +320,12 @@ class _Dispatch:
             m = self._open.match(text, pos)
         return m
 
-    def find(self, text: str, starts: Sequence[int]) -> list[re.Match[str]]:
+    def find(self, text: str, starts: Sequence[tuple[int, str]]) -> list[re.Match[str]]:
+        """Matches at ``starts`` (position, its first three characters casefolded)."""
         out: list[re.Match[str]] = []
         reach = 0
-        for pos in starts:
-            if pos >= reach and (m := self.match(text, pos)):
+        for pos, head in starts:
+            if pos >= reach and (m := self.match(text, pos, head)):
                 out.append(m)
                 reach = m.end()
         return out
@@ -336,11 +338,11 @@ class _Dispatch:
         return m if m is not None and m.end() == len(word) else None
 
 
-def _starts(text: str, tokens: Sequence[_Token]) -> list[int]:
-    starts = [t.start for t in tokens]
+def _starts(text: str, tokens: Sequence[_Token]) -> list[tuple[int, str]]:
+    positions = [t.start for t in tokens]
     if "#" in text:  # "#1"
-        starts = sorted({*starts, *(i for i, c in enumerate(text) if c == "#")})
-    return starts
+        positions = sorted({*positions, *(i for i, c in enumerate(text) if c == "#")})
+    return [(p, text[p : p + 3].casefold()) for p in positions]
 
 
 # -- degrees and claim words -------------------------------------------------------------------
@@ -506,9 +508,9 @@ def _index(m: re.Match[str]) -> int:
     return int(m.lastgroup[1:].split("_")[0])
 
 
-def degrees_in(text: str, tokens: Sequence[_Token] | None = None) -> list[Degree]:
+def degrees_in(text: str, starts: Sequence[tuple[int, str]] | None = None) -> list[Degree]:
     """The degrees ``text`` names, as (level, which)."""
-    starts = _starts(text, tokens if tokens is not None else _tokens(text))
+    starts = starts if starts is not None else _starts(text, _tokens(text))
     out: list[Degree] = []
     for m in _DEGREES.find(text, starts):
         level, which, _ = _DEGREE_PATTERNS[_index(m)]
@@ -516,9 +518,9 @@ def degrees_in(text: str, tokens: Sequence[_Token] | None = None) -> list[Degree
     return out
 
 
-def claim_words(text: str, tokens: Sequence[_Token] | None = None) -> list[ClaimWord]:
+def claim_words(text: str, starts: Sequence[tuple[int, str]] | None = None) -> list[ClaimWord]:
     """The claim words ``text`` uses, with their families."""
-    starts = _starts(text, tokens if tokens is not None else _tokens(text))
+    starts = starts if starts is not None else _starts(text, _tokens(text))
     return [
         ClaimWord(_CLAIM_PATTERNS[_index(m)][0], m.group(), m.start(), m.end())
         for m in _CLAIMS.find(text, starts)
@@ -568,7 +570,7 @@ def _alias_tools(aliases: AliasTable) -> _Dispatch:
 
 
 def _lower_tools(
-    text: str, starts: Sequence[int], taken: list[tuple[int, int]], aliases: AliasTable
+    text: str, starts: Sequence[tuple[int, str]], taken: list[tuple[int, int]], aliases: AliasTable
 ) -> list[Entity]:
     out: list[Entity] = []
     for m in _VOCAB.find(text, starts):
@@ -652,7 +654,7 @@ def _entities(
     title_case = _title_case(tokens)
     for i, tok in enumerate(tokens):
         gap = text[prev_end : tok.start]
-        clause_start = i == 0 or bool(_CLAUSE_BREAK.search(gap))
+        clause_start = i == 0 or (gap != " " and bool(_CLAUSE_BREAK.search(gap)))
         prev_end = tok.end
         if not _name_like(tok.text) or _overlaps(masked, tok.start, tok.end):
             continue
@@ -760,6 +762,7 @@ def _unknown_tools(
 # The writer as subject or owner ("I", "my", "we"); "me" and "us" as objects ("excites
 # me") say nothing about the writer's past.
 _SELF = frozenset(_words("i my mine we our ours i'm i've i'd i'll we're we've we'd"))
+_SELF_OBJECT = frozenset(_words("me us myself ourselves"))
 _READER = frozenset(_words("you your yours"))
 _ADVERBS = frozenset(
     _words("""also successfully recently previously personally then once already since first later
@@ -951,8 +954,8 @@ def read_sentence(text: str, aliases: AliasTable, masked: Sequence[tuple[int, in
     """What ``text`` claims besides its numbers (``masked``: the spans numbers cover)."""
     tokens = _tokens(text)
     starts = _starts(text, tokens)
-    degrees = degrees_in(text, tokens)
-    words = claim_words(text, tokens)
+    degrees = degrees_in(text, starts)
+    words = claim_words(text, starts)
     taken = list(masked)
     taken += [(d.start, d.end) for d in degrees]
     taken += [(w.start, w.end) for w in words]
@@ -975,5 +978,6 @@ def read_sentence(text: str, aliases: AliasTable, masked: Sequence[tuple[int, in
         first_person=tuple(first_person),
         gaps=tuple(gaps),
         speaks_of_self=any(w in _SELF for w in lowered),
+        names_self=any(w in _SELF or w in _SELF_OBJECT for w in lowered),
         addresses_reader=any(w in _READER for w in lowered),
     )
