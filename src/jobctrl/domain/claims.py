@@ -196,8 +196,8 @@ def _derived(quantities: Sequence[Quantity]) -> tuple[Quantity, ...]:
         counted = a.counted or b.counted
         change = 100 * (high - low) / a.value
         forms: list[tuple[float, str | None]] = [(change, "%"), (high / low, "x")]
-        if a.unit == "%":
-            forms.append((high - low, "pp"))  # "from 91% to 99.5%" is 8.5 points
+        # the difference: "from 91% to 99.5%" is 8.5 points, "from 47 to 18 minutes" 29
+        forms.append((high - low, "pp" if a.unit == "%" else a.unit))
         for value, unit in forms:
             out.append(Quantity(f"{a.text} → {b.text}", value, unit, counted=counted, approx=True))
     return tuple(out)

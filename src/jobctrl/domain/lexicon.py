@@ -63,7 +63,7 @@ JARGON = _words(
     headcount org orgs reorg teammate teammates cofounder cross-functional crossfunctional
     ai ml nlp llm llms genai rag vector vectors embedding"""
 )
-_SUFFIXES = ("ing", "ed", "es", "s", "d", "er", "ers", "ation", "ations", "ization", "ly")
+_SUFFIXES = ("ing", "ed", "es", "s", "er", "ers", "ation", "ations", "ization", "ly")
 
 
 @functools.cache

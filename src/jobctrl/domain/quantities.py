@@ -323,6 +323,7 @@ _RATE = re.compile(
     r"|\s*(?P<adv>hourly|daily|nightly|weekly|monthly|quarterly|yearly|annually)\b",
     re.IGNORECASE,
 )
+_ATTACHED = re.compile(r"-([^\W\d_]+)(?![\w-])")
 _NEXT_WORD = re.compile(r"[\s-]*(?:(?P<w>[^\W\d_][\w'’]*(?:-[^\W\d_][\w'’]*)*)|(?P<o>\S))")
 # Words that end what a quantity counts: function words, comparatives, verbs of change.
 _COUNT_STOP = frozenset(
@@ -583,6 +584,9 @@ def _counted(text: str, pos: int, unit: str | None) -> tuple[tuple[str, ...], st
     per: str | None = None
     end = pos
     look_past_of = unit in ("%", "vague")
+    attached = _ATTACHED.match(text, pos)
+    if attached:  # "a 45-cluster platform", "a 40-person team": the word it is joined to
+        return (_fold_word(attached.group(1)),), None, attached.end()
     for _ in range(8):
         if len(words) == 4:
             break

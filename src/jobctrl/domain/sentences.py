@@ -616,7 +616,7 @@ def _common_start(tokens: Sequence[_Token], i: int) -> bool:
 
 
 def _english_word(low: str) -> bool:
-    return low.isalpha() and low not in TITLE_WORDS and is_known_word(low)
+    return len(low) >= 4 and low.isalpha() and low not in TITLE_WORDS and is_known_word(low)
 
 
 _VERB_ENDS = ("ing", "ed", "ly")
