@@ -5,9 +5,11 @@ spellings of the same value compare equal and two different values never do.
 
 - ``Quantity``: a value with its magnitude applied ("50M+" and "more than 50 million" are
   both 50,000,000), its unit ("%", "x" for ×/times/-fold, a currency code, "s" for time in
-  seconds, "B" for bytes), a rate ("a day", "/s", "nightly"), what it counts (the words
-  after it: "40 people" counts people; "% of" and "millions of" look past the "of"), and
-  its place in a "from X to Y" change. Digits with separators ("1,200", "99.5"), letter
+  seconds, "B" for bytes, "pp" for points), a rate ("a day", "/s", "nightly"), what it
+  counts (the words after it: "40 people" counts people, "a 45-cluster platform"
+  clusters; "% of" and "millions of" look past the "of"), its place in a "from X to Y"
+  change, a bound ("under 200 ms", "sub-200ms", "over 40", "50M+") and the word it
+  follows ("hired 14"). Digits with separators ("1,200", "99.5"), letter
   magnitudes (k/K, M/m/MM, B/bn, T), magnitude words, number words of any size ("sixty",
   "twenty-five", "one hundred and twenty", "a dozen", "half a million"), vague amounts
   ("millions of") and multiplier verbs ("halved", "doubled", "tripled", "cut in half"),

@@ -13,9 +13,13 @@ for a line that cites nothing — first-person claims about the candidate.
   spellings are found first ("Google Cloud Platform", "Sr."), and a part that is a known
   tool ("Spark" in "Spark Structured Streaming") may come from any cited fact.
   The first word of a sentence (or of a clause after ":", ";", "|", "—") is a name only
-  if it is not a common English word ("Built", "Thank", "Today" are not; "Microsoft" is).
+  if it is not a common word, a verb form or an English word (``domain.lexicon``) that
+  starts no longer name ("Built", "Thank", "Customer-focused" are words; "Microsoft" and
+  "Amazon Web Services" are names); a title word ("Principal", "Staff") is always a name.
   Tools written in lower case ("kubernetes", "postgres", "machine learning") are found
-  through the shared vocabulary (``domain.vocabulary``) and the tool aliases.
+  through the shared vocabulary (``domain.vocabulary``) and the tool aliases, and a
+  lower-case word that is no English where a tool goes ("Jest, vitest and …", "with
+  fastlane") is an unknown tool.
 - ``degrees``: PhD, MSc, MBA, BSc, Bachelor's, Master's, "degree", … as (level, which).
 - ``claim_words``: won, award, prize, patent, promoted, certified, published, founded,
   keynote, speaker, ranked, top N, elected, honours, scholarship, recognised, finalist.
