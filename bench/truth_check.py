@@ -3,17 +3,20 @@ Cover stages with the offline provider.
 
     .venv/bin/python bench/truth_check.py       # --postings 40 --rounds 5 --jobs 60
 
-Three measurements in one process, wall time by ``perf_counter`` (the check is pure CPU):
+Four measurements in one process, wall time by ``perf_counter`` (the check is pure CPU):
 
-1. **Corpus.** The truthful documents of the truth corpus (tests/unit/truth_corpus: five
+1. **Corpus.** The truthful documents of the truth corpus (tests/unit/truth_corpus: six
    profiles, resumes and letters with every line cited), each checked ``--rounds`` times
    after one warm-up check per profile: p50 / p95 ms per resume and per letter. The
    corpus's detection and false-alarm rates come with it.
 2. **Offline writer.** For each corpus profile and the demo profile, ``--postings`` demo
    postings (read as Enrich reads them) are scored offline (not timed); then
    ``tailor_offline`` and ``check_resume``, ``cover_offline`` and ``check_letter`` are
-   timed one by one: p50 / p95 ms of each, and the check's share of write + check.
-3. **The real stages.** ``--jobs`` demo postings through create, Enrich and Score, then
+   timed one by one (the first posting per profile is a warm-up): p50 / p95 ms of each,
+   the check's share of write + check, and any finding on the writer's output.
+3. **At the limits.** A profile at the size limits built from the corpus's sentences: the
+   check of a resume restating all of it, and of the offline writer's resume of it.
+4. **The real stages.** ``--jobs`` demo postings through create, Enrich and Score, then
    the Tailor and Cover stages as the worker runs them (the store, the spend authority,
    the offline lane, the check, the generation and its check record), one job at a time,
    no Temporal, as bench/stages.py does; the check inside each stage is timed by wrapping
