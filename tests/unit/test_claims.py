@@ -298,6 +298,9 @@ def test_a_name_of_another_role_is_not_supported_by_this_roles_facts() -> None:
         "I am new to Apache Flink but eager to learn it.",
         "Acme's payments platform is the kind of system I like to make boring.",
         "Your team's mission to serve 10 million merchants excites me.",
+        "I am keen to learn more about how Acme runs Kubernetes at scale.",
+        "Please find my resume attached.",
+        "I was excited to see this role.",
     ],
 )
 def test_an_uncited_line_may_be_polite_about_the_employer_or_honest_about_a_gap(
@@ -325,6 +328,8 @@ def test_an_uncited_line_may_be_polite_about_the_employer_or_honest_about_a_gap(
         ("I worked at Acme in 2019.", "name", "Acme"),
         ("At Acme I built the payments platform.", "name", "Acme"),
         ("Eight years of Python make me a strong fit for Acme.", "duration", "Eight years"),
+        ("Expert in Kafka and Flink.", "tool", "Flink"),
+        ("I have used Kubernetes the way Acme does.", "tool", "Kubernetes"),
     ],
 )
 def test_an_uncited_line_makes_no_claim_about_the_candidate(

@@ -553,20 +553,22 @@ def check_sentence(text: str, cited: Sequence[Fact], context: ClaimContext) -> l
     reading = read_sentence(text, aliases, mentions.spans)
     c = _read_cited(cited, context)
     found: list[tuple[int, Unsupported]] = []
-    free_named = False
-
+    support: dict[Entity, Literal["cited", "free", "none"]] = {}
     for entity in reading.entities:
         if _in_gap(reading, entity.start, entity.end):
             continue
+        support[entity] = _entity_support(entity, c)
+        if support[entity] == "free" and _claimed_as_own(text, entity, reading.entities, c):
+            support[entity] = "none"
+    free_named = "free" in support.values()
+    # A line that cites nothing and claims nothing in the first person may say what the
+    # employer or the reader uses ("how Mollie runs Kubernetes", "your payments stack").
+    about_employer = not cited and not reading.first_person
+    for entity, found_in in support.items():
         lower_case = entity.term is not None or entity.unknown
-        if not cited and lower_case and not reading.first_person:
-            continue  # "Mollie's payments platform": a lower-case word about the employer
-        support = _entity_support(entity, c)
-        if support == "free" and _claimed_as_own(text, entity, reading.entities, c):
-            support = "none"
-        if support == "free":
-            free_named = True
-        if support == "none":
+        if about_employer and (lower_case or (entity.kind == "tool" and free_named)):
+            continue
+        if found_in == "none":
             found.append((entity.start, Unsupported(entity.kind, entity.text)))
 
     for degree in reading.degrees:
