@@ -312,9 +312,9 @@ def test_an_uncited_line_may_be_polite_about_the_employer_or_honest_about_a_gap(
 @pytest.mark.parametrize(
     ("text", "kind", "claim"),
     [
-        ("I have led platform teams of 40 people.", "uncited", "i have led"),
+        ("I have led platform teams of 40 people.", "uncited", "I have led"),
         ("I have also run the data platform team at Revolut.", "name", "Revolut"),
-        ("I have also run the data platform team at Revolut.", "uncited", "i have run"),
+        ("I have also run the data platform team at Revolut.", "uncited", "I have also run"),
         ("My team of 40 engineers shipped weekly.", "uncited", "My team"),
         ("I was a Principal Engineer at Microsoft for five years.", "name", "Microsoft"),
         ("I was a Principal Engineer at Microsoft for five years.", "duration", "five years"),
@@ -324,7 +324,7 @@ def test_an_uncited_line_may_be_polite_about_the_employer_or_honest_about_a_gap(
         ("I am a Staff Engineer.", "name", "Staff Engineer"),
         ("I built Kafka pipelines at Google.", "name", "Google"),
         ("I have not used Kafka, but I led 40 engineers at Google.", "name", "Google"),
-        ("I have not used Kafka, but I led 40 engineers at Google.", "uncited", "i led 40"),
+        ("I have not used Kafka, but I led 40 engineers at Google.", "uncited", "I led 40"),
         ("I worked at Acme in 2019.", "name", "Acme"),
         ("At Acme I built the payments platform.", "name", "Acme"),
         ("Eight years of Python make me a strong fit for Acme.", "duration", "Eight years"),

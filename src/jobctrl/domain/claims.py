@@ -604,8 +604,7 @@ def check_sentence(text: str, cited: Sequence[Fact], context: ClaimContext) -> l
 
     if not cited:
         for phrase in reading.first_person:
-            at = text.casefold().replace("’", "'").find(phrase.split()[0])
-            found.append((max(at, 0), Unsupported("uncited", phrase)))
+            found.append((max(text.find(phrase), 0), Unsupported("uncited", phrase)))
 
     seen: set[Unsupported] = set()
     out: list[Unsupported] = []

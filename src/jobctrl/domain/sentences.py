@@ -902,14 +902,20 @@ def _verb_claims(verb: str) -> bool:
     return verb in _CLAIM_PRESENT or verb.removesuffix("s") in _CLAIM_PRESENT
 
 
-def _first_person(words: list[str]) -> list[str]:
-    """Phrases in which the writer claims experience or achievement."""
+def _first_person(text: str, tokens: Sequence[_Token], words: list[str]) -> list[str]:
+    """Phrases in which the writer claims experience or achievement, in the sentence's
+    own words ("I have led", "I've managed 40")."""
     found: list[str] = []
     for i, word in enumerate(words):
         if word not in _SUBJECTS:
             continue
-        seq = [_CONTRACTIONS[word.split("'", 1)[1]]] if "'" in word else []
-        seq += [w for w in words[i + 1 : i + 8] if w not in _ADVERBS]
+        contracted = "'" in word
+        seq = [_CONTRACTIONS[word.split("'", 1)[1]]] if contracted else []
+        at = [i] if contracted else []
+        for j in range(i + 1, min(i + 8, len(words))):
+            if words[j] not in _ADVERBS:
+                seq.append(words[j])
+                at.append(j)
         if not seq or seq[0] in _MODALS:
             continue
         verb, rest = seq[0], seq[1:]
@@ -920,7 +926,8 @@ def _first_person(words: list[str]) -> list[str]:
         else:
             claim = _verb_claims(verb)
         if claim:
-            found.append(" ".join([word, *seq[:2]]))
+            last = at[min(1, len(at) - 1)]
+            found.append(text[tokens[i].start : tokens[last].end])
     return found
 
 
@@ -972,7 +979,7 @@ def read_sentence(text: str, aliases: AliasTable, masked: Sequence[tuple[int, in
     entities += _unknown_tools(text, tokens, entities, taken)
     lowered = [t.text.casefold().replace("’", "'") for t in tokens]
     gaps = _gap_objects(text, tokens, entities) if _GAP_HINT.search(text) else []
-    first_person = _first_person(lowered)
+    first_person = _first_person(text, tokens, lowered)
     if "my" in lowered:
         first_person += [m.group() for m in _MY_CLAIM.finditer(text)]
     return Reading(
