@@ -612,3 +612,43 @@ T.lie(
     "12 engineers onboarded become a hundred",
     Sub("experience[1].bullets[2]", "onboarded 12 engineers", "onboarded a hundred engineers"),
 )
+
+# -- a second held-out set: new wordings, first run once against the checker --------------
+T.ok(
+    "resume",
+    "paraphrase",
+    "the data-contracts highlight reworded, 'from 11 a quarter to 2'",
+    Put(
+        "experience[0].bullets[2]",
+        cite(
+            "Rolled out data contracts plus Great Expectations checks on 140 core tables; "
+            "broken-dashboard incidents dropped from 11 a quarter to 2.",
+            "exp0.hl2",
+        ),
+    ),
+)
+T.lie(
+    "resume",
+    "claim",
+    "experience[0].bullets[2]",
+    "she 'invented' a data-contract standard, 'now an industry reference'",
+    Put(
+        "experience[0].bullets[2]",
+        cite(
+            "Invented Allegro's data-contract standard, now an industry reference, with Great "
+            "Expectations checks on 140 core tables.",
+            "exp0.hl2",
+        ),
+    ),
+)
+T.lie(
+    "letter",
+    "employer",
+    "paragraphs[2].sentences[0]",
+    "the team of five 'across Allegro and Google'",
+    Sub(
+        "paragraphs[2].sentences[0]",
+        "Today I lead a team of five data engineers,",
+        "Today I lead a team of five data engineers across Allegro and Google,",
+    ),
+)

@@ -503,3 +503,59 @@ T.lie(
     "fairseq added beside PyTorch, in lower case",
     Sub("experience[2].bullets[0]", "in PyTorch.", "in PyTorch and fairseq."),
 )
+
+# -- a second held-out set: new wordings, first run once against the checker --------------
+T.ok(
+    "resume",
+    "paraphrase",
+    "the speech-recognition highlight reworded, ASR for speech recognition",
+    Put(
+        "experience[0].bullets[0]",
+        cite(
+            "Leading 3 researchers, trained Japanese ASR models on 40,000 hours of audio and "
+            "cut character error rate 18% (relative).",
+            "exp0.hl0",
+        ),
+    ),
+)
+T.ok(
+    "letter",
+    "paraphrase",
+    "the speech corpus sentence reworded",
+    Put(
+        "paragraphs[1].sentences[2]",
+        cite(
+            "At VinAI Research I built and openly released (CC BY 4.0) a Vietnamese speech "
+            "corpus of 500 hours.",
+            "exp1.hl1",
+        ),
+    ),
+)
+T.lie(
+    "resume",
+    "unit",
+    "experience[0].bullets[0]",
+    "40,000 hours of audio become 400k",
+    Sub("experience[0].bullets[0]", "40,000 hours", "400k hours"),
+)
+T.lie(
+    "letter",
+    "tool",
+    "paragraphs[1].sentences[2]",
+    "lhotse recipes added, in lower case, to a reworded sentence",
+    Put(
+        "paragraphs[1].sentences[2]",
+        cite(
+            "At VinAI Research I built and openly released (CC BY 4.0) a Vietnamese speech "
+            "corpus of 500 hours, with lhotse recipes.",
+            "exp1.hl1",
+        ),
+    ),
+)
+T.lie(
+    "resume",
+    "title",
+    "headline",
+    "Staff Research Scientist was never her title",
+    Put("headline", cite("Staff Research Scientist · speech", "exp0", "sum0")),
+)

@@ -515,3 +515,75 @@ T.lie(
         "with Jest, vitest and Testing Library.",
     ),
 )
+
+# -- a second held-out set: new wordings, first run once against the checker --------------
+T.ok(
+    "resume",
+    "paraphrase",
+    "the LCP highlight in the passive voice",
+    Put(
+        "experience[0].bullets[2]",
+        cite(
+            "The product page's Largest Contentful Paint was cut from 3.8 s to 1.9 s through "
+            "server-side rendering in Next.js.",
+            "exp0.hl2",
+        ),
+    ),
+)
+T.ok(
+    "letter",
+    "paraphrase",
+    "the design-system team with its make-up in brackets",
+    Put(
+        "paragraphs[1].sentences[0]",
+        cite(
+            "My design-system team at Farfetch (four engineers, two designers) maintains a "
+            "component library that 35 product teams now use.",
+            "exp0.hl1",
+        ),
+    ),
+)
+T.ok(
+    "resume",
+    "dates",
+    "dates as 'Jan 2020 – Apr 2022' and 'Mar 2017 – Dec 2019'",
+    Put("experience[1].start", "Jan 2020"),
+    Put("experience[1].end", "Apr 2022"),
+    Put("experience[2].start", "Mar 2017"),
+    Put("experience[2].end", "Dec 2019"),
+)
+T.lie(
+    "resume",
+    "quantity",
+    "experience[0].bullets[2]",
+    "LCP down to 0.9 s, in the passive voice",
+    Put(
+        "experience[0].bullets[2]",
+        cite(
+            "The product page's Largest Contentful Paint was cut from 3.8 s to 0.9 s through "
+            "server-side rendering in Next.js.",
+            "exp0.hl2",
+        ),
+    ),
+)
+T.lie(
+    "letter",
+    "quantity",
+    "paragraphs[1].sentences[0]",
+    "35 product teams become 53, in a reworded sentence",
+    Put(
+        "paragraphs[1].sentences[0]",
+        cite(
+            "My design-system team at Farfetch (four engineers, two designers) maintains a "
+            "component library that 53 product teams now use.",
+            "exp0.hl1",
+        ),
+    ),
+)
+T.lie(
+    "resume",
+    "dates",
+    "experience[1].end",
+    "Nubank until Dec 2022, overlapping Farfetch",
+    Put("experience[1].end", "Dec 2022"),
+)

@@ -554,3 +554,59 @@ T.lie(
     "22 engineers become two hundred",
     Sub("experience[0].bullets[0]", "(22 engineers)", "(two hundred engineers)"),
 )
+
+# -- a second held-out set: new wordings, first run once against the checker --------------
+T.ok(
+    "resume",
+    "paraphrase",
+    "the incidents highlight with its cause first",
+    Put(
+        "experience[0].bullets[2]",
+        cite(
+            "Introduced SLOs, on-call reviews and error budgets; payment-service incidents "
+            "fell 45% year over year.",
+            "exp0.hl2",
+        ),
+    ),
+)
+T.ok(
+    "letter",
+    "paraphrase",
+    "the hiring sentence with number words",
+    Put(
+        "paragraphs[1].sentences[2]",
+        cite(
+            "I hired fourteen engineers in 2022, and promoted four people to senior and two to "
+            "team lead.",
+            "exp0.hl1",
+        ),
+    ),
+)
+T.lie(
+    "resume",
+    "quantity",
+    "experience[0].bullets[2]",
+    "incidents fell 54%, not 45%, in a reworded bullet",
+    Put(
+        "experience[0].bullets[2]",
+        cite(
+            "Introduced SLOs, on-call reviews and error budgets; payment-service incidents "
+            "fell 54% year over year.",
+            "exp0.hl2",
+        ),
+    ),
+)
+T.lie(
+    "letter",
+    "number_word",
+    "paragraphs[1].sentences[2]",
+    "forty engineers hired, not fourteen",
+    Put(
+        "paragraphs[1].sentences[2]",
+        cite(
+            "I hired forty engineers in 2022, and promoted four people to senior and two to "
+            "team lead.",
+            "exp0.hl1",
+        ),
+    ),
+)

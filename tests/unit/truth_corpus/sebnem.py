@@ -542,3 +542,47 @@ T.lie(
     "cloud-init added beside Ansible, in lower case",
     Sub("experience[2].bullets[0]", "with Ansible,", "with Ansible and cloud-init,"),
 )
+
+# -- a second held-out set: new wordings, first run once against the checker --------------
+T.ok(
+    "letter",
+    "paraphrase",
+    "the incident-review highlight as a letter sentence, 'from 47 minutes to 18'",
+    Add(
+        "paragraphs[1].sentences",
+        cite(
+            "Sixty teams adopted the incident-review process I wrote, and mean time to "
+            "recovery fell from 47 minutes to 18.",
+            "exp0.hl2",
+        ),
+        at=2,
+    ),
+)
+T.ok(
+    "resume",
+    "paraphrase",
+    "the AWS certification without 'Certified'",
+    Put("extras[1]", cite("AWS Solutions Architect – Professional (2020)", "exp1.hl2")),
+)
+T.lie(
+    "letter",
+    "quantity_swap",
+    "paragraphs[1].sentences[2]",
+    "sixty teams become three hundred (the services moved at Booking.com)",
+    Add(
+        "paragraphs[1].sentences",
+        cite(
+            "Three hundred teams adopted the incident-review process I wrote, and mean time "
+            "to recovery fell from 47 minutes to 18.",
+            "exp0.hl2",
+        ),
+        at=2,
+    ),
+)
+T.lie(
+    "resume",
+    "certification",
+    "extras[1]",
+    "Solutions Architect – Professional becomes Security – Specialty",
+    Put("extras[1]", cite("AWS Certified Security – Specialty (2020)", "exp1.hl2")),
+)
