@@ -143,6 +143,7 @@ TRUTHFUL: list[tuple[str, tuple[Fact, ...]]] = [
     ("Brought p95 latency to sub-200ms (180ms, from 900ms).", (hl("p95"),)),
     ("Moved over 30 services to Kubernetes.", (hl("40 services"),)),
     ("Processes 40M+ carrier updates a day.", (hl("Kafka"),)),
+    ("Cut p95 latency of the tracking API from 900 ms to 180.", (hl("p95"),)),
 ]
 
 
@@ -257,6 +258,8 @@ LIES: list[tuple[str, tuple[Fact, ...], str, str]] = [
     ("Won best paper at PyCon 2019.", (hl("finalist"),), "claim", "Won"),
     ("AWS Certified Solutions Architect", (fact("summary", "AWS"),), "claim", "Certified"),
     ("Ranked top 5 in the Freight hackathon.", (LUMEN,), "claim", "Ranked"),
+    ("Invented the tracking API's caching scheme.", (hl("p95"),), "claim", "Invented"),
+    ("Cut p95 latency to an industry-leading 180ms.", (hl("p95"),), "claim", "industry-leading"),
 ]
 
 

@@ -106,6 +106,10 @@ def test_a_change_from_one_number_to_another_marks_both() -> None:
     a, b = scan("cut p95 latency from 900 to 180 ms").quantities
     assert (a.value, a.unit) == (pytest.approx(0.9), "s")  # the unit carries back
     assert scan("up to 40% faster").quantities[0].role is None
+    a, b = scan("recovery fell from 47 minutes to 18").quantities
+    assert (b.value, b.unit) == (18 * 60, "s")  # the unit carries forward too
+    a, b = scan("from 11 to 2 per quarter").quantities
+    assert a.per == b.per == "quarter"
 
 
 def test_multiplier_verbs_equal_their_percentage_and_ratio() -> None:

@@ -910,8 +910,8 @@ def _scan_vague(s: _Scan) -> None:
 
 
 def _inherit(quantities: list[Quantity], text: str) -> list[Quantity]:
-    """ "from 900 to 180 ms", "3–5 engineers", "$2–3M": the first of a joined pair takes
-    the second's unit, magnitude and counted words (and the second the first's currency)."""
+    """ "from 900 to 180 ms", "3–5 engineers", "$2–3M", "from 47 minutes to 18": a joined
+    pair shares its unit, counted words and rate; the first takes the second's magnitude."""
     out = sorted(quantities, key=lambda q: q.start)
     for i in range(len(out) - 1):
         a, b = out[i], out[i + 1]
@@ -921,13 +921,17 @@ def _inherit(quantities: list[Quantity], text: str) -> list[Quantity]:
             continue
         if a.unit is None and b.unit is not None:
             a = replace(a, unit=b.unit, value=a.value * b.factor, factor=b.factor)
-        elif b.unit is None and a.unit in CURRENCY_CODES:
-            out[i + 1] = b = replace(b, unit=a.unit)
+        elif b.unit is None and a.unit is not None:  # "from 47 minutes to 18", "$2 to 3M"
+            b = replace(b, unit=a.unit, value=b.value * a.factor, factor=a.factor)
         if a.magnitude == 1 and b.magnitude > 1:
             a = replace(a, value=a.value * b.magnitude, magnitude=b.magnitude)
         if not a.counted and b.counted:
-            a = replace(a, counted=b.counted, per=a.per or b.per)
-        out[i] = a
+            a = replace(a, counted=b.counted)
+        if not b.counted and a.counted:
+            b = replace(b, counted=a.counted)
+        # "from 11 to 2 per quarter": both are per quarter
+        a, b = replace(a, per=a.per or b.per), replace(b, per=b.per or a.per)
+        out[i], out[i + 1] = a, b
     return out
 
 

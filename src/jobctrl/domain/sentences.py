@@ -495,6 +495,19 @@ _CLAIM_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("scholarship", (r"scholarships?\b", r"fellowships?\b")),
     ("recognised", (r"recogni[sz]ed\s+(?:as|by|for|with)\b", r"recognition\b")),
+    ("invented", (r"invent(?:ed|or|ors|ion|ions)?\b", r"pioneer(?:ed|ing|s)?\b")),
+    (
+        "renowned",
+        (
+            r"industry[\s-](?:standard|reference|leading|first|benchmark|wide)\b",
+            r"world[\s-](?:first|class|record|leading|renowned)\b",
+            r"first[\s-]ever\b",
+            r"renowned\b",
+            r"acclaimed\b",
+            r"groundbreaking\b",
+            r"award[\s-]nominated\b",
+        ),
+    ),
 )
 _CLAIMS = _Dispatch(
     [
