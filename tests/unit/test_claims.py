@@ -144,6 +144,8 @@ TRUTHFUL: list[tuple[str, tuple[Fact, ...]]] = [
     ("Moved over 30 services to Kubernetes.", (hl("40 services"),)),
     ("Processes 40M+ carrier updates a day.", (hl("Kafka"),)),
     ("Cut p95 latency of the tracking API from 900 ms to 180.", (hl("p95"),)),
+    ("Moved about 40 services to Kubernetes.", (hl("40 services"),)),
+    ("Moved roughly 42 services to Kubernetes.", (hl("40 services"),)),
 ]
 
 
@@ -192,6 +194,7 @@ LIES: list[tuple[str, tuple[Fact, ...], str, str]] = [
     ("Made the tracking API 10X faster.", (hl("p95"),), "quantity", "10X"),
     ("Moved over 60 services to Kubernetes.", (hl("40 services"),), "quantity", "60 services"),
     ("Brought p95 latency under 150ms.", (hl("p95"),), "quantity", "150ms"),
+    ("Moved about 60 services to Kubernetes.", (hl("40 services"),), "quantity", "60 services"),
     ("Moved 60 services from EC2 to Kubernetes.", (hl("40 services"),), "quantity", "60 services"),
     (
         "Built a Kafka pipeline that processes 50B+ carrier updates a day.",

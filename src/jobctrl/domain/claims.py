@@ -72,10 +72,18 @@ Known limits — what this cannot see, by design of a checker with no language m
   English or common jargon (``domain.lexicon``): "the flink job" passes;
 - a paraphrase that names a tool the vocabulary ties to another ("containerized" is
   Docker) is read as that tool;
-- a sentence-initial common English word that is also a name ("Square", "Notion") is read
-  as a word;
+- a sentence-initial English word that is also a name ("Amazon engineer with …",
+  "Square", "Notion") is read as a word; titles written in lower case ("as the lead
+  engineer") are not names;
 - durations that read as time worked are bounded by the cited entries, not tied to one
-  ("five years at ING" passes when the cited entries together span five years).
+  ("five years at ING" passes when the cited entries together span five years); a
+  range's two ends are each checked, not as a pair; a month named without a year is not
+  a date;
+- a bound a cited value meets passes, understating included ("over 30" for 40), and so
+  does a number said to be approximate within a tenth ("about 40" for 38); a rounding
+  not marked as one ("40" for 38) is refused;
+- the uncited line rule reads English: in another language every capitalised noun is a
+  name, and a greeting or thanks outside the short list is a name.
 """
 
 from __future__ import annotations
@@ -447,11 +455,13 @@ def _same(a: float, b: float, approx: bool) -> bool:
 
 def _within(claimed: float, stated: float, bound: str | None, approx: bool) -> bool:
     """``stated`` makes ``claimed`` true: equal, or inside its bound ("under 200 ms" for
-    180 ms, "over 40" or "40+" for 45)."""
+    180 ms, "over 40" or "40+" for 45, "about 40" for 38)."""
     if _same(claimed, stated, approx):
         return True
     if bound == "below":
         return stated < claimed
+    if bound == "about":  # "about 40" for 38: a round number within a tenth
+        return abs(stated - claimed) <= 0.1 * abs(stated)
     return bound == "above" and stated > claimed
 
 

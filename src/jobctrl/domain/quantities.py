@@ -78,7 +78,7 @@ class Quantity:
     factor: float = 1.0  # the unit's factor in ``value`` (ms: 0.001)
     magnitude: float = 1.0  # the magnitude's factor in ``value`` (M: 1e6)
     lead: str = ""  # the stem of the word before it ("hired 14": "hir")
-    bound: Literal["below", "above"] | None = None  # "under 200 ms", "50M+", "over 40"
+    bound: Literal["below", "above", "about"] | None = None  # "under 200 ms", "50M+", "~40"
 
     @property
     def head(self) -> str | None:
@@ -266,6 +266,7 @@ _ARTICLE_OK = re.compile(
     r"\b(?:for|in|within|after|over|nearly|almost|about|around|than|least|spent|past|last)\s+$",
     re.I,
 )
+_ABOUT_WORDS = frozenset(_words("about around roughly approximately approx nearly almost some ~"))
 _BELOW = ("under", "below", "less than", "fewer than", "within", "sub")
 _ABOVE = ("over", "above", "more than", "at least", "upwards of", "north of", "exceeding")
 _NOT_TO_WORDS = frozenset(_words("up down close due next equal compared similar"))
@@ -775,6 +776,7 @@ def _add_quantity(
     before = text[max(0, start - 24) : start]
     role: Role | None = None
     last = before.casefold().split()[-3:]
+    about = bool(last) and (last[-1] in _ABOUT_WORDS or before.rstrip().endswith("~"))
     while last and last[-1] in ("about", "around", "roughly", "just", "~"):
         last.pop()
     if last and last[-1] == "from":
@@ -786,7 +788,9 @@ def _add_quantity(
     elif _ARROW_AFTER.match(text, end):
         role = "from"
     lead = _lead(text, start)
-    bound: Literal["below", "above"] | None = "above" if plus else None
+    bound: Literal["below", "above", "about"] | None = "above" if plus else None
+    if about:
+        bound = "about"
     words = " ".join(last[-2:])
     if words.endswith(_BELOW) or before.rstrip().endswith(("sub-", "<")):
         bound = "below"
