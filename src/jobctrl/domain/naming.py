@@ -1,0 +1,74 @@
+"""Readable file names for a job's materials: ``Firstname_Lastname_Resume_Company.pdf``
+and ``Firstname_Lastname_Cover_Letter_Company.pdf``.
+
+One function names a PDF wherever it leaves jobctrl — `jobctrl materials export`, a
+download from the web app, an email attachment, a file uploaded to an application form —
+so the person and a recruiter see the same name everywhere.
+
+A name is ASCII letters, digits, ``_`` and ``-`` only, so it survives every file system,
+mail client and upload form: diacritics are folded (``Łukasz Żółć`` → ``Lukasz_Zolc``),
+words are joined by ``_``, anything else is dropped. Each part is bounded, so the whole
+name stays well under file system limits, and a part that folds to nothing (a name in a
+script with no Latin spelling) falls back to a placeholder: a name is never empty.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Literal
+
+__all__ = ["KIND_LABELS", "MAX_PART", "ascii_words", "material_file_name"]
+
+MaterialKindName = Literal["resume", "cover"]
+
+KIND_LABELS: dict[str, str] = {"resume": "Resume", "cover": "Cover_Letter"}
+MAX_PART = 40  # characters of the name and of the company, each
+FALLBACK_NAME = "Candidate"
+
+# Latin letters with no Unicode decomposition, spelled the way they are usually
+# transliterated (NFKD folds the rest: "Ż" is "Z" plus a combining dot).
+_NO_DECOMPOSITION = str.maketrans(
+    {
+        "Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d", "Ð": "D", "ð": "d",
+        "Ħ": "H", "ħ": "h", "ı": "i", "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe",
+        "ß": "ss", "Þ": "Th", "þ": "th", "Ŧ": "T", "ŧ": "t", "Ŀ": "L", "ŀ": "l",
+    }
+)  # fmt: skip
+# Marks inside a word that are dropped rather than split on: O'Brien, AT&T, Inc.
+_JOINERS = re.compile(r"['’`´&.]")
+_WORD = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+
+
+def ascii_words(text: str) -> list[str]:
+    """``text``'s words in plain ASCII: diacritics folded, marks inside a word dropped
+    (``O'Brien`` → ``OBrien``), hyphenated words kept whole, anything else a separator."""
+    folded = unicodedata.normalize("NFKD", text.translate(_NO_DECOMPOSITION))
+    plain = "".join(c for c in folded if not unicodedata.combining(c))
+    return _WORD.findall(_JOINERS.sub("", plain))
+
+
+def _part(text: str, limit: int = MAX_PART) -> str:
+    """``text``'s words joined by ``_``, cut at a word boundary to at most ``limit``."""
+    joined = ""
+    for word in ascii_words(text):
+        candidate = f"{joined}_{word}" if joined else word
+        if len(candidate) > limit:
+            if not joined:  # one very long word: cut inside it
+                joined = word[:limit].rstrip("-")
+            break
+        joined = candidate
+    return joined
+
+
+def material_file_name(candidate_name: str, kind: MaterialKindName | str, company: str) -> str:
+    """The PDF file name of a ``kind`` (``resume`` or ``cover``) material written for
+    ``company`` by ``candidate_name``: ``Jane_Doe_Resume_Acme_Robotics.pdf``. Without a
+    usable company the name ends at the kind (``Jane_Doe_Cover_Letter.pdf``)."""
+    if kind not in KIND_LABELS:
+        raise ValueError(f"kind must be resume or cover, not {kind!r}")
+    parts = [_part(candidate_name) or FALLBACK_NAME, KIND_LABELS[kind]]
+    company_part = _part(company)
+    if company_part:
+        parts.append(company_part)
+    return "_".join(parts) + ".pdf"
