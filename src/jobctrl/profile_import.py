@@ -30,6 +30,9 @@ RenderCV (``cv:``):
   one line each.
 
 Skills are de-duplicated case-insensitively, first spelling and order kept.
+
+Neither format has the saved application answers (``profile.answers``): an import replaces
+the rest of the profile and keeps them (``keep_saved_answers``).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from jobctrl.domain.profile import Contact, Education, Experience, Profile
 __all__ = [
     "ProfileImportError",
     "detect_format",
+    "keep_saved_answers",
     "load_profile_file",
     "profile_from_json_resume",
     "profile_from_rendercv",
@@ -110,6 +114,14 @@ def load_profile_file(path: Path) -> Profile:
         return convert(data)
     except ValidationError as exc:
         raise ProfileImportError(f"{path}: {first_problem(exc)}") from None
+
+
+def keep_saved_answers(imported: Profile, current: Profile) -> Profile:
+    """``imported`` with the saved application answers of ``current`` (the profile it
+    replaces): a resume file has none, and an import must not lose them."""
+    return Profile.model_validate(
+        {**imported.model_dump(), "answers": current.answers.model_dump()}
+    )
 
 
 def first_problem(exc: ValidationError) -> str:

@@ -5,10 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from jobctrl import config as config_file
 from jobctrl.domain.errors import INVALID_INPUT, JobctrlError
+from jobctrl.domain.facts import answer_facts
 from jobctrl.home import Home
-from jobctrl.profile_import import load_profile_file
+from jobctrl.profile_import import first_problem, keep_saved_answers, load_profile_file
 from jobctrl.store import profiles
 from jobctrl.store.store import Store
 
@@ -16,14 +19,19 @@ __all__ = ["import_profile"]
 
 
 def import_profile(home: Home, path: Path) -> dict[str, Any]:
-    """Replace the profile in config.yaml with one read from ``path``; the new profile is
-    recorded as a new version (work in flight keeps its own)."""
+    """Replace the profile in config.yaml with one read from ``path``, keeping the saved
+    application answers; the new profile is recorded as a new version (work in flight keeps
+    its own)."""
     try:
         profile = load_profile_file(path)
     except FileNotFoundError:
         raise JobctrlError(f"no file {path}", code=INVALID_INPUT) from None
     except ValueError as exc:
         raise JobctrlError(str(exc), code=INVALID_INPUT) from None
+    try:
+        profile = keep_saved_answers(profile, config_file.load_config(home).profile)
+    except ValidationError as exc:  # the imported profile with the answers is too large
+        raise JobctrlError(f"{path}: {first_problem(exc)}", code=INVALID_INPUT) from None
     config_file.edit_profile(home, profile)
     version = profiles.version_of(Store.open(home), profile)
     return {
@@ -32,4 +40,5 @@ def import_profile(home: Home, path: Path) -> dict[str, Any]:
         "skills": len(profile.skills),
         "experience": len(profile.experience),
         "education": len(profile.education),
+        "answersKept": len(answer_facts(profile.answers)),
     }

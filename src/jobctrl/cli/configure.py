@@ -174,6 +174,7 @@ def profile_import(file: Path, as_json: bool) -> None:
     click.echo(
         f"imported {result['name']}: {result['skills']} skills, {result['experience']} roles, "
         f"{result['education']} education entries (profile version {result['version']})"
+        + (f"; {result['answersKept']} saved answers kept" if result["answersKept"] else "")
     )
 
 

@@ -2,9 +2,11 @@
 
 A fact is one thing the profile states: the person's name, a summary sentence, a skill,
 an experience entry (employer, title, dates, place), one highlight of an entry, an
-education entry. Its id is derived from its content (kind + the words that identify it),
-so the same profile imported twice gives the same ids, reordering entries keeps them, and
-an edited fact gets a new id (a citation of the old wording no longer resolves).
+education entry, a saved application answer (``answer``: "Notice period: 3 months"; a
+saved question's fact is its answer alone, so the question's words support nothing). Its
+id is derived from its content (kind + the words that identify it), so the same profile
+imported twice gives the same ids, reordering entries keeps them, and an edited fact gets
+a new id (a citation of the old wording no longer resolves).
 
 A highlight's ``parent`` is its experience entry: a sentence citing a highlight may also
 name that entry's employer, title and dates.
@@ -17,11 +19,13 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from jobctrl.domain.profile import Education, Experience, Profile
+from jobctrl.domain.profile import Answers, Education, Experience, Profile
 
 __all__ = [
+    "ANSWER_LABELS",
     "Fact",
     "FactKind",
+    "answer_facts",
     "education_fact_id",
     "experience_fact_id",
     "fact_index",
@@ -53,6 +57,22 @@ class Fact:
     start: str = ""  # experience / education: as written in the profile
     end: str = ""
     parent: str | None = None  # a highlight's experience entry
+
+
+# A saved answer's field → how its fact reads ("<label>: <answer>").
+ANSWER_LABELS: dict[str, str] = {
+    "work_authorised": "Authorised to work",
+    "work_authorisation": "Work authorisation",
+    "needs_sponsorship": "Needs visa sponsorship",
+    "willing_to_relocate": "Willing to relocate",
+    "notice_period": "Notice period",
+    "salary_expectation": "Salary expectation",
+    "pronouns": "Pronouns",
+    "how_did_you_hear": "Heard of the job through",
+    "linkedin": "LinkedIn",
+    "github": "GitHub",
+    "portfolio": "Portfolio",
+}
 
 
 def _key(*parts: str) -> str:
@@ -119,10 +139,28 @@ def profile_facts(profile: Profile) -> list[Fact]:
                 end=edu.end,
             )
         )
+    facts += answer_facts(profile.answers)
     unique: dict[str, Fact] = {}
     for fact in facts:
         unique.setdefault(fact.id, fact)
     return list(unique.values())
+
+
+def answer_facts(answers: Answers) -> list[Fact]:
+    """A fact per saved answer given (an unanswered yes/no or empty text is none)."""
+    facts: list[Fact] = []
+    for field, label in ANSWER_LABELS.items():
+        value = getattr(answers, field)
+        if isinstance(value, bool):
+            value = "yes" if value else "no"
+        if value and value.strip():
+            text = f"{label}: {value.strip()}"
+            facts.append(Fact(_fact_id("answer", field, value), "answer", text))
+    for saved in answers.questions:
+        if saved.answer.strip():
+            fact_id = _fact_id("answer", "question", saved.question, saved.answer)
+            facts.append(Fact(fact_id, "answer", saved.answer.strip()))
+    return facts
 
 
 def fact_index(profile: Profile) -> dict[str, Fact]:

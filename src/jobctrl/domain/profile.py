@@ -1,5 +1,11 @@
 """The candidate profile and target search, as read from config.yaml.
 
+It also holds the person's saved application answers (``Answers``): what an application
+form asks beyond the resume — work authorisation, sponsorship, notice period, salary,
+pronouns, how they heard of the job, profile links — and their own question → answer
+pairs. Apply's browser prefill answers form questions from them, and they are profile
+facts (kind ``answer``) a generated answer may cite.
+
 A profile has limits, generous for any real career and small enough that every stage's
 work on it stays bounded (a 5 MB profile once made each Score take 90 s): they are
 checked wherever a profile is read (config.yaml, an import, the store).
@@ -9,7 +15,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 # The limits (also in the README). A line: a name, a title, a skill, a link.
 MAX_LINE = 300
@@ -20,6 +33,7 @@ MAX_ROLES = 50
 MAX_BULLETS = 30  # per role
 MAX_EDUCATION = 20
 MAX_LINKS = 20
+MAX_ANSWERS = 50  # saved question → answer pairs
 MAX_TARGETS = 100  # entries in each target-search list
 MAX_PROFILE_CHARS = 100_000  # all of the profile's text together (about 25 pages)
 
@@ -55,6 +69,51 @@ class Education(_Model):
     end: Line = ""
 
 
+class _AnswerModel(_Model):
+    # config.yaml says `notice_period: 90` or `answer: yes` as readily as in quotes.
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+
+
+class SavedAnswer(_AnswerModel):
+    """One question the person answers the same way on every form (matched by its words)."""
+
+    question: Line
+    answer: Text
+
+    @field_validator("answer", mode="before")
+    @classmethod
+    def _yes_no(cls, value: object) -> object:
+        return ("Yes" if value else "No") if isinstance(value, bool) else value
+
+
+class Answers(_AnswerModel):
+    """Saved answers to the questions application forms ask. A yes/no left ``None`` is not
+    answered: the form's question is left for the person."""
+
+    work_authorised: bool | None = None  # "are you legally authorised to work in …?"
+    work_authorisation: Text = ""  # in words, e.g. "EU citizen, no restrictions"
+    needs_sponsorship: bool | None = None  # "will you require visa sponsorship?"
+    willing_to_relocate: bool | None = None
+    notice_period: Line = ""  # e.g. "3 months"
+    salary_expectation: Line = ""  # e.g. "EUR 85,000"
+    pronouns: Line = ""
+    how_did_you_hear: Line = ""  # e.g. "Company website"
+    linkedin: Line = ""
+    github: Line = ""
+    portfolio: Line = ""  # a personal site or portfolio
+    questions: list[SavedAnswer] = Field(default_factory=list, max_length=MAX_ANSWERS)
+
+    def is_empty(self) -> bool:
+        return self == Answers()
+
+    def text_size(self) -> int:
+        """Characters of text held (counted toward the profile's total)."""
+        fixed = sum(
+            len(v) for v in self.model_dump(exclude={"questions"}).values() if isinstance(v, str)
+        )
+        return fixed + sum(len(q.question) + len(q.answer) for q in self.questions)
+
+
 class Profile(_Model):
     name: Line = ""
     contact: Contact = Field(default_factory=Contact)
@@ -62,11 +121,13 @@ class Profile(_Model):
     skills: list[Line] = Field(default_factory=list, max_length=MAX_SKILLS)
     experience: list[Experience] = Field(default_factory=list, max_length=MAX_ROLES)
     education: list[Education] = Field(default_factory=list, max_length=MAX_EDUCATION)
+    answers: Answers = Field(default_factory=Answers)
 
     @model_validator(mode="after")
     def _bounded(self) -> Profile:
         size = len(self.summary) + sum(len(s) for s in self.skills)
         size += sum(len(e.title) + sum(map(len, e.bullets)) for e in self.experience)
+        size += self.answers.text_size()
         if size > MAX_PROFILE_CHARS:
             raise ValueError(
                 f"the profile holds {size:,} characters of text; at most "

@@ -21,7 +21,11 @@ PV = schema.profile_versions
 
 
 def _sha(profile: Profile) -> str:
-    canonical = json.dumps(profile.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+    # A profile without saved answers hashes as it did before answers existed, so adding
+    # the field did not give every existing profile a new version.
+    unset = {"answers"} if profile.answers.is_empty() else None
+    data = profile.model_dump(mode="json", exclude=unset)
+    canonical = json.dumps(data, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
