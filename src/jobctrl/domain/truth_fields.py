@@ -192,7 +192,8 @@ class SkillEvidence:
 
     def __init__(self, skills: Sequence[str], texts: Sequence[str], table: AliasTable) -> None:
         self.table = table
-        self.texts = list(texts)
+        # A skill named only inside a hyphenated word ("Puppet-managed VMs") is named too.
+        self.texts = list(texts) + [t.replace("-", " ") for t in texts if "-" in t]
         self.bodies = [_words(t) for t in self.texts]
         self.at: dict[str, list[tuple[int, int]]] = {}
         for t, body in enumerate(self.bodies):
