@@ -30,6 +30,9 @@ LONG_MODULES = {
     "llm/offline.py": "the offline scorer's requirement reading and matching rules",
     "fetch/safe.py": "the safe fetch client: address checks, redirects, limits in one place",
     "fetch/extract.py": "JSON-LD and main-text extraction with their fallbacks",
+    "domain/quantities.py": "the truth check's one scan of numbers, dates and durations",
+    "domain/sentences.py": "the truth check's reading of names, tools and claim words",
+    "domain/claims.py": "the truth check's rules for one sentence against its facts",
 }
 STAGE_ERRORS = {"StageError", "SourceError", "ProviderError"}
 
