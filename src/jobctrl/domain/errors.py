@@ -99,6 +99,31 @@ UNAUTHORIZED = "unauthorized"
 CROSS_SITE = "cross_site"
 
 
+# -- applying (issue 12): refusals of an apply command, and what a send ended with
+APPLY_MATERIALS_NOT_APPROVED = "APPLY_MATERIALS_NOT_APPROVED"  # approve the PDFs first
+APPLY_NOT_PREPARED = "APPLY_NOT_PREPARED"  # no application (or no email) prepared yet
+APPLY_NOT_APPROVED = "APPLY_NOT_APPROVED"  # the message has no approval
+APPLY_APPROVAL_EXPIRED = "APPLY_APPROVAL_EXPIRED"  # older than 15 minutes: approve again
+APPLY_APPROVAL_MISMATCH = "APPLY_APPROVAL_MISMATCH"  # changed since it was approved
+APPLY_ATTEMPT_LIVE = "APPLY_ATTEMPT_LIVE"  # another attempt of this application is live
+APPLY_ALREADY_DONE = "APPLY_ALREADY_DONE"  # sent or submitted already
+APPLY_OUTCOME_UNKNOWN = "APPLY_OUTCOME_UNKNOWN"  # resolve the unknown send first
+APPLY_NO_RECIPIENT = "APPLY_NO_RECIPIENT"  # no address to send to: use --to
+APPLY_BAD_RESOLUTION = "APPLY_BAD_RESOLUTION"  # that resolution does not fit the status
+SMTP_NOT_CONFIGURED = "SMTP_NOT_CONFIGURED"  # smtp.host / smtp.from not set
+SMTP_PASSWORD_MISSING = "SMTP_PASSWORD_MISSING"  # the smtp.password_env variable is unset
+SMTP_UNREACHABLE = "SMTP_UNREACHABLE"  # no connection (refused, timeout, DNS)
+SMTP_TLS_FAILED = "SMTP_TLS_FAILED"  # TLS/STARTTLS failed or is not offered
+SMTP_AUTH_FAILED = "SMTP_AUTH_FAILED"  # the login was refused
+SMTP_SENDER_REFUSED = "SMTP_SENDER_REFUSED"  # MAIL FROM refused
+SMTP_RECIPIENT_REFUSED = "SMTP_RECIPIENT_REFUSED"  # RCPT TO refused
+SMTP_MESSAGE_TOO_LARGE = "SMTP_MESSAGE_TOO_LARGE"  # over the server's SIZE limit (552)
+SMTP_TEMPORARY = "SMTP_TEMPORARY"  # a 4xx before the data: try again later
+SMTP_REFUSED = "SMTP_REFUSED"  # another refusal before or of the data: nothing delivered
+SEND_CONNECTION_LOST = "SEND_CONNECTION_LOST"  # after the data, before the reply: unknown
+SEND_SENDER_DIED = "SEND_SENDER_DIED"  # the sending process died mid-send: unknown
+
+
 class Status(NamedTuple):
     exit: int  # the CLI's exit status
     http: int  # the API's HTTP status
@@ -129,6 +154,26 @@ STATUS: dict[str, Status] = {
     FORBIDDEN: Status(1, 403),
     FORBIDDEN_HOST: Status(1, 403),
     CROSS_SITE: Status(1, 403),
+    APPLY_MATERIALS_NOT_APPROVED: Status(1, 409),
+    APPLY_NOT_PREPARED: Status(1, 409),
+    APPLY_NOT_APPROVED: Status(1, 409),
+    APPLY_APPROVAL_EXPIRED: Status(1, 409),
+    APPLY_APPROVAL_MISMATCH: Status(1, 409),
+    APPLY_ATTEMPT_LIVE: Status(1, 409),
+    APPLY_ALREADY_DONE: Status(1, 409),
+    APPLY_OUTCOME_UNKNOWN: Status(1, 409),
+    APPLY_BAD_RESOLUTION: Status(1, 409),
+    POSTING_UNAVAILABLE: Status(1, 409),
+    SMTP_UNREACHABLE: Status(1, 502),
+    SMTP_TLS_FAILED: Status(1, 502),
+    SMTP_AUTH_FAILED: Status(1, 502),
+    SMTP_SENDER_REFUSED: Status(1, 502),
+    SMTP_RECIPIENT_REFUSED: Status(1, 502),
+    SMTP_MESSAGE_TOO_LARGE: Status(1, 502),
+    SMTP_TEMPORARY: Status(1, 502),
+    SMTP_REFUSED: Status(1, 502),
+    SEND_CONNECTION_LOST: Status(3, 502),
+    SEND_SENDER_DIED: Status(3, 502),
 }
 
 

@@ -271,11 +271,96 @@ class ReportWritten(DomainEvent):
     path: str
 
 
+# -- applications: ids, codes, counts and hashes only; never an address, subject or body
+
+
+class ApplicationEvent(DomainEvent):
+    """An application's lifecycle; ``job_id`` is None for one imported without a job."""
+
+    application_id: str
+    job_id: str | None = None
+
+
+class ApplicationPrepared(ApplicationEvent):
+    type = "ApplicationPrepared"
+    channel: str  # email | browser
+    recipients: int = 0
+    attachments: int = 0
+    body_sha256: str | None = None
+
+
+class ApplicationApproved(ApplicationEvent):
+    type = "ApplicationApproved"
+    digest: str
+    expires_at: datetime
+
+
+class ApplicationSendIntent(ApplicationEvent):  # before the SMTP conversation starts
+    type = "ApplicationSendIntent"
+    attempt_id: str
+    digest: str
+
+
+class ApplicationSent(ApplicationEvent):
+    type = "ApplicationSent"
+    attempt_id: str
+
+
+class ApplicationSubmitted(ApplicationEvent):
+    """A form the person submitted (``detected`` by the program, or told by the person)."""
+
+    type = "ApplicationSubmitted"
+    attempt_id: str | None = None
+    how: str = "person"  # detected | person
+
+
+class ApplicationOutcomeUnknown(ApplicationEvent):
+    """The data went out, the server's answer was never recorded: never re-sent by itself."""
+
+    type = "ApplicationOutcomeUnknown"
+    attempt_id: str
+    reason: str  # a code: connection_lost | sender_died | ...
+
+
+class ApplicationFailed(ApplicationEvent):
+    type = "ApplicationFailed"
+    attempt_id: str | None = None
+    error_code: str
+    retryable: bool = True
+
+
+class ApplicationCancelled(ApplicationEvent):  # an approval withdrawn, or an application dropped
+    type = "ApplicationCancelled"
+    reason: str  # approval_invalidated | ...
+    status: str  # the application's status after it
+
+
+class ApplicationResolved(ApplicationEvent):
+    type = "ApplicationResolved"
+    resolution: str  # sent | not-sent | submitted | abandoned
+    status: str
+
+
+class ApplicationOutcomeSet(ApplicationEvent):
+    type = "ApplicationOutcomeSet"
+    outcome: str
+    follow_up: str | None = None  # a date, YYYY-MM-DD
+
+
+class ApplicationPrefilled(ApplicationEvent):
+    type = "ApplicationPrefilled"
+    attempt_id: str | None = None
+    filled: int = 0
+    left: int = 0
+    error_code: str | None = None
+
+
 # The payload fields a one-line summary of an event shows (`jobctrl events`, the Job
 # page's timeline): codes, counts and ids.
 SUMMARY_FIELDS = ("stage", "attempt", "errorCode", "score", "verdict", "outcome", "reason",
                   "kind", "generation", "state", "availability", "code", "number", "method",
-                  "key", "workflowId", "findings")  # fmt: skip
+                  "key", "workflowId", "findings", "applicationId", "channel", "resolution",
+                  "status")  # fmt: skip
 
 
 def summary_fields(payload: dict[str, object]) -> dict[str, object]:
@@ -312,6 +397,17 @@ REGISTRY: dict[str, type[DomainEvent]] = {
         MaterialDecided,
         ReportWritten,
         StageReset,
+        ApplicationPrepared,
+        ApplicationApproved,
+        ApplicationSendIntent,
+        ApplicationSent,
+        ApplicationSubmitted,
+        ApplicationOutcomeUnknown,
+        ApplicationFailed,
+        ApplicationCancelled,
+        ApplicationResolved,
+        ApplicationOutcomeSet,
+        ApplicationPrefilled,
     )
 }
 

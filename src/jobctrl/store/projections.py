@@ -11,6 +11,7 @@ incrementally folded rows.
   is computed from (``domain.stages.job_status``).
 - ``workflow_run_projections``: one row per execution the store started or saw.
 - ``pipeline_step_projections``: one row per Discover step and item, attempt-aware.
+- ``apply_run_projections``: one row per application (``store.apply_projection``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from jobctrl.domain.discovery import StepState
 from jobctrl.domain.events import DomainEvent, parse_event
 from jobctrl.domain.executions import WorkflowStatus
 from jobctrl.domain.stages import Stage, StageState, job_status
-from jobctrl.store import schema
+from jobctrl.store import apply_projection, schema
 from jobctrl.store.db import upsert
 
 WATERMARK = "jobs"
@@ -34,6 +35,7 @@ PROJECTION_TABLES = (
     schema.job_list_projections,
     schema.workflow_run_projections,
     schema.pipeline_step_projections,
+    apply_projection.TABLE,
 )
 JL = schema.job_list_projections
 E = schema.job_events
@@ -355,6 +357,11 @@ def _pipeline_step(fold: _Fold, item: AppendedEvent) -> None:
         fold.conn.execute(update(ps).where(*key).values(**values))
 
 
+def _application(fold: _Fold, item: AppendedEvent) -> None:
+    assert isinstance(item.event, ev.ApplicationEvent)
+    apply_projection.fold(fold.conn, item.seq, item.event, item.occurred_at)
+
+
 HANDLERS: dict[type[DomainEvent], Callable[[_Fold, AppendedEvent], None]] = {
     ev.JobCreated: _on_job_created,
     ev.StageStarted: _job_event(_stage_state(StageState.RUNNING)),
@@ -375,6 +382,7 @@ HANDLERS: dict[type[DomainEvent], Callable[[_Fold, AppendedEvent], None]] = {
     ev.PipelineStepStarted: _pipeline_step,
     ev.PipelineStepCompleted: _pipeline_step,
     ev.PipelineStepFailed: _pipeline_step,
+    **{cls: _application for cls in apply_projection.EVENT_TYPES},
 }
 
 # The event types some projection reads, by their stored name.

@@ -376,3 +376,5 @@ truth_checks = Table(
     UniqueConstraint("job_id", "stage", "run_id", "attempt", name="uq_truth_check_attempt"),
     Index("ix_truth_checks_job", "job_id", "id"),
 )
+
+# The applications' tables (issue 12) are in store/application_tables.py, on this metadata.

@@ -18,6 +18,13 @@ from sqlalchemy import select
 
 from jobctrl.domain.errors import INVALID_SETTING, UNKNOWN_SETTING, ConfigError
 from jobctrl.domain.events import SettingChanged
+from jobctrl.domain.mail import (
+    check_security_for_host,
+    email_address,
+    env_var_name,
+    smtp_host,
+    smtp_security,
+)
 from jobctrl.store import schema
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store
@@ -116,6 +123,20 @@ def _cron(raw: str) -> str:
             if len(numbers) == 2 and numbers[0] > numbers[1]:
                 raise ValueError(f"the {name} range {span} runs backwards")
     return " ".join(fields)
+
+
+def _text(parse: Callable[[str], str]) -> Callable[[str], str]:
+    """A text setting; JSON text (``"x"``, as PATCH sends it) is read as its string."""
+
+    def read(raw: str) -> str:
+        value = json.loads(raw) if raw.strip().startswith('"') else raw
+        return parse(str(value))
+
+    return read
+
+
+def _optional_address(raw: str) -> str:
+    return email_address(raw) if raw.strip() else ""
 
 
 @dataclass(frozen=True)
@@ -258,8 +279,59 @@ SPECS: dict[str, SettingSpec] = {
             _int_between(1, 500),
             "Most saved postings one availability sweep checks.",
         ),
+        # -- applying (issue 12): the person's own SMTP account, and the apply loop
+        SettingSpec("smtp.host", "", _text(smtp_host), "Your SMTP server's host name."),
+        SettingSpec("smtp.port", 587, _int_between(1, 65535), "Your SMTP server's port."),
+        SettingSpec(
+            "smtp.security",
+            "starttls",
+            _text(smtp_security),
+            "starttls (port 587), tls (port 465) or none (a loopback host only).",
+        ),
+        SettingSpec("smtp.username", "", _text(str.strip), "The user name to log in with."),
+        SettingSpec(
+            "smtp.password_env",
+            "JOBCTRL_SMTP_PASSWORD",
+            _text(env_var_name),
+            "The environment variable holding the SMTP password (never the password).",
+        ),
+        SettingSpec(
+            "smtp.from", "", _text(_optional_address), "The address applications are sent from."
+        ),
+        SettingSpec(
+            "auto_apply",
+            False,
+            _bool,
+            "Keep the standing apply loop running: it prepares approved jobs' applications "
+            "and never sends or submits on its own.",
+        ),
+        SettingSpec(
+            "apply_approval_required",
+            True,
+            _bool,
+            "The apply loop takes only jobs whose materials are approved (read at each claim).",
+        ),
+        SettingSpec(
+            "apply_concurrency",
+            1,
+            _int_between(1, 8),
+            "Applications the apply loop prepares at once (read at each claim).",
+        ),
+        SettingSpec(
+            "apply_approval_ttl_seconds",
+            900,
+            _int_between(1, 900),
+            "How long an email approval stays valid (at most 15 minutes).",
+        ),
     )
 }
+
+
+def check_combination(values: dict[str, Any]) -> str | None:
+    """Why a set of values (all settings, as they would be) is not allowed together."""
+    return check_security_for_host(
+        str(values.get("smtp.security", "")), str(values.get("smtp.host", ""))
+    )
 
 
 def spec_for(key: str) -> SettingSpec:
@@ -308,6 +380,13 @@ class Settings:
         for key in values:
             spec_for(key)
         with self.store.write() as tx:
+            stored = dict(
+                tx.conn.execute(select(schema.settings.c.key, schema.settings.c.value)).all()
+            )
+            merged = {k: stored.get(k, spec.default) for k, spec in SPECS.items()} | values
+            refused = check_combination(merged)
+            if refused:
+                raise ConfigError(refused, code=INVALID_SETTING)
             for key, value in values.items():
                 upsert(
                     tx.conn,

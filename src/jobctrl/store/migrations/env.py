@@ -5,6 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine
 
+from jobctrl.store import application_tables  # noqa: F401 - its tables join the metadata
 from jobctrl.store.schema import metadata
 
 connection = context.config.attributes.get("connection")
