@@ -1,13 +1,27 @@
-"""Commands on a job's materials: decide on the newest drafts, or write a new generation."""
+"""Commands on a job's materials: decide on the newest drafts, write a new generation, or
+export the PDFs under readable names (``domain.naming``: the names a download, an email
+attachment and a form upload use too)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from jobctrl.app import runtime
 from jobctrl.app.truth import latest_truth_check
-from jobctrl.domain.errors import INVALID_INPUT, MISSING_INPUT, JobctrlError
+from jobctrl.domain.errors import (
+    ARTIFACT_MISSING,
+    EXISTS,
+    INVALID_INPUT,
+    MISSING_INPUT,
+    JobctrlError,
+)
 from jobctrl.domain.materials import MaterialKind, MaterialState
+from jobctrl.domain.naming import material_file_name
 from jobctrl.domain.stages import LATER_STAGES
 from jobctrl.home import Home
 from jobctrl.store import jobs, stage_states, truth_checks
@@ -15,7 +29,16 @@ from jobctrl.store import materials as stored
 from jobctrl.store.store import Store
 from jobctrl.workflows import starts
 
-__all__ = ["DECISIONS", "decide_materials", "regenerate_materials"]
+__all__ = [
+    "DECISIONS",
+    "MaterialFile",
+    "decide_materials",
+    "export_materials",
+    "export_materials_report",
+    "material_files",
+    "pdf_file_name",
+    "regenerate_materials",
+]
 
 DECISIONS = {"approve": MaterialState.APPROVED, "reject": MaterialState.REJECTED}
 
@@ -72,3 +95,142 @@ async def regenerate_materials(home: Home, ref: str, *, wait: bool = False) -> d
         check = latest_truth_check(store, job_id)
         result["truthCheck"] = check if check and check["runId"] == started.run_id else None
     return result
+
+
+# -- readable PDFs -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MaterialFile:
+    """A material's PDF as it leaves jobctrl: its readable ``name``, where the artifact
+    store keeps it (``source``), its sha256 (the artifact id) and size."""
+
+    kind: str
+    generation: int
+    approval: str
+    name: str
+    sha256: str
+    size: int
+    source: Path
+
+
+def pdf_file_name(material: dict[str, Any], company: str | None) -> str:
+    """The readable file name of a stored material row's PDF: the candidate's name as the
+    document gives it (the resume's name, the letter's signature), its kind, the company
+    (the job's, else the one the letter names)."""
+    content = material.get("content") or {}
+    candidate = content.get("name") or content.get("signature") or ""
+    return material_file_name(
+        str(candidate), material["kind"], company or content.get("company") or ""
+    )
+
+
+def _chosen(rows: list[dict[str, Any]], kind: str, approved_only: bool) -> dict[str, Any] | None:
+    """The approved generation of ``kind`` with a PDF, else (unless ``approved_only``) the
+    newest generation with one."""
+    rendered = [r for r in rows if r["kind"] == kind and r["pdf_artifact"]]
+    approved = [r for r in rendered if r["state"] == MaterialState.APPROVED.value]
+    pool = approved if approved or approved_only else rendered
+    return max(pool, key=lambda r: r["generation"]) if pool else None
+
+
+def material_files(home: Home, ref: str, *, approved_only: bool = False) -> list[MaterialFile]:
+    """The job's resume and letter PDFs (resume first) as they leave jobctrl: the approved
+    generation of each, else the newest rendered one (none of a kind: left out)."""
+    store = Store.open(home)
+    job_id = jobs.resolve_job_id(store, ref)
+    company = jobs.job_row(store, job_id).get("company")
+    rows = stored.list_materials(store, job_id)
+    files = []
+    for kind in MaterialKind:
+        row = _chosen(rows, kind.value, approved_only)
+        if row is None:
+            continue
+        source = store.artifacts.path_for(row["pdf_artifact"])
+        if not source.is_file():
+            raise JobctrlError(
+                f"the {kind.value} PDF of job {job_id} is missing from the artifact store",
+                code=ARTIFACT_MISSING,
+            )
+        files.append(
+            MaterialFile(
+                kind=kind.value,
+                generation=row["generation"],
+                approval=row["state"],
+                name=pdf_file_name(row, company),
+                sha256=row["pdf_artifact"],
+                size=source.stat().st_size,
+                source=source,
+            )
+        )
+    return files
+
+
+def _place(tmp: str, path: Path, data: bytes) -> None:
+    """Create ``path`` holding ``data`` unless it exists (``FileExistsError``)."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links (FAT): exclusive create instead
+        with path.open("xb") as fh:
+            fh.write(data)
+
+
+def _write_new(directory: Path, name: str, data: bytes) -> Path:
+    """Write ``data`` as ``name`` in ``directory``; a different file already there is kept
+    and this one gets a suffix (``-2``, ``-3`` …); the same bytes already there are reused.
+    The file appears whole or not at all (a hard link of a finished temporary file)."""
+    stem = name.removesuffix(".pdf")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".jobctrl-", suffix=".pdf.part")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        for n in range(1, 1000):
+            path = directory / (name if n == 1 else f"{stem}-{n}.pdf")
+            try:
+                _place(tmp, path, data)
+                return path
+            except FileExistsError:
+                with contextlib.suppress(OSError):
+                    if path.is_file() and path.read_bytes() == data:
+                        return path
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    raise JobctrlError(f"too many files named like {name} in {directory}", code=EXISTS)
+
+
+def export_materials_report(home: Home, ref: str, directory: Path | None = None) -> dict[str, Any]:
+    """Write the job's resume and letter PDFs (approved, else newest) into ``directory``
+    (default: the current one) under readable names: ``{"jobId", "files": [{"kind",
+    "path", "size"}]}``. A job without PDFs is refused (``missing_input``)."""
+    store = Store.open(home)
+    job_id = jobs.resolve_job_id(store, ref)
+    files = material_files(home, job_id)
+    if not files:
+        raise JobctrlError(
+            f"job {job_id} has no PDFs yet (they are written after Score for jobs at or "
+            "above min_fit_score; see `jobctrl show`)",
+            code=MISSING_INPUT,
+        )
+    target = (directory or Path.cwd()).expanduser().absolute()
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        written = [_write_new(target, f.name, f.source.read_bytes()) for f in files]
+    except (FileExistsError, NotADirectoryError) as exc:
+        raise JobctrlError(f"{target} is not a directory", code=INVALID_INPUT) from exc
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise JobctrlError(f"cannot write into {target}: {reason}", code=INVALID_INPUT) from exc
+    return {
+        "jobId": job_id,
+        "files": [
+            {"kind": f.kind, "path": str(path), "size": f.size}
+            for f, path in zip(files, written, strict=True)
+        ],
+    }
+
+
+def export_materials(home: Home, ref: str, directory: Path | None = None) -> list[Path]:
+    """``export_materials_report``'s written paths, resume first."""
+    return [Path(f["path"]) for f in export_materials_report(home, ref, directory)["files"]]

@@ -13,13 +13,13 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from jobctrl import config as config_file
+from jobctrl.app.materials import pdf_file_name
 from jobctrl.app.truth import latest_truth_check
 from jobctrl.config import LANES, LaneProvider
 from jobctrl.domain.discovery import total_counts
 from jobctrl.domain.errors import ARTIFACT_NOT_FOUND, JobctrlError, NotFoundError
 from jobctrl.domain.events import summary_fields
 from jobctrl.domain.executions import WorkflowType
-from jobctrl.domain.materials import MaterialKind
 from jobctrl.domain.stages import JobStatus
 from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority
@@ -241,15 +241,19 @@ def posting_text(home: Home, sha: str | None, limit: int = 20_000) -> str:
 
 
 def material_pdf(home: Home, artifact_id: str) -> tuple[bytes, str]:
-    """The PDF of a material and a file name for it. Only material PDFs are served: other
+    """The PDF of a material and its readable file name (``Ada_Example_Resume_Acme.pdf``,
+    as `jobctrl materials export` writes it). Only material PDFs are served: other
     artifacts (fetched pages among them) never leave the store this way."""
     store = Store.open(home)
     owner = materials.pdf_owner(store, artifact_id)
     if owner is None:
         raise NotFoundError(f"no material PDF {artifact_id[:12]}", code=ARTIFACT_NOT_FOUND)
-    job_id, kind, generation = owner
-    name = f"{'resume' if kind == MaterialKind.RESUME else 'cover-letter'}-{job_id}-{generation}"
-    return store.artifacts.get(artifact_id), f"{name}.pdf"
+    job_id = owner[0]
+    row = next(
+        m for m in materials.list_materials(store, job_id) if m["pdf_artifact"] == artifact_id
+    )
+    name = pdf_file_name(row, jobs.job_row(store, job_id).get("company"))
+    return store.artifacts.get(artifact_id), name
 
 
 def preparations_running(home: Home) -> int:

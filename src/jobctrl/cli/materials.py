@@ -1,8 +1,9 @@
-"""`jobctrl materials`: list, decide on or regenerate a job's resume and letter."""
+"""`jobctrl materials`: list, decide on, regenerate or export a job's resume and letter."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import click
 
@@ -15,15 +16,34 @@ from jobctrl.domain.errors import INVALID_INPUT, JobctrlError
 @click.command("materials")
 @click.argument("args", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the materials as JSON.")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="With export: the directory to write the PDFs into (default: the current one).",
+)
 @handle_errors
-def materials_cmd(args: tuple[str, ...], as_json: bool) -> None:
-    """Show a job's materials, or decide on them.
+def materials_cmd(args: tuple[str, ...], as_json: bool, directory: Path | None) -> None:
+    """Show a job's materials, decide on them, or export their PDFs.
 
     `jobctrl materials JOB` lists each material with its kind, generation, approval state
     and PDF; `jobctrl materials approve JOB` / `jobctrl materials reject JOB` decide on the
     newest drafts; `jobctrl materials regenerate JOB` writes a new generation (an approved
-    generation stays accepted until a newer one is approved).
+    generation stays accepted until a newer one is approved); `jobctrl materials export JOB
+    [--dir D]` writes the approved (else newest) resume and letter PDFs into D as
+    `Firstname_Lastname_Resume_Company.pdf` and `..._Cover_Letter_Company.pdf` and prints
+    their paths (a different file of that name is kept: the new one gets a suffix).
     """
+    if directory is not None and (len(args) != 2 or args[0] != "export"):
+        raise JobctrlError("--dir goes with `jobctrl materials export JOB`", code=INVALID_INPUT)
+    if len(args) == 2 and args[0] == "export":
+        report = app_materials.export_materials_report(home(), args[1], directory)
+        if as_json:
+            echo_json(report)
+        else:
+            for item in report["files"]:
+                click.echo(item["path"])
+        return
     if len(args) == 2 and args[0] == "regenerate":
         result = asyncio.run(app_materials.regenerate_materials(home(), args[1], wait=True))
         check = result.get("truthCheck")
@@ -52,7 +72,8 @@ def materials_cmd(args: tuple[str, ...], as_json: bool) -> None:
         return
     if len(args) != 1:
         raise JobctrlError(
-            "use `jobctrl materials JOB` or `jobctrl materials approve|reject JOB`",
+            "use `jobctrl materials JOB` or "
+            "`jobctrl materials approve|reject|regenerate|export JOB`",
             code=INVALID_INPUT,
         )
     rows = queries.job_materials(home(), args[0])
