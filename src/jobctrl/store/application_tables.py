@@ -51,6 +51,8 @@ applications = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Column("score", Integer),
     Column("source", String(16), nullable=False, server_default="jobctrl"),
+    # A career-ops row's cells as imported (migration 0014; store/application_tracker.py).
+    Column("tracker", JSON),
     Index("ix_applications_status", "status"),
 )
 
