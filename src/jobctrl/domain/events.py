@@ -347,6 +347,16 @@ class ApplicationOutcomeSet(ApplicationEvent):
     follow_up: str | None = None  # a date, YYYY-MM-DD
 
 
+class ApplicationRecorded(ApplicationEvent):
+    """An application made outside jobctrl's channels: imported from a career-ops tracker
+    (``source`` career-ops) or marked applied by the person (``person``)."""
+
+    type = "ApplicationRecorded"
+    status: str  # the application's status after it
+    outcome: str | None = None
+    source: str  # career-ops | person
+
+
 class ApplicationPrefilled(ApplicationEvent):
     type = "ApplicationPrefilled"
     attempt_id: str | None = None
@@ -408,6 +418,7 @@ REGISTRY: dict[str, type[DomainEvent]] = {
         ApplicationResolved,
         ApplicationOutcomeSet,
         ApplicationPrefilled,
+        ApplicationRecorded,
     )
 }
 

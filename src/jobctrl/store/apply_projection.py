@@ -35,6 +35,7 @@ _STATUS: dict[type[ev.ApplicationEvent], ApplicationStatus | None] = {
     ev.ApplicationCancelled: None,  # carries its status
     ev.ApplicationResolved: None,  # carries its status
     ev.ApplicationOutcomeSet: None,
+    ev.ApplicationRecorded: None,  # carries its status
 }
 EVENT_TYPES: tuple[type[ev.ApplicationEvent], ...] = tuple(_STATUS)
 
@@ -73,7 +74,7 @@ def fold(conn: Connection, seq: int, event: ev.ApplicationEvent, occurred_at: da
     status = _STATUS.get(type(event))
     if status is not None:
         row["status"] = status.value
-    if isinstance(event, ev.ApplicationCancelled | ev.ApplicationResolved):
+    if isinstance(event, ev.ApplicationCancelled | ev.ApplicationResolved | ev.ApplicationRecorded):
         row["status"] = event.status
     if isinstance(event, ev.ApplicationPrepared):
         row.update(channel=event.channel, error_code=None, approved_until=None)
@@ -89,6 +90,8 @@ def fold(conn: Connection, seq: int, event: ev.ApplicationEvent, occurred_at: da
         row["error_code"] = event.reason
     elif isinstance(event, ev.ApplicationOutcomeSet):
         row["outcome"] = event.outcome
+    elif isinstance(event, ev.ApplicationRecorded):
+        row.update(outcome=event.outcome or row["outcome"], error_code=None)
     elif isinstance(event, ev.ApplicationCancelled):
         row["approved_until"] = None
     elif isinstance(event, ev.ApplicationResolved):
