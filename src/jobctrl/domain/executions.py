@@ -8,6 +8,7 @@ from enum import StrEnum
 class WorkflowType(StrEnum):
     PREPARATION = "JobPreparationWorkflow"
     DISCOVERY = "DiscoverWorkflow"
+    APPLY = "ApplyWorkflow"
 
 
 class WorkflowStatus(StrEnum):

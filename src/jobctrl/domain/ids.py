@@ -27,6 +27,8 @@ DISCOVER_WORKFLOW_ID = "discover-local"
 DISCOVERY_SCHEDULE_ID = "jobctrl-discovery-local"
 # At most one availability sweep at a time (the worker's heartbeat starts it).
 AVAILABILITY_SWEEP_ID = "availability-sweep-local"
+# The standing apply loop (`auto_apply`): one at a time, kept running by the heartbeat.
+APPLY_LOOP_ID = "apply-auto-local"
 
 
 def canonical_url(url: str) -> str:
@@ -66,3 +68,10 @@ def stage_workflow_id(kind: str, stage: str, job_id: str, occasion: str) -> str:
     start finds the one already made."""
     digest = hashlib.sha256(f"{job_id}:{stage}:{occasion}".encode()).hexdigest()[:24]
     return f"prepare-{kind}-{stage}-{digest}"
+
+
+def apply_workflow_id(job_id: str, occasion: str) -> str:
+    """``apply-{jobId}-<12 hex>``: one apply execution per job and occasion (the approved
+    materials it prepares with), so a repeated start finds the one already made."""
+    digest = hashlib.sha256(f"{job_id}:{occasion}".encode()).hexdigest()[:12]
+    return f"apply-{job_id}-{digest}"

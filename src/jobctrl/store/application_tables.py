@@ -99,3 +99,30 @@ apply_run_projections = Table(
     Column("last_seq", Integer, nullable=False),
     Index("ix_apply_run_projections_job", "job_id"),
 )
+
+# The apply workflow's claims on jobs (store/apply_claims.py, migration 0015): at most one
+# live (``claimed``) per job, held under the write lock and by this partial unique index.
+apply_claims = Table(
+    "apply_claims",
+    metadata,
+    Column("id", String(32), primary_key=True),  # "clm-" + 12 hex
+    Column("job_id", String(32), ForeignKey("jobs.id"), nullable=False),
+    Column("application_id", String(32)),  # once prepared (or failed) with one
+    Column("workflow_id", String(128), nullable=False),
+    Column("run_id", String(64), nullable=False),
+    Column("state", String(16), nullable=False),  # domain.apply_loop.ClaimState
+    Column("error_code", String(64)),
+    Column("claimed_at", DateTime(timezone=True), nullable=False),
+    Column("lease_until", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True)),
+    Column("retry_at", DateTime(timezone=True)),  # a failed claim: not before this
+    Index("ix_apply_claims_job", "job_id", "claimed_at"),
+    Index("ix_apply_claims_run", "workflow_id", "run_id"),
+    Index(
+        "uq_apply_claims_live",
+        "job_id",
+        unique=True,
+        sqlite_where=text("state = 'claimed'"),
+        postgresql_where=text("state = 'claimed'"),
+    ),
+)
