@@ -7,23 +7,22 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from jobctrl.app import runtime
 from jobctrl.app.truth import latest_truth_check
 from jobctrl.domain.errors import (
-    ARTIFACT_MISSING,
     EXISTS,
     INVALID_INPUT,
     MISSING_INPUT,
     JobctrlError,
 )
 from jobctrl.domain.materials import MaterialKind, MaterialState
-from jobctrl.domain.naming import material_file_name
 from jobctrl.domain.stages import LATER_STAGES
 from jobctrl.home import Home
+from jobctrl.stages import material_files as stage_files
+from jobctrl.stages.material_files import MaterialFile, pdf_file_name
 from jobctrl.store import jobs, stage_states, truth_checks
 from jobctrl.store import materials as stored
 from jobctrl.store.store import Store
@@ -100,70 +99,14 @@ async def regenerate_materials(home: Home, ref: str, *, wait: bool = False) -> d
 # -- readable PDFs -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MaterialFile:
-    """A material's PDF as it leaves jobctrl: its readable ``name``, where the artifact
-    store keeps it (``source``), its sha256 (the artifact id) and size."""
-
-    kind: str
-    generation: int
-    approval: str
-    name: str
-    sha256: str
-    size: int
-    source: Path
-
-
-def pdf_file_name(material: dict[str, Any], company: str | None) -> str:
-    """The readable file name of a stored material row's PDF: the candidate's name as the
-    document gives it (the resume's name, the letter's signature), its kind, the company
-    (the job's, else the one the letter names)."""
-    content = material.get("content") or {}
-    candidate = content.get("name") or content.get("signature") or ""
-    return material_file_name(
-        str(candidate), material["kind"], company or content.get("company") or ""
-    )
-
-
-def _chosen(rows: list[dict[str, Any]], kind: str, approved_only: bool) -> dict[str, Any] | None:
-    """The approved generation of ``kind`` with a PDF, else (unless ``approved_only``) the
-    newest generation with one."""
-    rendered = [r for r in rows if r["kind"] == kind and r["pdf_artifact"]]
-    approved = [r for r in rendered if r["state"] == MaterialState.APPROVED.value]
-    pool = approved if approved or approved_only else rendered
-    return max(pool, key=lambda r: r["generation"]) if pool else None
-
-
 def material_files(home: Home, ref: str, *, approved_only: bool = False) -> list[MaterialFile]:
     """The job's resume and letter PDFs (resume first) as they leave jobctrl: the approved
-    generation of each, else the newest rendered one (none of a kind: left out)."""
+    generation of each, else the newest rendered one (none of a kind: left out). The rule
+    is ``stages.material_files``, which the apply workflow uses too."""
     store = Store.open(home)
-    job_id = jobs.resolve_job_id(store, ref)
-    company = jobs.job_row(store, job_id).get("company")
-    rows = stored.list_materials(store, job_id)
-    files = []
-    for kind in MaterialKind:
-        row = _chosen(rows, kind.value, approved_only)
-        if row is None:
-            continue
-        source = store.artifacts.path_for(row["pdf_artifact"])
-        if not source.is_file():
-            raise JobctrlError(
-                f"the {kind.value} PDF of job {job_id} is missing from the artifact store",
-                code=ARTIFACT_MISSING,
-            )
-        files.append(
-            MaterialFile(
-                kind=kind.value,
-                generation=row["generation"],
-                approval=row["state"],
-                name=pdf_file_name(row, company),
-                sha256=row["pdf_artifact"],
-                size=source.stat().st_size,
-                source=source,
-            )
-        )
-    return files
+    return stage_files.material_files(
+        store, jobs.resolve_job_id(store, ref), approved_only=approved_only
+    )
 
 
 def _place(tmp: str, path: Path, data: bytes) -> None:
