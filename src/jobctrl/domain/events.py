@@ -377,50 +377,18 @@ def summary_fields(payload: dict[str, object]) -> dict[str, object]:
     return {k: payload[k] for k in SUMMARY_FIELDS if k in payload}
 
 
-REGISTRY: dict[str, type[DomainEvent]] = {
-    cls.type: cls
-    for cls in (
-        JobCreated,
-        WorkflowStarted,
-        WorkflowCompleted,
-        WorkflowFailed,
-        WorkflowCanceled,
-        StageStarted,
-        StageSucceeded,
-        StageFailed,
-        StageSkipped,
-        JobEnriched,
-        JobScored,
-        JobDiscovered,
-        DiscoveryRunStarted,
-        DiscoveryRunCompleted,
-        DiscoveryRunFailed,
-        PipelineStepQueued,
-        PipelineStepStarted,
-        PipelineStepCompleted,
-        PipelineStepFailed,
-        SettingChanged,
-        JobAvailabilityChecked,
-        ProfileVersionRecorded,
-        MaterialGenerated,
-        MaterialsRendered,
-        MaterialDecided,
-        ReportWritten,
-        StageReset,
-        ApplicationPrepared,
-        ApplicationApproved,
-        ApplicationSendIntent,
-        ApplicationSent,
-        ApplicationSubmitted,
-        ApplicationOutcomeUnknown,
-        ApplicationFailed,
-        ApplicationCancelled,
-        ApplicationResolved,
-        ApplicationOutcomeSet,
-        ApplicationPrefilled,
-        ApplicationRecorded,
-    )
-}
+def _concrete(base: type[DomainEvent]) -> list[type[DomainEvent]]:
+    """Every event class below ``base`` that names its type (a family's base names none)."""
+    found = []
+    for cls in base.__subclasses__():
+        if "type" in cls.__dict__:
+            found.append(cls)
+        found += _concrete(cls)
+    return found
+
+
+# Every event type defined above: a new event class is registered by being one.
+REGISTRY: dict[str, type[DomainEvent]] = {cls.type: cls for cls in _concrete(DomainEvent)}
 
 
 def parse_event(event_type: str, payload: dict[str, object]) -> DomainEvent:
