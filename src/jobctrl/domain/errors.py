@@ -110,6 +110,13 @@ APPLY_ALREADY_DONE = "APPLY_ALREADY_DONE"  # sent or submitted already
 APPLY_OUTCOME_UNKNOWN = "APPLY_OUTCOME_UNKNOWN"  # resolve the unknown send first
 APPLY_NO_RECIPIENT = "APPLY_NO_RECIPIENT"  # no address to send to: use --to
 APPLY_BAD_RESOLUTION = "APPLY_BAD_RESOLUTION"  # that resolution does not fit the status
+# The browser prefill: what stopped it (a result's code), or why it could not start.
+APPLY_CAPTCHA = "APPLY_CAPTCHA"  # a CAPTCHA or bot challenge: handed over, never solved
+APPLY_FORM_UNAVAILABLE = "APPLY_FORM_UNAVAILABLE"  # the form page failed to load (or 4xx/5xx)
+APPLY_NO_FORM = "APPLY_NO_FORM"  # the page has no form to fill (moved or changed)
+APPLY_NO_FORM_URL = "APPLY_NO_FORM_URL"  # the job has no URL to open: use --url
+APPLY_BROWSER_UNAVAILABLE = "APPLY_BROWSER_UNAVAILABLE"  # no Chromium to drive
+APPLY_NO_DISPLAY = "APPLY_NO_DISPLAY"  # no display for a visible window (try --dry-run)
 SMTP_NOT_CONFIGURED = "SMTP_NOT_CONFIGURED"  # smtp.host / smtp.from not set
 SMTP_PASSWORD_MISSING = "SMTP_PASSWORD_MISSING"  # the smtp.password_env variable is unset
 SMTP_UNREACHABLE = "SMTP_UNREACHABLE"  # no connection (refused, timeout, DNS)
@@ -163,6 +170,9 @@ STATUS: dict[str, Status] = {
     APPLY_ALREADY_DONE: Status(1, 409),
     APPLY_OUTCOME_UNKNOWN: Status(1, 409),
     APPLY_BAD_RESOLUTION: Status(1, 409),
+    APPLY_NO_FORM_URL: Status(1, 409),
+    APPLY_BROWSER_UNAVAILABLE: Status(1, 503),
+    APPLY_NO_DISPLAY: Status(1, 503),
     POSTING_UNAVAILABLE: Status(1, 409),
     SMTP_UNREACHABLE: Status(1, 502),
     SMTP_TLS_FAILED: Status(1, 502),
