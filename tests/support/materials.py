@@ -1,6 +1,7 @@
 """A job with a rendered resume and letter, made by the offline pipeline's own stages
-(Enrich, Score, Tailor, Cover, PDF) run in-process against a loopback posting: what
-Temporal would run, without needing a server to read or export materials."""
+(Enrich, Score, Tailor, Cover, PDF, then the evaluation report as the preparation's
+finalize step writes it) run in-process against a loopback posting: what Temporal would
+run, without needing a server to read or export materials."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
 from jobctrl.stages.materials import cover, render, tailor
 from jobctrl.stages.score import score
-from jobctrl.store import jobs
+from jobctrl.store import jobs, reports
 from jobctrl.store.store import Store
 from tests.support.http import FixtureServer, Route, posting_html
 
@@ -40,4 +41,5 @@ def prepared_job(
         render(ctx, job.job_id, run_id)
     finally:
         ctx.close()
+    reports.write_report(home, store, job.job_id)
     return job.job_id

@@ -1,4 +1,5 @@
-"""Server-rendered pages (Jinja2, autoescaped): Jobs, Job, Runs, Spend and Settings.
+"""Server-rendered pages (Jinja2, autoescaped): Jobs, Job, Runs, Applications, Spend and
+Settings.
 
 The pages read the same application queries as the JSON API and change nothing
 themselves: their buttons and forms call the JSON API from ``static/app.js`` (same-origin
@@ -17,7 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from jobctrl.app import queries, truth
+from jobctrl.app import applications, queries, truth
 from jobctrl.domain.discovery import RunStatus
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.events import REGISTRY
@@ -81,7 +82,7 @@ def _setting_kind(default: Any) -> str:
 
 
 def register_pages(app: FastAPI, home: Home) -> None:
-    """Add the HTML pages (Jobs, Job, Runs, Spend, Settings) to ``app``."""
+    """Add the HTML pages (Jobs, Job, Runs, Applications, Spend, Settings) to ``app``."""
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
     @app.get("/", include_in_schema=False)
@@ -154,6 +155,16 @@ def register_pages(app: FastAPI, home: Home) -> None:
         if fragment == "main":
             return _render("_runs.html", runs=runs, running=running)
         return _render("runs.html", nav="runs", runs=runs, running=running)
+
+    @app.get("/applications", response_class=HTMLResponse, include_in_schema=False)
+    def applications_page(fragment: str = "") -> HTMLResponse:
+        context: dict[str, Any] = {
+            "items": applications.list_applications(home),
+            "outcomes": applications.OUTCOMES,
+        }
+        if fragment == "main":
+            return _render("_applications.html", **context)
+        return _render("applications.html", nav="applications", **context)
 
     @app.get("/spend", response_class=HTMLResponse, include_in_schema=False)
     def spend_page() -> HTMLResponse:

@@ -143,6 +143,22 @@ document.addEventListener("submit", async (ev) => {
     } catch (err) {
       flash(err.message, true);
     }
+  } else if (form.matches("[data-outcome]")) {
+    // An application's outcome, note and follow-up date (POST /v1/applications/{ref}/outcome).
+    ev.preventDefault();
+    const out = form.querySelector("output");
+    const { outcome, note, followUp } = form.elements;
+    try {
+      const body = { outcome: outcome.value, note: note.value };
+      if (followUp.value) body.followUp = followUp.value;
+      await callApi("POST", form.dataset.outcome, body);
+      out.textContent = "saved";
+      out.className = "ok";
+      refresh();
+    } catch (err) {
+      out.textContent = err.message;
+      out.className = "error";
+    }
   } else if (form.matches("[data-setting]")) {
     ev.preventDefault();
     const { setting: key, kind } = form.dataset;

@@ -1,0 +1,62 @@
+"""The application tracker's HTTP routes: the list, an outcome for one application, and
+the career-ops / CSV export — the same ``app.applications`` functions the CLI calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Query
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+
+from jobctrl.app import applications
+from jobctrl.home import Home
+
+__all__ = ["register_applications"]
+
+_MEDIA = {"career-ops": "text/markdown; charset=utf-8", "csv": "text/csv; charset=utf-8"}
+_FILE = {"career-ops": "applications.md", "csv": "applications.csv"}
+
+
+class SetOutcome(BaseModel):
+    outcome: str = Field(max_length=32, description=f"One of {', '.join(applications.OUTCOMES)}.")
+    note: str | None = Field(
+        None, max_length=applications.MAX_NOTE, description="Replaces the application's note."
+    )
+    follow_up: str | None = Field(
+        None, alias="followUp", max_length=10, description="A date, YYYY-MM-DD ('' = unchanged)."
+    )
+
+
+def register_applications(app: FastAPI, home: Home) -> None:
+    """Add ``/v1/applications`` routes to ``app``."""
+
+    @app.get("/v1/applications", tags=["applications"])
+    def list_applications() -> dict[str, Any]:
+        """Every application (the tracker), most recently changed first."""
+        return {"items": applications.list_applications(home)}
+
+    @app.get(
+        "/v1/applications/export",
+        tags=["applications"],
+        response_class=Response,
+        responses={200: {"content": {"text/markdown": {}, "text/csv": {}}}},
+    )
+    def export_applications(
+        fmt: str = Query("career-ops", alias="format", pattern="^(career-ops|csv)$"),
+    ) -> Response:
+        """The tracker as career-ops ``applications.md`` or as CSV, as a download."""
+        text = applications.export_applications(home, fmt)
+        return Response(
+            text,
+            media_type=_MEDIA[fmt],
+            headers={"Content-Disposition": f'attachment; filename="{_FILE[fmt]}"'},
+        )
+
+    @app.post("/v1/applications/{ref}/outcome", tags=["applications"])
+    def set_outcome(ref: str, body: SetOutcome) -> dict[str, Any]:
+        """Record the outcome of a job's application (``ref``: a job id or prefix, or an
+        ``app-…`` id), with a note and a follow-up date (as `jobctrl applications set`)."""
+        return applications.set_application_outcome(
+            home, ref, body.outcome, note=body.note, follow_up=body.follow_up or None
+        )
