@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from jobctrl import config as config_file
+from jobctrl.app.apply_views import application_summary
 from jobctrl.app.materials import pdf_file_name
 from jobctrl.app.truth import latest_truth_check
 from jobctrl.config import LANES, LaneProvider
@@ -133,6 +134,7 @@ def job_view(store: Store, job_id: str) -> dict[str, Any]:
         "scoreReport": score["report"] if score else None,
         "evaluationReport": report,
         "truthCheck": latest_truth_check(store, job_id),
+        "application": application_summary(store, job_id),
         "createdAt": _iso(row["created_at"]),
         "updatedAt": _iso(row["updated_at"]),
     }

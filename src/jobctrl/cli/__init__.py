@@ -14,7 +14,7 @@ import sys
 import click
 
 from jobctrl import __version__
-from jobctrl.cli import applications, configure, discovery, jobs, materials, processes
+from jobctrl.cli import applications, apply, configure, discovery, jobs, materials, processes
 from jobctrl.cli.base import EXIT_BROKEN_PIPE
 
 __all__ = ["main", "run"]
@@ -43,6 +43,7 @@ for command in (
     discovery.runs,
     discovery.sources,
     materials.materials_cmd,
+    apply.apply_group,
     applications.applications_group,
     configure.llm,
     configure.profile,

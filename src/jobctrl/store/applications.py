@@ -24,6 +24,7 @@ from jobctrl.domain.applications import (
     resolution_allowed,
     sha256_text,
 )
+from jobctrl.domain.availability import Availability
 from jobctrl.domain.errors import (
     APPLY_ATTEMPT_LIVE,
     APPLY_BAD_RESOLUTION,
@@ -31,9 +32,11 @@ from jobctrl.domain.errors import (
     JobctrlError,
     NotFoundError,
 )
-from jobctrl.store import apply_attempts
+from jobctrl.store import apply_attempts, schema
 from jobctrl.store.application_tables import applications as A
 from jobctrl.store.store import Store, WriteTx
+
+J = schema.jobs
 
 __all__ = [
     "approve",
@@ -41,6 +44,7 @@ __all__ = [
     "ensure_for_job",
     "get",
     "list_all",
+    "posting_unavailable",
     "require",
     "resolve",
     "save_email",
@@ -280,3 +284,9 @@ def set_outcome(
         ),
         key=f"application-outcome:{application_id}:{tx.now.isoformat()}",
     )
+
+
+def posting_unavailable(conn: Connection, job_id: str) -> bool:
+    """Whether the job's posting is confirmed closed (the availability check's evidence)."""
+    state = conn.execute(select(J.c.availability).where(J.c.id == job_id)).scalar()
+    return state == Availability.UNAVAILABLE.value

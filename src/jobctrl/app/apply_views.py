@@ -1,0 +1,164 @@
+"""Reads of applications: the Apply queue (`jobctrl apply list`, `/v1/apply`), one job's
+application with its exact message (`/v1/apply/{job}`), and the summary `jobctrl show`
+and the Job page carry. Nothing here sends; a read that meets an attempt whose sending
+process died settles it first (``unknown`` or ``failed``), so no view shows a dead send as
+still running."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from jobctrl.app.materials import material_files
+from jobctrl.domain.applications import ApplicationStatus, Channel
+from jobctrl.domain.clock import as_utc, utcnow
+from jobctrl.domain.errors import JobctrlError
+from jobctrl.domain.materials import MaterialKind, MaterialState
+from jobctrl.domain.stages import JobStatus
+from jobctrl.home import Home
+from jobctrl.stages.apply_email import UNKNOWN_HINT, settle_dead_senders
+from jobctrl.store import applications, job_list, jobs
+from jobctrl.store.store import Store
+
+__all__ = ["application_detail", "application_summary", "apply_queue", "show_application"]
+
+# What the person is asked to do next, by status.
+NEXT_STEP = {
+    ApplicationStatus.DRAFT: "check the message, then `jobctrl apply approve JOB`",
+    ApplicationStatus.APPROVED: "`jobctrl apply send JOB` before the approval expires",
+    ApplicationStatus.FAILED: "fix what the error says, then approve and send again",
+    ApplicationStatus.UNKNOWN: UNKNOWN_HINT,
+    ApplicationStatus.NOT_SENT: "approve and send again when ready",
+    ApplicationStatus.PREFILLED: "submit the form yourself, then `jobctrl apply resolve JOB "
+    "submitted`",
+}
+
+
+def _iso(value: datetime | None) -> str | None:
+    return as_utc(value).isoformat() if value else None
+
+
+def _approval_valid(row: dict[str, Any], now: datetime) -> bool:
+    expires = row.get("approval_expires_at")
+    return bool(row.get("approval_digest") and expires and as_utc(expires) > now)
+
+
+def application_summary(store: Store, job_id: str) -> dict[str, Any] | None:
+    """The job's application as `jobctrl show` and the Job page show it (None: none)."""
+    row = applications.get(store, job_id)
+    if row is None:
+        return None
+    if row["status"] == ApplicationStatus.SENDING:  # its sender may have died: say so
+        settle_dead_senders(store)
+        row = applications.get(store, job_id) or row
+    status = row["status"]
+    return {
+        "applicationId": row["id"],
+        "channel": row["channel"],
+        "status": status,
+        "outcome": row["outcome"],
+        "to": list(row["email_to"] or []),
+        "attachments": [
+            {"kind": a["kind"], "name": a["name"], "size": a["size"]}
+            for a in row["attachments"] or []
+        ],
+        "errorCode": row["error_code"],
+        "approvedUntil": _iso(row["approval_expires_at"]),
+        "approvalValid": _approval_valid(row, utcnow()),
+        "formUrl": row["form_url"],
+        "appliedAt": _iso(row["applied_at"]),
+        "nextStep": NEXT_STEP.get(ApplicationStatus(status)) if status in NEXT_STEP else None,
+    }
+
+
+def application_detail(store: Store, job_id: str) -> dict[str, Any]:
+    """The summary plus the exact message: subject, body and each attachment's hash."""
+    row = applications.get(store, job_id)
+    summary = application_summary(store, job_id)
+    assert row is not None and summary is not None
+    return {
+        "jobId": job_id,
+        **summary,
+        "subject": row["email_subject"],
+        "body": row["email_body"],
+        "attachments": [
+            {"kind": a["kind"], "name": a["name"], "size": a["size"], "sha256": a["sha256"]}
+            for a in row["attachments"] or []
+        ],
+        "messageId": row["message_id"] if summary["approvalValid"] else None,
+        "company": row["company"],
+        "role": row["role"],
+        "url": row["url"],
+    }
+
+
+def show_application(home: Home, ref: str) -> dict[str, Any]:
+    """One job's application with its exact message (``application: null`` if none)."""
+    store = Store.open(home)
+    job_id = jobs.resolve_job_id(store, ref)
+    if applications.get(store, job_id) is None:
+        return {"jobId": job_id, "application": None}
+    return application_detail(store, job_id)
+
+
+def _pdfs(home: Home, job_id: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """The job's PDFs (approved, else newest) and what is missing before it can go out."""
+    try:
+        files = material_files(home, job_id)
+    except JobctrlError:
+        return [], ["the PDFs are missing from the artifact store"]
+    pdfs = [
+        {"kind": f.kind, "name": f.name, "size": f.size, "approval": f.approval, "sha256": f.sha256}
+        for f in files
+    ]
+    missing = []
+    for kind, label in ((MaterialKind.RESUME, "resume"), (MaterialKind.COVER, "cover letter")):
+        found = [p for p in pdfs if p["kind"] == kind]
+        if not found:
+            missing.append(f"{label} PDF")
+        elif found[0]["approval"] != MaterialState.APPROVED:
+            missing.append(f"{label} approval")
+    return pdfs, missing
+
+
+def apply_queue(home: Home) -> list[dict[str, Any]]:
+    """Prepared jobs and jobs with an application, best fit first: each with its channel,
+    PDFs, what is still missing and the application's status."""
+    store = Store.open(home)
+    settle_dead_senders(store)
+    prepared, _ = job_list.find(store, status=JobStatus.PREPARED.value, sort="score")
+    rows = {r["job_id"]: r for r in prepared}
+    apps = {a["job_id"]: a for a in applications.list_all(store) if a["job_id"]}
+    if apps.keys() - rows.keys():  # applications of jobs no longer listed as prepared
+        every, _ = job_list.find(store)
+        rows.update({r["job_id"]: r for r in every if r["job_id"] in apps})
+    queue = []
+    for job_id, listed in rows.items():
+        app = apps.get(job_id)
+        pdfs, missing = _pdfs(home, job_id)
+        job = jobs.job_row(store, job_id)
+        channel = (app or {}).get("channel") or (
+            Channel.EMAIL.value
+            if str(job.get("apply_url") or "").lower().startswith("mailto:")
+            else Channel.BROWSER.value
+        )
+        if channel == Channel.EMAIL and not (app and app["email_to"]):
+            missing.append("recipient")
+        queue.append(
+            {
+                "jobId": job_id,
+                "title": listed["title"],
+                "company": listed["company"],
+                "score": listed["score"],
+                "channel": channel,
+                "pdfs": pdfs,
+                "missing": missing,
+                "ready": not missing,
+                "applicationId": app["id"] if app else None,
+                "status": app["status"] if app else None,
+                "errorCode": app["error_code"] if app else None,
+                "formUrl": (app or {}).get("form_url") or job.get("apply_url") or job.get("url"),
+            }
+        )
+    queue.sort(key=lambda q: (q["score"] is None, -(q["score"] or 0), q["jobId"]))
+    return queue

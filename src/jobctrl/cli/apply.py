@@ -1,0 +1,203 @@
+"""`jobctrl apply`: the Apply queue, and an email application's prepare, approve, send and
+resolve. `jobctrl apply JOB ...` (a job, not a subcommand) goes to the hidden ``job``
+subcommand when one is registered (the browser prefill's form)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from jobctrl.app import apply as app_apply
+from jobctrl.app import apply_views
+from jobctrl.cli.base import echo_json, handle_errors, home
+from jobctrl.domain.errors import INVALID_INPUT, JobctrlError, status_of
+
+__all__ = ["apply_group"]
+
+# The exit status of a send whose outcome is unknown (it may have gone out).
+EXIT_UNKNOWN = 3
+
+
+class ApplyGroup(click.Group):
+    """A group whose first argument may be a job instead of a subcommand: that form is
+    handled by the subcommand named ``job`` (hidden), if one is registered."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else None
+        if name is not None and name not in self.commands and "job" in self.commands:
+            return "job", self.commands["job"], args
+        return super().resolve_command(ctx, args)
+
+
+@click.group("apply", cls=ApplyGroup)
+def apply_group() -> None:
+    """Apply to prepared jobs: list the queue, prepare an email with the approved PDFs,
+    approve exactly it, send it once, and resolve what happened.
+
+    `jobctrl apply list`; `jobctrl apply prepare JOB --to ADDRESS`; `jobctrl apply approve
+    JOB`; `jobctrl apply send JOB`; `jobctrl apply resolve JOB sent|not-sent|submitted|
+    abandoned`. An approval lasts 15 minutes; any change needs a new one.
+    """
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024:.1f} KB" if n >= 1024 else f"{n} B"
+
+
+def _print_application(app: dict[str, Any]) -> None:
+    if app.get("applicationId") is None:
+        click.echo(f"job {app['jobId']} has no application yet")
+        return
+    click.echo(f"application {app['applicationId']}  job {app['jobId']}")
+    click.echo(f"channel: {app['channel']}   status: {app['status']}")
+    if app.get("errorCode"):
+        click.echo(f"error: {app['errorCode']}")
+    if app["channel"] == "browser":
+        click.echo(f"form: {app.get('formUrl')}")
+    else:
+        click.echo(f"To: {', '.join(app['to'])}")
+        click.echo(f"Subject: {app.get('subject')}")
+        for a in app["attachments"]:
+            click.echo(f"Attachment: {a['name']} ({_size(a['size'])})")
+        click.echo("")
+        click.echo(app.get("body") or "")
+    if app.get("approvalValid"):
+        click.echo(f"approved until {app['approvedUntil']}")
+    if app.get("nextStep"):
+        click.echo(f"next: {app['nextStep']}")
+
+
+@apply_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the queue as JSON.")
+@handle_errors
+def list_cmd(as_json: bool) -> None:
+    """Prepared jobs, best fit first: channel, PDFs and what is still missing."""
+    queue = apply_views.apply_queue(home())
+    if as_json:
+        echo_json(queue)
+        return
+    if not queue:
+        click.echo("nothing to apply to yet (jobs appear once their materials are written)")
+    for q in queue:
+        score = "-" if q["score"] is None else str(q["score"])
+        what = "ready" if q["ready"] else "missing: " + ", ".join(q["missing"])
+        status = q["status"] or "not prepared"
+        click.echo(
+            f"{q['jobId']}  {score:>3}  {q['channel']:<7} {status:<12} "
+            f"{q['title'] or ''} — {q['company'] or ''}  ({what})"
+        )
+
+
+@apply_group.command("show")
+@click.argument("job")
+@click.option("--json", "as_json", is_flag=True, help="Print the application as JSON.")
+@handle_errors
+def show_cmd(job: str, as_json: bool) -> None:
+    """A job's application with its exact message."""
+    app = apply_views.show_application(home(), job)
+    if as_json:
+        echo_json(app)
+    else:
+        _print_application(app)
+
+
+def _body_from(path: str | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise JobctrlError(
+            f"cannot read the body file {path}: {type(exc).__name__}", code=INVALID_INPUT
+        ) from None
+
+
+@apply_group.command("prepare")
+@click.argument("job")
+@click.option("--channel", type=click.Choice(["email", "browser"]), help="How to apply.")
+@click.option("--to", "to", multiple=True, help="A recipient (repeat, or comma-separate).")
+@click.option("--subject", help="The email's subject.")
+@click.option("--body-file", help="A file holding the email's body ('-': stdin).")
+@click.option("--url", "form_url", help="The application form (browser channel).")
+@click.option("--json", "as_json", is_flag=True, help="Print the application as JSON.")
+@handle_errors
+def prepare_cmd(
+    job: str,
+    channel: str | None,
+    to: tuple[str, ...],
+    subject: str | None,
+    body_file: str | None,
+    form_url: str | None,
+    as_json: bool,
+) -> None:
+    """Prepare (or edit) a job's application: for email, the exact message with the
+    approved PDFs attached. Any change after an approval needs a new approval."""
+    app = app_apply.prepare_application(
+        home(),
+        job,
+        channel=channel,
+        to=list(to) or None,
+        subject=subject,
+        body=_body_from(body_file),
+        form_url=form_url,
+    )
+    if as_json:
+        echo_json(app)
+    else:
+        _print_application(app)
+
+
+@apply_group.command("approve")
+@click.argument("job")
+@click.option("--json", "as_json", is_flag=True, help="Print the application as JSON.")
+@handle_errors
+def approve_cmd(job: str, as_json: bool) -> None:
+    """Approve exactly the prepared message (recipients, subject, body, attachments,
+    sender) for 15 minutes."""
+    app = app_apply.approve_application(home(), job)
+    if as_json:
+        echo_json(app)
+    else:
+        click.echo(f"approved application {app['applicationId']} until {app['approvedUntil']}")
+
+
+@apply_group.command("send")
+@click.argument("job")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@handle_errors
+def send_cmd(job: str, as_json: bool) -> None:
+    """Send the approved email once. Exit 0 when sent; 3 when its outcome is unknown
+    (check your Sent folder, then `apply resolve`); 1 with the code when refused (nothing
+    was sent)."""
+    result = app_apply.send_application(home(), job)
+    if as_json:
+        echo_json(result)
+    if result["status"] == "sent":
+        if not as_json:
+            click.echo(f"sent job {result['jobId']}'s application ({result['messageId']})")
+        return
+    if result["status"] == "unknown":
+        click.echo(f"error: {result['errorCode']}: {result['message']}", err=True)
+        sys.exit(EXIT_UNKNOWN)
+    click.echo(f"error: {result['errorCode']}: {result['message']}", err=True)
+    sys.exit(status_of(result["errorCode"] or "").exit)
+
+
+@apply_group.command("resolve")
+@click.argument("job")
+@click.argument("resolution", type=click.Choice(["sent", "not-sent", "submitted", "abandoned"]))
+@click.option("--json", "as_json", is_flag=True, help="Print the application as JSON.")
+@handle_errors
+def resolve_cmd(job: str, resolution: str, as_json: bool) -> None:
+    """Say what happened: an unknown send was sent or not-sent, a form was submitted, or
+    the application is abandoned."""
+    app = app_apply.resolve_application(home(), job, resolution)
+    if as_json:
+        echo_json(app)
+    else:
+        click.echo(f"application {app['applicationId']}: {app['status']}")
