@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from jobctrl.api.applications import register_applications
+from jobctrl.api.apply import register_apply
 from jobctrl.api.events import KEEPALIVE_SECONDS, register_event_stream
 from jobctrl.api.pages import register_pages
 from jobctrl.api.security import LocalSecurity, api_token
@@ -189,6 +190,7 @@ def create_app(
         return app_settings.change_settings(home, changes)
 
     register_applications(app, home)
+    register_apply(app, home)
     register_event_stream(app, home, keepalive_seconds=keepalive_seconds)
     register_pages(app, home)
     return app

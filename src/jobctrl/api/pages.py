@@ -1,5 +1,5 @@
-"""Server-rendered pages (Jinja2, autoescaped): Jobs, Job, Runs, Applications, Spend and
-Settings.
+"""Server-rendered pages (Jinja2, autoescaped): Jobs, Job, Apply, Runs, Applications,
+Spend and Settings.
 
 The pages read the same application queries as the JSON API and change nothing
 themselves: their buttons and forms call the JSON API from ``static/app.js`` (same-origin
@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from jobctrl.app import applications, queries, truth
+from jobctrl.app import applications, apply_views, queries, truth
 from jobctrl.domain.discovery import RunStatus
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.events import REGISTRY
@@ -155,6 +155,19 @@ def register_pages(app: FastAPI, home: Home) -> None:
         if fragment == "main":
             return _render("_runs.html", runs=runs, running=running)
         return _render("runs.html", nav="runs", runs=runs, running=running)
+
+    @app.get("/apply", response_class=HTMLResponse, include_in_schema=False)
+    def apply_page(fragment: str = "") -> HTMLResponse:
+        queue = apply_views.apply_queue(home)
+        messages = {
+            q["jobId"]: apply_views.show_application(home, q["jobId"])
+            for q in queue
+            if q["applicationId"]
+        }
+        context: dict[str, Any] = {"queue": queue, "messages": messages}
+        if fragment == "main":
+            return _render("_apply.html", **context)
+        return _render("apply.html", nav="apply", **context)
 
     @app.get("/applications", response_class=HTMLResponse, include_in_schema=False)
     def applications_page(fragment: str = "") -> HTMLResponse:

@@ -120,9 +120,13 @@ document.addEventListener("click", async (ev) => {
   if (!button) return;
   button.disabled = true;
   try {
-    const body = button.dataset.stage ? { stage: button.dataset.stage } : undefined;
-    await callApi("POST", button.dataset.post, body);
-    flash(`${button.textContent.trim()}: requested.`);
+    let body;
+    if (button.dataset.stage) body = { stage: button.dataset.stage };
+    else if (button.dataset.body) body = JSON.parse(button.dataset.body);
+    const data = await callApi("POST", button.dataset.post, body);
+    // A send says what became of it (sent, or in doubt and what to check).
+    const said = data && typeof data.message === "string" && data.status ? `${data.status}: ${data.message}` : null;
+    flash(said || `${button.textContent.trim()}: requested.`, data && data.status === "unknown");
     refresh();
   } catch (err) {
     flash(err.message, true);
@@ -153,6 +157,24 @@ document.addEventListener("submit", async (ev) => {
       if (followUp.value) body.followUp = followUp.value;
       await callApi("POST", form.dataset.outcome, body);
       out.textContent = "saved";
+      out.className = "ok";
+      refresh();
+    } catch (err) {
+      out.textContent = err.message;
+      out.className = "error";
+    }
+  } else if (form.matches("[data-apply-edit]")) {
+    // An email application's recipients and text (POST /v1/apply/{job}/prepare): any
+    // change clears the approval, so the message must be approved again.
+    ev.preventDefault();
+    const out = form.querySelector("output");
+    const { to, subject, body } = form.elements;
+    try {
+      const fields = { channel: "email", to: to.value.split(",").map((s) => s.trim()).filter(Boolean) };
+      if (subject) fields.subject = subject.value;
+      if (body) fields.body = body.value;
+      await callApi("POST", form.dataset.applyEdit, fields);
+      out.textContent = "saved: approve the message again before sending";
       out.className = "ok";
       refresh();
     } catch (err) {
