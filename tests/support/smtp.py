@@ -5,7 +5,8 @@ made with the ``openssl`` CLI for this server only) and AUTH (``USER`` / ``PASSW
 only after STARTTLS), and keeps every message it accepted in ``delivered`` (sender,
 recipients, raw bytes). Misbehaviour on demand: ``refuse`` (recipients answered 550),
 ``size_limit`` (advertised with SIZE), ``drop_after_data`` (the connection is cut once the
-message data has arrived, before any reply), ``tls=False`` (no STARTTLS, no AUTH).
+message data has arrived, before any reply), ``tls=False`` (no STARTTLS, no AUTH),
+``implicit_tls=True`` (TLS from the first byte, as on port 465, with AUTH).
 
 The client (the jobctrl process) trusts the certificate through ``SSL_CERT_FILE``:
 ``server.client_env()`` gives the variables a command needs.
@@ -91,6 +92,7 @@ class SmtpServer:
         directory: Path,
         *,
         tls: bool = True,
+        implicit_tls: bool = False,
         refuse: set[str] | None = None,
         size_limit: int = 10 * 1024 * 1024,
         drop_after_data: bool = False,
@@ -99,16 +101,16 @@ class SmtpServer:
         self.port = free_port()
         self.cert: Path | None = None
         params: dict[str, Any] = {"data_size_limit": size_limit}
-        if tls:
+        self.implicit_tls = implicit_tls
+        if tls or implicit_tls:
             self.cert, key = make_certificate(directory)
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(self.cert, key)
-            params.update(
-                tls_context=context,
-                require_starttls=True,
-                authenticator=_authenticate,
-                auth_require_tls=True,
-            )
+            params.update(authenticator=_authenticate, auth_require_tls=True)
+            if implicit_tls:  # aiosmtpd does not count this as TLS for AUTH: it is, though
+                params.update(ssl_context=context, auth_require_tls=False)
+            else:
+                params.update(tls_context=context, require_starttls=True)
         else:
             params.update(auth_require_tls=False)
         self.controller = Controller(self.handler, hostname=HOST, port=self.port, **params)
@@ -122,7 +124,7 @@ class SmtpServer:
         return {
             "smtp.host": HOST,
             "smtp.port": self.port,
-            "smtp.security": "starttls" if self.cert else "none",
+            "smtp.security": ("tls" if self.implicit_tls else "starttls" if self.cert else "none"),
             "smtp.username": USER if self.cert else "",
             "smtp.password_env": PASSWORD_ENV,
             "smtp.from": USER,

@@ -23,6 +23,7 @@ from jobctrl.domain.materials import MaterialKind
 from jobctrl.home import Home
 from jobctrl.stages import apply_email
 from jobctrl.stages.apply_checks import check_not_done, check_posting_open, current_digest
+from jobctrl.stages.smtp_session import smtp_account
 from jobctrl.store import applications, jobs
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
@@ -172,7 +173,7 @@ def approve_application(home: Home, ref: str, *, clock: Clock | None = None) -> 
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
     settings = Settings(store)
-    sender = apply_email.smtp_account(settings).sender
+    sender = smtp_account(settings).sender
     ttl = timedelta(seconds=int(settings.get("apply_approval_ttl_seconds")))
     found = applications.get(store, job_id)
     if found is None:

@@ -129,6 +129,7 @@ SMTP_TEMPORARY = "SMTP_TEMPORARY"  # a 4xx before the data: try again later
 SMTP_REFUSED = "SMTP_REFUSED"  # another refusal before or of the data: nothing delivered
 SEND_CONNECTION_LOST = "SEND_CONNECTION_LOST"  # after the data, before the reply: unknown
 SEND_SENDER_DIED = "SEND_SENDER_DIED"  # the sending process died mid-send: unknown
+SEND_INTERRUPTED = "SEND_INTERRUPTED"  # the send stopped unexpectedly (a bug, Ctrl-C)
 
 
 class Status(NamedTuple):
@@ -184,6 +185,7 @@ STATUS: dict[str, Status] = {
     SMTP_REFUSED: Status(1, 502),
     SEND_CONNECTION_LOST: Status(3, 502),
     SEND_SENDER_DIED: Status(3, 502),
+    SEND_INTERRUPTED: Status(3, 502),
 }
 
 
