@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from jobctrl.app import apply as app_apply
-from jobctrl.app import apply_views
+from jobctrl.app import apply_browser, apply_views
 from jobctrl.cli.base import echo_json, handle_errors, home
 from jobctrl.domain.errors import INVALID_INPUT, JobctrlError, status_of
 
@@ -42,6 +42,11 @@ def apply_group() -> None:
     `jobctrl apply list`; `jobctrl apply prepare JOB --to ADDRESS`; `jobctrl apply approve
     JOB`; `jobctrl apply send JOB`; `jobctrl apply resolve JOB sent|not-sent|submitted|
     abandoned`. An approval lasts 15 minutes; any change needs a new one.
+
+    `jobctrl apply JOB --browser [--url FORM_URL] [--dry-run] [--json]`: open the job's
+    application form in a browser window with the fields filled from your profile and the
+    PDFs attached, and stop: you check it and submit it yourself (`--dry-run`: headless,
+    a screenshot, nothing submitted).
     """
 
 
@@ -201,3 +206,80 @@ def resolve_cmd(job: str, resolution: str, as_json: bool) -> None:
         echo_json(app)
     else:
         click.echo(f"application {app['applicationId']}: {app['status']}")
+
+
+def _print_prefill(result: dict[str, Any], out: Any) -> None:
+    def echo(text: str) -> None:
+        click.echo(text, file=out)
+
+    echo(f"{result['handedOver'] or result['status']}: {result['url']} (job {result['jobId']})")
+    for f in result["filled"]:
+        echo(f"  filled    {f['field']}: {f['value']}")
+    for f in result["files"]:
+        echo(f"  attached  {f['field']}: {f['file']} ({_size(f['size'])})")
+    for f in result["left"]:
+        echo(f"  left      {f['field']} ({f['reason'].replace('_', ' ')})")
+    if result["code"]:
+        echo(f"  code      {result['code']}")
+
+
+class _JobForm(click.Command):
+    """Reached as `jobctrl apply JOB ...` (ApplyGroup): its usage says so."""
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage(
+            "jobctrl apply", "JOB --browser [--url FORM_URL] [--dry-run] [--json]"
+        )
+
+
+@apply_group.command("job", cls=_JobForm, hidden=True)
+@click.argument("job")
+@click.option("--browser", is_flag=True, help="Prefill the job's application form.")
+@click.option("--url", "form_url", help="The application form, when the posting's is not it.")
+@click.option("--dry-run", is_flag=True, help="Headless: fill, screenshot, close; no window.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@handle_errors
+def job_cmd(job: str, browser: bool, form_url: str | None, dry_run: bool, as_json: bool) -> None:
+    """`jobctrl apply JOB --browser`: open the application form in a browser window, filled
+    from the profile with the approved PDFs attached, scrolled to what still needs you, and
+    stop. You submit it; jobctrl notices and records the submission (closing the window
+    records nothing: `jobctrl apply resolve JOB submitted|abandoned`). A CAPTCHA stops the
+    filling (APPLY_CAPTCHA): it is yours to answer. `--dry-run` fills it headless, keeps a
+    screenshot artifact and closes; nothing is submitted."""
+    if not browser:
+        raise JobctrlError(
+            "say how: `jobctrl apply JOB --browser` (email: `jobctrl apply prepare JOB "
+            "--channel email --to ADDRESS`)",
+            code=INVALID_INPUT,
+        )
+    progress = sys.stderr if as_json else sys.stdout
+
+    def handed_over(result: dict[str, Any], page: Any) -> None:
+        _print_prefill(result, progress)
+        click.echo(
+            "The form is yours in the browser window: check it, complete what is left and "
+            "submit it yourself. jobctrl records the submission when it sees it; close the "
+            "window to stop.",
+            file=progress,
+        )
+
+    result = apply_browser.prefill(
+        home(), job, url=form_url, dry_run=dry_run, on_handover=handed_over
+    )
+    if as_json:
+        echo_json(result)
+    elif dry_run or result["status"] == "form_unavailable":
+        _print_prefill(result, sys.stdout)
+        if result["screenshot"]:
+            click.echo(f"screenshot (PNG): {result['screenshot']['path']}")
+    elif result["status"] == "submitted":
+        click.echo(f"submitted: recorded on application {result['applicationId']}")
+    else:
+        click.echo(
+            "the window closed without a submission: nothing recorded (if you did submit: "
+            "`jobctrl apply resolve JOB submitted`)"
+        )
+    if result["status"] == "form_unavailable":
+        if not as_json:
+            click.echo(f"error: {result['code']}: the application form could not be used", err=True)
+        sys.exit(status_of(result["code"] or "").exit)

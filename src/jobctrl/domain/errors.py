@@ -117,6 +117,7 @@ APPLY_NO_FORM = "APPLY_NO_FORM"  # the page has no form to fill (moved or change
 APPLY_NO_FORM_URL = "APPLY_NO_FORM_URL"  # the job has no URL to open: use --url
 APPLY_BROWSER_UNAVAILABLE = "APPLY_BROWSER_UNAVAILABLE"  # no Chromium to drive
 APPLY_NO_DISPLAY = "APPLY_NO_DISPLAY"  # no display for a visible window (try --dry-run)
+APPLY_PREFILL_INTERRUPTED = "APPLY_PREFILL_INTERRUPTED"  # stopped (or its process died) mid-fill
 SMTP_NOT_CONFIGURED = "SMTP_NOT_CONFIGURED"  # smtp.host / smtp.from not set
 SMTP_PASSWORD_MISSING = "SMTP_PASSWORD_MISSING"  # the smtp.password_env variable is unset
 SMTP_UNREACHABLE = "SMTP_UNREACHABLE"  # no connection (refused, timeout, DNS)

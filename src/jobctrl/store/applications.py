@@ -18,6 +18,7 @@ from sqlalchemy import Connection, select, update
 from jobctrl.domain import events as ev
 from jobctrl.domain.applications import (
     ApplicationStatus,
+    AttemptState,
     Channel,
     Resolution,
     new_application_id,
@@ -34,6 +35,7 @@ from jobctrl.domain.errors import (
 )
 from jobctrl.store import apply_attempts, schema
 from jobctrl.store.application_tables import applications as A
+from jobctrl.store.application_tables import apply_attempts as T
 from jobctrl.store.store import Store, WriteTx
 
 J = schema.jobs
@@ -45,6 +47,7 @@ __all__ = [
     "get",
     "list_all",
     "posting_unavailable",
+    "record_browser_result",
     "require",
     "resolve",
     "save_email",
@@ -290,3 +293,70 @@ def posting_unavailable(conn: Connection, job_id: str) -> bool:
     """Whether the job's posting is confirmed closed (the availability check's evidence)."""
     state = conn.execute(select(J.c.availability).where(J.c.id == job_id)).scalar()
     return state == Availability.UNAVAILABLE.value
+
+
+# What a browser prefill came to → the attempt's state.
+_BROWSER_STATES = {
+    "prefilled": AttemptState.PREFILLED,
+    "captcha": AttemptState.PREFILLED,  # handed to the person as it is, with its code
+    "form_unavailable": AttemptState.FAILED,
+    "submitted": AttemptState.SUBMITTED,
+}
+
+
+def record_browser_result(
+    tx: WriteTx,
+    attempt: str,
+    status: str,
+    *,
+    code: str | None = None,
+    filled: int = 0,
+    left: int = 0,
+) -> str | None:
+    """Record what browser prefill ``attempt`` came to; the application's new status, or
+    None when nothing changed.
+
+    - ``prefilled`` / ``captcha``: the form is the person's now (``code`` says a challenge
+      stopped the filling): the live attempt and the application are ``prefilled``, with
+      the counts in ``ApplicationPrefilled``;
+    - ``form_unavailable``: the attempt ``failed`` with ``code``; the person may try again;
+    - ``submitted``: the person's submission was seen (after hand-over, or before it was
+      recorded): attempt and application ``submitted``, ``ApplicationSubmitted`` (detected);
+    - ``closed`` (the window closed without a submission): nothing changes.
+
+    Fenced: an attempt that ended otherwise meanwhile (the application resolved by the
+    person) is left as it is."""
+    state = _BROWSER_STATES.get(status)
+    found = tx.conn.execute(select(T).where(T.c.id == attempt)).mappings().first()
+    if state is None or found is None:
+        return None
+    if state == AttemptState.FAILED:
+        done = apply_attempts.finish_attempt(tx, attempt, state, error_code=code)
+        return ApplicationStatus.FAILED.value if done else None
+    row = require(tx, found["application_id"])
+    ids = {"application_id": row["id"], "job_id": row["job_id"], "attempt_id": attempt}
+    event: ev.DomainEvent
+    if state == AttemptState.PREFILLED:
+        if found["state"] != AttemptState.PREFILLING:
+            return None
+        app_values: dict[str, Any] = {"status": ApplicationStatus.PREFILLED.value}
+        event = ev.ApplicationPrefilled(**ids, filled=filled, left=left, error_code=code)
+    else:
+        live = found["state"] == AttemptState.PREFILLING
+        handed = found["state"] == AttemptState.PREFILLED
+        if not (live or (handed and row["status"] == ApplicationStatus.PREFILLED)):
+            return None
+        app_values = {"status": ApplicationStatus.SUBMITTED.value, "applied_at": tx.now}
+        event = ev.ApplicationSubmitted(**ids, how="detected")
+    tx.conn.execute(
+        update(T)
+        .where(T.c.id == attempt)
+        .values(state=state.value, finished_at=tx.now, error_code=code)
+    )
+    tx.conn.execute(
+        update(A)
+        .where(A.c.id == row["id"])
+        .values(**app_values, error_code=code, updated_at=tx.now)
+    )
+    tx.append(event, key=f"application-attempt:{attempt}:{state.value}")
+    return str(app_values["status"])
