@@ -7,19 +7,28 @@ histories (success and failure paths) are recorded and replayed too.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
-from temporalio.client import WorkflowHistory
+from temporalio.client import WorkflowFailureError, WorkflowHistory
 from temporalio.worker import Replayer
 
+from jobctrl.app.apply_loop import apply_in_worker
 from jobctrl.app.jobs import add_job
+from jobctrl.domain.ids import APPLY_LOOP_ID
+from jobctrl.store.settings import Settings
 from jobctrl.worker.run import WORKFLOWS
+from jobctrl.workflows.apply import ApplyWorkflow
+from jobctrl.workflows.client import default_task_queue
 from jobctrl.workflows.converter import DATA_CONVERTER
+from jobctrl.workflows.models import ApplyWorkflowInput
+from tests.support.apply import approved_job, no_standing_loop
 from tests.support.http import Route, posting_html
 
 HISTORIES = Path(__file__).parents[1] / "fixtures" / "histories"
+__all__ = ["no_standing_loop"]  # a fixture, imported for pytest to find
 
 
 async def _replay(history: WorkflowHistory) -> None:
@@ -52,3 +61,33 @@ async def test_fresh_histories_replay(home, worker, client, site):
         text = history.to_json()
         assert "stackTrace" not in text and "Traceback" not in text
         assert "<html" not in text
+
+
+async def test_fresh_apply_histories_replay(home, store, worker, client, site, no_standing_loop):
+    """A one-shot apply, and a standing loop that prepares a job, continues as new and is
+    cancelled: each run replays, and holds no address or message text."""
+    Settings(store).set_values({"apply_poll_seconds": 0.1})
+    once = approved_job(home, store, site, "/apply/r-once", email="r@jobs.example")
+    done = await apply_in_worker(home, once, wait=True)
+    approved_job(home, store, site, "/apply/r-loop")
+    loop = await client.start_workflow(
+        ApplyWorkflow.run,
+        ApplyWorkflowInput(continuous=True, polls_per_run=2),
+        id=APPLY_LOOP_ID,
+        task_queue=default_task_queue(),
+    )
+    while (await client.get_workflow_handle(APPLY_LOOP_ID).describe()).run_id == loop.result_run_id:
+        await asyncio.sleep(0.1)
+    await client.get_workflow_handle(APPLY_LOOP_ID).cancel()
+    with pytest.raises(WorkflowFailureError):
+        await client.get_workflow_handle(APPLY_LOOP_ID).result()
+    handles = [
+        client.get_workflow_handle(done["workflowId"]),
+        client.get_workflow_handle(APPLY_LOOP_ID, run_id=loop.result_run_id),
+        client.get_workflow_handle(APPLY_LOOP_ID),
+    ]
+    for handle in handles:
+        history = await handle.fetch_history()
+        await _replay(history)
+        text = history.to_json()
+        assert "r@jobs.example" not in text and "Dear Hiring" not in text

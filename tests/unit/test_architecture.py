@@ -19,6 +19,7 @@ import pytest
 
 from jobctrl.workflows import activity_defs
 from jobctrl.workflows.activities import PreparationActivities
+from jobctrl.workflows.apply_activities import ApplyActivities
 from jobctrl.workflows.availability_activities import AvailabilityActivities
 from jobctrl.workflows.discover_activities import DiscoveryActivities
 
@@ -128,7 +129,12 @@ def test_modules_stay_small_unless_the_code_map_says_why() -> None:
 
 def _implementations() -> dict[str, object]:
     found: dict[str, object] = {}
-    for cls in (PreparationActivities, DiscoveryActivities, AvailabilityActivities):
+    for cls in (
+        PreparationActivities,
+        DiscoveryActivities,
+        AvailabilityActivities,
+        ApplyActivities,
+    ):
         for _, method in inspect.getmembers(cls, inspect.isfunction):
             definition = getattr(method, "__temporal_activity_definition", None)
             if definition is not None:
@@ -138,7 +144,12 @@ def _implementations() -> dict[str, object]:
 
 @pytest.mark.parametrize(
     "declared",
-    [*activity_defs.PREPARATION, *activity_defs.DISCOVERY, *activity_defs.UPKEEP],
+    [
+        *activity_defs.PREPARATION,
+        *activity_defs.DISCOVERY,
+        *activity_defs.UPKEEP,
+        *activity_defs.APPLY,
+    ],
     ids=lambda f: f.__name__,
 )
 def test_each_declared_activity_is_implemented_with_the_same_types(declared) -> None:
@@ -155,7 +166,12 @@ def test_each_declared_activity_is_implemented_with_the_same_types(declared) -> 
 def test_every_implementation_is_declared() -> None:
     declared = {
         f.__temporal_activity_definition.name
-        for f in (*activity_defs.PREPARATION, *activity_defs.DISCOVERY, *activity_defs.UPKEEP)
+        for f in (
+            *activity_defs.PREPARATION,
+            *activity_defs.DISCOVERY,
+            *activity_defs.UPKEEP,
+            *activity_defs.APPLY,
+        )
     }
     assert set(_implementations()) == declared
 

@@ -101,7 +101,8 @@ def spend(as_json: bool) -> None:
 
 @click.group()
 def llm() -> None:
-    """Choose the provider and model of each lane (score, tailor, cover, contact_research)."""
+    """Choose the provider and model of each lane (score, tailor, cover, contact_research,
+    apply)."""
 
 
 @llm.command("list")

@@ -31,6 +31,7 @@ from jobctrl.domain.applications import DONE_STATUSES, ApplicationStatus
 __all__ = [
     "APPLY_LANE",
     "CLAIM_LEASE",
+    "ApplyRunStatus",
     "ClaimFacts",
     "ClaimState",
     "claim_refusal",
@@ -47,6 +48,15 @@ CLAIM_LEASE = timedelta(minutes=10)
 
 FIRST_RETRY = timedelta(minutes=5)
 MAX_RETRY = timedelta(hours=24)
+
+
+class ApplyRunStatus(StrEnum):
+    """How one run of the apply workflow ended."""
+
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELED = "canceled"
+    CONTINUED = "continued"  # the standing loop went on in a new run (continue-as-new)
 
 
 class ClaimState(StrEnum):

@@ -309,13 +309,21 @@ SPECS: dict[str, SettingSpec] = {
             "apply_approval_required",
             True,
             _bool,
-            "The apply loop takes only jobs whose materials are approved (read at each claim).",
+            "The apply loop takes a job only once its materials are all decided and its "
+            "resume approved; false: an approved resume is enough (read at each claim).",
         ),
         SettingSpec(
             "apply_concurrency",
             1,
             _int_between(1, 8),
             "Applications the apply loop prepares at once (read at each claim).",
+        ),
+        SettingSpec(
+            "apply_poll_seconds",
+            30.0,
+            _float_at_least(0.1),
+            "How long the standing apply loop waits before looking for approved jobs again "
+            "when it found none (read at each poll; at most an hour is used).",
         ),
         SettingSpec(
             "apply_approval_ttl_seconds",

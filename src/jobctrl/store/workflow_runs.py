@@ -3,10 +3,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import func, select
 
 from jobctrl.domain.clock import Clock
-from jobctrl.domain.events import WorkflowCompleted, WorkflowFailed, WorkflowStarted
+from jobctrl.domain.events import (
+    WorkflowCanceled,
+    WorkflowCompleted,
+    WorkflowFailed,
+    WorkflowStarted,
+)
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.store import schema, start_intents
 from jobctrl.store.store import Store, WriteTx
@@ -60,6 +67,46 @@ def record_workflow_closed(
     )
     with store.write(clock=clock) as tx:
         tx.append(event, key=f"workflow-closed:{workflow_id}:{run_id}", job_id=job_id)
+
+
+def record_workflow_canceled(
+    store: Store,
+    *,
+    workflow_id: str,
+    run_id: str,
+    job_id: str | None,
+    clock: Clock | None = None,
+) -> None:
+    """The execution ended on a cancel (cooperatively: what it finished stays)."""
+    with store.write(clock=clock) as tx:
+        tx.append(
+            WorkflowCanceled(workflow_id=workflow_id, run_id=run_id),
+            key=f"workflow-closed:{workflow_id}:{run_id}",
+            job_id=job_id,
+        )
+
+
+def run_row(store: Store, workflow_id: str, run_id: str) -> dict[str, Any] | None:
+    """One execution as ``workflow_run_projections`` has it (None: never recorded)."""
+    with store.read() as conn:
+        row = (
+            conn.execute(select(WR).where(WR.c.workflow_id == workflow_id, WR.c.run_id == run_id))
+            .mappings()
+            .first()
+        )
+    return dict(row) if row else None
+
+
+def latest_runs(store: Store, workflow_id: str, limit: int = 1) -> list[dict[str, Any]]:
+    """The newest executions recorded under ``workflow_id``, newest first."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(WR)
+            .where(WR.c.workflow_id == workflow_id)
+            .order_by(WR.c.started_at.desc(), WR.c.last_seq.desc())
+            .limit(limit)
+        ).mappings()
+        return [dict(r) for r in rows]
 
 
 def preparation_ids(store: Store, job_id: str) -> list[str]:

@@ -7,6 +7,9 @@ line with desired state, so a settings change takes effect without a restart.
   (``workflows.starts.reconcile_schedule``).
 - Saved posting checks: when some are due, a bounded sweep runs as its own workflow
   (`availability-sweep-local`, one at a time), whose activity heartbeats per check.
+- The standing apply loop (`apply-auto-local`): desired state is `auto_apply`; it is
+  started while on (unless a spent budget halts it for the UTC day) and cancelled while
+  off (``worker.apply_loop``).
 - Start intents: preparations a command recorded but did not start are started.
 - Budget recovery: jobs stopped by a spent budget resume after the UTC day rolls over.
 - config.yaml: while it cannot be read, a notice (once, not per job or beat); once it
@@ -32,6 +35,7 @@ from jobctrl.domain.errors import JobctrlError
 from jobctrl.stages.context import StageContext
 from jobctrl.store import availability as evidence
 from jobctrl.store.settings import spec_for
+from jobctrl.worker.apply_loop import reconcile_apply_loop
 from jobctrl.worker.recovery import (
     resume_budget_stopped,
     resume_config_stopped,
@@ -69,6 +73,10 @@ class WorkerHeartbeat:
             ("config.yaml", self._config),
             ("the discovery schedule", lambda: self._schedule(values)),
             ("availability checks", lambda: self._availability(values)),
+            (
+                "the standing apply loop",
+                lambda: reconcile_apply_loop(self.client, self.ctx, values),
+            ),
             (
                 "starting intended preparations",
                 lambda: start_intended(self.client, self.ctx, failed=self._intents_failed),

@@ -1,6 +1,6 @@
 """The worker process: the embedded Temporal server (unless one is configured), a Temporal
-worker for the preparation workflow and its activities, and a clean shutdown on
-SIGINT/SIGTERM (worker first, then the server it owns).
+worker for the workflows (preparation, discovery, availability sweep, apply) and their
+activities, and a clean shutdown on SIGINT/SIGTERM (worker first, then the server it owns).
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from jobctrl.workflows.activities import (
     activity_cancelled,
     activity_heartbeat,
 )
+from jobctrl.workflows.apply import ApplyWorkflow
+from jobctrl.workflows.apply_activities import ApplyActivities
 from jobctrl.workflows.availability import AvailabilitySweepWorkflow
 from jobctrl.workflows.availability_activities import AvailabilityActivities
 from jobctrl.workflows.client import connect, default_task_queue
@@ -35,7 +37,7 @@ from jobctrl.workflows.discover_activities import DiscoveryActivities
 from jobctrl.workflows.prep import JobPreparationWorkflow
 
 log = logging.getLogger(__name__)
-WORKFLOWS = [JobPreparationWorkflow, DiscoverWorkflow, AvailabilitySweepWorkflow]
+WORKFLOWS = [JobPreparationWorkflow, DiscoverWorkflow, AvailabilitySweepWorkflow, ApplyWorkflow]
 
 
 async def _supervise(
@@ -79,11 +81,12 @@ def build_worker(
     acts = PreparationActivities(ctx)
     discovery = DiscoveryActivities(ctx, client)
     upkeep = AvailabilityActivities(ctx)
+    apply = ApplyActivities(ctx)
     worker = Worker(
         client,
         task_queue=task_queue or default_task_queue(),
         workflows=WORKFLOWS,
-        activities=[*acts.all(), *discovery.all(), *upkeep.all()],
+        activities=[*acts.all(), *discovery.all(), *upkeep.all(), *apply.all()],
         activity_executor=ThreadPoolExecutor(max_activities),
         max_concurrent_activities=max_activities,
         max_concurrent_local_activities=max_activities,

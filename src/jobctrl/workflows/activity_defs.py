@@ -14,6 +14,11 @@ from temporalio import activity
 
 from jobctrl.domain.discovery import DiscoverFinish, DiscoveryPlan, ExecutionRef
 from jobctrl.workflows.models import (
+    ApplyClaimInput,
+    ApplyClaimResult,
+    ApplyFinishInput,
+    ApplyPrepareInput,
+    ApplyPrepareResult,
     EnrichResult,
     FamilyInput,
     FinalizeInput,
@@ -36,6 +41,9 @@ DISCOVERY_ENRICHMENT_PASS = "discovery_enrichment_pass"
 DISCOVERY_PREPARATION_FANOUT = "discovery_preparation_fanout"
 DISCOVERY_FINISH = "discovery_finish"
 AVAILABILITY_SWEEP = "availability_sweep"
+APPLY_CLAIM = "apply_claim"
+APPLY_PREPARE = "apply_prepare"
+APPLY_FINISH = "apply_finish"
 
 
 # -- JobPreparationWorkflow ----------------------------------------------------------------
@@ -119,8 +127,30 @@ def availability_sweep(inp: SweepInput) -> SweepResult:
     raise NotImplementedError
 
 
+# -- ApplyWorkflow -------------------------------------------------------------------------
+
+
+@activity.defn(name=APPLY_CLAIM)
+def apply_claim(inp: ApplyClaimInput) -> ApplyClaimResult:
+    """Spend preflight (lane apply), then claim the named job or the loop's next jobs."""
+    raise NotImplementedError
+
+
+@activity.defn(name=APPLY_PREPARE)
+def apply_prepare(inp: ApplyPrepareInput) -> ApplyPrepareResult:
+    """Prepare a claimed job's application (a draft for approval); never sends."""
+    raise NotImplementedError
+
+
+@activity.defn(name=APPLY_FINISH)
+def apply_finish(inp: ApplyFinishInput) -> None:
+    """Release the run's live claims and record how the run ended."""
+    raise NotImplementedError
+
+
 PREPARATION = (enrich, score, tailor, cover, render_pdf, finalize_preparation)
 UPKEEP = (availability_sweep,)
+APPLY = (apply_claim, apply_prepare, apply_finish)
 DISCOVERY = (
     discovery_plan,
     discovery_family,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from temporalio.common import RetryPolicy
@@ -119,6 +119,78 @@ class StepResult:
 
 @dataclass(frozen=True)
 class DiscoverResult:
+    status: str
+    error_code: str | None
+    counts: dict[str, int]
+
+
+# -- apply (the standing loop and one-shot applies) ----------------------------------------
+
+
+@dataclass(frozen=True)
+class ApplyWorkflowInput:
+    """One job's apply (``job_id``) or the standing loop (``continuous``; the auto_apply
+    reconciler starts it with ``auto_apply_loop``). ``counts`` carries the loop's totals
+    across continue-as-new."""
+
+    job_id: str | None = None
+    continuous: bool = False
+    auto_apply_loop: bool = False
+    polls_per_run: int = 200  # then continue-as-new, so the history stays bounded
+    retry: RetrySettings = RetrySettings()
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ApplyClaimInput:
+    workflow_id: str
+    run_id: str
+    job_id: str | None = None  # None: the standing loop's next jobs
+    first: bool = False  # the run's first poll: the run is recorded as started
+
+
+@dataclass(frozen=True)
+class ClaimRef:
+    claim_id: str
+    job_id: str
+
+
+@dataclass(frozen=True)
+class ApplyClaimResult:
+    claims: list[ClaimRef]
+    parked: dict[str, int]  # jobs passed over, by code
+    refused: str | None = None  # a named job's refusal
+    already: str | None = None  # a named job's application is prepared already: its status
+    poll_seconds: float = 30.0  # the loop's pause when it found nothing, as set now
+
+
+@dataclass(frozen=True)
+class ApplyPrepareInput:
+    claim_id: str
+    job_id: str
+
+
+@dataclass(frozen=True)
+class ApplyPrepareResult:
+    job_id: str
+    application_id: str | None
+    channel: str | None
+    status: str  # the application's: draft (waiting for the person) or failed
+    error_code: str | None = None
+
+
+@dataclass(frozen=True)
+class ApplyFinishInput:
+    workflow_id: str
+    run_id: str
+    job_id: str | None
+    status: str  # an ApplyRunStatus value
+    outcome: str | None = None
+    error_code: str | None = None
+
+
+@dataclass(frozen=True)
+class ApplyResult:
     status: str
     error_code: str | None
     counts: dict[str, int]

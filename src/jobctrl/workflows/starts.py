@@ -9,6 +9,8 @@ deterministic ids and conflict policies, and every started execution is recorded
   ``REJECT_DUPLICATE`` refuses a new one after it closed, so a retried or racing start
   never makes a second execution. The input freezes the profile version and settings.
 - Discovery is ``discover-local``; the schedule ``jobctrl-discovery-local`` starts it.
+- The standing apply loop is ``apply-auto-local`` (started again after it closed); a
+  one-shot apply is ``apply-{jobId}-<12 hex>`` (``REJECT_DUPLICATE``: once per occasion).
 """
 
 from __future__ import annotations
@@ -55,10 +57,17 @@ from jobctrl.home import Home
 from jobctrl.store import profiles, workflow_runs
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
+from jobctrl.workflows.apply import ApplyWorkflow
 from jobctrl.workflows.availability import AvailabilitySweepWorkflow
 from jobctrl.workflows.client import default_task_queue
 from jobctrl.workflows.discover import DiscoverWorkflow
-from jobctrl.workflows.models import DiscoverInput, PrepInput, RetrySettings, SweepInput
+from jobctrl.workflows.models import (
+    ApplyWorkflowInput,
+    DiscoverInput,
+    PrepInput,
+    RetrySettings,
+    SweepInput,
+)
 from jobctrl.workflows.prep import JobPreparationWorkflow
 
 # What an RPC answers when the server is gone (or restarting); a waiting command waits
@@ -199,6 +208,50 @@ async def start_availability_sweep(client: Client, inp: SweepInput) -> None:
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
     )
+
+
+async def start_apply(client: Client, store: Store, job_id: str | None, occasion: str) -> Started:
+    """Start the standing apply loop (``job_id`` None: ``apply-auto-local``, or join the
+    one running) or one job's apply (once per ``occasion``); recorded as started."""
+    values = await asyncio.to_thread(Settings(store).all)
+    retry = retry_settings(values)
+    if job_id is None:
+        workflow_id, reuse = ids.APPLY_LOOP_ID, WorkflowIDReusePolicy.ALLOW_DUPLICATE
+        inp = ApplyWorkflowInput(continuous=True, auto_apply_loop=True, retry=retry)
+    else:
+        workflow_id = ids.apply_workflow_id(job_id, occasion)
+        reuse = WorkflowIDReusePolicy.REJECT_DUPLICATE
+        inp = ApplyWorkflowInput(job_id=job_id, retry=retry)
+    try:
+        handle = await client.start_workflow(
+            ApplyWorkflow.run,
+            inp,
+            id=workflow_id,
+            task_queue=default_task_queue(),
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            id_reuse_policy=reuse,
+        )
+        run_id = handle.result_run_id or ""
+    except WorkflowAlreadyStartedError:  # closed already: that execution is the answer
+        run_id = (await client.get_workflow_handle(workflow_id).describe()).run_id
+    await asyncio.to_thread(
+        workflow_runs.record_workflow_started,
+        store,
+        workflow_id=workflow_id,
+        run_id=run_id,
+        workflow_type=WorkflowType.APPLY.value,
+        job_id=job_id,
+    )
+    return Started(workflow_id, run_id)
+
+
+async def cancel_running(client: Client, workflow_id: str) -> Started | None:
+    """Ask the execution running under ``workflow_id`` to cancel (None: none runs)."""
+    description = await describe(client, workflow_id)
+    if description is None or description.status != WorkflowExecutionStatus.RUNNING:
+        return None
+    await client.get_workflow_handle(workflow_id).cancel()
+    return Started(workflow_id, description.run_id)
 
 
 async def describe(client: Client, workflow_id: str) -> WorkflowExecutionDescription | None:

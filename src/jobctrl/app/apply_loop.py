@@ -1,0 +1,124 @@
+"""The apply workflow as the person sees and steers it: the standing apply loop
+(``apply-auto-local``, "Standing apply loop" on the Runs page, ``/v1/apply/loop``) and the
+one-shot apply of one job in the worker (``POST /v1/jobs/{id}/apply``).
+
+The loop's desired state is the ``auto_apply`` setting, which the worker's heartbeat
+reconciles: stopping it turns the setting off (so it is not started again) and asks the
+running loop to cancel at once when Temporal answers; starting it turns the setting on.
+Neither the loop nor a one-shot apply ever sends or submits: they prepare applications
+that wait for the person.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from jobctrl.app import runtime
+from jobctrl.domain import ids
+from jobctrl.domain.clock import as_utc, utcnow
+from jobctrl.domain.errors import BUDGET_EXCEEDED, UnavailableError
+from jobctrl.domain.executions import WorkflowStatus
+from jobctrl.home import Home
+from jobctrl.stages.material_files import material_files
+from jobctrl.store import apply_claims, jobs, workflow_runs
+from jobctrl.store.settings import Settings
+from jobctrl.store.store import Store
+from jobctrl.workflows import starts
+
+__all__ = ["LOOP_LABEL", "apply_in_worker", "apply_loop_status", "set_apply_loop"]
+
+LOOP_LABEL = "Standing apply loop"
+
+
+def _iso(value: datetime | None) -> str | None:
+    return as_utc(value).isoformat() if value else None
+
+
+def apply_loop_status(home: Home, *, now: datetime | None = None) -> dict[str, Any]:
+    """The standing apply loop: whether ``auto_apply`` wants it, its latest run as
+    recorded (status, error code, when), whether a spent budget halts it today, what it
+    has prepared, and the approved jobs it passes over now, by code."""
+    store = Store.open(home)
+    now = now or utcnow()
+    values = Settings(store).all()
+    latest = next(iter(workflow_runs.latest_runs(store, ids.APPLY_LOOP_ID, 1)), None)
+    status = latest["status"] if latest else "absent"
+    closed_at = latest["closed_at"] if latest else None
+    halted = bool(
+        latest
+        and status == WorkflowStatus.FAILED
+        and latest["error_code"] == BUDGET_EXCEEDED
+        and closed_at is not None
+        and as_utc(closed_at).date() == as_utc(now).date()
+    )
+    claims = apply_claims.state_counts(store, ids.APPLY_LOOP_ID)
+    waiting = apply_claims.candidates(
+        store,
+        now,
+        min_fit_score=int(values["min_fit_score"]),
+        approval_required=bool(values["apply_approval_required"]),
+        limit=1000,
+    )
+    return {
+        "workflowId": ids.APPLY_LOOP_ID,
+        "label": LOOP_LABEL,
+        "enabled": bool(values["auto_apply"]),
+        "status": status,
+        "runId": latest["run_id"] if latest else None,
+        "outcome": latest["outcome"] if latest else None,
+        "errorCode": latest["error_code"] if latest else None,
+        "startedAt": _iso(latest["started_at"]) if latest else None,
+        "closedAt": _iso(closed_at),
+        "halted": halted,
+        "prepared": claims.get("ready", 0),
+        "failed": claims.get("failed", 0),
+        "inProgress": claims.get("claimed", 0),
+        "queued": len(waiting.job_ids),
+        "passedOver": waiting.parked,
+        "concurrency": int(values["apply_concurrency"]),
+        "approvalRequired": bool(values["apply_approval_required"]),
+    }
+
+
+async def set_apply_loop(home: Home, *, enabled: bool) -> dict[str, Any]:
+    """Turn the standing loop on or off (``auto_apply``). Off also asks the running loop
+    to cancel now when Temporal answers (else the worker's next heartbeat does); on is
+    started by the worker's next heartbeat. The loop's status, with ``cancelRequested``."""
+    store = Store.open(home)
+    Settings(store).set_value("auto_apply", enabled)
+    cancelled = False
+    if not enabled:
+        try:
+            client = await runtime.client_for(home)
+            cancelled = await starts.cancel_running(client, ids.APPLY_LOOP_ID) is not None
+        except UnavailableError:
+            pass  # the setting is what counts: the worker stops it when it runs
+    return {**apply_loop_status(home), "cancelRequested": cancelled}
+
+
+async def apply_in_worker(
+    home: Home, ref: str, *, wait: bool = False, timeout: float = 300.0
+) -> dict[str, Any]:
+    """Prepare one job's application through ApplyWorkflow (``apply-{jobId}-<12 hex>``,
+    once per set of approved PDFs): claimed with the same rules as the standing loop,
+    prepared, never sent. With ``wait``, until the run has ended."""
+    store = Store.open(home)
+    job_id = jobs.resolve_job_id(store, ref)
+    occasion = ",".join(f.sha256 for f in material_files(store, job_id, approved_only=True))
+    client = await runtime.client_for(home)
+    started = await starts.start_apply(client, store, job_id, occasion or "unapproved")
+    if wait:
+        await runtime.ensure_worker_polls(client, "the apply")
+        await starts.wait_for_result(
+            client, started, timeout, still_running=f"the apply of job {job_id} still runs"
+        )
+    run = workflow_runs.run_row(store, started.workflow_id, started.run_id)
+    return {
+        "jobId": job_id,
+        "workflowId": started.workflow_id,
+        "runId": started.run_id,
+        "status": run["status"] if run else "starting",
+        "outcome": run["outcome"] if run else None,
+        "errorCode": run["error_code"] if run else None,
+    }
