@@ -23,8 +23,10 @@ from sqlalchemy import select
 from jobctrl.app.apply import approve_application, prepare_application
 from jobctrl.app.apply_views import show_application
 from jobctrl.app.materials import decide_materials
+from jobctrl.app.settings import change_settings
 from jobctrl.domain.availability import Availability
 from jobctrl.domain.clock import utcnow
+from jobctrl.domain.errors import JobctrlError
 from jobctrl.store import applications, apply_projection, schema
 from jobctrl.store.availability import record_check
 from jobctrl.store.settings import Settings
@@ -290,8 +292,10 @@ def test_a_second_send_while_one_is_live_is_refused(home, store, site, fast_sett
 
 def test_smtp_settings_are_refused_when_unsafe(home) -> None:
     _error(run_cli("settings", "set", "smtp.password_env", "hunter2!"), "environment variable")
-    run_cli("settings", "set", "smtp.host", "smtp.example.com")
+    change_settings(home, {"smtp.host": "smtp.example.com"})
     _error(run_cli("settings", "set", "smtp.security", "none"), "loopback")
-    _error(run_cli("settings", "set", "smtp.port", "70000"), "65535")
-    assert run_cli("settings", "set", "smtp.host", "127.0.0.1").returncode == 0
-    assert run_cli("settings", "set", "smtp.security", "none").returncode == 0
+    with pytest.raises(JobctrlError, match="65535"):
+        change_settings(home, {"smtp.port": 70000})
+    change_settings(home, {"smtp.host": "127.0.0.1", "smtp.security": "none"})  # together
+    with pytest.raises(JobctrlError, match="loopback"):
+        change_settings(home, {"smtp.host": "mail.example.com"})

@@ -19,7 +19,7 @@ from jobctrl.app.materials import decide_materials
 from jobctrl.domain.applications import AttemptState, Channel
 from jobctrl.domain.errors import APPLY_ATTEMPT_LIVE, SEND_INTERRUPTED, JobctrlError
 from jobctrl.stages import smtp_session
-from jobctrl.store import applications, apply_attempts, apply_projection, jobs
+from jobctrl.store import applications, apply_attempts, apply_projection, jobs, schema
 from jobctrl.store.application_tables import apply_attempts as attempts_table
 from tests.support.materials import prepared_job
 from tests.support.processes import run_cli
@@ -142,3 +142,25 @@ def test_tls_from_the_first_byte_and_none_on_loopback_send(
         assert send_application(home, job_id)["status"] == "sent"
         assert len(server.delivered) == 1 and server.delivered[0].recipients == [TO]
         assert prepared["applicationId"] == applications.get(store, job_id)["id"]
+
+
+def test_an_edit_after_approval_withdraws_it_in_the_log(store) -> None:
+    app_id = _application(store, "https://jobs.example.com/acme/withdrawn")
+    with store.write() as tx:
+        applications.save_email(tx, app_id, to=[TO], subject="s", body="b", attachments=[])
+    with store.write() as tx:
+        applications.approve(
+            tx, app_id, digest="d" * 64, message_id="<m>", expires_at=tx.now + timedelta(minutes=9)
+        )
+    same = {"to": [TO], "subject": "s", "body": "b", "attachments": []}
+    with store.write() as tx:
+        assert not applications.save_email(tx, app_id, **same)
+    with store.write() as tx:
+        applications.save_email(tx, app_id, **{**same, "subject": "s2"})
+    with store.read() as conn:
+        types = [r.type for r in conn.execute(select(schema.job_events.c.type))]
+        row = conn.execute(select(apply_projection.TABLE)).mappings().one()
+    assert types[-2:] == ["ApplicationCancelled", "ApplicationPrepared"]
+    assert types.count("ApplicationCancelled") == 1, "an unchanged message keeps its approval"
+    assert (row["status"], row["approved_until"]) == ("draft", None)
+    assert applications.by_id(store, app_id)["approval_digest"] is None

@@ -39,6 +39,7 @@ from jobctrl.store.application_tables import apply_attempts as T
 from jobctrl.store.store import Store, WriteTx
 
 J = schema.jobs
+APPROVAL_WITHDRAWN = "approval_withdrawn"  # ApplicationCancelled's reason for an edit
 
 __all__ = [
     "approve",
@@ -123,6 +124,20 @@ def _prepared_key(tx: WriteTx, application_id: str) -> str:
     return f"application-prepared:{application_id}:{tx.now.isoformat()}"
 
 
+def _withdraw_approval(tx: WriteTx, row: dict[str, Any]) -> None:
+    """Say in the log that a change withdrew the application's approval (if it had one)."""
+    if row.get("approval_digest"):
+        tx.append(
+            ev.ApplicationCancelled(
+                application_id=row["id"],
+                job_id=row["job_id"],
+                reason=APPROVAL_WITHDRAWN,
+                status=ApplicationStatus.DRAFT.value,
+            ),
+            key=f"application-withdrawn:{row['id']}:{tx.now.isoformat()}",
+        )
+
+
 def save_email(
     tx: WriteTx,
     application_id: str,
@@ -144,6 +159,7 @@ def save_email(
     }
     if all(row.get(k) == v for k, v in values.items()):
         return False
+    _withdraw_approval(tx, row)
     tx.conn.execute(
         update(A)
         .where(A.c.id == application_id)
@@ -177,6 +193,7 @@ def set_channel(tx: WriteTx, application_id: str, channel: str, *, form_url: str
     row = require(tx, application_id)
     if row["channel"] == channel and row["form_url"] == form_url:
         return
+    _withdraw_approval(tx, row)
     tx.conn.execute(
         update(A)
         .where(A.c.id == application_id)
