@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from jobctrl.api.applications import register_applications
 from jobctrl.api.apply import register_apply
+from jobctrl.api.apply_loop import register_apply_loop
 from jobctrl.api.events import KEEPALIVE_SECONDS, register_event_stream
 from jobctrl.api.pages import register_pages
 from jobctrl.api.security import LocalSecurity, api_token
@@ -88,6 +89,8 @@ def create_app(
         where = home.log_exception(exc)
         details = f" (details in {where})" if where else ""
         return error_response(INTERNAL_ERROR, f"unexpected internal error{details}")
+
+    register_apply_loop(app, home)  # first: /v1/apply/loop before any /v1/apply/{job}
 
     # -- reads ------------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from jobctrl.app import applications, apply_views, queries, truth
+from jobctrl.app import applications, apply_loop, apply_views, queries, truth
 from jobctrl.domain.discovery import RunStatus
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.events import REGISTRY
@@ -152,9 +152,10 @@ def register_pages(app: FastAPI, home: Home) -> None:
     def runs_page(fragment: str = "") -> HTMLResponse:
         runs = queries.discovery_runs(home)
         running = any(r["status"] == RunStatus.RUNNING for r in runs)
+        loop = apply_loop.apply_loop_status(home)
         if fragment == "main":
-            return _render("_runs.html", runs=runs, running=running)
-        return _render("runs.html", nav="runs", runs=runs, running=running)
+            return _render("_runs.html", runs=runs, running=running, loop=loop)
+        return _render("runs.html", nav="runs", runs=runs, running=running, loop=loop)
 
     @app.get("/apply", response_class=HTMLResponse, include_in_schema=False)
     def apply_page(fragment: str = "") -> HTMLResponse:
