@@ -118,6 +118,7 @@ def test_an_approved_email_arrives_once_with_the_exact_attachments(
     shown = _json(run_cli("show", job_id, "--json"))["application"]
     assert (shown["status"], shown["channel"], shown["to"]) == ("sent", "email", [TO])
     assert [a["name"] for a in shown["attachments"]] == [RESUME, LETTER]
+    assert f"application   sent by email  to {TO}" in run_cli("show", job_id).stdout
     with store.read() as conn:  # the log and the read models hold ids and codes, never text
         logged = json.dumps([r.payload for r in conn.execute(select(schema.job_events))])
         projected = conn.execute(select(apply_projection.TABLE)).mappings()

@@ -165,6 +165,16 @@ def show(job: str, as_json: bool) -> None:
             if st["retryable"] is not None and st["state"] == StageState.FAILED:
                 line += " (retryable)" if st["retryable"] else " (not retryable)"
         click.echo(line)
+    application = view.get("application")
+    if application:
+        line = f"  {'application':<14}{application['status']} by {application['channel']}"
+        if application["errorCode"]:
+            line += f"  {application['errorCode']}"
+        if application["to"]:
+            line += f"  to {', '.join(application['to'])}"
+        click.echo(line)
+        if application["nextStep"]:
+            click.echo(f"  {'':<14}next: {application['nextStep']}")
     if view["truthCheck"]:
         _truth_check(view["truthCheck"])
     report = view["scoreReport"]
