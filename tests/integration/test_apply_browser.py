@@ -17,8 +17,10 @@ from playwright.sync_api import Page, sync_playwright
 from jobctrl.domain.errors import (
     APPLY_CAPTCHA,
     APPLY_FORM_UNAVAILABLE,
+    APPLY_NO_DISPLAY,
     APPLY_NO_FORM,
     DETAIL_UNSAFE_URL,
+    JobctrlError,
 )
 from jobctrl.stages.apply_browser import CHROMIUM, Handover, PrefillRequest, prefill_form
 from tests.support.forms import APPLICANT, FormSite, write_documents
@@ -340,3 +342,37 @@ def test_the_result_holds_no_file_bytes(site, documents):
     for entry in result["files"]:
         assert set(entry) == {"field", "name", "slot", "file", "size"}
         assert entry["size"] == Path(documents[entry["slot"]]).stat().st_size
+
+
+def test_a_form_inside_a_frame_is_filled_there(site, documents):
+    # a company's careers page that embeds its ATS's form (Greenhouse's embed does this)
+    page = (
+        '<h1>Careers at Acme</h1><iframe id="grnhse_iframe" src="/greenhouse.html" '
+        'width="900" height="1500"></iframe>'
+    )
+    url = site.add("/careers.html", Route(body=page.encode()))
+    values = {}
+
+    def person(page: Page) -> None:
+        frame = page.frame_locator("#grnhse_iframe")
+        values["first"] = frame.locator("#first_name").input_value()
+        values["resume"] = frame.locator("#resume").evaluate(READ)
+        page.close()
+
+    result, _ = run(url, documents, person)
+
+    assert values == {"first": "Ada", "resume": [RESUME]}
+    assert len(result["filled"]) == 10
+    assert site.submissions() == []
+
+
+def test_a_window_needs_a_display(site, documents, monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    request = PrefillRequest(
+        site.form("lever"), APPLICANT, documents, allow_hosts=LOOPBACK, headless=False
+    )
+    with pytest.raises(JobctrlError) as refused:
+        prefill_form(request)
+    assert refused.value.code == APPLY_NO_DISPLAY
+    assert site.requests == []

@@ -142,6 +142,8 @@ def test_a_dry_run_keeps_a_screenshot_artifact_and_records_nothing(
     assert store.artifacts.get(shot["artifactId"]).startswith(b"\x89PNG")
     assert applications.get(store, job_id) is None
     assert result["filled"] and all("value" in f for f in result["filled"])
+    letter = {f["slot"]: f["value"] for f in result["filled"]}["cover_letter_text"]
+    assert letter.startswith("Dear") and "Kind regards" in letter  # the letter's own text
     assert site.submissions() == []
 
 

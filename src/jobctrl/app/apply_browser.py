@@ -10,6 +10,7 @@ records nothing more, and the person may `jobctrl apply resolve JOB submitted|ab
 A dry run fills the form headless with the approved (else newest) PDFs, keeps a
 screenshot as an artifact and records nothing on the application.
 
+A form's cover letter box gets the letter's text (the generation whose PDF is attached).
 The PDFs are copied under their readable names (``stages.material_files``) into a
 temporary directory that lives as long as the browser: a form reads its files when the
 person submits it.
@@ -29,7 +30,7 @@ from jobctrl.domain import errors
 from jobctrl.domain.applications import AttemptState, Channel
 from jobctrl.domain.clock import Clock
 from jobctrl.domain.errors import JobctrlError
-from jobctrl.domain.materials import MaterialKind
+from jobctrl.domain.materials import CoverLetter, MaterialKind
 from jobctrl.home import Home
 from jobctrl.stages.apply_browser import Handover, PrefillRequest, PrefillResult, prefill_form
 from jobctrl.stages.apply_checks import check_not_done, check_posting_open
@@ -37,6 +38,7 @@ from jobctrl.stages.apply_email import owner_is_alive, process_owner
 from jobctrl.stages.context import fetch_policy
 from jobctrl.stages.material_files import MaterialFile, material_files
 from jobctrl.store import applications, apply_attempts, artifacts, jobs
+from jobctrl.store import materials as stored_materials
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
@@ -69,6 +71,20 @@ def _files(store: Store, job_id: str, dry_run: bool) -> list[MaterialFile]:
             code=errors.APPLY_MATERIALS_NOT_APPROVED,
         )
     return files
+
+
+def _letter_text(store: Store, job_id: str, files: list[MaterialFile]) -> str | None:
+    """The cover letter as text (for a form's cover letter box): the generation whose PDF
+    is attached."""
+    cover = next((f for f in files if f.kind == MaterialKind.COVER), None)
+    if cover is None:
+        return None
+    for row in stored_materials.list_materials(store, job_id):
+        if row["kind"] == cover.kind and row["generation"] == cover.generation:
+            letter = CoverLetter.model_validate(row["content"])
+            body = "\n\n".join([letter.greeting, *letter.paragraph_texts(), letter.closing])
+            return f"{body}\n{letter.signature}"
+    return None
 
 
 def settle_dead_prefills(store: Store, *, clock: Clock | None = None) -> int:
@@ -168,6 +184,9 @@ def prefill(
             target = Path(tmp) / f.name
             shutil.copyfile(f.source, target)
             documents[DOCUMENT_SLOTS[f.kind]] = str(target)
+        letter = _letter_text(store, job_id, files)
+        if letter:
+            documents["cover_letter_text"] = letter
         request = PrefillRequest(
             form_url, profile, documents, allow_hosts=policy.allow_hosts, dry_run=dry_run,
             headless=dry_run if headless is None else headless,
