@@ -31,6 +31,8 @@ SUBMISSIONS = {
     "generic": "/careers/apply",
     "autosubmit": "/auto/submit",
     "captcha": "/captcha/submit",
+    "greenhouse_recaptcha": "/greenhouse/embed/job_app",  # invisible reCAPTCHA Enterprise
+    "lever_hcaptcha": "/lever/acme/0b5e7c1a/apply",  # invisible hCaptcha
 }
 
 APPLICANT = Profile.model_validate(

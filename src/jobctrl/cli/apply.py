@@ -221,6 +221,8 @@ def _print_prefill(result: dict[str, Any], out: Any) -> None:
         echo(f"  left      {f['field']} ({f['reason'].replace('_', ' ')})")
     if result["code"]:
         echo(f"  code      {result['code']}")
+    if result.get("challenge") == "invisible":
+        echo("  captcha   invisible: it runs when you press submit yourself")
 
 
 class _JobForm(click.Command):
@@ -243,8 +245,9 @@ def job_cmd(job: str, browser: bool, form_url: str | None, dry_run: bool, as_jso
     """`jobctrl apply JOB --browser`: open the application form in a browser window, filled
     from the profile with the approved PDFs attached, scrolled to what still needs you, and
     stop. You submit it; jobctrl notices and records the submission (closing the window
-    records nothing: `jobctrl apply resolve JOB submitted|abandoned`). A CAPTCHA stops the
-    filling (APPLY_CAPTCHA): it is yours to answer. `--dry-run` fills it headless, keeps a
+    records nothing: `jobctrl apply resolve JOB submitted|abandoned`). A CAPTCHA you must
+    solve stops the filling (APPLY_CAPTCHA): it is yours to answer; an invisible one does
+    not (your own submit click runs it). `--dry-run` fills it headless, keeps a
     screenshot artifact and closes; nothing is submitted."""
     if not browser:
         raise JobctrlError(

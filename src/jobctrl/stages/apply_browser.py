@@ -9,8 +9,12 @@ asyncio loop, e.g. in a thread):
 2. the page loads under the guard: until hand-over no form submission, non-GET request or
    top-level navigation leaves the browser (``browser_guard.NetworkGuard``, plus
    ``form_page.js`` cancelling submit events);
-3. a CAPTCHA or bot challenge stops it here: status ``captcha``, code ``apply_captcha``,
-   nothing filled; the challenge is the person's to answer, never the program's;
+3. a CAPTCHA or bot challenge the person must solve (a visible widget or a challenge
+   page, ``form_page.js`` ``captcha``) stops it here: status ``captcha``, code
+   ``APPLY_CAPTCHA``, nothing filled; the challenge is the person's to answer, never the
+   program's. An invisible one only (a reCAPTCHA v3/Enterprise or invisible hCaptcha
+   script and badge, as Greenhouse and Lever load on every form) does not stop it: the
+   result says ``challenge: "invisible"`` and the person's own submit click runs it;
 4. every usable field of every frame is read (``form_page.js`` ``scan``: hidden and trap
    fields are never returned), matched to the profile (``domain.form_fill.plan``) and
    filled: text typed, options chosen by their text, the resume and letter PDFs attached;
@@ -95,6 +99,7 @@ class PrefillResult:
     requests_refused: int = 0
     elapsed_ms: int = 0
     screenshot: bytes | None = None
+    challenge: str | None = None  # "visible" (stopped), "invisible" (left to the submit)
 
     def to_json(self) -> dict[str, Any]:
         """The result for people and scripts (camelCase; no file bytes, no screenshot)."""
@@ -110,6 +115,7 @@ class PrefillResult:
             "requestsBlocked": self.requests_blocked,
             "requestsRefused": self.requests_refused,
             "elapsedMs": self.elapsed_ms,
+            "challenge": self.challenge,
         }
 
 
@@ -189,8 +195,11 @@ class _Form:
                 continue
         return out
 
-    def captcha(self) -> bool:
-        return any(self.each("captcha"))
+    def challenge(self) -> str | None:
+        """``visible`` when a frame shows a challenge, ``invisible`` when one only has an
+        invisible one, else None."""
+        found = set(self.each("captcha"))
+        return "visible" if "visible" in found else "invisible" if "invisible" in found else None
 
     def scan(self) -> tuple[list[FormField], int]:
         fields: list[FormField] = []
@@ -238,10 +247,11 @@ def _fill(context: BrowserContext, request: PrefillRequest, guard: NetworkGuard)
     result.url = form.page.url
     fields, hidden = form.scan()
     deadline = time.monotonic() + request.render_seconds
-    while not fields and time.monotonic() < deadline and not form.captcha():
+    while not fields and time.monotonic() < deadline and form.challenge() != "visible":
         form.page.wait_for_timeout(100)  # a single-page app still rendering its form
         fields, hidden = form.scan()
-    if form.captcha():
+    result.challenge = form.challenge()
+    if result.challenge == "visible":
         return _stopped(form, result, request)
     if not fields:
         result.status, result.code = "form_unavailable", APPLY_NO_FORM
@@ -249,7 +259,8 @@ def _fill(context: BrowserContext, request: PrefillRequest, guard: NetworkGuard)
     result.hidden_skipped = hidden
     todo = plan(fields, request.profile, request.documents)
     _do(form, todo.actions, result)
-    if form.captcha():  # a challenge the filling brought up
+    if form.challenge() == "visible":  # a challenge the filling brought up
+        result.challenge = "visible"
         return _stopped(form, result, request)
     after, _ = form.scan()
     reasons = {item.field.mark: (item.slot, item.reason) for item in todo.left}

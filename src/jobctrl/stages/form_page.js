@@ -14,19 +14,27 @@
 //               guard in Python stops the requests as well.)
 // handOver(flag) the page is the person's: the original behaviour returns.
 // setValues(items) type text, choose an option, tick a box, press a Yes/No button.
-// captcha()     whether a CAPTCHA or bot challenge is on the page (reCAPTCHA, hCaptcha,
-//               Turnstile, a Cloudflare challenge): widgets, response fields, scripts, frames.
+// captcha()     "visible" when the page shows a challenge the person must solve (a reCAPTCHA
+//               v2 checkbox or challenge frame, a visible hCaptcha, a Turnstile widget, an
+//               Arkose/FunCaptcha or GeeTest frame, a Cloudflare "verify you are human"
+//               page); "invisible" when only an invisible one is there (a v3/Enterprise
+//               script with render=KEY, data-size="invisible", a widget bound to a button,
+//               the .grecaptcha-badge, hidden challenge frames, response fields): the
+//               person's own submit click runs it; "" when there is none.
 // firstSubmit() scroll the first submit button into view (nothing left for the person).
 (() => {
   const MARK = "data-jobctrl-field";
   const SKIP = new Set(["hidden", "submit", "button", "reset", "image", "password", "search"]);
   const TRAP = /honey|(^|[^a-z])hp([^a-z]|$)|trap|bot[_-]?(check|field)|leave[\s_-]*(this|blank|empty)|do[\s_-]*not[\s_-]*fill|gotcha/i;
-  const CAPTCHA = /recaptcha|hcaptcha|turnstile|challenges\.cloudflare\.com|funcaptcha|arkoselabs|geetest/i;
-  const CAPTCHA_SELECTOR = [
-    ".g-recaptcha", ".h-captcha", ".cf-turnstile", "[data-sitekey]", "#challenge-form",
-    "#cf-challenge-running", "[name=g-recaptcha-response]", "[name=h-captcha-response]",
-    "[name=cf-turnstile-response]", "iframe[title*=captcha i]", "iframe[title*=challenge i]",
-  ].join(",");
+  const CAPTCHA = /recaptcha|hcaptcha|turnstile|challenges\.cloudflare\.com|challenge-platform|funcaptcha|arkoselabs|geetest/i;
+  // A challenge widget (visible unless the site asked for the invisible kind).
+  const WIDGETS = ".g-recaptcha,.h-captcha,.cf-turnstile,[data-sitekey],#FunCaptcha,.geetest_holder";
+  // Only ever there for an invisible challenge, or a hidden part of one.
+  const TRACES = ".grecaptcha-badge,[name=g-recaptcha-response],[name=h-captcha-response]," +
+    "[name=cf-turnstile-response],iframe[title*=captcha i],iframe[title*=challenge i]";
+  // A whole page that stands between the person and the site (Cloudflare and the like).
+  const INTERSTITIAL = "#challenge-form,#cf-challenge-running,#challenge-stage,.cf-browser-verification";
+  const HUMAN = /^just a moment|verify (that )?you are (a )?human|checking (if the site connection is secure|your browser)|are you a robot/i;
 
   function* walk(root) {
     for (const el of root.querySelectorAll("*")) {
@@ -260,12 +268,37 @@
     return done;
   }
 
+  // Whether the site asked for the invisible kind: data-size="invisible" (on the widget or
+  // around it), a widget that is the submit button itself (reCAPTCHA's button binding),
+  // reCAPTCHA's badge, or a frame loaded as invisible (size=invisible, checkbox-invisible).
+  function invisibleKind(el) {
+    const sized = el.closest("[data-size]");
+    if (sized && /^invisible$/i.test(sized.getAttribute("data-size"))) return true;
+    if (el.matches("button,input[type=submit],input[type=button]")) return true;
+    if (el.closest(".grecaptcha-badge")) return true;
+    return /[?&#](size=invisible|frame=checkbox-invisible)\b/i.test(el.getAttribute("src") || "");
+  }
   function captcha() {
-    if (document.querySelector(CAPTCHA_SELECTOR)) return true;
-    for (const s of document.querySelectorAll("script[src],iframe[src]")) {
-      if (CAPTCHA.test(s.getAttribute("src"))) return true;
+    if (document.querySelector(INTERSTITIAL)) return "visible";
+    const headings = [document.title, ...[...document.querySelectorAll("h1,h2")].map((h) => h.textContent)];
+    if (headings.some((t) => HUMAN.test(squash(t)))) return "visible";
+    let invisible = !!document.querySelector(TRACES);
+    for (const el of document.querySelectorAll(WIDGETS)) {
+      // An empty container counts (its script may not have drawn it yet); a hidden one not.
+      const hidden = el.closest("[hidden],[aria-hidden=true]") ||
+        (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true }));
+      if (invisibleKind(el) || hidden) { invisible = true; continue; }
+      return "visible";
     }
-    return /^just a moment/i.test(document.title) && !!document.querySelector("[id^=cf-]");
+    for (const el of document.querySelectorAll("iframe[src]")) {
+      if (!CAPTCHA.test(el.getAttribute("src"))) continue;
+      if (invisibleKind(el) || !shown(el)) { invisible = true; continue; }
+      return "visible";  // a checkbox, or a challenge frame that has come up
+    }
+    for (const el of document.querySelectorAll("script[src]")) {
+      if (CAPTCHA.test(el.getAttribute("src"))) invisible = true;
+    }
+    return invisible ? "invisible" : "";
   }
   function firstSubmit() {
     const b = document.querySelector("button[type=submit],input[type=submit],form button:not([type])");
