@@ -235,6 +235,20 @@ def edit_profile(home: Home, profile: Profile) -> None:
     _edit(home, lambda data: data.__setitem__("profile", profile.model_dump(mode="json")))
 
 
+def edit_answers(home: Home, change: Callable[[Any], None]) -> None:
+    """Change ``profile.answers`` of config.yaml in place (``change`` gets that mapping),
+    keeping the user's comments."""
+
+    def edit(data: Any) -> None:
+        if data.get("profile") is None:
+            data["profile"] = {}
+        if data["profile"].get("answers") is None:
+            data["profile"]["answers"] = {}
+        change(data["profile"]["answers"])
+
+    _edit(home, edit)
+
+
 def set_lane(home: Home, lane: str, lane_provider: LaneProvider) -> None:
     """Set one lane under ``providers:`` in config.yaml, keeping the user's comments."""
 

@@ -18,6 +18,7 @@ from jobctrl.api.apply import register_apply
 from jobctrl.api.apply_loop import register_apply_loop
 from jobctrl.api.events import KEEPALIVE_SECONDS, register_event_stream
 from jobctrl.api.pages import register_pages
+from jobctrl.api.profile import register_profile
 from jobctrl.api.security import LocalSecurity, api_token
 from jobctrl.app import discovery, jobs, materials, queries
 from jobctrl.app import settings as app_settings
@@ -194,6 +195,7 @@ def create_app(
 
     register_applications(app, home)
     register_apply(app, home)
+    register_profile(app, home)
     register_event_stream(app, home, keepalive_seconds=keepalive_seconds)
     register_pages(app, home)
     return app

@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from jobctrl.app import applications, apply_loop, apply_views, queries, truth
+from jobctrl.app import answers, applications, apply_loop, apply_views, queries, truth
 from jobctrl.domain.discovery import RunStatus
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.events import REGISTRY
@@ -198,4 +198,5 @@ def register_pages(app: FastAPI, home: Home) -> None:
             settings=rows,
             sources=queries.list_sources(home),
             lanes=queries.list_lanes(home),
+            answers=answers.answer_rows(home),
         )

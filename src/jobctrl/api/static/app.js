@@ -181,6 +181,26 @@ document.addEventListener("submit", async (ev) => {
       out.textContent = err.message;
       out.className = "error";
     }
+  } else if (form.matches("[data-answers]")) {
+    // The profile's saved answers (PATCH /v1/profile/answers): every field at once.
+    ev.preventDefault();
+    const out = form.querySelector("output");
+    const body = { questions: [] };
+    for (const el of form.querySelectorAll("[name]")) {
+      body[el.name] = el.dataset.kind === "yesno" ? (el.value === "" ? null : el.value === "true") : el.value.trim();
+    }
+    for (const row of form.querySelectorAll(".saved-question")) {
+      const question = row.querySelector("[data-question]").value.trim();
+      if (question) body.questions.push({ question, answer: row.querySelector("[data-answer]").value.trim() });
+    }
+    try {
+      await callApi("PATCH", form.dataset.answers, body);
+      out.textContent = "saved";
+      out.className = "ok";
+    } catch (err) {
+      out.textContent = err.message;
+      out.className = "error";
+    }
   } else if (form.matches("[data-setting]")) {
     ev.preventDefault();
     const { setting: key, kind } = form.dataset;

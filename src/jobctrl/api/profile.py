@@ -1,0 +1,34 @@
+"""The profile's saved application answers over HTTP: ``GET /v1/profile/answers`` and
+``PATCH /v1/profile/answers`` (the same ``app.answers`` functions the Settings page's form
+calls; config.yaml is edited in place with its comments kept)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Body, FastAPI
+
+from jobctrl.app import answers
+from jobctrl.home import Home
+
+__all__ = ["register_profile"]
+
+
+def register_profile(app: FastAPI, home: Home) -> None:
+    """Add ``/v1/profile/answers`` to ``app``."""
+
+    @app.get("/v1/profile/answers", tags=["profile"])
+    def saved_answers() -> dict[str, Any]:
+        """The saved application answers (unanswered ones empty)."""
+        return {"answers": answers.saved_answers(home)}
+
+    @app.patch("/v1/profile/answers", tags=["profile"])
+    def change_answers(
+        changes: Annotated[
+            dict[str, Any],
+            Body(examples=[{"notice_period": "3 months", "needs_sponsorship": False}]),
+        ],
+    ) -> dict[str, Any]:
+        """Change saved answers (all validated, with the whole config, before any is
+        written; a refused value changes nothing). ``null``/``""``/``[]`` clears one."""
+        return answers.change_answers(home, changes)

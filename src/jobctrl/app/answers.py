@@ -1,0 +1,94 @@
+"""The profile's saved application answers (``profile.answers`` in config.yaml): read them,
+and change some of them in place — the person's comments kept, the whole configuration
+validated before anything is written (the Settings page and ``PATCH /v1/profile/answers``).
+
+A change names the fields to set (``notice_period``, ``needs_sponsorship``, …, and
+``questions``: the whole list of the person's own question → answer pairs). A value that
+is not valid (an unknown field, a yes/no that is not one, a text over its limit, a profile
+grown past its size) is refused with the reason and nothing is written. A field set back
+to its empty value (``null`` for a yes/no, ``""``, ``[]``) is removed from config.yaml.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+from jobctrl import config as config_file
+from jobctrl.domain.errors import INVALID_INPUT, JobctrlError
+from jobctrl.domain.profile import Answers, Profile
+from jobctrl.home import Home
+from jobctrl.store import profiles
+from jobctrl.store.store import Store
+
+__all__ = ["ANSWER_FIELDS", "answer_rows", "change_answers", "saved_answers"]
+
+ANSWER_FIELDS = tuple(Answers.model_fields)
+
+
+def saved_answers(home: Home) -> dict[str, Any]:
+    """The saved answers as config.yaml has them (every field, unanswered ones empty)."""
+    return config_file.load_config(home).profile.answers.model_dump(mode="json")
+
+
+def answer_rows(home: Home) -> list[dict[str, Any]]:
+    """One row per saved answer for the Settings page: ``key``, ``kind`` (``yesno``, ``text``
+    or ``questions``) and ``value``."""
+    saved = saved_answers(home)
+    rows = []
+    for key, spec in Answers.model_fields.items():
+        kind = "questions" if key == "questions" else "yesno" if spec.default is None else "text"
+        rows.append({"key": key, "kind": kind, "value": saved[key]})
+    return rows
+
+
+def _problem(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return f"{where}: {first['msg']}" if where else str(first["msg"])
+
+
+def _as_written(value: Any) -> Any:
+    """``value`` for config.yaml: a text another YAML reader would take for something else
+    (``no``, ``on``, ``90``, ``2024-01-01``) in quotes."""
+    if isinstance(value, list):
+        return [_as_written(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_written(v) for k, v in value.items()}
+    if isinstance(value, str) and value and yaml.safe_load(value) != value:
+        return DoubleQuotedScalarString(value)
+    return value
+
+
+def change_answers(home: Home, changes: dict[str, Any]) -> dict[str, Any]:
+    """Set the fields in ``changes``; all saved answers after it, and the profile version."""
+    if not isinstance(changes, dict) or not changes:
+        raise JobctrlError("say which saved answers to change", code=INVALID_INPUT)
+    unknown = sorted(set(changes) - set(ANSWER_FIELDS))
+    if unknown:
+        raise JobctrlError(
+            f"no saved answer {unknown[0]!r}; one of: {', '.join(ANSWER_FIELDS)}",
+            code=INVALID_INPUT,
+        )
+    profile = config_file.load_config(home).profile
+    try:
+        answers = Answers.model_validate({**profile.answers.model_dump(), **changes})
+        profile = Profile.model_validate({**profile.model_dump(), "answers": answers})
+    except ValidationError as exc:
+        raise JobctrlError(_problem(exc), code=INVALID_INPUT) from None
+    empty = Answers()
+    written = answers.model_dump(mode="json")
+
+    def edit(section: Any) -> None:
+        for key in changes:
+            if written[key] == getattr(empty, key):
+                section.pop(key, None)
+            else:
+                section[key] = _as_written(written[key])
+
+    config_file.edit_answers(home, edit)
+    version = profiles.version_of(Store.open(home), profile)
+    return {"answers": saved_answers(home), "profileVersion": version}
