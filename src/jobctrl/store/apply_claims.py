@@ -17,7 +17,7 @@ from sqlalchemy import Connection, and_, exists, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from jobctrl.domain import events as ev
-from jobctrl.domain.applications import ApplicationStatus
+from jobctrl.domain.applications import LIVE_ATTEMPT_STATES, ApplicationStatus
 from jobctrl.domain.apply_loop import (
     CLAIM_LEASE,
     ClaimFacts,
@@ -26,6 +26,7 @@ from jobctrl.domain.apply_loop import (
     claim_retry_at,
     new_claim_id,
 )
+from jobctrl.domain.availability import Availability
 from jobctrl.domain.clock import Clock, as_utc
 from jobctrl.domain.errors import (
     APPLY_ATTEMPT_LIVE,
@@ -35,10 +36,10 @@ from jobctrl.domain.errors import (
     NotFoundError,
 )
 from jobctrl.domain.materials import MaterialKind, MaterialState
-from jobctrl.store import applications, apply_attempts, schema
+from jobctrl.store import applications, schema
 from jobctrl.store.application_tables import applications as A
+from jobctrl.store.application_tables import apply_attempts as T
 from jobctrl.store.application_tables import apply_claims as C
-from jobctrl.store.stage_states import posting_closed_in
 from jobctrl.store.store import Store, WriteTx
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "claim",
     "claims_of_run",
     "facts",
+    "facts_of",
     "fail",
     "get",
     "ready",
@@ -87,32 +89,72 @@ def _live(now: datetime) -> Any:
 
 def facts(conn: Connection, job_id: str, now: datetime) -> ClaimFacts | None:
     """What a claim of ``job_id`` decides on (None: no such job)."""
-    if conn.execute(select(J.c.id).where(J.c.id == job_id)).first() is None:
-        return None
-    score = conn.execute(select(S.c.score).where(S.c.job_id == job_id)).scalar()
-    rows = conn.execute(
-        select(M.c.kind, M.c.generation, M.c.state, M.c.pdf_artifact).where(M.c.job_id == job_id)
-    ).all()
-    newest: dict[str, Any] = {}
-    for row in rows:
-        if row.kind not in newest or row.generation > newest[row.kind].generation:
-            newest[row.kind] = row
-    resume_approved = any(
-        r.kind == MaterialKind.RESUME and r.state == MaterialState.APPROVED and r.pdf_artifact
-        for r in rows
+    return facts_of(conn, [job_id], now).get(job_id)
+
+
+def facts_of(conn: Connection, job_ids: list[str], now: datetime) -> dict[str, ClaimFacts]:
+    """``facts`` of many jobs in a few queries (a poll looks at every waiting job)."""
+    found: dict[str, ClaimFacts] = {}
+    for start in range(0, len(job_ids), _CHUNK):
+        found.update(_facts_chunk(conn, job_ids[start : start + _CHUNK], now))
+    return found
+
+
+_CHUNK = 500  # ids per IN (...) list
+
+
+def _facts_chunk(conn: Connection, job_ids: list[str], now: datetime) -> dict[str, ClaimFacts]:
+    closed = {
+        row.id: row.availability == Availability.UNAVAILABLE  # as stage_states.posting_closed_in
+        for row in conn.execute(select(J.c.id, J.c.availability).where(J.c.id.in_(job_ids)))
+    }
+    scores = dict(conn.execute(select(S.c.job_id, S.c.score).where(S.c.job_id.in_(job_ids))).all())
+    newest: dict[tuple[str, str], Any] = {}
+    approved: set[str] = set()
+    for row in conn.execute(
+        select(M.c.job_id, M.c.kind, M.c.generation, M.c.state, M.c.pdf_artifact).where(
+            M.c.job_id.in_(job_ids)
+        )
+    ):
+        key = (row.job_id, row.kind)
+        if key not in newest or row.generation > newest[key].generation:
+            newest[key] = row
+        resume = row.kind == MaterialKind.RESUME and row.pdf_artifact
+        if resume and row.state == MaterialState.APPROVED:
+            approved.add(row.job_id)
+    undecided = {job for (job, _), row in newest.items() if row.state == MaterialState.DRAFT}
+    apps = {
+        row.job_id: row
+        for row in conn.execute(
+            select(A.c.id, A.c.job_id, A.c.status, A.c.channel).where(A.c.job_id.in_(job_ids))
+        )
+    }
+    live_apps = set(
+        conn.execute(
+            select(T.c.application_id).where(
+                T.c.application_id.in_([a.id for a in apps.values()]),
+                T.c.state.in_([s.value for s in LIVE_ATTEMPT_STATES]),
+            )
+        ).scalars()
     )
-    app = conn.execute(select(A.c.id, A.c.status, A.c.channel).where(A.c.job_id == job_id)).first()
-    live_claim = conn.execute(select(C.c.id).where(C.c.job_id == job_id, _live(now))).first()
-    return ClaimFacts(
-        score=None if score is None else int(score),
-        resume_approved=resume_approved,
-        undecided=any(r.state == MaterialState.DRAFT for r in newest.values()),
-        posting_closed=posting_closed_in(conn, job_id),
-        application_status=app.status if app else None,
-        prepared=bool(app and app.channel),
-        live_attempt=bool(app and apply_attempts.live_attempt(conn, app.id)),
-        live_claim=live_claim is not None,
+    claimed = set(
+        conn.execute(select(C.c.job_id).where(C.c.job_id.in_(job_ids), _live(now))).scalars()
     )
+    result = {}
+    for job_id, is_closed in closed.items():
+        app = apps.get(job_id)
+        score = scores.get(job_id)
+        result[job_id] = ClaimFacts(
+            score=None if score is None else int(score),
+            resume_approved=job_id in approved,
+            undecided=job_id in undecided,
+            posting_closed=is_closed,
+            application_status=app.status if app else None,
+            prepared=bool(app and app.channel),
+            live_attempt=bool(app and app.id in live_apps),
+            live_claim=job_id in claimed,
+        )
+    return result
 
 
 def candidates(
@@ -147,16 +189,16 @@ def candidates(
     )
     found = Candidates()
     with store.read() as conn:
-        for job_id, _ in conn.execute(query).all():
-            known = facts(conn, job_id, now)
-            code = known and claim_refusal(
-                known, min_fit_score=min_fit_score, approval_required=approval_required
-            )
-            if known is None or code:
-                key = code or JOB_NOT_FOUND
-                found.parked[key] = found.parked.get(key, 0) + 1
-            elif len(found.job_ids) < limit:
-                found.job_ids.append(job_id)
+        job_ids = [str(job_id) for job_id, _ in conn.execute(query).all()]
+        known = facts_of(conn, job_ids, now)
+    for job_id in job_ids:
+        code = claim_refusal(
+            known[job_id], min_fit_score=min_fit_score, approval_required=approval_required
+        )
+        if code:
+            found.parked[code] = found.parked.get(code, 0) + 1
+        elif len(found.job_ids) < limit:
+            found.job_ids.append(job_id)
     return found
 
 
