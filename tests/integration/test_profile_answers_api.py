@@ -110,3 +110,16 @@ async def test_the_settings_page_lists_the_saved_answers(home, api) -> None:
     assert 'data-answers="/v1/profile/answers"' in page
     assert 'name="salary_expectation" value="&lt;b&gt;EUR 90k&lt;/b&gt;"' in page
     assert 'name="needs_sponsorship"' in page
+
+
+async def test_any_text_is_written_so_config_yaml_reads_it_back_the_same(home, api) -> None:
+    for text in ("[x", "a: b", "on", "2024-01-01", "90", "tab\there\x07"):
+        changed = await api.patch("/v1/profile/answers", json={"pronouns": text})
+        assert changed.status_code == 200, changed.text
+        assert load_config(home).profile.answers.pronouns == text
+    refused = await api.patch(
+        "/v1/profile/answers",
+        content=b'{"pronouns": "\\ud800"}',
+        headers={"Content-Type": "application/json"},
+    )
+    assert refused.status_code == 400 and refused.json()["error"]["code"] == INVALID_INPUT

@@ -11,6 +11,7 @@ to its empty value (``null`` for a yes/no, ``""``, ``[]``) is removed from confi
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import yaml
@@ -58,8 +59,12 @@ def _as_written(value: Any) -> Any:
         return [_as_written(v) for v in value]
     if isinstance(value, dict):
         return {k: _as_written(v) for k, v in value.items()}
-    if isinstance(value, str) and value and yaml.safe_load(value) != value:
-        return DoubleQuotedScalarString(value)
+    if isinstance(value, str) and value:
+        try:
+            plain = yaml.safe_load(value) == value
+        except yaml.YAMLError:  # "[", "a: b", a control character …
+            plain = False
+        return value if plain else DoubleQuotedScalarString(value)
     return value
 
 
@@ -73,6 +78,12 @@ def change_answers(home: Home, changes: dict[str, Any]) -> dict[str, Any]:
             f"no saved answer {unknown[0]!r}; one of: {', '.join(ANSWER_FIELDS)}",
             code=INVALID_INPUT,
         )
+    try:
+        json.dumps(changes, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, ValueError):  # a lone surrogate cannot be written
+        raise JobctrlError(
+            "saved answers must be text that UTF-8 can hold", code=INVALID_INPUT
+        ) from None
     profile = config_file.load_config(home).profile
     try:
         answers = Answers.model_validate({**profile.answers.model_dump(), **changes})
