@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from jobctrl.api.applications import register_applications
 from jobctrl.api.apply import register_apply
+from jobctrl.api.apply_browser import register_apply_browser
 from jobctrl.api.apply_loop import register_apply_loop
 from jobctrl.api.events import KEEPALIVE_SECONDS, register_event_stream
 from jobctrl.api.pages import register_pages
@@ -196,6 +197,7 @@ def create_app(
     register_applications(app, home)
     register_apply(app, home)
     register_profile(app, home)
+    register_apply_browser(app, home)
     register_event_stream(app, home, keepalive_seconds=keepalive_seconds)
     register_pages(app, home)
     return app

@@ -57,7 +57,14 @@ from jobctrl.domain.form_fill import Action, FormField, Option, plan
 from jobctrl.domain.profile import Profile
 from jobctrl.stages.browser_guard import NetworkGuard, SubmissionWatch
 
-__all__ = ["CHROMIUM", "Handover", "PrefillRequest", "PrefillResult", "prefill_form"]
+__all__ = [
+    "CHROMIUM",
+    "Handover",
+    "PrefillRequest",
+    "PrefillResult",
+    "display_available",
+    "prefill_form",
+]
 
 CHROMIUM = Path(os.environ.get("JOBCTRL_CHROMIUM", "/usr/bin/chromium"))
 _SCRIPT = Path(__file__).with_name("form_page.js").read_text(encoding="utf-8")
@@ -127,6 +134,11 @@ class Handover:
     page: Page
 
 
+def display_available() -> bool:
+    """Whether a visible browser window can open here (an X11 or Wayland display)."""
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def prefill_form(
     request: PrefillRequest, *, on_handover: Callable[[Handover], None] | None = None
 ) -> PrefillResult:
@@ -142,7 +154,7 @@ def prefill_form(
             code=APPLY_BROWSER_UNAVAILABLE,
         )
     headless = request.headless or request.dry_run
-    if not headless and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+    if not headless and not display_available():
         raise JobctrlError(
             "no display for a browser window here; try --dry-run", code=APPLY_NO_DISPLAY
         )

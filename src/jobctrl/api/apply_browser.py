@@ -1,0 +1,57 @@
+"""``POST /v1/apply/{job}/browser``: the Apply page's "Open the form in a browser" and "Dry
+run" buttons — ``app.apply_browser_runs.open_form``, run in the server's thread pool (a
+sync route), never on the event loop."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from jobctrl.app import apply_browser_runs
+from jobctrl.domain.errors import status_of
+from jobctrl.home import Home
+
+__all__ = ["register_apply_browser"]
+
+
+class OpenForm(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, extra="forbid")
+
+    url: str | None = Field(
+        None, max_length=2048, description="The application form, when not the posting's."
+    )
+    dry_run: bool = Field(
+        False, alias="dryRun", description="Headless: fill, screenshot, close; no window."
+    )
+
+
+def register_apply_browser(app: FastAPI, home: Home) -> None:
+    """Add ``POST /v1/apply/{job}/browser`` to ``app``."""
+
+    @app.post(
+        "/v1/apply/{job_id}/browser",
+        tags=["apply"],
+        responses={
+            409: {"description": "a prefill of this job is under way (APPLY_ATTEMPT_LIVE)"},
+            503: {"description": "no display for a window (APPLY_NO_DISPLAY) or no Chromium"},
+        },
+    )
+    def open_form(job_id: str, body: OpenForm | None = None) -> JSONResponse:
+        """Prefill the job's application form: a dry run answers with the fields filled
+        and left and the screenshot artifact; a real run opens a window where the server
+        runs and answers at hand-over (``watching: true``): the person submits it there.
+        A form that could not be used is an error body with its code and the result."""
+        given = body or OpenForm()
+        result: dict[str, Any] = apply_browser_runs.open_form(
+            home, job_id, url=given.url, dry_run=given.dry_run
+        )
+        if result.get("status") == "form_unavailable":
+            code = result.get("code") or ""
+            return JSONResponse(
+                {"error": {"code": code, "message": result["message"]}, **result},
+                status_of(code).http,
+            )
+        return JSONResponse(result)

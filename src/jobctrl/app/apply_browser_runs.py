@@ -1,0 +1,143 @@
+"""Browser prefills started over HTTP (the Apply page's "Open the form in a browser" and
+"Dry run" buttons, ``POST /v1/apply/{job}/browser``): ``app.apply_browser.prefill`` run so
+a request never waits on the person.
+
+- One prefill per job at a time in this process: a second start while one runs (a dry run,
+  or a window still open) is refused with ``APPLY_ATTEMPT_LIVE`` (409). (The store refuses a
+  second live browser attempt across processes as well.)
+- A dry run runs to its end in the caller's thread (the API runs it in its thread pool):
+  the fields filled and left, and the screenshot artifact.
+- A real run needs a display (``APPLY_NO_DISPLAY`` before anything is recorded); it runs in
+  its own thread, and the call returns at hand-over — the window is the person's from then
+  on (``watching: true``), and their submission is recorded when it is seen — or with the
+  result when it ended before (the form could not be used), or after ``HANDOVER_SECONDS``
+  with ``status: "opening"``.
+
+Each result carries ``message``: one sentence for the page (counts and codes, no values).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from jobctrl.app.apply_browser import prefill
+from jobctrl.domain.errors import APPLY_ATTEMPT_LIVE, APPLY_NO_DISPLAY, JobctrlError
+from jobctrl.home import Home
+from jobctrl.stages.apply_browser import display_available
+from jobctrl.store import jobs
+from jobctrl.store.store import Store
+
+__all__ = ["open_form", "running"]
+
+log = logging.getLogger("jobctrl.apply")
+
+HANDOVER_SECONDS = 120.0  # how long a request waits for the window to be handed over
+WINDOW_HEADLESS = False  # tests run the "window" headless
+WATCH_SECONDS: float | None = None  # how long the person has (None: the default, 4 h)
+
+_lock = threading.Lock()
+_running: set[tuple[str, str]] = set()  # (home, job id) with a prefill under way
+
+
+def running(home: Home) -> list[str]:
+    """The jobs with a prefill under way in this process."""
+    with _lock:
+        return sorted(job for root, job in _running if root == str(home.root))
+
+
+def _claim(home: Home, job_id: str) -> tuple[str, str]:
+    key = (str(home.root), job_id)
+    with _lock:
+        if key in _running:
+            raise JobctrlError(
+                f"a browser prefill of job {job_id} is already under way: finish it in its "
+                "window (or wait for the dry run) first",
+                code=APPLY_ATTEMPT_LIVE,
+            )
+        _running.add(key)
+    return key
+
+
+def _release(key: tuple[str, str]) -> None:
+    with _lock:
+        _running.discard(key)
+
+
+def _message(result: dict[str, Any]) -> str:
+    filled = len(result.get("filled", [])) + len(result.get("files", []))
+    left = len(result.get("left", []))
+    status = result.get("handedOver") or result.get("status")
+    if status == "captcha":
+        return "a challenge to solve is on the form: handed to you as it is, nothing filled"
+    if status == "form_unavailable":
+        return f"the application form could not be used ({result.get('code')})"
+    if status == "opening":
+        return "the browser window is still opening"
+    said = f"{filled} field(s) filled, {left} left for you"
+    if result.get("challenge") == "invisible":
+        said += "; an invisible CAPTCHA runs when you submit"
+    if result.get("dryRun"):
+        return f"dry run: {said}; screenshot kept, nothing submitted"
+    if result.get("status") == "submitted":
+        return f"{said}; your submission was seen and recorded"
+    return f"{said}: check the form in its window and submit it yourself"
+
+
+def open_form(
+    home: Home, job_ref: str, *, url: str | None = None, dry_run: bool = False
+) -> dict[str, Any]:
+    """Prefill job ``job_ref``'s application form (see the module docstring)."""
+    job_id = jobs.resolve_job_id(Store.open(home), job_ref)
+    headless = True if dry_run else WINDOW_HEADLESS
+    if not headless and not display_available():
+        raise JobctrlError(
+            "no display for a browser window where jobctrl runs: use the dry run, or "
+            f"`jobctrl apply {job_id} --browser` on a machine with a screen",
+            code=APPLY_NO_DISPLAY,
+        )
+    key = _claim(home, job_id)
+    if dry_run:
+        try:
+            result = prefill(home, job_id, url=url, dry_run=True)
+        finally:
+            _release(key)
+        return {**result, "watching": False, "message": _message(result)}
+    return _open_window(home, job_id, key, url, headless)
+
+
+def _open_window(
+    home: Home, job_id: str, key: tuple[str, str], url: str | None, headless: bool
+) -> dict[str, Any]:
+    told = threading.Event()
+    box: dict[str, Any] = {}
+
+    def handed_over(result: dict[str, Any], page: Any) -> None:
+        box.setdefault("result", {**result, "jobId": job_id, "dryRun": False, "watching": True})
+        told.set()
+
+    def work() -> None:
+        try:
+            final = prefill(
+                home, job_id, url=url, headless=headless, on_handover=handed_over,
+                watch_seconds=WATCH_SECONDS,
+            )  # fmt: skip
+            box.setdefault("result", {**final, "watching": False})
+        except BaseException as exc:  # recorded on the application by prefill itself
+            box.setdefault("error", exc)
+            if not told.is_set():
+                log.warning("browser prefill of job %s stopped before hand-over", job_id)
+        finally:
+            _release(key)
+            told.set()
+
+    threading.Thread(target=work, name=f"jobctrl-prefill-{job_id}", daemon=True).start()
+    told.wait(HANDOVER_SECONDS)
+    if "result" in box:
+        return {**box["result"], "message": _message(box["result"])}
+    error = box.get("error")
+    if isinstance(error, Exception):
+        raise error
+    opening = {"jobId": job_id, "status": "opening", "watching": True}
+    return {**opening, "message": _message(opening)}
