@@ -8,11 +8,13 @@ buttons on the Apply page; the security rules."""
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from playwright.async_api import expect
 
 from jobctrl.api.app import create_app
 from jobctrl.api.security import api_token
@@ -25,6 +27,8 @@ from jobctrl.domain.errors import (
 )
 from jobctrl.stages.apply_browser import CHROMIUM
 from jobctrl.store import applications
+from tests.support.app import live_server
+from tests.support.browser import chromium_page, screenshot
 from tests.support.forms import FormSite
 from tests.support.materials import prepared_job
 
@@ -151,3 +155,25 @@ async def test_the_apply_page_has_the_buttons_and_the_route_its_security(home, j
         )
         assert cross.status_code == 403
     assert apply_browser_runs.running(home) == []
+
+
+async def test_the_dry_run_button_on_the_apply_page_says_what_was_filled(
+    home, store, site, job, api
+) -> None:
+    form = site.form("greenhouse")
+    prepared = await api.post(
+        f"/v1/apply/{job}/prepare", json={"channel": "browser", "formUrl": form}
+    )
+    assert prepared.status_code == 200, prepared.text
+    with live_server(home) as base:
+        async with chromium_page() as (page, errors):
+            await page.goto(base + "/apply")
+            await page.get_by_role("button", name="Dry run").click()
+            await expect(page.locator("#flash")).to_have_text(
+                re.compile(r"^prefilled: dry run: \d+ field\(s\) filled, \d+ left for you"),
+                timeout=60_000,
+            )
+            await screenshot(page, "apply-dry-run")
+            assert errors == [], errors
+    assert site.submissions() == []
+    assert applications.get(store, job)["status"] != "submitted"
