@@ -93,3 +93,10 @@ def test_the_password_setting_is_a_variable_name_and_hosts_are_hosts() -> None:
     assert smtp_host(" SMTP.Example.com ") == "smtp.example.com"
     with pytest.raises(ValueError):
         smtp_host("smtp.example.com:587")
+
+
+def test_a_form_drafts_next_step_is_the_browser_not_an_approval() -> None:
+    from jobctrl.app.apply_views import FORM_DRAFT_STEP, _next_step  # the rule under test
+
+    assert _next_step("draft", "browser") == FORM_DRAFT_STEP
+    assert "approve" in (_next_step("draft", "email") or "")

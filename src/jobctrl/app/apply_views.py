@@ -32,6 +32,16 @@ NEXT_STEP = {
     ApplicationStatus.PREFILLED: "submit the form yourself, then `jobctrl apply resolve JOB "
     "submitted`",
 }
+# A form application's draft waits for the person to open the form, not for an approval.
+FORM_DRAFT_STEP = (
+    "open the form with `jobctrl apply JOB --browser`, check it and submit it yourself"
+)
+
+
+def _next_step(status: str, channel: str | None) -> str | None:
+    if status == ApplicationStatus.DRAFT and channel == Channel.BROWSER:
+        return FORM_DRAFT_STEP
+    return NEXT_STEP.get(ApplicationStatus(status)) if status in NEXT_STEP else None
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -67,7 +77,7 @@ def application_summary(store: Store, job_id: str) -> dict[str, Any] | None:
         "approvalValid": _approval_valid(row, utcnow()),
         "formUrl": row["form_url"],
         "appliedAt": _iso(row["applied_at"]),
-        "nextStep": NEXT_STEP.get(ApplicationStatus(status)) if status in NEXT_STEP else None,
+        "nextStep": _next_step(status, row["channel"]),
     }
 
 
