@@ -136,7 +136,7 @@ def test_auto_apply_starts_and_stops_the_loop_without_a_restart(
     assert _eventually(lambda: _loop_runs(store)[0]["status"] == "running")
     assert len({r["run_id"] for r in _loop_runs(store)}) >= 2
     worker.stop(signal.SIGTERM)
-    assert not any("Traceback" in line for line in worker.lines), worker.lines
+    assert not any("Traceback" in line for line in worker.lines), "\n".join(worker.lines)
 
 
 async def test_the_runs_page_shows_the_loop_and_its_stop_button_stops_it(

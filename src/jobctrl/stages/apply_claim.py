@@ -18,7 +18,6 @@ from jobctrl.domain.applications import ApplicationStatus
 from jobctrl.domain.apply_loop import APPLY_LANE
 from jobctrl.domain.errors import (
     OWNERSHIP_LOST,
-    STAGE_INTERNAL_ERROR,
     DatabaseBusyError,
     JobctrlError,
 )
@@ -26,7 +25,7 @@ from jobctrl.stages import apply_prepare
 from jobctrl.stages.context import StageContext
 from jobctrl.store import apply_claims, jobs
 
-__all__ = ["ClaimBatch", "Prepared", "claim_jobs", "prepare_claimed"]
+__all__ = ["ClaimBatch", "Prepared", "claim_jobs", "fail_claimed", "prepare_claimed"]
 
 log = logging.getLogger(__name__)
 
@@ -106,8 +105,9 @@ def claim_jobs(
 def prepare_claimed(ctx: StageContext, claim_id: str) -> Prepared:
     """Prepare the claimed job's application: the draft email (waiting for the person's
     approval) or the form (waiting for them to prefill it with `jobctrl apply JOB
-    --browser` and submit it). A failure is recorded on the job's application with its
-    code and returned; only a lost claim (``OWNERSHIP_LOST``) or a busy database is raised."""
+    --browser` and submit it). A refusal is recorded on the job's application with its
+    code and returned; a lost claim (``OWNERSHIP_LOST``), a busy database or anything
+    unforeseen is raised (the activity records the last with ``fail_claimed``)."""
     store = ctx.store
     row = apply_claims.get(store, claim_id)
     if row is None:
@@ -131,13 +131,16 @@ def prepare_claimed(ctx: StageContext, claim_id: str) -> Prepared:
         if exc.code == OWNERSHIP_LOST:
             raise
         log.warning("apply: preparing job %s failed: %s", job_id, exc.code)
-        return _failed(ctx, claim_id, job_id, exc.code)
-    except Exception:
-        log.exception("apply: unexpected error preparing job %s", job_id)
-        return _failed(ctx, claim_id, job_id, STAGE_INTERNAL_ERROR)
+        return fail_claimed(ctx, claim_id, exc.code)
 
 
-def _failed(ctx: StageContext, claim_id: str, job_id: str, code: str) -> Prepared:
+def fail_claimed(ctx: StageContext, claim_id: str, code: str) -> Prepared:
+    """Record that preparing under the claim failed with ``code`` (on the claim, and on
+    the job's application unless it was prepared or used meanwhile)."""
+    row = apply_claims.get(ctx.store, claim_id)
+    if row is None:
+        raise JobctrlError(f"no claim {claim_id}", code=OWNERSHIP_LOST)
+    job_id = row["job_id"]
     job = jobs.job_row(ctx.store, job_id)
     with ctx.store.write(clock=ctx.clock) as tx:
         app_id = apply_claims.fail(

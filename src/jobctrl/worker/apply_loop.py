@@ -20,11 +20,17 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from jobctrl.domain import ids
 from jobctrl.domain.apply_loop import APPLY_LANE
 from jobctrl.domain.clock import as_utc
-from jobctrl.domain.errors import BUDGET_EXCEEDED, BudgetExceededError, JobctrlError
+from jobctrl.domain.errors import (
+    BUDGET_EXCEEDED,
+    NOT_RUNNING,
+    BudgetExceededError,
+    JobctrlError,
+)
 from jobctrl.llm.spend import utc_day
 from jobctrl.stages.context import StageContext
 from jobctrl.store import workflow_runs
 from jobctrl.workflows import starts
+from jobctrl.workflows.client import default_task_queue
 
 log = logging.getLogger(__name__)
 RESTART_AFTER_FAILURE = timedelta(minutes=1)
@@ -44,6 +50,12 @@ async def reconcile_apply_loop(
             log.warning("auto_apply is off: the standing apply loop was asked to stop")
             return "cancel_requested"
         return "off"
+    if running and observed is not None and observed.task_queue != default_task_queue():
+        raise JobctrlError(
+            f"{ids.APPLY_LOOP_ID} runs for task queue {observed.task_queue!r}, another home "
+            "sharing this Temporal server: this home's loop waits until it ends",
+            code=NOT_RUNNING,
+        )
     if running:
         return "running"
     if observed is not None and observed.status == WorkflowExecutionStatus.FAILED:

@@ -7,11 +7,13 @@ into the history as ``INTERNAL_ERROR`` only, never as text.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from typing import TypeVar
 
 from temporalio import activity
+from temporalio.exceptions import CancelledError
 
 from jobctrl.domain.apply_loop import ApplyRunStatus
 from jobctrl.domain.errors import STAGE_INTERNAL_ERROR, JobctrlError, StageError
@@ -44,6 +46,8 @@ class ApplyActivities:
         except JobctrlError as error:
             log.warning("apply: %s: %s", what, error.code)
             raise as_application_error(error) from None
+        except (CancelledError, asyncio.CancelledError):
+            raise  # the run is being cancelled, or the worker stops: not an error of ours
         except Exception:
             log.exception("apply: unexpected error in %s", what)
             internal = StageError(
@@ -82,10 +86,16 @@ class ApplyActivities:
 
     @activity.defn(name=act.APPLY_PREPARE)
     def prepare(self, inp: ApplyPrepareInput) -> ApplyPrepareResult:
-        done = self._run(
-            f"preparing job {inp.job_id}",
-            lambda: apply_claim.prepare_claimed(self.ctx, inp.claim_id),
-        )
+        def work() -> apply_claim.Prepared:
+            try:
+                return apply_claim.prepare_claimed(self.ctx, inp.claim_id)
+            except (JobctrlError, CancelledError, asyncio.CancelledError):
+                raise
+            except Exception:  # a bug: this job fails with INTERNAL_ERROR, the loop goes on
+                log.exception("apply: unexpected error preparing job %s", inp.job_id)
+                return apply_claim.fail_claimed(self.ctx, inp.claim_id, STAGE_INTERNAL_ERROR)
+
+        done = self._run(f"preparing job {inp.job_id}", work)
         return ApplyPrepareResult(
             done.job_id, done.application_id, done.channel, done.status, done.error_code
         )

@@ -246,9 +246,12 @@ async def start_apply(client: Client, store: Store, job_id: str | None, occasion
 
 
 async def cancel_running(client: Client, workflow_id: str) -> Started | None:
-    """Ask the execution running under ``workflow_id`` to cancel (None: none runs)."""
+    """Ask the execution running under ``workflow_id`` on this home's task queue to cancel
+    (None: none runs; one of another home sharing the server is left alone)."""
     description = await describe(client, workflow_id)
     if description is None or description.status != WorkflowExecutionStatus.RUNNING:
+        return None
+    if description.task_queue != default_task_queue():
         return None
     await client.get_workflow_handle(workflow_id).cancel()
     return Started(workflow_id, description.run_id)
