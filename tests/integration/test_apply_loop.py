@@ -2,9 +2,10 @@
 heartbeat: `jobctrl settings set auto_apply true` starts `apply-auto-local`, which prepares
 the approved jobs' applications (an email draft, a form left for the person) and sends
 nothing — the SMTP server it is pointed at (a loopback socket) never sees a connection;
-`false` cancels it; the Runs page and /v1/apply/loop show it and stop it; all without a
-restart. A spent budget fails the loop with budget_exceeded and the worker does not start
-it again that day."""
+`false` cancels it; `jobctrl apply loop`, the Runs page and /v1/apply/loop show it and
+stop it; `jobctrl apply loop once JOB` prepares one job; all without a restart. A spent
+budget fails the loop with budget_exceeded and the worker does not start it again that
+day."""
 
 from __future__ import annotations
 
@@ -120,6 +121,8 @@ def test_auto_apply_starts_and_stops_the_loop_without_a_restart(
     form = applications.get(store, form_job)
     assert (form["channel"], form["status"]) == ("browser", "draft")
     assert _loop_runs(store)[0]["status"] == "running"
+    shown = json.loads(run_cli("apply", "loop", "--json").stdout)
+    assert (shown["status"], shown["enabled"], shown["prepared"]) == ("running", True, 2)
 
     _set("auto_apply", "false")
 
@@ -130,6 +133,11 @@ def test_auto_apply_starts_and_stops_the_loop_without_a_restart(
         assert app["status"] == "draft" and not apply_attempts.attempts_of(store, app["id"])
         types = {e["type"] for e in events.job_events(store, job_id)}
         assert "ApplicationPrepared" in types and "ApplicationSendIntent" not in types
+    once = approved_job(home, store, site, "/jobs/once", email=HIRING)
+    result = run_cli("apply", "loop", "once", once, "--wait", "--json")  # the loop is off
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["status"] == "completed"
+    assert applications.get(store, once)["status"] == "draft"
     assert _connections(smtp_trap) == 0, "nothing was sent: the SMTP server saw no connection"
 
     _set("auto_apply", "true")  # on again: a new run of the same workflow id

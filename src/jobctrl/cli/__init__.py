@@ -14,7 +14,16 @@ import sys
 import click
 
 from jobctrl import __version__
-from jobctrl.cli import applications, apply, configure, discovery, jobs, materials, processes
+from jobctrl.cli import (
+    applications,
+    apply,
+    apply_loop,
+    configure,
+    discovery,
+    jobs,
+    materials,
+    processes,
+)
 from jobctrl.cli.base import EXIT_BROKEN_PIPE
 
 __all__ = ["main", "run"]
@@ -54,6 +63,7 @@ for command in (
     processes.demo,
 ):
     main.add_command(command)
+apply.apply_group.add_command(apply_loop.loop_group)
 
 
 def run() -> None:
