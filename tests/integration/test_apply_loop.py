@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import socket
 import time
@@ -23,7 +24,7 @@ from jobctrl.api.app import create_app
 from jobctrl.domain import ids
 from jobctrl.llm.spend import Usage
 from jobctrl.stages.context import StageContext
-from jobctrl.store import applications, apply_attempts, events, workflow_runs
+from jobctrl.store import applications, apply_attempts, events, jobs, workflow_runs
 from jobctrl.store.settings import Settings
 from tests.support.apply import approved_job, no_standing_loop
 from tests.support.processes import WorkerProcess, run_cli
@@ -208,3 +209,19 @@ def test_a_spent_budget_fails_the_loop_and_the_worker_does_not_restart_it_that_d
     worker.stop(signal.SIGTERM)
     said = [line for line in worker.lines if "standing apply loop" in line and "halted" in line]
     assert len(said) == 1, worker.lines
+
+
+def test_the_worker_settles_a_send_whose_process_died(home, store, site, worker_process) -> None:
+    job_id = jobs.create_job(store, site.base_url + "/jobs/sender-died").job_id
+    dead = f"{socket.gethostname()}/{os.getpid()}/0"  # this pid, another start time: gone
+    with store.write() as tx:
+        app = applications.ensure_for_job(tx, job_id)
+        attempt = apply_attempts.start_attempt(tx, app["id"], kind="email", owner=dead)
+        apply_attempts.mark_data_sent(tx, attempt)
+    worker = worker_process()
+
+    assert _eventually(lambda: applications.get(store, job_id)["status"] == "unknown")
+    assert applications.get(store, job_id)["error_code"] == "SEND_SENDER_DIED"
+    assert apply_attempts.live_attempts(store) == []
+    worker.stop(signal.SIGTERM)
+    assert any("settled 1 email send" in line for line in worker.lines), worker.lines

@@ -10,6 +10,7 @@ line with desired state, so a settings change takes effect without a restart.
 - The standing apply loop (`apply-auto-local`): desired state is `auto_apply`; it is
   started while on (unless a spent budget halts it for the UTC day) and cancelled while
   off (``worker.apply_loop``).
+- Email sends whose process died are settled (``stages.apply_email``).
 - Start intents: preparations a command recorded but did not start are started.
 - Budget recovery: jobs stopped by a spent budget resume after the UTC day rolls over.
 - config.yaml: while it cannot be read, a notice (once, not per job or beat); once it
@@ -32,6 +33,7 @@ from temporalio.service import RPCError
 
 from jobctrl.config import load_config
 from jobctrl.domain.errors import JobctrlError
+from jobctrl.stages import apply_email
 from jobctrl.stages.context import StageContext
 from jobctrl.store import availability as evidence
 from jobctrl.store.settings import spec_for
@@ -77,6 +79,7 @@ class WorkerHeartbeat:
                 "the standing apply loop",
                 lambda: reconcile_apply_loop(self.client, self.ctx, values),
             ),
+            ("settling interrupted sends", self._settle_dead_senders),
             (
                 "starting intended preparations",
                 lambda: start_intended(self.client, self.ctx, failed=self._intents_failed),
@@ -113,6 +116,15 @@ class WorkerHeartbeat:
     async def _resume_config_stopped(self) -> None:
         if self._said.get("config.yaml") is None:
             await resume_config_stopped(self.client, self.ctx)
+
+    async def _settle_dead_senders(self) -> None:
+        """An email send whose process died is settled (``unknown`` once its data went out,
+        else ``failed``), so it never stays ``sending`` until the next apply command."""
+        settled = await asyncio.to_thread(
+            apply_email.settle_dead_senders, self.ctx.store, clock=self.ctx.clock
+        )
+        if settled:
+            log.warning("settled %d email send(s) whose process died", settled)
 
     async def _schedule(self, values: dict[str, Any]) -> None:
         done = await reconcile_schedule(self.client, values)
