@@ -222,6 +222,15 @@ async def test_the_api_lists_sets_and_exports(api, home, store, site, fast_setti
         f"/v1/applications/{job_id}/outcome", json={"outcome": "offer", "followUp": "13/12"}
     )
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_input"
+    snake = await api.post(
+        f"/v1/applications/{job_id}/outcome",
+        json={"outcome": "screening", "follow_up": "2026-12-29"},
+    )  # the field's own name is read too, never silently dropped
+    assert snake.status_code == 200 and snake.json()["followUp"] == "2026-12-29", snake.text
+    unknown = await api.post(
+        f"/v1/applications/{job_id}/outcome", json={"outcome": "offer", "folowUp": "2026-12-29"}
+    )
+    assert unknown.status_code in (400, 422), unknown.text
     missing = await api.post("/v1/applications/nosuchjob/outcome", json={"outcome": "offer"})
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "job_not_found"
     cross = await api.post(

@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi import FastAPI, Query
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from jobctrl.app import applications
 from jobctrl.home import Home
@@ -19,6 +19,8 @@ _FILE = {"career-ops": "applications.md", "csv": "applications.csv"}
 
 
 class SetOutcome(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, extra="forbid")
+
     outcome: str = Field(max_length=32, description=f"One of {', '.join(applications.OUTCOMES)}.")
     note: str | None = Field(
         None, max_length=applications.MAX_NOTE, description="Replaces the application's note."

@@ -32,6 +32,8 @@ class Prepare(BaseModel):
 
 
 class Resolve(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     resolution: str = Field(
         pattern="^(sent|not-sent|submitted|abandoned)$", description="What happened."
     )

@@ -81,9 +81,20 @@ class SendResult:
     message_id: str | None
 
 
+def _started(pid: int) -> str:
+    """When process ``pid`` started, in a form that a step of the wall clock leaves alone:
+    Linux's start time in clock ticks since boot (field 22 of /proc/PID/stat); elsewhere
+    psutil's wall-clock start time (which moves with the clock)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            return "t" + stat.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return f"{psutil.Process(pid).create_time():.3f}"
+
+
 def process_owner() -> str:
-    """This process as an attempt's owner: host/pid/process start time."""
-    return f"{socket.gethostname()}/{os.getpid()}/{psutil.Process().create_time():.3f}"
+    """This process as an attempt's owner: host/pid/process start."""
+    return f"{socket.gethostname()}/{os.getpid()}/{_started(os.getpid())}"
 
 
 def owner_is_alive(owner: str | None) -> bool:
@@ -93,8 +104,7 @@ def owner_is_alive(owner: str | None) -> bool:
     if host != socket.gethostname():
         return True
     try:
-        process = psutil.Process(int(pid_text))
-        return abs(process.create_time() - float(started)) < 0.01
+        return _started(int(pid_text)) == started
     except (ValueError, psutil.Error):
         return False
 
@@ -221,7 +231,10 @@ def _converse(
         server = smtp.connect(account, password)
         smtp.envelope(server, account.sender, list(row["email_to"] or []), len(message))
         with store.write(clock=clock) as tx:
-            apply_attempts.mark_data_sent(tx, attempt)
+            still_ours = apply_attempts.mark_data_sent(tx, attempt)
+        if not still_ours:  # ended elsewhere (judged dead): the data must not go out now
+            smtp.quit_quietly(server)
+            return "failed", errors.SEND_INTERRUPTED, "the attempt was ended; nothing was sent"
         _pause("before_data")
         smtp.data_command(server)
     except smtp.Refused as exc:
