@@ -360,7 +360,7 @@ def _hand_over(
 ) -> PrefillResult:
     page = context.pages[0]
     needles = [request.profile.contact.email] + [f["file"] for f in result.files]
-    watch = SubmissionWatch(_actions(page), needles)
+    watch = SubmissionWatch(_actions(page), needles, page.url)
     context.add_init_script(f"window[{json.dumps(flag)}] = true")  # documents to come
     _Form(page).each("handOver", flag)
     guard.filling = False

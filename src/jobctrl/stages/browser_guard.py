@@ -129,9 +129,12 @@ class NetworkGuard:
 class SubmissionWatch:
     """Notices the person's submission after hand-over (see the module docstring)."""
 
-    def __init__(self, actions: set[str], needles: list[str]) -> None:
+    def __init__(self, actions: set[str], needles: list[str], form_url: str = "") -> None:
         self.actions = {bare_url(a) for a in actions if a}
         self.needles = [n.encode() for n in needles if n]
+        # The form page's own path segments say nothing about a submission: a job slug such
+        # as "customer-success-manager" or "applied-scientist" is not a confirmation.
+        self.form_segments = set(urlsplit(form_url).path.split("/"))
         self.submitted = False
 
     def watch(self, page: Page) -> None:
@@ -149,5 +152,8 @@ class SubmissionWatch:
             self.submitted = True
 
     def _navigated(self, frame: Frame) -> None:
-        if frame.parent_frame is None and CONFIRMATION.search(urlsplit(frame.url).path):
+        if frame.parent_frame is not None:
+            return
+        new = [p for p in urlsplit(frame.url).path.split("/") if p not in self.form_segments]
+        if CONFIRMATION.search("/".join(new)):
             self.submitted = True
