@@ -300,3 +300,30 @@ def test_smtp_settings_are_refused_when_unsafe(home) -> None:
     change_settings(home, {"smtp.host": "127.0.0.1", "smtp.security": "none"})  # together
     with pytest.raises(JobctrlError, match="loopback"):
         change_settings(home, {"smtp.host": "mail.example.com"})
+
+
+def test_attachments_that_are_not_the_approved_pdfs_now_are_refused(
+    home, store, site, fast_settings, smtp
+) -> None:
+    job_id = _ready_job(home, store, site, "/jobs/email-stale")
+    prepare_application(home, job_id, to=[TO])
+    row = applications.get(store, job_id)
+    assert row is not None and row["attachments"]
+    # The message still carries an older PDF than the one approved now.
+    stale = [{**item, "sha256": "0" * 64} for item in row["attachments"]]
+    with store.write() as tx:
+        applications.save_email(
+            tx,
+            row["id"],
+            to=row["email_to"],
+            subject=row["email_subject"],
+            body=row["email_body"],
+            attachments=stale,
+        )
+    with pytest.raises(JobctrlError) as refused:
+        approve_application(home, job_id)
+    assert refused.value.code == "APPLY_MATERIALS_CHANGED"
+    _error(run_cli("apply", "send", job_id), "changed since this message was prepared")
+    prepare_application(home, job_id, to=[TO])  # attaches the approved PDFs again
+    approve_application(home, job_id)
+    assert smtp.delivered == []

@@ -61,6 +61,21 @@ def prepare_application(
     return application_detail(store, job_id)
 
 
+def _check_current_materials(store: Store, job_id: str, row: dict[str, Any]) -> None:
+    """The message's attachments must be the job's approved PDFs as they are now: a newer
+    generation approved since it was prepared would otherwise go out under the same name."""
+    attached = {a["sha256"] for a in row["attachments"] or []}
+    if not attached:
+        return
+    current = {f.sha256 for f in apply_prepare.approved_files(store, job_id)}
+    if attached != current:
+        raise JobctrlError(
+            f"the approved materials of job {job_id} changed since this message was "
+            "prepared: `jobctrl apply prepare JOB` again to attach them",
+            code=errors.APPLY_MATERIALS_CHANGED,
+        )
+
+
 def approve_application(home: Home, ref: str, *, clock: Clock | None = None) -> dict[str, Any]:
     """Approve exactly the message as it is now (recipients, subject, body hash,
     attachment hashes, sender), for ``apply_approval_ttl_seconds`` (at most 15 minutes)."""
@@ -75,6 +90,7 @@ def approve_application(home: Home, ref: str, *, clock: Clock | None = None) -> 
             f"job {job_id} has no application: `jobctrl apply prepare JOB` first",
             code=errors.APPLY_NOT_PREPARED,
         )
+    _check_current_materials(store, job_id, found)
     for item in found["attachments"] or []:  # the approved bytes must be there to be sent
         if not store.artifacts.path_for(item["sha256"]).is_file():
             raise JobctrlError(
@@ -109,6 +125,7 @@ def send_application(home: Home, ref: str, *, clock: Clock | None = None) -> dic
             f"job {job_id} has no application: `jobctrl apply prepare JOB` first",
             code=errors.APPLY_NOT_PREPARED,
         )
+    _check_current_materials(store, job_id, found)
     result = apply_email.send_application(store, found["id"], clock=clock)
     return {
         "jobId": job_id,

@@ -102,6 +102,7 @@ CROSS_SITE = "cross_site"
 # -- applying (issue 12): refusals of an apply command, and what a send ended with
 APPLY_MATERIALS_NOT_APPROVED = "APPLY_MATERIALS_NOT_APPROVED"  # approve the PDFs first
 APPLY_NOT_PREPARED = "APPLY_NOT_PREPARED"  # no application (or no email) prepared yet
+APPLY_MATERIALS_CHANGED = "APPLY_MATERIALS_CHANGED"  # attachments are not the approved PDFs now
 APPLY_NOT_APPROVED = "APPLY_NOT_APPROVED"  # the message has no approval
 APPLY_APPROVAL_EXPIRED = "APPLY_APPROVAL_EXPIRED"  # older than 15 minutes: approve again
 APPLY_APPROVAL_MISMATCH = "APPLY_APPROVAL_MISMATCH"  # changed since it was approved
@@ -165,6 +166,7 @@ STATUS: dict[str, Status] = {
     CROSS_SITE: Status(1, 403),
     APPLY_MATERIALS_NOT_APPROVED: Status(1, 409),
     APPLY_NOT_PREPARED: Status(1, 409),
+    APPLY_MATERIALS_CHANGED: Status(1, 409),
     APPLY_NOT_APPROVED: Status(1, 409),
     APPLY_APPROVAL_EXPIRED: Status(1, 409),
     APPLY_APPROVAL_MISMATCH: Status(1, 409),
