@@ -12,6 +12,7 @@ import socket
 import pytest
 from click.testing import CliRunner
 
+from jobctrl.app.apply import resolve_application
 from jobctrl.app.apply_browser import prefill
 from jobctrl.app.materials import decide_materials
 from jobctrl.app.queries import event_log
@@ -216,3 +217,20 @@ def test_the_cli_says_what_went_wrong_with_a_form(home, store, site, job):
     assert f"error: {APPLY_FORM_UNAVAILABLE}" in gone.stderr
     assert no_browser_flag.exit_code == 1 and "--browser" in no_browser_flag.stderr
     assert bad_url.exit_code == 1 and "http(s)" in bad_url.stderr
+
+
+def test_a_dead_prefill_never_holds_its_job(home, store, site, job):
+    """Resolve (and the worker's heartbeat) end a prefill whose process died, so the
+    person can say what happened without opening the form again."""
+    first = prefill(home, job, url=site.base_url + "/gone", headless=True)  # makes the row
+    with store.write() as tx:
+        dead = apply_attempts.start_attempt(
+            tx, first["applicationId"], kind="browser", owner=f"{socket.gethostname()}/1/0.0"
+        )
+    resolved = resolve_application(home, job, "abandoned")
+    assert resolved["status"] == "abandoned"
+    ended = {a["id"]: a for a in apply_attempts.attempts_of(store, first["applicationId"])}
+    assert (ended[dead]["state"], ended[dead]["error_code"]) == (
+        "failed",
+        APPLY_PREFILL_INTERRUPTED,
+    )

@@ -119,6 +119,7 @@ def send_application(home: Home, ref: str, *, clock: Clock | None = None) -> dic
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
     apply_email.settle_dead_senders(store, clock=clock)
+    apply_email.settle_dead_prefills(store, clock=clock)
     found = applications.get(store, job_id)
     if found is None:
         raise JobctrlError(
@@ -152,6 +153,7 @@ def resolve_application(
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
     apply_email.settle_dead_senders(store, clock=clock)
+    apply_email.settle_dead_prefills(store, clock=clock)
     found = applications.get(store, job_id)
     if found is None:
         raise JobctrlError(f"job {job_id} has no application", code=errors.APPLY_NOT_PREPARED)

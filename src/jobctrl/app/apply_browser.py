@@ -27,14 +27,14 @@ from urllib.parse import urlsplit
 
 from jobctrl import config as config_file
 from jobctrl.domain import errors
-from jobctrl.domain.applications import AttemptState, Channel
+from jobctrl.domain.applications import Channel
 from jobctrl.domain.clock import Clock
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.materials import CoverLetter, MaterialKind
 from jobctrl.home import Home
 from jobctrl.stages.apply_browser import Handover, PrefillRequest, PrefillResult, prefill_form
 from jobctrl.stages.apply_checks import check_not_done, check_posting_open
-from jobctrl.stages.apply_email import owner_is_alive, process_owner
+from jobctrl.stages.apply_email import process_owner, settle_dead_prefills
 from jobctrl.stages.context import fetch_policy
 from jobctrl.stages.material_files import MaterialFile, material_files
 from jobctrl.store import applications, apply_attempts, artifacts, jobs
@@ -85,20 +85,6 @@ def _letter_text(store: Store, job_id: str, files: list[MaterialFile]) -> str | 
             body = "\n\n".join([letter.greeting, *letter.paragraph_texts(), letter.closing])
             return f"{body}\n{letter.signature}"
     return None
-
-
-def settle_dead_prefills(store: Store, *, clock: Clock | None = None) -> int:
-    """End the live browser attempts whose process died (``failed``, nothing submitted by
-    the program: it never submits); how many."""
-    settled = 0
-    for attempt in apply_attempts.live_attempts(store, Channel.BROWSER.value):
-        if owner_is_alive(attempt["owner"]):
-            continue
-        with store.write(clock=clock) as tx:
-            settled += apply_attempts.finish_attempt(
-                tx, attempt["id"], AttemptState.FAILED, error_code=errors.APPLY_PREFILL_INTERRUPTED
-            )
-    return settled
 
 
 def _start(

@@ -65,6 +65,7 @@ __all__ = [
     "owner_is_alive",
     "process_owner",
     "send_application",
+    "settle_dead_prefills",
     "settle_dead_senders",
 ]
 
@@ -123,6 +124,20 @@ def settle_dead_senders(store: Store, *, clock: Clock | None = None) -> int:
                 attempt["id"],
                 AttemptState.UNKNOWN if data_sent else AttemptState.FAILED,
                 error_code=errors.SEND_SENDER_DIED,
+            )
+    return settled
+
+
+def settle_dead_prefills(store: Store, *, clock: Clock | None = None) -> int:
+    """End the live browser attempts whose process died (``failed``, nothing submitted by
+    the program: it never submits); how many."""
+    settled = 0
+    for attempt in apply_attempts.live_attempts(store, Channel.BROWSER.value):
+        if owner_is_alive(attempt["owner"]):
+            continue
+        with store.write(clock=clock) as tx:
+            settled += apply_attempts.finish_attempt(
+                tx, attempt["id"], AttemptState.FAILED, error_code=errors.APPLY_PREFILL_INTERRUPTED
             )
     return settled
 

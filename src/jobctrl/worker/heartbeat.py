@@ -125,6 +125,13 @@ class WorkerHeartbeat:
         )
         if settled:
             log.warning("settled %d email send(s) whose process died", settled)
+        # A browser prefill whose process died would otherwise hold its job until the next
+        # `apply --browser`: every resolve, send and loop claim refuses a live attempt.
+        ended = await asyncio.to_thread(
+            apply_email.settle_dead_prefills, self.ctx.store, clock=self.ctx.clock
+        )
+        if ended:
+            log.warning("ended %d browser prefill(s) whose process died", ended)
 
     async def _schedule(self, values: dict[str, Any]) -> None:
         done = await reconcile_schedule(self.client, values)
