@@ -61,6 +61,17 @@ def prepare_application(
     return application_detail(store, job_id)
 
 
+def _prepared(store: Store, job_id: str) -> dict[str, Any]:
+    """The job's application row, or ``APPLY_NOT_PREPARED``."""
+    found = applications.get(store, job_id)
+    if found is None:
+        raise JobctrlError(
+            f"job {job_id} has no application: `jobctrl apply prepare JOB` first",
+            code=errors.APPLY_NOT_PREPARED,
+        )
+    return found
+
+
 def _check_current_materials(store: Store, job_id: str, row: dict[str, Any]) -> None:
     """The message's attachments must be the job's approved PDFs as they are now: a newer
     generation approved since it was prepared would otherwise go out under the same name."""
@@ -84,12 +95,7 @@ def approve_application(home: Home, ref: str, *, clock: Clock | None = None) -> 
     settings = Settings(store)
     sender = smtp_account(settings).sender
     ttl = timedelta(seconds=int(settings.get("apply_approval_ttl_seconds")))
-    found = applications.get(store, job_id)
-    if found is None:
-        raise JobctrlError(
-            f"job {job_id} has no application: `jobctrl apply prepare JOB` first",
-            code=errors.APPLY_NOT_PREPARED,
-        )
+    found = _prepared(store, job_id)
     _check_current_materials(store, job_id, found)
     for item in found["attachments"] or []:  # the approved bytes must be there to be sent
         if not store.artifacts.path_for(item["sha256"]).is_file():
@@ -120,12 +126,7 @@ def send_application(home: Home, ref: str, *, clock: Clock | None = None) -> dic
     job_id = jobs.resolve_job_id(store, ref)
     apply_email.settle_dead_senders(store, clock=clock)
     apply_email.settle_dead_prefills(store, clock=clock)
-    found = applications.get(store, job_id)
-    if found is None:
-        raise JobctrlError(
-            f"job {job_id} has no application: `jobctrl apply prepare JOB` first",
-            code=errors.APPLY_NOT_PREPARED,
-        )
+    found = _prepared(store, job_id)
     _check_current_materials(store, job_id, found)
     result = apply_email.send_application(store, found["id"], clock=clock)
     return {
@@ -154,9 +155,7 @@ def resolve_application(
     job_id = jobs.resolve_job_id(store, ref)
     apply_email.settle_dead_senders(store, clock=clock)
     apply_email.settle_dead_prefills(store, clock=clock)
-    found = applications.get(store, job_id)
-    if found is None:
-        raise JobctrlError(f"job {job_id} has no application", code=errors.APPLY_NOT_PREPARED)
+    found = _prepared(store, job_id)
     with store.write(clock=clock) as tx:
         applications.resolve(tx, found["id"], chosen)
     return application_detail(store, job_id)
