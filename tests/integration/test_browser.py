@@ -127,7 +127,7 @@ async def test_runs_spend_and_settings_pages_work(home, worker, fast_settings, s
             await _no_reload_marker(page)
             await page.get_by_role("button", name="Start discovery").click()
             await expect(page.locator("#flash")).to_have_text("Start discovery: requested.")
-            run = page.locator("article.run")
+            run = page.locator("article.discovery-run")  # not the apply loop's article
             await expect(run).to_have_count(1, timeout=LIVE)
             await expect(run.locator(".badge")).not_to_have_text("running", timeout=LIVE)
             assert await page.evaluate("window.notReloaded") is True
