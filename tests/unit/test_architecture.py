@@ -34,6 +34,7 @@ LONG_MODULES = {
     "domain/quantities.py": "the truth check's one scan of numbers, dates and durations",
     "domain/sentences.py": "the truth check's reading of names, tools and claim words",
     "domain/claims.py": "the truth check's rules for one sentence against its facts",
+    "domain/events.py": "the event registry: one small typed class per event",
 }
 STAGE_ERRORS = {"StageError", "SourceError", "ProviderError"}
 

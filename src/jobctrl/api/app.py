@@ -17,7 +17,10 @@ from jobctrl.api.applications import register_applications
 from jobctrl.api.apply import register_apply
 from jobctrl.api.apply_browser import register_apply_browser
 from jobctrl.api.apply_loop import register_apply_loop
+from jobctrl.api.control import register_control
 from jobctrl.api.events import KEEPALIVE_SECONDS, register_event_stream
+from jobctrl.api.executions import register_executions
+from jobctrl.api.operations import register_operations
 from jobctrl.api.pages import register_pages
 from jobctrl.api.profile import register_profile
 from jobctrl.api.security import LocalSecurity, api_token
@@ -198,6 +201,9 @@ def create_app(
     register_apply(app, home)
     register_profile(app, home)
     register_apply_browser(app, home)
+    register_operations(app, home)
+    register_control(app, home)
+    register_executions(app, home)
     register_event_stream(app, home, keepalive_seconds=keepalive_seconds)
     register_pages(app, home)
     return app

@@ -58,6 +58,53 @@ class WorkflowCanceled(DomainEvent):
     run_id: str
 
 
+class WorkflowReconciled(DomainEvent):
+    """The reconciler compared a run the store believed open with what Temporal describes
+    for that exact execution: ``verdict`` is the status it recorded (``completed``,
+    ``failed``, ``canceled``, ``running`` when a run thought lost was found again, or the
+    provisional ``reconciled_not_found``); ``previous`` is what the store said before, so
+    a false verdict stays in the audit trail."""
+
+    type = "WorkflowReconciled"
+    workflow_id: str
+    run_id: str
+    verdict: str
+    previous: str
+    outcome: str | None = None
+    error_code: str | None = None
+
+
+class StageQueued(DomainEvent):
+    """Automatic recovery reserved this stage for its frozen cohort (``workflowId``),
+    recording the state and attempt count it had before."""
+
+    type = "StageQueued"
+    job_id: str
+    stage: str
+    workflow_id: str
+    prior_state: str
+    attempts: int
+    auto_attempt: int
+
+
+class StopLossPaused(DomainEvent):
+    """``threshold`` jobs in a row failed with ``code`` in one lane or source: its
+    automation is paused until the person resumes it."""
+
+    type = "StopLossPaused"
+    kind: str  # lane | source
+    name: str
+    code: str
+    streak: int
+
+
+class StopLossResumed(DomainEvent):
+    type = "StopLossResumed"
+    kind: str
+    name: str
+    code: str | None = None
+
+
 class StageStarted(DomainEvent):
     type = "StageStarted"
     job_id: str

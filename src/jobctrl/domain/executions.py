@@ -9,6 +9,7 @@ class WorkflowType(StrEnum):
     PREPARATION = "JobPreparationWorkflow"
     DISCOVERY = "DiscoverWorkflow"
     APPLY = "ApplyWorkflow"
+    RECOVERY = "PreparationRecoveryWorkflow"  # one stage for a frozen cohort of <= 25 jobs
 
 
 class WorkflowStatus(StrEnum):
@@ -18,6 +19,9 @@ class WorkflowStatus(StrEnum):
     COMPLETED = "completed"
     FAILED = "failed"
     CANCELED = "canceled"
+    # Provisional: the exact execution could not be found in the history the worker can
+    # reach now. Probed again on every heartbeat; restored or closed when history returns.
+    RECONCILED_NOT_FOUND = "reconciled_not_found"
 
 
 class Outcome(StrEnum):

@@ -70,6 +70,10 @@ job_stage_states = Table(
     Column("finished_at", DateTime(timezone=True)),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    # Automatic recovery (issue 13): attempts it made, and the recovery execution whose
+    # frozen cohort holds this row (None: no reservation).
+    Column("auto_attempts", Integer, nullable=False, server_default="0"),
+    Column("reserved_by", String(128)),
     Index("ix_job_stage_states_state", "stage", "state"),
 )
 
@@ -378,3 +382,4 @@ truth_checks = Table(
 )
 
 # The applications' tables (issue 12) are in store/application_tables.py, on this metadata.
+# The operations tables (issue 13) are in store/operations_tables.py, on this metadata.

@@ -279,6 +279,20 @@ SPECS: dict[str, SettingSpec] = {
             _int_between(1, 500),
             "Most saved postings one availability sweep checks.",
         ),
+        # -- running itself (issue 13)
+        SettingSpec(
+            "recovery.enabled",
+            True,
+            _bool,
+            "Retry failed stages that can succeed later (timeouts, 5xx, interrupted workers) "
+            "on the heartbeat, with backoff, at most 5 automatic attempts.",
+        ),
+        SettingSpec(
+            "stop_loss.threshold",
+            5,
+            _int_between(1, 1000),
+            "Consecutive failures with one code in a lane or source that pause its automation.",
+        ),
         # -- applying (issue 12): the person's own SMTP account, and the apply loop
         SettingSpec("smtp.host", "", _text(smtp_host), "Your SMTP server's host name."),
         SettingSpec("smtp.port", 587, _int_between(1, 65535), "Your SMTP server's port."),

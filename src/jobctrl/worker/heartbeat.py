@@ -38,6 +38,9 @@ from jobctrl.stages.context import StageContext
 from jobctrl.store import availability as evidence
 from jobctrl.store.settings import spec_for
 from jobctrl.worker.apply_loop import reconcile_apply_loop
+from jobctrl.worker.auto_recovery import recover_preparations
+from jobctrl.worker.inventory import RuntimeInventory
+from jobctrl.worker.reconcile import reconcile_runs
 from jobctrl.worker.recovery import (
     resume_budget_stopped,
     resume_config_stopped,
@@ -51,9 +54,12 @@ SWEEP_BUDGET_SECONDS = 20 * 60  # a sweep starts no new check after this (spec: 
 
 
 class WorkerHeartbeat:
-    def __init__(self, client: Client, ctx: StageContext) -> None:
+    def __init__(
+        self, client: Client, ctx: StageContext, *, inventory: RuntimeInventory | None = None
+    ) -> None:
         self.client = client
         self.ctx = ctx
+        self.inventory = inventory
         self.beats = 0
         self._said: dict[str, str | None] = {}
         self._intents_failed: dict[str, str] = {}  # an intent that cannot start: its code
@@ -73,6 +79,7 @@ class WorkerHeartbeat:
         values = await asyncio.to_thread(self.ctx.settings.all)
         duties: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
             ("config.yaml", self._config),
+            ("reconciling runs", lambda: reconcile_runs(self.client, self.ctx)),
             ("the discovery schedule", lambda: self._schedule(values)),
             ("availability checks", lambda: self._availability(values)),
             (
@@ -86,7 +93,13 @@ class WorkerHeartbeat:
             ),
             ("resuming budget-stopped jobs", lambda: resume_budget_stopped(self.client, self.ctx)),
             ("resuming config-stopped jobs", self._resume_config_stopped),
+            ("automatic recovery", lambda: recover_preparations(self.client, self.ctx, values)),
         ]
+        if self.inventory is not None:
+            inventory = self.inventory
+            duties.append(
+                ("the runtime inventory", lambda: inventory.publish(self.client, self.ctx))
+            )
         for duty, run in duties:
             try:
                 await run()

@@ -22,6 +22,8 @@ from jobctrl.stages.context import StageContext
 from jobctrl.store.store import Store
 from jobctrl.worker.devserver import EmbeddedTemporal
 from jobctrl.worker.heartbeat import WorkerHeartbeat
+from jobctrl.worker.inventory import RuntimeInventory
+from jobctrl.worker.reconcile import reconcile_on_start
 from jobctrl.workflows.activities import (
     PreparationActivities,
     activity_cancelled,
@@ -35,9 +37,18 @@ from jobctrl.workflows.client import connect, default_task_queue
 from jobctrl.workflows.discover import DiscoverWorkflow
 from jobctrl.workflows.discover_activities import DiscoveryActivities
 from jobctrl.workflows.prep import JobPreparationWorkflow
+from jobctrl.workflows.recovery import PreparationRecoveryWorkflow
+from jobctrl.workflows.recovery_activities import RecoveryActivities
 
 log = logging.getLogger(__name__)
-WORKFLOWS = [JobPreparationWorkflow, DiscoverWorkflow, AvailabilitySweepWorkflow, ApplyWorkflow]
+MAX_ACTIVITIES = 16  # activity slots of one worker process (its capacity)
+WORKFLOWS = [
+    JobPreparationWorkflow,
+    DiscoverWorkflow,
+    AvailabilitySweepWorkflow,
+    ApplyWorkflow,
+    PreparationRecoveryWorkflow,
+]
 
 
 async def _supervise(
@@ -67,11 +78,13 @@ def build_worker(
     home: Home,
     *,
     task_queue: str | None = None,
-    max_activities: int = 16,
+    max_activities: int = MAX_ACTIVITIES,
     clock: Callable[[], datetime] | None = None,
+    inventory: RuntimeInventory | None = None,
 ) -> tuple[Worker, StageContext]:
-    """A Temporal worker for both workflows and their activities, and the stage context
-    they share (``clock``, default the current UTC time, stamps every stage write)."""
+    """A Temporal worker for the workflows and their activities, and the stage context
+    they share (``clock``, default the current UTC time, stamps every stage write);
+    ``inventory`` observes what its activities execute (the runtime heartbeat)."""
     quiet_expected_failures()
     ctx = StageContext(
         home=home, store=store, heartbeat=activity_heartbeat, stopping=activity_cancelled
@@ -82,11 +95,13 @@ def build_worker(
     discovery = DiscoveryActivities(ctx, client)
     upkeep = AvailabilityActivities(ctx)
     apply = ApplyActivities(ctx)
+    recovery = RecoveryActivities(ctx)
     worker = Worker(
         client,
         task_queue=task_queue or default_task_queue(),
         workflows=WORKFLOWS,
-        activities=[*acts.all(), *discovery.all(), *upkeep.all(), *apply.all()],
+        activities=[*acts.all(), *discovery.all(), *upkeep.all(), *apply.all(), *recovery.all()],
+        interceptors=inventory.interceptors() if inventory else [],
         activity_executor=ThreadPoolExecutor(max_activities),
         max_concurrent_activities=max_activities,
         max_concurrent_local_activities=max_activities,
@@ -122,8 +137,13 @@ async def run_worker(
             server = EmbeddedTemporal(home)
             await server.ensure()
         client = await connect(home)
-        worker, ctx = build_worker(client, store, home)
-        heartbeat = WorkerHeartbeat(client, ctx)
+        inventory = RuntimeInventory(capacity=MAX_ACTIVITIES, task_queue=default_task_queue())
+        worker, ctx = build_worker(client, store, home, inventory=inventory)
+        heartbeat = WorkerHeartbeat(client, ctx, inventory=inventory)
+        try:  # before any activity runs: what the store believes open, against Temporal
+            await reconcile_on_start(client, ctx)
+        except Exception:
+            log.exception("reconciling runs at start failed (the heartbeat tries again)")
         supervisor = (
             asyncio.create_task(_supervise(server, stop, on_server_lost)) if server else None
         )

@@ -5,7 +5,10 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine
 
-from jobctrl.store import application_tables  # noqa: F401 - its tables join the metadata
+from jobctrl.store import (
+    application_tables,  # noqa: F401 - its tables join the metadata
+    operations_tables,  # noqa: F401 - its tables join the metadata
+)
 from jobctrl.store.schema import metadata
 
 connection = context.config.attributes.get("connection")

@@ -1,0 +1,90 @@
+"""The operations tables (issue 13), on the schema's ``metadata``: automatic recovery's
+cohorts, the workers' runtime heartbeats, stop-loss windows, orphan executions and stop
+requests. A module of its own so that ``schema.py`` stays readable; Alembic migration 0016
+creates them (and adds ``auto_attempts``/``reserved_by`` to ``job_stage_states``).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import JSON, Column, DateTime, Float, Index, Integer, String, Table
+
+from jobctrl.store.schema import metadata
+
+# Automatic preparation recovery (store/recovery.py): one frozen cohort per recovery
+# execution (one stage, at most 25 jobs), reserved in one transaction with its
+# deterministic workflow id before Temporal is asked to start it.
+recovery_cohorts = Table(
+    "recovery_cohorts",
+    metadata,
+    Column("workflow_id", String(128), primary_key=True),  # prepare-auto-local-<stage>-<24 hex>
+    Column("stage", String(16), nullable=False),
+    Column("job_ids", JSON, nullable=False),
+    Column("state", String(16), nullable=False),  # reserved | started | closed
+    Column("run_id", String(64)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Index("ix_recovery_cohorts_state", "state", "created_at"),
+)
+
+# What each worker process reports on its heartbeat (store/runtime.py): runtime facts that
+# no durable event holds. Allowlisted activity kinds, workflow/run ids and opaque ids only.
+worker_runtime_heartbeats = Table(
+    "worker_runtime_heartbeats",
+    metadata,
+    Column("worker_id", String(128), primary_key=True),  # host:pid:random
+    Column("home_id", String(64), nullable=False),  # which database/app dir it serves
+    Column("task_queue", String(128), nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("beat_at", DateTime(timezone=True), nullable=False),
+    Column("interval_seconds", Float, nullable=False),
+    Column("active_slots", Integer, nullable=False),
+    Column("capacity", Integer, nullable=False),
+    Column("items_total", Integer, nullable=False),
+    Column(
+        "items", JSON, nullable=False
+    ),  # <= 20 oldest: {kind, workflowId, runId, key, startedAt}
+    Column("durations", JSON, nullable=False),  # {kind: {count, p50, p90, max}} seconds
+    Column("queue", JSON),  # approximate Temporal task-queue observations, or null
+)
+
+# Stop-loss (store/stop_loss.py): per lane and per source, the current run of consecutive
+# failures with one code, and whether that automation is paused.
+stop_loss = Table(
+    "stop_loss",
+    metadata,
+    Column("kind", String(8), primary_key=True),  # lane | source
+    Column("name", String(128), primary_key=True),
+    Column("streak_code", String(64)),
+    Column("streak", Integer, nullable=False, server_default="0"),
+    Column("streak_jobs", JSON),  # the job ids (or source runs) of the streak, bounded
+    Column("paused_code", String(64)),  # not null: paused
+    Column("paused_at", DateTime(timezone=True)),
+    Column("resumed_at", DateTime(timezone=True)),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+# Executions Temporal runs that the store does not expect (orphans), as the reconciler last
+# observed them, and stop requests re-issued until Temporal reports the execution closed.
+orphan_executions = Table(
+    "orphan_executions",
+    metadata,
+    Column("workflow_id", String(128), primary_key=True),
+    Column("run_id", String(64), primary_key=True),
+    Column("workflow_type", String(64), nullable=False),
+    Column("started_at", DateTime(timezone=True)),
+    Column("first_seen_at", DateTime(timezone=True), nullable=False),
+    Column("last_seen_at", DateTime(timezone=True), nullable=False),
+)
+
+stop_requests = Table(
+    "stop_requests",
+    metadata,
+    Column("workflow_id", String(128), primary_key=True),
+    Column("run_id", String(64), primary_key=True),
+    Column("reason", String(32), nullable=False),  # orphan | job_cancel | ...
+    Column("requested_at", DateTime(timezone=True), nullable=False),
+    Column("issued", Integer, nullable=False, server_default="0"),
+    Column("last_issued_at", DateTime(timezone=True)),
+    Column("observed_closed_at", DateTime(timezone=True)),
+    Column("gave_up_at", DateTime(timezone=True)),
+)
