@@ -277,6 +277,85 @@ async def any_running(client: Client, workflow_ids: Iterable[str]) -> bool:
     return False
 
 
+async def describe_run(
+    client: Client, workflow_id: str, run_id: str
+) -> WorkflowExecutionDescription | None:
+    """That exact execution (``run_id``), or None when the history Temporal can reach now
+    has no such run; ``RPCError`` with a ``SERVER_AWAY`` status when it does not answer."""
+    try:
+        return await client.get_workflow_handle(workflow_id, run_id=run_id).describe()
+    except RPCError as exc:
+        if exc.status == RPCStatusCode.NOT_FOUND:
+            return None
+        raise
+
+
+async def cancel_run(client: Client, workflow_id: str, run_id: str) -> bool:
+    """Ask that exact execution to cancel; False when it is not running (closed, gone)."""
+    description = await describe_run(client, workflow_id, run_id)
+    if description is None or description.status != WorkflowExecutionStatus.RUNNING:
+        return False
+    await client.get_workflow_handle(workflow_id, run_id=run_id).cancel()
+    return True
+
+
+@dataclass(frozen=True)
+class ObservedRun:
+    """An execution Temporal lists as running on this home's task queue."""
+
+    workflow_id: str
+    run_id: str
+    workflow_type: str
+    started_at: Any  # datetime | None
+
+
+async def running_on_queue(client: Client, limit: int = 1000) -> list[ObservedRun]:
+    """The executions Temporal lists as running on this home's task queue (at most
+    ``limit``): observed state, to compare with what the store expects."""
+    query = f"ExecutionStatus = 'Running' AND TaskQueue = '{default_task_queue()}'"
+    found: list[ObservedRun] = []
+    async for execution in client.list_workflows(query, limit=limit):
+        found.append(
+            ObservedRun(
+                execution.id, execution.run_id, execution.workflow_type, execution.start_time
+            )
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class QueueObservation:
+    """Approximate task-queue facts Temporal reports (infrastructure, never job counts)."""
+
+    workflow_pollers: int
+    activity_pollers: int
+    activity_backlog: int | None  # tasks waiting, when the server reports stats
+    activity_backlog_age_seconds: float | None
+
+
+async def observe_task_queue(client: Client) -> QueueObservation:
+    """Pollers and backlog of this home's task queue, as Temporal reports them now."""
+
+    async def describe(kind: TaskQueueType.ValueType, stats: bool) -> Any:
+        return await client.workflow_service.describe_task_queue(
+            DescribeTaskQueueRequest(
+                namespace=client.namespace,
+                task_queue=TaskQueue(name=default_task_queue()),
+                task_queue_type=kind,
+                report_stats=stats,
+            )
+        )
+
+    workflows = await describe(TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, False)
+    activities = await describe(TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY, True)
+    backlog: int | None = None
+    age: float | None = None
+    if activities.HasField("stats"):
+        backlog = int(activities.stats.approximate_backlog_count)
+        age = activities.stats.approximate_backlog_age.ToTimedelta().total_seconds()
+    return QueueObservation(len(workflows.pollers), len(activities.pollers), backlog, age)
+
+
 async def cancel_discovery(client: Client) -> Started:
     """Ask the discovery run in progress to cancel (what it found so far stays)."""
     handle = client.get_workflow_handle(ids.DISCOVER_WORKFLOW_ID)
