@@ -158,6 +158,10 @@ async def run_worker(
                     stop.set()
             await stop.wait()
             await beats
+        try:  # a stopped worker reads unavailable (no row), never zero
+            await asyncio.to_thread(inventory.withdraw, store)
+        except Exception:
+            log.exception("removing this worker's runtime heartbeat failed")
         ctx.close()
         if supervisor is not None:
             await supervisor  # raises if the server could not be brought back
