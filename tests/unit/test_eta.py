@@ -1,0 +1,128 @@
+"""pipeline-eta-v1: each reason a number is withheld, calibration, and the range's
+arithmetic."""
+
+from __future__ import annotations
+
+import pytest
+
+from jobctrl.domain.eta import CONTRACT, MIN_SAMPLES, EtaInputs, estimate, quantile
+
+FIVE = [10.0, 20.0, 30.0, 40.0, 50.0]
+
+
+def ready(**overrides: object) -> EtaInputs:
+    """Fresh runtime, 4 of 8 slots busy, 10 Enrich and 10 Score rows left, 5 samples each."""
+    values: dict[str, object] = {
+        "phase": "draining",
+        "runtime_state": "fresh",
+        "active_slots": 4,
+        "capacity": 8,
+        "demand": {"enrich": 10, "score": 10},
+        "jobs_with_demand": 10,
+        "samples": {"enrich": FIVE, "score": FIVE},
+    }
+    values.update(overrides)
+    return EtaInputs(**values)  # type: ignore[arg-type]
+
+
+def test_quantile_is_nearest_rank() -> None:
+    assert quantile(FIVE, 0.5) == 30.0
+    assert quantile(FIVE, 0.9) == 50.0
+    assert quantile([7.0], 0.9) == 7.0
+
+
+def test_range_is_work_over_parallelism() -> None:
+    eta = estimate(ready())
+    assert eta["contract"] == CONTRACT and eta["state"] == "available"
+    # low: 10 x p50 30 s per stage, 2 stages, over min(capacity 8, 10 jobs) = 8 slots
+    assert eta["low"] == pytest.approx(2 * 10 * 30 / 8)
+    # high: 10 x p90 50 s per stage over the 4 slots in use now
+    assert eta["high"] == pytest.approx(2 * 10 * 50 / 4)
+    assert eta["perStage"]["enrich"]["low"] == pytest.approx(10 * 30 / 8)
+    assert eta["perStage"]["tailor"]["state"] == "done"
+    assert eta["reason"] is None
+
+
+def test_one_job_is_never_faster_than_its_stages_in_a_row() -> None:
+    eta = estimate(ready(demand={"enrich": 1, "score": 1}, jobs_with_demand=1, active_slots=8))
+    assert eta["low"] == pytest.approx(30 + 30)
+    assert eta["high"] == pytest.approx(50 + 50)
+
+
+def test_unscored_jobs_may_still_need_materials() -> None:
+    samples = {s: FIVE for s in ("enrich", "score", "tailor", "cover", "pdf")}
+    eta = estimate(
+        ready(
+            demand={"score": 40},
+            unscored_jobs=40,
+            pass_rate=0.5,
+            samples=samples,
+            jobs_with_demand=40,
+            capacity=4,
+        )
+    )
+    per = eta["perStage"]
+    assert per["tailor"]["expected"] == 20.0 and per["tailor"]["possible"] == 40
+    assert eta["low"] == pytest.approx((40 * 30 + 3 * 20 * 30) / 4)
+    assert eta["high"] == pytest.approx((40 * 50 + 3 * 40 * 50) / 4)
+    assert eta["low"] <= eta["high"]
+
+
+def test_nothing_remaining_is_zero() -> None:
+    eta = estimate(ready(demand={}, jobs_with_demand=0))
+    assert (eta["state"], eta["low"], eta["high"]) == ("available", 0.0, 0.0)
+
+
+def test_fewer_than_five_samples_is_calibrating_and_names_the_stage() -> None:
+    eta = estimate(ready(samples={"enrich": FIVE, "score": FIVE[:3]}))
+    assert eta["state"] == "calibrating" and eta["low"] is None and eta["high"] is None
+    assert eta["reason"] == "insufficient_samples"
+    assert "score has 3 of 5" in eta["detail"]
+    assert eta["calibrating"] == [{"stage": "score", "samples": 3, "needed": MIN_SAMPLES}]
+
+
+def test_a_stage_without_work_needs_no_samples() -> None:
+    eta = estimate(ready(demand={"enrich": 3}, samples={"enrich": FIVE}))
+    assert eta["state"] == "available"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "state", "reason"),
+    [
+        ({"runtime_state": "stale", "active_slots": None}, "stale", "runtime_stale"),
+        (
+            {"runtime_state": "unavailable", "active_slots": None},
+            "unavailable",
+            "worker_unavailable",
+        ),
+        ({"budget_blocked": frozenset({"score"})}, "paused", "budget_exhausted"),
+        ({"paused_lanes": frozenset({"enrich"})}, "paused", "stop_loss"),
+        ({"retries_waiting": 2}, "unavailable", "unbounded_retries"),
+        ({"truncated": True}, "unavailable", "unbounded_contention"),
+        ({"phase": "discovering"}, "unavailable", "membership_open"),
+    ],
+)
+def test_each_reason_withholds_the_number(
+    overrides: dict[str, object], state: str, reason: str
+) -> None:
+    eta = estimate(ready(**overrides))
+    assert (eta["state"], eta["reason"]) == (state, reason)
+    assert eta["low"] is None and eta["high"] is None
+    assert eta["detail"]
+
+
+def test_membership_open_still_prices_each_known_stage() -> None:
+    eta = estimate(ready(phase="discovering"))
+    assert eta["perStage"]["enrich"]["low"] == pytest.approx(10 * 30 / 8)
+
+
+def test_a_budget_or_pause_on_a_lane_without_work_does_not_withhold() -> None:
+    eta = estimate(ready(budget_blocked=frozenset({"cover"}), paused_lanes=frozenset({"pdf"})))
+    assert eta["state"] == "available"
+
+
+def test_only_the_fifty_most_recent_samples_count() -> None:
+    recent = [10.0] * 50 + [1000.0] * 10  # newest first: the old slow ones are ignored
+    eta = estimate(ready(samples={"enrich": recent, "score": recent}))
+    assert eta["perStage"]["enrich"]["samples"] == 50
+    assert eta["perStage"]["enrich"]["p90"] == 10.0
