@@ -32,6 +32,7 @@ class StepKind(StrEnum):
     SOURCE_FAMILY = "source_family"
     ENRICHMENT_PASS = "enrichment_pass"
     PREPARATION_FANOUT = "preparation_fanout"
+    EXISTING_BACKLOG_SWEEP = "existing_backlog_sweep"  # after the fan-out: stale work re-admitted
 
 
 class StepState(StrEnum):

@@ -31,8 +31,8 @@ from jobctrl.sources.dedupe import Deduper
 from jobctrl.sources.filtering import filter_postings
 from jobctrl.sources.registry import make_source
 from jobctrl.stages.context import StageContext
+from jobctrl.store import backlog, jobs
 from jobctrl.store import discovery as runs
-from jobctrl.store import jobs
 
 StartPreparations = Callable[[ExecutionRef], Awaitable[dict[str, int]]]
 
@@ -229,6 +229,36 @@ def close_membership(ctx: StageContext, ref: ExecutionRef, attempt: int) -> None
         "jobs_created": runs.jobs_created_by(ctx.store, ref),
     }
     terminal_step(ctx, ref, StepKind.PREPARATION_FANOUT, attempt, counts, last=True)
+
+
+BACKLOG_LIMIT = 100  # jobs one Discover execution sweeps at most
+
+
+def begin_sweep(ctx: StageContext, ref: ExecutionRef, attempt: int) -> list[backlog.Swept]:
+    """Start the existing-backlog sweep: its step event, then the stale pending jobs it
+    re-admits linked (``existing_backlog``) with a start intent each; the members whose
+    preparation still has to be started (an earlier attempt's too)."""
+    prepare = bool(ctx.settings.get("discovery.prepare_jobs"))
+    with ctx.store.write(clock=ctx.clock) as tx:
+        kind = StepKind.EXISTING_BACKLOG_SWEEP
+        runs.record_step(tx, ref, kind, kind, attempt)
+        if prepare:
+            backlog.admit(tx, ref, BACKLOG_LIMIT)
+    return backlog.to_start(ctx.store, ref)
+
+
+def end_sweep(ctx: StageContext, ref: ExecutionRef, attempt: int, started: int) -> dict[str, int]:
+    """Complete the sweep step with its counts: the run's swept members in all, and the
+    preparations this attempt started."""
+    counts = {"backlog_swept": backlog.swept_count(ctx.store, ref), "backlog_started": started}
+    terminal_step(ctx, ref, StepKind.EXISTING_BACKLOG_SWEEP, attempt, counts, last=True)
+    return counts
+
+
+def sweep_failed(ctx: StageContext, ref: ExecutionRef, attempt: int, code: str) -> None:
+    with ctx.store.write(clock=ctx.clock) as tx:
+        kind = StepKind.EXISTING_BACKLOG_SWEEP
+        runs.record_step(tx, ref, kind, kind, attempt, error=code)
 
 
 def finish(ctx: StageContext, fin: DiscoverFinish) -> None:

@@ -40,6 +40,7 @@ DISCOVERY_FAMILY = "discovery_family"
 DISCOVERY_ENRICHMENT_PASS = "discovery_enrichment_pass"
 DISCOVERY_PREPARATION_FANOUT = "discovery_preparation_fanout"
 DISCOVERY_FINISH = "discovery_finish"
+DISCOVERY_BACKLOG_SWEEP = "discovery_backlog_sweep"
 AVAILABILITY_SWEEP = "availability_sweep"
 APPLY_CLAIM = "apply_claim"
 APPLY_PREPARE = "apply_prepare"
@@ -112,6 +113,12 @@ def discovery_preparation_fanout(ref: ExecutionRef) -> StepResult:
     raise NotImplementedError
 
 
+@activity.defn(name=DISCOVERY_BACKLOG_SWEEP)
+def discovery_backlog_sweep(ref: ExecutionRef) -> StepResult:
+    """After the fan-out: re-admit stale pending jobs (existing_backlog) and prepare them."""
+    raise NotImplementedError
+
+
 @activity.defn(name=DISCOVERY_FINISH)
 def discovery_finish(fin: DiscoverFinish) -> None:
     """Record how the run ended."""
@@ -156,5 +163,6 @@ DISCOVERY = (
     discovery_family,
     discovery_enrichment_pass,
     discovery_preparation_fanout,
+    discovery_backlog_sweep,
     discovery_finish,
 )

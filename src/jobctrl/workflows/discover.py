@@ -1,5 +1,6 @@
 """DiscoverWorkflow (`discover-local`): plan the source families, read each family, then a
-terminal enrichment pass and a preparation fan-out close the run.
+terminal enrichment pass and a preparation fan-out close the run's membership, and the
+existing-backlog sweep re-admits stale pending work nothing owns (its own cohort).
 
 The workflow reads its identity once and passes that execution reference to every step.
 A family that still fails after its retries leaves the others' results saved: the run
@@ -24,6 +25,8 @@ with workflow.unsafe.imports_passed_through():
 
 FAMILY_TIMEOUT = timedelta(minutes=30)
 STEP_TIMEOUT = timedelta(minutes=10)
+# Executions recorded before the existing-backlog sweep replay without it.
+BACKLOG_SWEEP_PATCH = "existing-backlog-sweep-v1"
 
 
 @workflow.defn(name="DiscoverWorkflow")
@@ -66,6 +69,21 @@ class DiscoverWorkflow:
                     retry_policy=retry,
                 )
                 _merge(counts, result.counts)
+            if workflow.patched(BACKLOG_SWEEP_PATCH):
+                try:
+                    result = await workflow.execute_activity(
+                        act.discovery_backlog_sweep,
+                        ref,
+                        start_to_close_timeout=STEP_TIMEOUT,
+                        heartbeat_timeout=heartbeat,
+                        retry_policy=retry,
+                    )
+                    _merge(counts, result.counts)
+                except ActivityError as error:
+                    # Like a failed family: the sources' results stand, the run is partial.
+                    if isinstance(error.cause, CancelledError):
+                        raise asyncio.CancelledError() from None
+                    failure = failure or error_code(error)
         except asyncio.CancelledError:
             await self._finish(DiscoverFinish(ref, RunStatus.CANCELED, None, counts))
             raise

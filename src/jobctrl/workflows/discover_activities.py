@@ -155,6 +155,47 @@ class DiscoveryActivities:
         self._run(lambda: discover.close_membership(self.ctx, ref, activity.info().attempt))
         return StepResult({})
 
+    @activity.defn(name=act.DISCOVERY_BACKLOG_SWEEP)
+    async def backlog_sweep(self, ref: ExecutionRef) -> StepResult:
+        """Re-admit stale pending work nothing owns (``existing_backlog``) and start each
+        swept job's preparation under its own deterministic id: a retried attempt starts
+        the members an earlier one linked, joining what it already started."""
+        heartbeat_from_threads()
+        attempt = activity.info().attempt
+        ctx = self.ctx
+
+        async def work() -> dict[str, int]:
+            swept = await asyncio.to_thread(discover.begin_sweep, ctx, ref, attempt)
+            started: dict[str, starts.Started] = {}
+            failures: list[BaseException] = []
+            if swept:
+                defaults = await asyncio.to_thread(starts.prep_defaults, ctx.home, ctx.store)
+                gate = asyncio.Semaphore(STARTS_AT_ONCE)
+
+                async def start(job_id: str, key: str, workflow_id: str) -> None:
+                    async with gate:
+                        started[job_id] = await starts.start_preparation_execution(
+                            self.client, job_id, key, defaults, workflow_id=workflow_id
+                        )
+
+                results = await asyncio.gather(
+                    *(start(s.job_id, s.idempotency_key, s.workflow_id) for s in swept),
+                    return_exceptions=True,
+                )
+                failures = [r for r in results if isinstance(r, BaseException)]
+            if started:
+                await asyncio.to_thread(self._record, ref, started, {})
+            if failures:
+                raise failures[0]
+            return await asyncio.to_thread(discover.end_sweep, ctx, ref, attempt, len(started))
+
+        try:
+            return StepResult(await self._run_async(work))
+        except Exception as error:
+            code = getattr(error, "type", None) or type(error).__name__
+            await asyncio.to_thread(discover.sweep_failed, ctx, ref, attempt, str(code))
+            raise
+
     @activity.defn(name=act.DISCOVERY_FINISH)
     def finish(self, fin: DiscoverFinish) -> None:
         discover.finish(self.ctx, fin)
@@ -165,5 +206,6 @@ class DiscoveryActivities:
             self.family,
             self.enrichment_pass,
             self.preparation_fanout,
+            self.backlog_sweep,
             self.finish,
         ]
