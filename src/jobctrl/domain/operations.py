@@ -9,6 +9,7 @@ jobs are still being prepared is ``draining``, not ``completed``.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 from jobctrl.domain.errors import AUTOMATION_PAUSED, BUDGET_EXCEEDED, CANCELED, CONFIG_INVALID
 
@@ -90,6 +91,6 @@ def phase(run_status: str | None, *, remaining: int, issues: int) -> Phase:
     return Phase.COMPLETED
 
 
-def empty_scope() -> dict[str, object]:
+def empty_scope() -> dict[str, Any]:
     """A scope with nothing in it, in the snapshot's shape."""
     return {"jobs": 0, "remaining": dict.fromkeys(OPS_STAGES, 0), "failed": 0, "blocked": 0}

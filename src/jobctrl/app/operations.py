@@ -1,0 +1,170 @@
+"""The pipeline operations snapshot (`jobctrl ops`, ``GET /v1/pipeline/operations``, the
+Operations page): which Discover execution owns work and its phase, what remains in each
+scope, what the worker executes now, and an ETA range only when one can be defended.
+
+Read-only: every figure comes from the store (stage rows, discovery runs, the workers'
+runtime heartbeats, stop-loss, orphans, recovery's retry demand) and the spend authority;
+nothing here asks Temporal or changes a row.
+"""
+
+from __future__ import annotations
+
+import importlib
+from datetime import datetime
+from types import ModuleType
+from typing import Any
+
+from jobctrl.domain import eta as eta_rules
+from jobctrl.domain import operations as rules
+from jobctrl.domain.clock import utcnow
+from jobctrl.domain.errors import BudgetExceededError
+from jobctrl.home import Home
+from jobctrl.llm.spend import SpendAuthority
+from jobctrl.store import operations as ops_store
+from jobctrl.store import stop_loss
+from jobctrl.store.settings import Settings
+from jobctrl.store.store import Store
+
+__all__ = ["operations_snapshot"]
+
+
+def _optional(name: str) -> ModuleType | None:
+    """A module another part of issue 13 is still writing, or None until it lands (the
+    snapshot then says unknown, never zero). Temporary: each goes back to a plain import."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+_recovery_rules = _optional("jobctrl.domain.recovery")
+_recovery_store = _optional("jobctrl.store.recovery")
+_orphans_store = _optional("jobctrl.store.orphans")
+_runtime_rules = _optional("jobctrl.domain.runtime")
+_runtime_store = _optional("jobctrl.store.runtime")
+
+
+def _runtime(store: Store, home: Home, now: datetime) -> dict[str, Any]:
+    if _runtime_rules is None or _runtime_store is None:
+        return {
+            "state": "unavailable", "activeSlots": None, "capacity": None, "items": [],
+            "itemsTotal": None, "truncated": False, "queue": None, "durations": {},
+            "workers": 0, "beatAt": None,
+        }  # fmt: skip
+    view = _runtime_store.read_runtime(store, now, home_id=_runtime_rules.home_identity(home))
+    out: dict[str, Any] = view.as_json()
+    if out.get("queue"):
+        out["queue"] = {**out["queue"], "approximate": True}
+    return out
+
+
+def _recovery_terms(limit: int) -> tuple[frozenset[str], int]:
+    """(codes automatic recovery never retries, its attempt cap) for a stage limit."""
+    if _recovery_rules is None:
+        return frozenset(), min(limit, 5)
+    return frozenset(_recovery_rules.NON_RETRYABLE_CODES), _recovery_rules.max_auto_attempts(limit)
+
+
+def _retry_demand(store: Store, now: datetime, retry_rows: int) -> dict[str, int | None]:
+    """``{due, waiting}`` from recovery; unknown (every retryable row counted as waiting
+    for the ETA) while recovery's reads are missing."""
+    if _recovery_store is None:
+        return {"due": None, "waiting": None, "assumedWaiting": retry_rows}
+    demand = _recovery_store.retry_demand(store, now)
+    return {"due": demand.get("due"), "waiting": demand.get("waiting")}
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _execution(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    if row is None:
+        return None
+    return {
+        "workflowId": row["workflow_id"],
+        "runId": row["run_id"],
+        "status": row["status"],
+        "errorCode": row["error_code"],
+        "startedAt": _iso(row["started_at"]),
+        "finishedAt": _iso(row["finished_at"]),
+    }
+
+
+def _budget_blocked(store: Store, settings: Settings, stages: set[str], now: datetime) -> set[str]:
+    """The stages with work whose LLM lane the spend authority would refuse right now."""
+    authority = SpendAuthority(store, settings, clock=lambda: now)
+    blocked: set[str] = set()
+    for stage in stages:
+        lane = rules.STAGE_LANES.get(stage)
+        if lane is None:
+            continue
+        try:
+            authority.preflight(lane)
+        except BudgetExceededError:
+            blocked.add(stage)
+    return blocked
+
+
+def _issues(scopes: dict[str, dict[str, Any]]) -> tuple[int, int]:
+    """(remaining rows, jobs failed or blocked) of the execution's two cohorts."""
+    own = [scopes[rules.CURRENT], scopes[rules.SWEEP]]
+    remaining = sum(sum(s["remaining"].values()) for s in own)
+    return remaining, sum(s["failed"] + s["blocked"] for s in own)
+
+
+def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str, Any]:
+    """The snapshot, with the keys of the ``jobctrl ops --json`` contract."""
+    now = now or utcnow()
+    store = Store.open(home)
+    settings = Settings(store)
+    values = settings.all()
+    execution = ops_store.selected_execution(store)
+    non_retryable, max_auto = _recovery_terms(int(values["retry.max_attempts"]))
+    counts = ops_store.scope_counts(
+        store, execution, non_retryable=non_retryable, max_auto_attempts=max_auto
+    )
+    remaining, issues = _issues(counts.scopes)
+    phase = rules.phase(
+        execution["status"] if execution else None, remaining=remaining, issues=issues
+    )
+    runtime = _runtime(store, home, now)
+    paused = stop_loss.paused(store)
+    demand = _retry_demand(store, now, counts.retry_rows)
+    wanted = {stage for stage, n in counts.demand.items() if n > 0}
+    if counts.unscored_jobs and values["preparation.materials"]:
+        wanted |= set(eta_rules.LATER)
+    eta = eta_rules.estimate(
+        eta_rules.EtaInputs(
+            phase=phase.value,
+            runtime_state=runtime["state"],
+            active_slots=runtime["activeSlots"],
+            capacity=runtime["capacity"],
+            truncated=bool(runtime["truncated"]),
+            demand=counts.demand,
+            unscored_jobs=counts.unscored_jobs if values["preparation.materials"] else 0,
+            pass_rate=ops_store.materials_pass_rate(store),
+            jobs_with_demand=counts.jobs_with_demand,
+            samples=ops_store.duration_samples(store, now),
+            retries_waiting=int(demand.get("waiting") or demand.get("assumedWaiting") or 0),
+            budget_blocked=frozenset(_budget_blocked(store, settings, wanted, now)),
+            paused_lanes=frozenset(
+                p["name"] for p in paused if p["kind"] == "lane" and p["name"] in wanted
+            ),
+        )
+    )
+    return {
+        "phase": phase.value,
+        "execution": _execution(execution),
+        "scopes": counts.scopes,
+        "runtime": runtime,
+        "eta": eta,
+        "stopLoss": paused,
+        "orphans": _orphans_store.orphans(store) if _orphans_store is not None else [],
+        "recovery": {
+            "enabled": bool(values["recovery.enabled"]),
+            "due": demand.get("due"),
+            "waiting": demand.get("waiting"),
+        },
+        "generatedAt": now.isoformat(),
+    }

@@ -1,0 +1,152 @@
+"""The operations snapshot over rows written through the store's own functions: the three
+scopes, how failed rows count, the phase as the execution closes, the duration samples
+and the ETA's reasons (no Temporal needed: the snapshot only reads)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import update
+
+from jobctrl.app.operations import operations_snapshot
+from jobctrl.domain.discovery import Cohort, DiscoverFinish, ExecutionRef
+from jobctrl.domain.errors import BUDGET_EXCEEDED, ENRICH_HTTP_NOT_FOUND, StageError
+from jobctrl.home import Home
+from jobctrl.store import discovery, jobs, schema, stage_states
+from jobctrl.store import operations as ops_store
+from jobctrl.store.store import Store
+
+T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+REF = ExecutionRef("local", "discover-local", "run-1")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def tick(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+def _job(store: Store, clock: Clock, name: str, cohort: Cohort | None = None) -> str:
+    job_id = jobs.create_job(store, f"https://jobs.example.com/{name}", clock=clock).job_id
+    if cohort is not None:
+        with store.write(clock=clock) as tx:
+            discovery.link_member(tx, REF, job_id, cohort)
+    return job_id
+
+
+def _fail(
+    store: Store, clock: Clock, job_id: str, code: str, *, retryable: bool, stage: str = "enrich"
+) -> None:
+    claim = stage_states.claim_stage(store, job_id, stage, "run-x", clock=clock)
+    error = StageError(code, "test", retryable=retryable)
+    stage_states.fail_stage(store, job_id, stage, "run-x", claim.attempt, error, clock=clock)
+
+
+def _succeed(store: Store, clock: Clock, job_id: str, stage: str, seconds: float) -> None:
+    claim = stage_states.claim_stage(store, job_id, stage, "run-ok", clock=clock)
+    clock.tick(seconds)
+    with store.write(clock=clock) as tx:
+        stage_states.succeed_stage(tx, job_id, stage, "run-ok", claim.attempt)
+
+
+def _world(store: Store) -> tuple[Clock, dict[str, str]]:
+    clock = Clock()
+    discovery.open_run(store, REF, ["greenhouse"], 3, 1, 1, clock=clock)
+    ids = {
+        "a": _job(store, clock, "a", Cohort.OBSERVED),  # enrich done, score pending
+        "b": _job(store, clock, "b", Cohort.OBSERVED),  # enrich failed, retried by recovery
+        "c": _job(store, clock, "c", Cohort.BACKLOG),  # enrich blocked on the budget
+        "d": _job(store, clock, "d"),  # dormant pending outside the execution
+        "e": _job(store, clock, "e"),  # enrich failed for good
+    }
+    _succeed(store, clock, ids["a"], "enrich", 12.0)
+    _fail(store, clock, ids["b"], "ENRICH_TIMEOUT", retryable=True)
+    _fail(store, clock, ids["c"], BUDGET_EXCEEDED, retryable=False)
+    _fail(store, clock, ids["e"], ENRICH_HTTP_NOT_FOUND, retryable=False)
+    return clock, ids
+
+
+def test_scopes_count_remaining_failed_and_blocked(home: Home, store: Store) -> None:
+    clock, _ = _world(store)
+    snap = operations_snapshot(home, now=clock.now)
+    assert set(snap) >= {
+        "phase", "execution", "scopes", "runtime", "eta", "stopLoss", "orphans", "recovery",
+        "generatedAt",
+    }  # fmt: skip
+    assert snap["phase"] == "discovering"
+    assert snap["execution"]["workflowId"] == "discover-local"
+    current, sweep, outside = (
+        snap["scopes"][k]
+        for k in ("current_execution", "execution_sweep", "global_outside_execution")
+    )
+    # a: score pending; b: enrich failed and retried by recovery, its score pending
+    assert current["jobs"] == 2
+    assert current["remaining"] == {"enrich": 1, "score": 2, "tailor": 0, "cover": 0, "pdf": 0}
+    assert (current["failed"], current["blocked"]) == (0, 0)
+    assert sweep == {
+        "jobs": 1,
+        "remaining": {"enrich": 0, "score": 1, "tailor": 0, "cover": 0, "pdf": 0},
+        "failed": 0,
+        "blocked": 1,
+    }
+    assert outside["jobs"] == 2
+    assert outside["remaining"]["enrich"] == 1 and outside["failed"] == 1
+    assert snap["eta"]["contract"] == "pipeline-eta-v1"
+
+
+def test_phase_follows_the_execution_and_its_cohorts(home: Home, store: Store) -> None:
+    clock, ids = _world(store)
+    fin = DiscoverFinish(REF, "completed", None, {})
+    discovery.finish_run(store, fin, clock=clock)
+    assert operations_snapshot(home, now=clock.now)["phase"] == "draining"
+    # Nothing left to run in either cohort, one blocked job: done, with issues.
+    with store.write(clock=clock) as tx:
+        tx.conn.execute(
+            update(schema.job_stage_states)
+            .where(schema.job_stage_states.c.job_id.in_([ids["a"], ids["b"], ids["c"]]))
+            .values(state="skipped")
+        )
+        tx.conn.execute(
+            update(schema.job_stage_states)
+            .where(schema.job_stage_states.c.job_id == ids["c"])
+            .values(state="failed", error_code=BUDGET_EXCEEDED)
+            .where(schema.job_stage_states.c.stage == "enrich")
+        )
+    assert operations_snapshot(home, now=clock.now)["phase"] == "completed_with_issues"
+
+
+def test_no_discovery_run_is_idle(home: Home, store: Store) -> None:
+    clock = Clock()
+    _job(store, clock, "solo")
+    snap = operations_snapshot(home, now=clock.now)
+    assert snap["phase"] == "idle" and snap["execution"] is None
+    assert snap["scopes"]["global_outside_execution"]["jobs"] == 1
+    assert snap["scopes"]["current_execution"]["jobs"] == 0
+
+
+def test_without_a_worker_the_runtime_is_unknown_and_there_is_no_eta(
+    home: Home, store: Store
+) -> None:
+    clock, _ = _world(store)
+    snap = operations_snapshot(home, now=clock.now)
+    assert snap["runtime"]["state"] == "unavailable"
+    assert snap["runtime"]["activeSlots"] is None  # unknown, never zero
+    assert (snap["eta"]["state"], snap["eta"]["reason"]) == ("unavailable", "worker_unavailable")
+    assert snap["eta"]["low"] is None
+
+
+def test_duration_samples_are_recent_successes_newest_first(store: Store) -> None:
+    clock = Clock()
+    ids = [_job(store, clock, f"s{i}") for i in range(3)]
+    for i, job_id in enumerate(ids):
+        _succeed(store, clock, job_id, "enrich", 10.0 + i)
+    samples = ops_store.duration_samples(store, clock.now)
+    assert samples["enrich"] == [12.0, 11.0, 10.0]
+    assert samples["score"] == []
+    # Outside the 14-day window nothing counts.
+    assert ops_store.duration_samples(store, clock.now + timedelta(days=15))["enrich"] == []
