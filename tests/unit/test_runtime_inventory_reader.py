@@ -13,6 +13,7 @@ from jobctrl.domain import runtime as rules
 from jobctrl.domain.events import WorkflowStarted
 from jobctrl.store import jobs, runtime, schema
 from jobctrl.worker.inventory import RuntimeInventory
+from jobctrl.workflows import activity_defs
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 HOME = "a" * 32
@@ -234,3 +235,14 @@ def test_the_inventory_counts_every_slot_but_details_only_safe_allowlisted_work(
     snap = inventory.snapshot()
     assert snap["active_slots"] == 2 and snap["items"] == []
     assert set(snap["durations"]) == {"score"} and snap["durations"]["score"]["count"] == 1
+
+
+def test_every_declared_activity_has_a_runtime_label() -> None:
+    """A new activity without a label would show only as ``other``: name it in
+    domain/runtime.py's ACTIVITY_KINDS (never anything from its arguments)."""
+    declared = {
+        definition.name
+        for value in vars(activity_defs).values()
+        if (definition := getattr(value, "__temporal_activity_definition", None)) is not None
+    }
+    assert declared and not declared - set(rules.ACTIVITY_KINDS)

@@ -44,11 +44,14 @@ ACTIVITY_KINDS: dict[str, str] = {
     "discovery_family": "Search a source family",
     "discovery_enrichment_pass": "Enrich discovered jobs",
     "discovery_preparation_fanout": "Start preparations",
+    "discovery_backlog_sweep": "Sweep the existing backlog",
     "discovery_finish": "Finish discovery",
     "availability_sweep": "Check saved postings",
     "apply_claim": "Claim an application",
     "apply_prepare": "Prepare an application",
     "apply_finish": "Finish an application",
+    "recovery_begin": "Begin a recovery",
+    "recovery_finish": "Finish a recovery",
 }
 LABELS: dict[str, str] = {**ACTIVITY_KINDS, JOB_URL_IMPORT: "Import job URL", OTHER: "Other"}
 # The preparation stage an activity kind works on (the job's stage name).
@@ -60,7 +63,9 @@ STAGE_OF_KIND: dict[str, str] = {
     "render_pdf": "pdf",
     JOB_URL_IMPORT: "enrich",
 }
-# Executions whose (workflow id, run id) may be joined to a job for its title.
+# Executions whose (workflow id, run id) may be joined to a job for its title (through
+# the job id of their exact workflow_run_projections row; a recovery cohort's row names
+# no single job, so its items stay unresolved).
 JOB_WORKFLOW_TYPES = frozenset({"JobPreparationWorkflow", "PreparationRecoveryWorkflow"})
 
 _SAFE_WORKFLOW_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
