@@ -36,6 +36,7 @@ from jobctrl.domain.events import (
 from jobctrl.domain.stages import STAGE_ORDER, StageState
 from jobctrl.store import schema
 from jobctrl.store.db import upsert
+from jobctrl.store.operations_tables import recovery_cohorts
 from jobctrl.store.store import Store, WriteTx
 
 S = schema.job_stage_states
@@ -56,10 +57,26 @@ def posting_closed_in(conn: Connection, job_id: str) -> bool:
     return state == Availability.UNAVAILABLE
 
 
+def recovery_cohort_of(conn: Connection, run_id: str) -> str | None:
+    """The workflow id of the open recovery cohort ``run_id`` executes, if it is one."""
+    rc = recovery_cohorts
+    return conn.execute(
+        select(rc.c.workflow_id).where(
+            rc.c.state.in_(("reserved", "started")), rc.c.run_id == run_id
+        )
+    ).scalar()
+
+
 def claim_stage(
     store: Store, job_id: str, stage: str, run_id: str, *, clock: Clock | None = None
 ) -> Claim:
-    """Make ``run_id`` the owner of ``stage`` for a new attempt (unless already finished)."""
+    """Make ``run_id`` the owner of ``stage`` for a new attempt (unless already finished).
+
+    Reservations (automatic recovery's frozen cohorts): a recovery execution claims only
+    the rows its cohort still holds (``OWNERSHIP_LOST`` when a person's cancel, retry or
+    reset took one back), and its claim counts one automatic attempt. Any claim ends the
+    row's reservation: work a person or a preparation started takes the row over, and
+    the cohort's member then finds it gone and skips it."""
     with store.write(clock=clock) as tx:
         row = (
             tx.conn.execute(select(S).where(S.c.job_id == job_id, S.c.stage == stage))
@@ -68,9 +85,15 @@ def claim_stage(
         )
         if row is None:
             raise NotFoundError(f"job {job_id} has no {stage} stage", code=MISSING_INPUT)
+        cohort = recovery_cohort_of(tx.conn, run_id)
+        if cohort is not None and row["reserved_by"] != cohort:
+            raise StageError(
+                OWNERSHIP_LOST, f"{stage} of job {job_id} is no longer reserved for {cohort}"
+            )
         state = StageState(row["state"])
         if state in (StageState.SUCCEEDED, StageState.SKIPPED):
             return Claim(attempt=row["attempts"], already=state)
+        auto_attempts = row["auto_attempts"] + (1 if cohort is not None else 0)
         if posting_closed_in(tx.conn, job_id):  # not prepared any further
             skip_stage(tx, job_id, stage, POSTING_UNAVAILABLE)
             return Claim(attempt=row["attempts"], already=StageState.SKIPPED)
@@ -81,6 +104,8 @@ def claim_stage(
             .values(
                 state=StageState.RUNNING.value,
                 attempts=attempt,
+                auto_attempts=auto_attempts,
+                reserved_by=None,
                 owner_run_id=run_id,
                 error_code=None,
                 error_message=None,
@@ -228,11 +253,12 @@ def reset_stages(
                     "stage": stage,
                     "state": StageState.PENDING.value,
                     "attempts": 0,
+                    "reserved_by": None,  # a person's reset takes the row from recovery
                     "created_at": tx.now,
                     "updated_at": tx.now,
                 },
                 keys=["job_id", "stage"],
-                update=["state", "updated_at"],
+                update=["state", "reserved_by", "updated_at"],
             )
             tx.append(
                 StageReset(job_id=job_id, stage=stage, reason=reason),
@@ -258,6 +284,7 @@ def skip_stage(tx: WriteTx, job_id: str, stage: str, reason: str) -> None:
     """Record ``stage`` as skipped for ``reason`` (e.g. MIN_SCORE), creating its row if new."""
     values = {
         "state": StageState.SKIPPED.value,
+        "reserved_by": None,
         "error_code": reason,
         "error_message": None,
         "retryable": False,

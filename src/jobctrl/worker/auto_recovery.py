@@ -1,14 +1,159 @@
-"""Automatic preparation recovery (issue 13, being built). Stub until its helper lands."""
+"""Automatic preparation recovery, one step per heartbeat (``recovery.enabled``).
+
+Each beat:
+
+1. Open cohorts first. A cohort saved ``reserved`` but not known to be started (the
+   worker died between the reservation and the start, or the start's answer was lost) is
+   started again under its saved id: ``USE_EXISTING``/``REJECT_DUPLICATE`` join the
+   execution if there is one, never a second. A ``started`` cohort whose exact execution
+   Temporal describes as closed without its finish is settled (its unclaimed members
+   released); one Temporal cannot find keeps its rows (missing history is no proof).
+2. At most one new cohort: the stage of the oldest eligible row whose lane may run now
+   (not paused by stop-loss; Score/Tailor/Cover only when the spend preflight passes), at
+   most 25 of that stage's eligible jobs, reserved in one transaction
+   (``store.recovery.reserve_cohort``), then started.
+
+The rules (eligibility, backoff, cap) are in ``domain/recovery.py``. Tests and benchmarks
+shrink the backoff base (production: 60 s, so min(1800, 60 * 2**n) s) and the pending
+grace (30 s) with ``JOBCTRL_RECOVERY_BACKOFF_BASE_SECONDS`` and
+``JOBCTRL_RECOVERY_PENDING_GRACE_SECONDS``; nothing else reads them.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import os
 from typing import Any
 
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowExecutionStatus
 
+from jobctrl.domain import recovery as rules
+from jobctrl.domain.errors import BudgetExceededError
 from jobctrl.stages.context import StageContext
+from jobctrl.store import recovery, stop_loss
+from jobctrl.workflows import starts
+from jobctrl.workflows.models import RecoveryInput
+
+log = logging.getLogger(__name__)
+
+BACKOFF_BASE_ENV = "JOBCTRL_RECOVERY_BACKOFF_BASE_SECONDS"
+PENDING_GRACE_ENV = "JOBCTRL_RECOVERY_PENDING_GRACE_SECONDS"
+# Fault injection for the restart test: exit right after a cohort's reservation commits.
+CRASH_AFTER_RESERVE = "JOBCTRL_FAULT_EXIT_AFTER_RECOVERY_RESERVE"
+LANE = "lane"  # stop-loss kind of the stage lanes
+MAX_OPEN_COHORTS = 2  # executions recovery keeps at once (each runs a few members at once)
+CONCURRENCY = 2  # members of one cohort at once
+
+
+def backoff_base() -> float:
+    return float(os.environ.get(BACKOFF_BASE_ENV) or rules.BACKOFF_BASE_SECONDS)
+
+
+def pending_grace() -> float:
+    return float(os.environ.get(PENDING_GRACE_ENV) or rules.PENDING_GRACE_SECONDS)
 
 
 async def recover_preparations(client: Client, ctx: StageContext, values: dict[str, Any]) -> int:
     """Dispatch at most one frozen cohort of retryable stage rows; returns its size."""
-    return 0
+    if not values["recovery.enabled"]:
+        return 0
+    open_now = await _tend_open_cohorts(client, ctx, values)
+    if open_now >= MAX_OPEN_COHORTS:
+        return 0
+    stage_limit = int(values["retry.max_attempts"])
+    found = await asyncio.to_thread(
+        recovery.eligible,
+        ctx.store,
+        ctx.now(),
+        stage_limit=stage_limit,
+        base=backoff_base(),
+        grace=pending_grace(),
+    )
+    if not found:
+        return 0
+    stages = [stage for stage in dict.fromkeys(c.stage for c in found)]
+    allowed = [stage for stage in stages if await asyncio.to_thread(_lane_open, ctx, stage)]
+    if not allowed:
+        return 0
+    cohort = await asyncio.to_thread(
+        recovery.reserve_cohort,
+        ctx.store,
+        stage_limit=stage_limit,
+        stages=allowed,
+        base=backoff_base(),
+        grace=pending_grace(),
+        clock=ctx.clock,
+    )
+    if cohort is None:
+        return 0
+    if os.environ.get(CRASH_AFTER_RESERVE):
+        os._exit(137)
+    await _start(client, ctx, cohort, values)
+    log.info(
+        "automatic recovery: %s for %d job(s) (%s)",
+        cohort.stage,
+        len(cohort.job_ids),
+        cohort.workflow_id,
+    )
+    return len(cohort.job_ids)
+
+
+def _lane_open(ctx: StageContext, stage: str) -> bool:
+    """May the stage's lane run now: not paused by stop-loss, and (for the stages that
+    call a provider) today's budget admits it."""
+    if stop_loss.is_paused(ctx.store, LANE, stage) is not None:
+        return False
+    if stage in rules.PAID_STAGES:
+        try:
+            ctx.spend.preflight(stage)
+        except BudgetExceededError:
+            return False
+    return True
+
+
+async def _start(
+    client: Client, ctx: StageContext, cohort: recovery.Cohort, values: dict[str, Any]
+) -> starts.Started:
+    defaults = await asyncio.to_thread(starts.prep_defaults, ctx.home, ctx.store)
+    inp = RecoveryInput(
+        stage=cohort.stage,
+        job_ids=list(cohort.job_ids),
+        retry=starts.retry_settings(values),
+        profile_version=defaults.profile_version,
+        materials=defaults.materials,
+        concurrency=CONCURRENCY,
+    )
+    return await starts.start_recovery(client, ctx.store, cohort.workflow_id, inp, clock=ctx.clock)
+
+
+async def _tend_open_cohorts(client: Client, ctx: StageContext, values: dict[str, Any]) -> int:
+    """Start the reserved cohorts, settle the started ones whose execution closed without
+    its finish; how many stay open."""
+    still_open = 0
+    for cohort in await asyncio.to_thread(recovery.open_cohorts, ctx.store):
+        if cohort.state == recovery.RESERVED:
+            started = await _start(client, ctx, cohort, values)
+            log.warning(
+                "automatic recovery: started reserved cohort %s again (%s)",
+                cohort.workflow_id,
+                started.run_id,
+            )
+            saved = await asyncio.to_thread(recovery.cohort, ctx.store, cohort.workflow_id)
+            if saved is None or saved.state == recovery.CLOSED:
+                continue
+            cohort = saved
+        if cohort.run_id:
+            described = await starts.describe_run(client, cohort.workflow_id, cohort.run_id)
+            if described is not None and described.status != WorkflowExecutionStatus.RUNNING:
+                released = await asyncio.to_thread(
+                    recovery.close_cohort, ctx.store, cohort.workflow_id, clock=ctx.clock
+                )
+                log.warning(
+                    "automatic recovery: %s closed without its finish; released %d job(s)",
+                    cohort.workflow_id,
+                    len(released),
+                )
+                continue
+        still_open += 1
+    return still_open

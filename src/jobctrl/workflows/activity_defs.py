@@ -22,6 +22,8 @@ from jobctrl.workflows.models import (
     EnrichResult,
     FamilyInput,
     FinalizeInput,
+    RecoveryBeginInput,
+    RecoveryFinishInput,
     ScoreResult,
     StageInput,
     StepResult,
@@ -45,6 +47,8 @@ AVAILABILITY_SWEEP = "availability_sweep"
 APPLY_CLAIM = "apply_claim"
 APPLY_PREPARE = "apply_prepare"
 APPLY_FINISH = "apply_finish"
+RECOVERY_BEGIN = "recovery_begin"
+RECOVERY_FINISH = "recovery_finish"
 
 
 # -- JobPreparationWorkflow ----------------------------------------------------------------
@@ -155,9 +159,27 @@ def apply_finish(inp: ApplyFinishInput) -> None:
     raise NotImplementedError
 
 
+# -- PreparationRecoveryWorkflow (its members run the preparation's stage activities) ----
+
+
+@activity.defn(name=RECOVERY_BEGIN)
+def recovery_begin(inp: RecoveryBeginInput) -> bool:
+    """Bind the frozen cohort to this run, so its members' claims are recognised; False
+    when the cohort is closed or gone (nothing to do)."""
+    raise NotImplementedError
+
+
+@activity.defn(name=RECOVERY_FINISH)
+def recovery_finish(inp: RecoveryFinishInput) -> None:
+    """Settle the members this run still owns, release the ones it never claimed, close
+    the cohort and record how the run ended."""
+    raise NotImplementedError
+
+
 PREPARATION = (enrich, score, tailor, cover, render_pdf, finalize_preparation)
 UPKEEP = (availability_sweep,)
 APPLY = (apply_claim, apply_prepare, apply_finish)
+RECOVERY = (recovery_begin, recovery_finish)
 DISCOVERY = (
     discovery_plan,
     discovery_family,

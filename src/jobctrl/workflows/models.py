@@ -194,3 +194,41 @@ class ApplyResult:
     status: str
     error_code: str | None
     counts: dict[str, int]
+
+
+# -- automatic preparation recovery (one stage for a frozen cohort) -------------------------
+
+
+@dataclass(frozen=True)
+class RecoveryInput:
+    """A frozen cohort: one stage for at most 25 jobs, each run as the stage's normal
+    activity with one Temporal attempt (the heartbeat owns later attempts)."""
+
+    stage: str  # enrich | score | tailor | cover | pdf
+    job_ids: list[str]
+    retry: RetrySettings = RetrySettings()  # its heartbeat timeout; attempts stay 1
+    profile_version: int | None = None
+    materials: bool = True
+    concurrency: int = 2  # members run at once
+
+
+@dataclass(frozen=True)
+class RecoveryBeginInput:
+    workflow_id: str
+    run_id: str
+
+
+@dataclass(frozen=True)
+class RecoveryFinishInput:
+    workflow_id: str
+    run_id: str
+    stage: str
+    job_ids: list[str]
+    status: str  # completed | failed | canceled
+    error_code: str | None = None
+
+
+@dataclass(frozen=True)
+class RecoveryResult:
+    stage: str
+    counts: dict[str, int]  # succeeded, failed, released

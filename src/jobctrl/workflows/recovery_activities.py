@@ -1,16 +1,67 @@
-"""Activities of the preparation recovery workflow (issue 13, being built)."""
+"""Activities of the preparation recovery workflow: binding the cohort to its run, and
+its finish. The members themselves run the preparation's own stage activities
+(``PreparationActivities``): one stage code, one set of ownership fences."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from collections.abc import Callable
 from typing import Any
 
+from temporalio import activity
+
+from jobctrl.domain.errors import STAGE_INTERRUPTED, StageError
 from jobctrl.stages.context import StageContext
+from jobctrl.store import recovery, stage_states, workflow_runs
+from jobctrl.workflows import activity_defs as act
+from jobctrl.workflows.models import RecoveryBeginInput, RecoveryFinishInput
+
+log = logging.getLogger(__name__)
 
 
 class RecoveryActivities:
     def __init__(self, ctx: StageContext) -> None:
         self.ctx = ctx
 
+    @activity.defn(name=act.RECOVERY_BEGIN)
+    def recovery_begin(self, inp: RecoveryBeginInput) -> bool:
+        return recovery.bind_run(self.ctx.store, inp.workflow_id, inp.run_id, clock=self.ctx.clock)
+
+    @activity.defn(name=act.RECOVERY_FINISH)
+    def recovery_finish(self, inp: RecoveryFinishInput) -> None:
+        """A member still running under this run stopped without a result (its attempt
+        is charged, like any interrupted attempt); a member never claimed is released as
+        it was (no attempt charged); then the cohort is closed and the run recorded."""
+        store, clock = self.ctx.store, self.ctx.clock
+        for job_id in inp.job_ids:
+            for stage, attempt in stage_states.running_stages_owned_by(store, job_id, inp.run_id):
+                interrupted = StageError(
+                    STAGE_INTERRUPTED,
+                    f"the automatic {stage} attempt stopped without a result",
+                    retryable=True,
+                )
+                with contextlib.suppress(StageError):  # OWNERSHIP_LOST: someone took it over
+                    stage_states.fail_stage(
+                        store, job_id, stage, inp.run_id, attempt, interrupted, clock=clock
+                    )
+        released = recovery.close_cohort(store, inp.workflow_id, clock=clock)
+        if released:
+            log.info("recovery %s released %d unclaimed job(s)", inp.workflow_id, len(released))
+        if inp.status == "canceled":
+            workflow_runs.record_workflow_canceled(
+                store, workflow_id=inp.workflow_id, run_id=inp.run_id, job_id=None, clock=clock
+            )
+        else:
+            workflow_runs.record_workflow_closed(
+                store,
+                workflow_id=inp.workflow_id,
+                run_id=inp.run_id,
+                job_id=None,
+                outcome=inp.status,
+                error_code=inp.error_code,
+                clock=clock,
+            )
+
     def all(self) -> list[Callable[..., Any]]:
-        return []
+        return [self.recovery_begin, self.recovery_finish]

@@ -54,7 +54,7 @@ from jobctrl.domain.errors import (
 )
 from jobctrl.domain.executions import WorkflowType
 from jobctrl.home import Home
-from jobctrl.store import profiles, workflow_runs
+from jobctrl.store import profiles, recovery, workflow_runs
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 from jobctrl.workflows.apply import ApplyWorkflow
@@ -65,10 +65,12 @@ from jobctrl.workflows.models import (
     ApplyWorkflowInput,
     DiscoverInput,
     PrepInput,
+    RecoveryInput,
     RetrySettings,
     SweepInput,
 )
 from jobctrl.workflows.prep import JobPreparationWorkflow
+from jobctrl.workflows.recovery import PreparationRecoveryWorkflow
 
 # What an RPC answers when the server is gone (or restarting); a waiting command waits
 # this long for it to come back.
@@ -173,6 +175,32 @@ async def start_preparation(
         clock=clock,
     )
     return started
+
+
+async def start_recovery(
+    client: Client,
+    store: Store,
+    workflow_id: str,
+    inp: RecoveryInput,
+    *,
+    clock: Clock | None = None,
+) -> Started:
+    """Start a reserved recovery cohort under its saved id, or find its execution (one
+    that already ran: ``REJECT_DUPLICATE`` never makes a second); recorded as started."""
+    try:
+        handle = await client.start_workflow(
+            PreparationRecoveryWorkflow.run,
+            inp,
+            id=workflow_id,
+            task_queue=default_task_queue(),
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        )
+        run_id = handle.result_run_id or ""
+    except WorkflowAlreadyStartedError:  # it ran and closed: that execution is the answer
+        run_id = (await client.get_workflow_handle(workflow_id).describe()).run_id
+    await asyncio.to_thread(recovery.bind_run, store, workflow_id, run_id, clock=clock)
+    return Started(workflow_id, run_id)
 
 
 async def start_discovery(client: Client, store: Store) -> Started:

@@ -1,0 +1,146 @@
+"""Automatic preparation recovery: which stage rows the worker's heartbeat re-dispatches
+on its own, and when (the queries are in ``store/recovery.py``, the dispatch in
+``worker/auto_recovery.py``).
+
+A row is eligible when it failed with a retryable code, or is pending after every
+earlier stage finished (its preparation stopped between two stages); when nothing owns
+it or its job (no reservation, no running row, no open run, no unstarted start intent);
+while its automatic attempts are below ``max_auto_attempts`` and its backoff has passed.
+Codes a later attempt cannot fix, and codes another recovery owns (a spent budget
+resumes after the UTC rollover, an unreadable config.yaml once it can be read), are
+never picked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from jobctrl.domain.errors import (
+    AUTOMATION_PAUSED,
+    BUDGET_EXCEEDED,
+    CANCELED,
+    CONFIG_INVALID,
+    CONFIGURATION,
+    COVER_FABRICATION,
+    DETAIL_UNSAFE_URL,
+    ENRICH_HTTP_NOT_FOUND,
+    ENRICH_INVALID_URL,
+    ENRICH_NO_CONTENT,
+    ENRICH_ROBOTS_DISALLOWED,
+    ENRICH_TOO_LARGE,
+    ENRICH_TOO_MANY_REDIRECTS,
+    ENRICH_UNSUPPORTED_CONTENT,
+    ENRICH_UNSUPPORTED_SCHEME,
+    MIN_SCORE,
+    MISSING_INPUT,
+    PROVIDER_AUTH,
+    PROVIDER_REQUEST_REJECTED,
+    SCORE_NO_DESCRIPTION,
+    TAILOR_FABRICATION,
+)
+from jobctrl.domain.stages import Stage
+
+# The stages automatic recovery re-dispatches (Discover and Apply never).
+RECOVERABLE_STAGES: tuple[str, ...] = (
+    Stage.ENRICH,
+    Stage.SCORE,
+    Stage.TAILOR,
+    Stage.COVER,
+    Stage.PDF,
+)
+# The stages whose provider calls pass the spend preflight (their lane is the stage name).
+PAID_STAGES = frozenset({Stage.SCORE, Stage.TAILOR, Stage.COVER})
+
+# Never retried automatically, even on a row that says retryable: configuration, a key
+# that is wrong, missing input, an unsafe or refused posting, a document the truth check
+# refused, an explicit cancel; and the two codes with a recovery of their own.
+NON_RETRYABLE_CODES = frozenset(
+    {
+        CONFIGURATION,
+        PROVIDER_AUTH,
+        PROVIDER_REQUEST_REJECTED,
+        MISSING_INPUT,
+        DETAIL_UNSAFE_URL,
+        ENRICH_ROBOTS_DISALLOWED,
+        ENRICH_INVALID_URL,
+        ENRICH_UNSUPPORTED_SCHEME,
+        ENRICH_UNSUPPORTED_CONTENT,
+        ENRICH_TOO_LARGE,
+        ENRICH_HTTP_NOT_FOUND,
+        ENRICH_TOO_MANY_REDIRECTS,
+        ENRICH_NO_CONTENT,
+        SCORE_NO_DESCRIPTION,
+        TAILOR_FABRICATION,
+        COVER_FABRICATION,
+        MIN_SCORE,
+        CANCELED,
+        BUDGET_EXCEEDED,  # resumes after the UTC rollover (worker/recovery.py)
+        CONFIG_INVALID,  # resumes once config.yaml can be read (worker/recovery.py)
+    }
+)
+
+COHORT_SIZE = 25  # jobs in one recovery execution, at most
+MAX_AUTO_ATTEMPTS = 5  # whatever the stage's own limit
+BACKOFF_BASE_SECONDS = 60.0  # the first automatic retry waits this long
+BACKOFF_CAP_SECONDS = 1800.0
+# A pending row left by a stopped preparation waits this long untouched first, so a
+# preparation just started (recorded a moment after its first stage ran) claims it.
+PENDING_GRACE_SECONDS = 30.0
+WORKFLOW_PREFIX = "prepare-auto-local"
+
+
+def max_auto_attempts(stage_limit: int) -> int:
+    """Automatic attempts a row gets: the stage's own limit (``retry.max_attempts``), at
+    most five."""
+    return max(0, min(int(stage_limit), MAX_AUTO_ATTEMPTS))
+
+
+def backoff_seconds(attempts: int, *, base: float = BACKOFF_BASE_SECONDS) -> float:
+    """Delay before automatic attempt ``attempts + 1``: min(1800, 60 * 2**n) seconds.
+    ``base`` shrinks it for tests and benchmarks only (the cap shrinks with it)."""
+    scale = base / BACKOFF_BASE_SECONDS
+    return float(min(BACKOFF_CAP_SECONDS * scale, base * 2 ** max(0, int(attempts))))
+
+
+def retryable_code(code: str | None, retryable: bool | None) -> bool:
+    """A failure automatic recovery may retry (canceled, budget and the rest: never)."""
+    return bool(retryable) and code not in NON_RETRYABLE_CODES
+
+
+def due_at(
+    finished_at: datetime | None,
+    auto_attempts: int,
+    code: str | None,
+    *,
+    base: float = BACKOFF_BASE_SECONDS,
+) -> datetime | None:
+    """When a failed row may be retried (None: at once). A row stopped by a paused lane
+    (``automation_paused``) used no attempt and waits for no backoff, only for its lane."""
+    if finished_at is None or code == AUTOMATION_PAUSED:
+        return None
+    return finished_at + timedelta(seconds=backoff_seconds(auto_attempts, base=base))
+
+
+def is_due(
+    now: datetime,
+    finished_at: datetime | None,
+    auto_attempts: int,
+    code: str | None,
+    *,
+    base: float = BACKOFF_BASE_SECONDS,
+) -> bool:
+    when = due_at(finished_at, auto_attempts, code, base=base)
+    return when is None or when <= now
+
+
+def cohort_workflow_id(
+    stage: str, members: Iterable[tuple[str, int, int]], reserved_at: datetime
+) -> str:
+    """``prepare-auto-local-<stage>-<24 hex>``: a digest of the frozen cohort (each
+    member's job id, attempts and automatic attempts, and when it was reserved), so two
+    cohorts never share an id and one cohort keeps its id across restarts (it is saved)."""
+    body = "|".join(f"{job}:{attempts}:{auto}" for job, attempts, auto in sorted(members))
+    digest = hashlib.sha256(f"{stage}|{body}|{reserved_at.isoformat()}".encode()).hexdigest()
+    return f"{WORKFLOW_PREFIX}-{stage}-{digest[:24]}"

@@ -1,0 +1,326 @@
+"""Automatic preparation recovery in the store: the eligible stage rows, the frozen
+cohorts that reserve them (``recovery_cohorts``), their release, and the retry demand the
+operations snapshot shows. The rules are in ``domain/recovery.py``.
+
+A cohort is reserved in one write transaction: its rows get ``reserved_by`` (the
+cohort's workflow id) and a ``StageQueued`` event each (prior state and attempts); the
+cohort row is saved ``reserved`` with its deterministic id, before Temporal is asked to
+start it. The reservation changes no stage state: released, a row is as it was.
+``stage_states.claim_stage`` turns a member's reservation into an owned attempt (and one
+automatic attempt) under the write lock, or refuses a member whose reservation a person's
+command took away.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Connection, and_, case, exists, func, not_, or_, select, update
+
+from jobctrl.domain import recovery as rules
+from jobctrl.domain.availability import Availability
+from jobctrl.domain.clock import Clock
+from jobctrl.domain.events import StageQueued
+from jobctrl.domain.executions import WorkflowStatus, WorkflowType
+from jobctrl.domain.stages import NOT_ASKED_FOR, STAGE_ORDER, Stage, StageState
+from jobctrl.store import schema, workflow_runs
+from jobctrl.store.operations_tables import recovery_cohorts
+from jobctrl.store.settings import Settings
+from jobctrl.store.store import Store
+
+S = schema.job_stage_states
+RC = recovery_cohorts
+RESERVED, STARTED, CLOSED = "reserved", "started", "closed"
+OPEN_STATES = (RESERVED, STARTED)
+SCAN_LIMIT = 2000  # candidate rows one selection reads, oldest first
+
+
+@dataclass(frozen=True)
+class Cohort:
+    workflow_id: str
+    stage: str
+    job_ids: tuple[str, ...]
+    state: str
+    run_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    job_id: str
+    stage: str
+    state: str
+    attempts: int
+    auto_attempts: int
+    error_code: str | None
+    since: datetime  # finished_at (a failure) or updated_at (a pending row)
+
+
+def _order(column: Any) -> Any:
+    """A stage name's place in the pipeline, in SQL."""
+    return case({stage: i for stage, i in STAGE_ORDER.items()}, value=column, else_=99)
+
+
+def _candidates(conn: Connection, cap: int, limit: int = SCAN_LIMIT) -> list[Candidate]:
+    """Rows that may be eligible, oldest first: every rule but the clock and the lanes."""
+    earlier = S.alias("earlier")
+    other = S.alias("other")
+    wr, si, jobs = schema.workflow_run_projections, schema.start_intents, schema.jobs
+    open_runs = select(wr.c.job_id).where(
+        wr.c.job_id.is_not(None),
+        wr.c.status.in_([WorkflowStatus.RUNNING.value, WorkflowStatus.RECONCILED_NOT_FOUND.value]),
+    )
+    intents = select(si.c.job_id).where(si.c.started_at.is_(None))
+    busy = exists().where(
+        other.c.job_id == S.c.job_id,
+        or_(other.c.state == StageState.RUNNING.value, other.c.reserved_by.is_not(None)),
+    )
+    done = or_(
+        earlier.c.state == StageState.SUCCEEDED.value,
+        and_(earlier.c.state == StageState.SKIPPED.value, earlier.c.error_code.in_(NOT_ASKED_FOR)),
+    )
+    unfinished_before = exists().where(
+        earlier.c.job_id == S.c.job_id,
+        earlier.c.stage.in_(rules.RECOVERABLE_STAGES),
+        _order(earlier.c.stage) < _order(S.c.stage),
+        not_(done),
+    )
+    failed = and_(
+        S.c.state == StageState.FAILED.value,
+        S.c.retryable.is_(True),
+        or_(S.c.error_code.is_(None), S.c.error_code.not_in(rules.NON_RETRYABLE_CODES)),
+    )
+    # A pending Enrich is a job never admitted (or not to be prepared): not ours to start.
+    pending = and_(S.c.state == StageState.PENDING.value, S.c.stage != Stage.ENRICH.value)
+    since = func.coalesce(S.c.finished_at, S.c.updated_at)
+    rows = conn.execute(
+        select(S, since.label("since"))
+        .join(jobs, jobs.c.id == S.c.job_id)
+        .where(
+            S.c.stage.in_(rules.RECOVERABLE_STAGES),
+            S.c.reserved_by.is_(None),
+            S.c.auto_attempts < cap,
+            or_(failed, pending),
+            or_(jobs.c.availability.is_(None), jobs.c.availability != Availability.UNAVAILABLE),
+            S.c.job_id.not_in(open_runs),
+            S.c.job_id.not_in(intents),
+            not_(busy),
+            not_(unfinished_before),
+        )
+        .order_by(since, S.c.job_id)
+        .limit(limit)
+    ).mappings()
+    return [
+        Candidate(
+            job_id=r["job_id"],
+            stage=r["stage"],
+            state=r["state"],
+            attempts=int(r["attempts"]),
+            auto_attempts=int(r["auto_attempts"]),
+            error_code=r["error_code"],
+            since=_aware(r["since"]),
+        )
+        for r in rows
+    ]
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def _due(c: Candidate, now: datetime, base: float, grace: float) -> bool:
+    if c.state == StageState.PENDING.value:
+        return c.since + timedelta(seconds=grace) <= now
+    return rules.is_due(now, c.since, c.auto_attempts, c.error_code, base=base)
+
+
+def eligible(
+    store: Store,
+    now: datetime,
+    *,
+    stage_limit: int,
+    base: float = rules.BACKOFF_BASE_SECONDS,
+    grace: float = rules.PENDING_GRACE_SECONDS,
+) -> list[Candidate]:
+    """The rows automatic recovery would pick now (every lane), oldest first."""
+    with store.read() as conn:
+        found = _candidates(conn, rules.max_auto_attempts(stage_limit))
+    return [c for c in found if _due(c, now, base, grace)]
+
+
+def reserve_cohort(
+    store: Store,
+    *,
+    stage_limit: int,
+    stages: Collection[str],
+    base: float = rules.BACKOFF_BASE_SECONDS,
+    grace: float = rules.PENDING_GRACE_SECONDS,
+    size: int = rules.COHORT_SIZE,
+    clock: Clock | None = None,
+) -> Cohort | None:
+    """Reserve the next cohort in one write transaction: the stage (one of ``stages``: the
+    lanes that may run now) of the oldest eligible row, and at most ``size`` of that
+    stage's eligible rows (one per job). None when nothing is eligible."""
+    with store.write(clock=clock) as tx:
+        now = tx.now
+        found = [
+            c
+            for c in _candidates(tx.conn, rules.max_auto_attempts(stage_limit))
+            if _due(c, now, base, grace)
+        ]
+        chosen: list[Candidate] = []
+        for c in found:
+            if c.stage not in stages or (chosen and c.stage != chosen[0].stage):
+                continue
+            if all(m.job_id != c.job_id for m in chosen):
+                chosen.append(c)
+            if len(chosen) >= size:
+                break
+        if not chosen:
+            return None
+        stage = chosen[0].stage
+        members = [(c.job_id, c.attempts, c.auto_attempts) for c in chosen]
+        workflow_id = rules.cohort_workflow_id(stage, members, now)
+        for c in chosen:
+            result = tx.conn.execute(
+                update(S)
+                .where(S.c.job_id == c.job_id, S.c.stage == stage, S.c.reserved_by.is_(None))
+                .values(reserved_by=workflow_id)
+            )
+            assert result.rowcount == 1  # read in this transaction: no one else could move it
+            tx.append(
+                StageQueued(
+                    job_id=c.job_id,
+                    stage=stage,
+                    workflow_id=workflow_id,
+                    prior_state=c.state,
+                    attempts=c.attempts,
+                    auto_attempt=c.auto_attempts + 1,
+                ),
+                key=f"stage-queued:{c.job_id}:{stage}:{workflow_id}",
+            )
+        job_ids = tuple(c.job_id for c in chosen)
+        tx.conn.execute(
+            RC.insert().values(
+                workflow_id=workflow_id,
+                stage=stage,
+                job_ids=list(job_ids),
+                state=RESERVED,
+                run_id=None,
+                created_at=now,
+                updated_at=now,
+            )
+        )
+    return Cohort(workflow_id, stage, job_ids, RESERVED)
+
+
+def _cohort(row: Any) -> Cohort:
+    return Cohort(
+        row["workflow_id"], row["stage"], tuple(row["job_ids"]), row["state"], row["run_id"]
+    )
+
+
+def open_cohorts(store: Store) -> list[Cohort]:
+    """Cohorts not closed yet (reserved: not known to be started; started), oldest first."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(RC).where(RC.c.state.in_(OPEN_STATES)).order_by(RC.c.created_at)
+        ).mappings()
+        return [_cohort(r) for r in rows]
+
+
+def cohort(store: Store, workflow_id: str) -> Cohort | None:
+    with store.read() as conn:
+        row = conn.execute(select(RC).where(RC.c.workflow_id == workflow_id)).mappings().first()
+    return _cohort(row) if row else None
+
+
+def bind_run(store: Store, workflow_id: str, run_id: str, *, clock: Clock | None = None) -> bool:
+    """The cohort runs as ``run_id``: saved ``started`` with its run and recorded as a
+    started ``PreparationRecoveryWorkflow`` (once), in one transaction. Its execution
+    says so first thing (so its members' claims are recognised), the heartbeat again once
+    Temporal acknowledged the start. False when the cohort is closed or gone."""
+    with store.write(clock=clock) as tx:
+        result = tx.conn.execute(
+            update(RC)
+            .where(RC.c.workflow_id == workflow_id, RC.c.state.in_(OPEN_STATES))
+            .values(state=STARTED, run_id=run_id, updated_at=tx.now)
+        )
+        if result.rowcount != 1:
+            return False
+        workflow_runs.record_started(
+            tx,
+            workflow_id=workflow_id,
+            run_id=run_id,
+            workflow_type=WorkflowType.RECOVERY.value,
+            job_id=None,
+        )
+    return True
+
+
+def close_cohort(store: Store, workflow_id: str, *, clock: Clock | None = None) -> list[str]:
+    """Close the cohort and release its members still reserved (they never ran under it:
+    their state and attempts are as they were); the released job ids."""
+    with store.write(clock=clock) as tx:
+        released = [
+            str(job_id)
+            for job_id in tx.conn.execute(
+                select(S.c.job_id).where(S.c.reserved_by == workflow_id)
+            ).scalars()
+        ]
+        if released:
+            tx.conn.execute(
+                update(S).where(S.c.reserved_by == workflow_id).values(reserved_by=None)
+            )
+        tx.conn.execute(
+            update(RC)
+            .where(RC.c.workflow_id == workflow_id, RC.c.state != CLOSED)
+            .values(state=CLOSED, updated_at=tx.now)
+        )
+    return released
+
+
+def retry_demand(
+    store: Store,
+    now: datetime,
+    *,
+    stage_limit: int | None = None,
+    base: float = rules.BACKOFF_BASE_SECONDS,
+) -> dict[str, int]:
+    """Failed rows automatic recovery will still retry (retryable, not exhausted, not
+    canceled or non-retryable, the job there and its posting open): ``due`` once their
+    backoff has passed (or reserved, being retried), else ``waiting``."""
+    jobs = schema.jobs
+    if stage_limit is None:
+        stage_limit = int(Settings(store).get("retry.max_attempts"))
+    with store.read() as conn:
+        rows = conn.execute(
+            select(S.c.finished_at, S.c.auto_attempts, S.c.error_code, S.c.reserved_by)
+            .join(jobs, jobs.c.id == S.c.job_id)
+            .where(
+                S.c.stage.in_(rules.RECOVERABLE_STAGES),
+                S.c.state == StageState.FAILED.value,
+                S.c.retryable.is_(True),
+                or_(S.c.error_code.is_(None), S.c.error_code.not_in(rules.NON_RETRYABLE_CODES)),
+                S.c.auto_attempts < rules.max_auto_attempts(stage_limit),
+                or_(jobs.c.availability.is_(None), jobs.c.availability != Availability.UNAVAILABLE),
+            )
+        ).all()
+    due = sum(
+        1
+        for finished, auto, code, reserved in rows
+        if reserved is not None
+        or rules.is_due(now, _aware(finished) if finished else None, auto, code, base=base)
+    )
+    return {"due": due, "waiting": len(rows) - due}
+
+
+def reserved_members(store: Store, workflow_id: str, job_ids: Collection[str]) -> list[str]:
+    """Which of ``job_ids`` the cohort still holds (reserved, not claimed yet)."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(S.c.job_id).where(S.c.reserved_by == workflow_id, S.c.job_id.in_(job_ids))
+        ).scalars()
+        return sorted(str(job_id) for job_id in rows)
