@@ -1,11 +1,36 @@
-"""HTTP routes for issue 13 (being built)."""
+"""HTTP routes for executions (``app.executions``): orphans and open runs, and a stop
+request for one execution."""
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from typing import Any
 
+from fastapi import FastAPI
+from pydantic import BaseModel, ConfigDict, Field
+
+from jobctrl.app import executions
 from jobctrl.home import Home
+
+__all__ = ["register_executions"]
+
+
+class StopBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    run_id: str | None = Field(default=None, alias="runId")
 
 
 def register_executions(app: FastAPI, home: Home) -> None:
-    """Add this feature's routes to ``app``."""
+    """Add ``/v1/executions`` and ``/v1/executions/{workflow_id}/stop`` to ``app``."""
+
+    @app.get("/v1/executions", tags=["executions"])
+    def list_executions() -> dict[str, Any]:
+        """Orphans (executions Temporal runs that the store does not expect), the runs the
+        store holds open with their reconciled status, and stop requests."""
+        return executions.list_executions(home)
+
+    @app.post("/v1/executions/{workflow_id}/stop", tags=["executions"], status_code=202)
+    def stop_execution(workflow_id: str, body: StopBody | None = None) -> dict[str, Any]:
+        """Ask the worker to stop this execution (``runId``: the exact run, needed when
+        several are known); its heartbeat cancels it until Temporal reports it closed."""
+        run_id = body.run_id if body else None
+        return executions.stop_execution(home, workflow_id, run_id)

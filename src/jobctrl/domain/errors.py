@@ -40,6 +40,10 @@ STAGE_INTERRUPTED = "STAGE_INTERRUPTED"  # the attempt ended without a result
 STAGE_TIMEOUT = "STAGE_TIMEOUT"  # Temporal timed the activity out
 STAGE_ERROR = "STAGE_ERROR"  # the activity failed without a code of ours
 STAGE_INTERNAL_ERROR = "INTERNAL_ERROR"  # a bug inside a stage (retryable)
+# A run the reconciler found closed without its own finish (issue 13): how Temporal ended it.
+WORKFLOW_FAILED = "WORKFLOW_FAILED"  # Temporal reports it failed; its finish never ran
+WORKFLOW_TERMINATED = "WORKFLOW_TERMINATED"  # terminated (by a person or a tool)
+WORKFLOW_TIMED_OUT = "WORKFLOW_TIMED_OUT"  # its execution timeout passed
 CANCELED = "canceled"  # the person cancelled the job's preparation (not retried automatically)
 AUTOMATION_PAUSED = "automation_paused"  # stop-loss paused this lane or source: resume it
 POSTING_UNAVAILABLE = "POSTING_UNAVAILABLE"  # a stage skipped: the posting is closed

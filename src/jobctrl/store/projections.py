@@ -260,46 +260,64 @@ def _touched(row: dict[str, Any], e: DomainEvent) -> None:
 # -- workflow runs -------------------------------------------------------------------------
 
 
-def _on_workflow_started(fold: _Fold, item: AppendedEvent) -> None:
-    e = item.event
-    assert isinstance(e, ev.WorkflowStarted)
-    upsert(
-        fold.conn,
-        schema.workflow_run_projections,
-        {
-            "workflow_id": e.workflow_id,
-            "run_id": e.run_id,
-            "workflow_type": e.workflow_type,
-            "job_id": e.job_id,
-            "status": WorkflowStatus.RUNNING.value,
-            "started_at": item.occurred_at,
-            "last_seq": item.seq,
-        },
-        keys=["workflow_id", "run_id"],
-    )
-    if e.job_id:
-        _job_event(_touched)(fold, item)
+_OPEN_RUN = (WorkflowStatus.RUNNING.value, WorkflowStatus.RECONCILED_NOT_FOUND.value)
+WORKFLOW_LIFECYCLE = (
+    ev.WorkflowStarted,
+    ev.WorkflowReconciled,
+    ev.WorkflowCompleted,
+    ev.WorkflowFailed,
+    ev.WorkflowCanceled,
+)
 
 
-def _close_workflow(status: WorkflowStatus) -> Callable[[_Fold, AppendedEvent], None]:
-    def handler(fold: _Fold, item: AppendedEvent) -> None:
-        e = item.event
-        assert isinstance(e, ev.WorkflowCompleted | ev.WorkflowFailed | ev.WorkflowCanceled)
-        wr = schema.workflow_run_projections
-        fold.conn.execute(
-            update(wr)
-            .where(wr.c.workflow_id == e.workflow_id, wr.c.run_id == e.run_id)
-            .where(wr.c.status == WorkflowStatus.RUNNING.value)
-            .values(
-                status=status.value,
-                outcome=getattr(e, "outcome", None),
-                error_code=getattr(e, "error_code", None),
-                closed_at=item.occurred_at,
-                last_seq=item.seq,
+def fold_workflow_run(conn: Connection, item: AppendedEvent) -> None:
+    """Apply one lifecycle event (Workflow*) to ``workflow_run_projections`` only: what
+    the incremental fold does, and what a repair of missing rows replays."""
+    e, wr = item.event, schema.workflow_run_projections
+    if isinstance(e, ev.WorkflowStarted):
+        row: dict[str, Any] = {"workflow_id": e.workflow_id, "run_id": e.run_id}
+        row.update(workflow_type=e.workflow_type, job_id=e.job_id, last_seq=item.seq)
+        row.update(status=WorkflowStatus.RUNNING.value, started_at=item.occurred_at)
+        upsert(conn, wr, row, keys=["workflow_id", "run_id"])
+        return
+    assert isinstance(e, WORKFLOW_LIFECYCLE[1:])
+    key = (wr.c.workflow_id == e.workflow_id, wr.c.run_id == e.run_id)
+    if isinstance(e, ev.WorkflowReconciled):  # closed verdicts: the closing event follows
+        reopened = e.verdict == WorkflowStatus.RUNNING.value
+        lost = e.verdict == WorkflowStatus.RECONCILED_NOT_FOUND.value
+        if reopened or lost:
+            was = _OPEN_RUN[0] if lost else _OPEN_RUN[1]
+            conn.execute(
+                update(wr)
+                .where(*key, wr.c.status == was)
+                .values(status=e.verdict, last_seq=item.seq)
             )
+        return
+    status = _CLOSED_STATUS[type(e)]
+    conn.execute(
+        update(wr)
+        .where(*key, wr.c.status.in_(_OPEN_RUN))  # a provisional verdict is replaced too
+        .values(
+            status=status.value,
+            outcome=getattr(e, "outcome", None),
+            error_code=getattr(e, "error_code", None),
+            closed_at=item.occurred_at,
+            last_seq=item.seq,
         )
+    )
 
-    return handler
+
+_CLOSED_STATUS = {
+    ev.WorkflowCompleted: WorkflowStatus.COMPLETED,
+    ev.WorkflowFailed: WorkflowStatus.FAILED,
+    ev.WorkflowCanceled: WorkflowStatus.CANCELED,
+}
+
+
+def _on_workflow_event(fold: _Fold, item: AppendedEvent) -> None:
+    fold_workflow_run(fold.conn, item)
+    if isinstance(item.event, ev.WorkflowStarted) and item.event.job_id:
+        _job_event(_touched)(fold, item)
 
 
 # -- pipeline steps --------------------------------------------------------------------------
@@ -374,10 +392,7 @@ HANDLERS: dict[type[DomainEvent], Callable[[_Fold, AppendedEvent], None]] = {
     ev.JobDiscovered: _job_event(_discovered),
     ev.ReportWritten: _job_event(_touched),
     ev.JobAvailabilityChecked: _job_event(_touched),
-    ev.WorkflowStarted: _on_workflow_started,
-    ev.WorkflowCompleted: _close_workflow(WorkflowStatus.COMPLETED),
-    ev.WorkflowFailed: _close_workflow(WorkflowStatus.FAILED),
-    ev.WorkflowCanceled: _close_workflow(WorkflowStatus.CANCELED),
+    **{cls: _on_workflow_event for cls in WORKFLOW_LIFECYCLE},
     ev.PipelineStepQueued: _pipeline_step,
     ev.PipelineStepStarted: _pipeline_step,
     ev.PipelineStepCompleted: _pipeline_step,

@@ -1,11 +1,14 @@
 """Workflow executions the store started or saw: their lifecycle events and reads of
-``workflow_run_projections``."""
+``workflow_run_projections`` (``open_runs``: what the run reconciler checks against
+Temporal, whose verdicts ``store.run_verdicts`` records), adoption of an execution of ours
+the store never recorded, and the repair of missing projection rows."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Connection, func, select
 
 from jobctrl.domain.clock import Clock
 from jobctrl.domain.events import (
@@ -13,12 +16,15 @@ from jobctrl.domain.events import (
     WorkflowCompleted,
     WorkflowFailed,
     WorkflowStarted,
+    parse_event,
 )
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
-from jobctrl.store import schema, start_intents
+from jobctrl.store import projections, schema, start_intents
 from jobctrl.store.store import Store, WriteTx
 
 WR = schema.workflow_run_projections
+S = schema.job_stage_states
+OPEN = (WorkflowStatus.RUNNING.value, WorkflowStatus.RECONCILED_NOT_FOUND.value)
 
 
 def record_started(
@@ -132,3 +138,98 @@ def running_count(store: Store, workflow_type: str) -> int:
                 )
             ).scalar_one()
         )
+
+
+def open_runs(store: Store) -> list[dict[str, Any]]:
+    """Every execution ``workflow_run_projections`` holds as open (``running``, or the
+    provisional ``reconciled_not_found``), oldest first, as rows."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(WR).where(WR.c.status.in_(OPEN)).order_by(WR.c.started_at)
+        ).mappings()
+        return [dict(r) for r in rows]
+
+
+@dataclass(frozen=True)
+class OpenExecution:
+    """An execution the store believes open: in ``workflow_run_projections``, in
+    ``discovery_runs``, or both (``status`` is the run row's, else the discovery row's)."""
+
+    workflow_id: str
+    run_id: str
+    workflow_type: str
+    status: str
+
+
+def open_executions(store: Store) -> list[OpenExecution]:
+    """What the reconciler checks against Temporal: open run rows and open discovery runs."""
+    dr = schema.discovery_runs
+    with store.read() as conn:
+        runs = conn.execute(
+            select(WR.c.workflow_id, WR.c.run_id, WR.c.workflow_type, WR.c.status).where(
+                WR.c.status.in_(OPEN)
+            )
+        ).all()
+        found = conn.execute(
+            select(dr.c.workflow_id, dr.c.run_id, dr.c.status).where(dr.c.status.in_(OPEN))
+        ).all()
+    out = {(r.workflow_id, r.run_id): OpenExecution(*r) for r in runs}
+    for wid, rid, status in found:
+        out.setdefault(
+            (wid, rid), OpenExecution(wid, rid, WorkflowType.DISCOVERY.value, str(status))
+        )
+    return list(out.values())
+
+
+def adopt(
+    store: Store, *, workflow_id: str, run_id: str, workflow_type: str, job_id: str | None
+) -> bool:
+    """Record an execution of ours that Temporal runs and the store never recorded (the
+    discovery schedule's runs, a start whose record was lost) as started; True if new."""
+    with store.write() as tx:
+        known = tx.conn.execute(
+            select(WR.c.status).where(WR.c.workflow_id == workflow_id, WR.c.run_id == run_id)
+        ).first()
+        if known is not None:
+            return False
+        record_started(
+            tx, workflow_id=workflow_id, run_id=run_id, workflow_type=workflow_type, job_id=job_id
+        )
+        return True
+
+
+def repair_missing(store: Store) -> int:
+    """Projection recovery: executions whose ``WorkflowStarted`` is in the log but whose
+    ``workflow_run_projections`` row is missing get it back, folded again from their
+    lifecycle events. Returns how many rows were rebuilt."""
+    e = schema.job_events
+    types = [cls.type for cls in projections.WORKFLOW_LIFECYCLE]
+    with store.read() as conn:
+        if not _missing(conn):
+            return 0
+    with store.write() as tx:
+        missing = _missing(tx.conn)
+        rows = tx.conn.execute(
+            select(e.c.seq, e.c.type, e.c.payload, e.c.occurred_at)
+            .where(e.c.type.in_(types))
+            .order_by(e.c.seq)
+        ).all()
+        for r in rows:
+            if (r.payload.get("workflowId"), r.payload.get("runId")) in missing:
+                item = projections.AppendedEvent(
+                    r.seq, parse_event(r.type, r.payload), r.occurred_at
+                )
+                projections.fold_workflow_run(tx.conn, item)
+        return len(missing)
+
+
+def _missing(conn: Connection) -> set[tuple[str, str]]:
+    e = schema.job_events
+    started = {
+        (p.get("workflowId"), p.get("runId"))
+        for (p,) in conn.execute(select(e.c.payload).where(e.c.type == WorkflowStarted.type)).all()
+    }
+    if not started:
+        return set()
+    have = set(conn.execute(select(WR.c.workflow_id, WR.c.run_id)).tuples().all())
+    return started - have

@@ -1,16 +1,215 @@
-"""The run reconciler (issue 13, being built): every run the store believes open is
-checked against its exact Temporal execution. Stub until its helper lands."""
+"""The run reconciler: what the store believes runs, against what Temporal reports.
+
+- Open runs: every execution the store holds as open (``workflow_run_projections`` rows
+  running or ``reconciled_not_found``, ``discovery_runs`` rows running) is described by its
+  exact workflow and run id. Closed: its real outcome is recorded (``store.run_verdicts``:
+  the closing events its own finish would have written, interrupted stage rows failed
+  retryably). Not found in the history the server has now: provisionally
+  ``reconciled_not_found``, probed again on every beat, restored or closed when found.
+  At most ``PROBES_PER_BEAT`` describes per beat, least recently probed first.
+- Orphans (desired against observed, the adoption ADR): the executions Temporal lists as
+  running on this home's task queue are compared with what the store expects. Ours that
+  the store never recorded (the discovery schedule's runs, a preparation whose record was
+  lost) are adopted, recorded as started; what is left is an orphan, listed by
+  `jobctrl executions` and stoppable.
+- Stop requests: each is issued (a cancel of the exact execution), and re-issued on later
+  beats while Temporal still reports it running, at most ``STOP_ISSUES`` times; then the
+  request is given up with one notice.
+
+A server that does not answer changes nothing: the beat ends with the ``RPCError`` (the
+heartbeat says so once) and the next one tries again.
+"""
 
 from __future__ import annotations
 
-from temporalio.client import Client
+import asyncio
+import logging
+import time
+from datetime import datetime, timedelta
 
+from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.service import RPCError
+
+from jobctrl.domain import ids
+from jobctrl.domain.errors import WORKFLOW_FAILED, WORKFLOW_TERMINATED, WORKFLOW_TIMED_OUT
+from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.stages.context import StageContext
+from jobctrl.store import orphans, run_verdicts, workflow_runs
+from jobctrl.workflows import starts
+
+log = logging.getLogger(__name__)
+
+PROBES_PER_BEAT = 200  # describes per beat (the rest wait for the next, oldest probe first)
+PROBES_AT_START = 1000
+PARALLEL_PROBES = 8
+STOP_ISSUES = 5  # a stop request is issued at most this many times
+# An execution younger than this may still be being recorded by whoever started it.
+START_GRACE = timedelta(seconds=30)
+
+# When each exact execution was last described, per database (monotonic seconds).
+_probed: dict[tuple[str, str, str], float] = {}
+
+_CLOSED = {
+    WorkflowExecutionStatus.COMPLETED: (WorkflowStatus.COMPLETED, None, "completed"),
+    WorkflowExecutionStatus.CONTINUED_AS_NEW: (WorkflowStatus.COMPLETED, None, "continued"),
+    WorkflowExecutionStatus.FAILED: (WorkflowStatus.FAILED, WORKFLOW_FAILED, None),
+    WorkflowExecutionStatus.TERMINATED: (WorkflowStatus.FAILED, WORKFLOW_TERMINATED, None),
+    WorkflowExecutionStatus.TIMED_OUT: (WorkflowStatus.FAILED, WORKFLOW_TIMED_OUT, None),
+    WorkflowExecutionStatus.CANCELED: (WorkflowStatus.CANCELED, None, None),
+}
 
 
 async def reconcile_on_start(client: Client, ctx: StageContext) -> None:
-    """Before the worker accepts activities: rebuild missing workflow-run rows, reconcile."""
+    """Before the worker accepts activities: rebuild missing workflow-run rows from the
+    event log, then reconcile (more runs per pass than a beat)."""
+    rebuilt = await asyncio.to_thread(workflow_runs.repair_missing, ctx.store)
+    if rebuilt:
+        log.warning("rebuilt %d missing workflow-run row(s) from the event log", rebuilt)
+    await reconcile_runs(client, ctx, probes=PROBES_AT_START)
 
 
-async def reconcile_runs(client: Client, ctx: StageContext) -> None:
-    """On each heartbeat: open runs against Temporal, orphans, stop requests."""
+async def reconcile_runs(
+    client: Client, ctx: StageContext, *, probes: int = PROBES_PER_BEAT
+) -> dict[str, int]:
+    """On each heartbeat: open runs against Temporal, orphans, stop requests. Returns
+    counts of what it did (for tests and the bench)."""
+    done = await probe_open_runs(client, ctx, probes)
+    done["orphans"] = await observe_queue(client, ctx)
+    done["stops"] = await issue_stops(client, ctx)
+    return done
+
+
+async def probe_open_runs(client: Client, ctx: StageContext, probes: int) -> dict[str, int]:
+    """Describe up to ``probes`` open executions (least recently probed first) and record
+    each answer that differs from the store."""
+    store = ctx.store
+    runs = await asyncio.to_thread(workflow_runs.open_executions, store)
+    runs = [r for r in runs if r.run_id]  # an empty run id names no exact execution
+    runs.sort(key=lambda r: _probed.get((store.url, r.workflow_id, r.run_id), 0.0))
+    gate = asyncio.Semaphore(PARALLEL_PROBES)
+    counts = {"probed": 0, "changed": 0}
+
+    async def probe(run: workflow_runs.OpenExecution) -> None:
+        async with gate:
+            description = await starts.describe_run(client, run.workflow_id, run.run_id)
+        _probed[(store.url, run.workflow_id, run.run_id)] = time.monotonic()
+        counts["probed"] += 1
+        if description is None:
+            verdict, code, outcome = WorkflowStatus.RECONCILED_NOT_FOUND, None, None
+        elif description.status == WorkflowExecutionStatus.RUNNING:
+            verdict, code, outcome = WorkflowStatus.RUNNING, None, None
+        else:
+            status = description.status
+            assert status is not None
+            verdict, code, outcome = _CLOSED[status]
+        if verdict.value == run.status:
+            return
+        changed = await asyncio.to_thread(
+            run_verdicts.reconcile,
+            store,
+            run.workflow_id,
+            run.run_id,
+            verdict.value,
+            error_code=code,
+            outcome=outcome,
+            clock=ctx.clock,
+        )
+        if changed:
+            counts["changed"] += 1
+            log.warning(
+                "reconciled %s (run %s): %s, the store said %s",
+                run.workflow_id,
+                run.run_id,
+                verdict.value,
+                run.status,
+            )
+
+    # A server that does not answer ends the pass (the first such error is raised).
+    await asyncio.gather(*(probe(run) for run in runs[:probes]))
+    return counts
+
+
+def _adoptable(run: starts.ObservedRun) -> tuple[str, str | None] | None:
+    """(workflow type, job id) when ``run`` is ours by its type and id: recorded as
+    started rather than called an orphan."""
+    if run.workflow_type == WorkflowType.DISCOVERY and run.workflow_id == ids.DISCOVER_WORKFLOW_ID:
+        return WorkflowType.DISCOVERY.value, None
+    if run.workflow_type == WorkflowType.PREPARATION and run.workflow_id.startswith("prep-"):
+        return WorkflowType.PREPARATION.value, ids.job_id_for(run.workflow_id.removeprefix("prep-"))
+    if run.workflow_type == WorkflowType.APPLY and run.workflow_id == ids.APPLY_LOOP_ID:
+        return WorkflowType.APPLY.value, None
+    return None
+
+
+def _young(started_at: datetime | None, now: datetime) -> bool:
+    return started_at is not None and now - started_at < START_GRACE
+
+
+async def observe_queue(client: Client, ctx: StageContext) -> int:
+    """Compare the executions running on this home's task queue with what the store
+    expects; adopt ours, record the rest as the orphans. Returns how many orphans."""
+    store = ctx.store
+    running = await starts.running_on_queue(client)
+    now = ctx.now()
+    want = await asyncio.to_thread(orphans.expected, store, now)
+    found: list[orphans.Observed] = []
+    for run in running:
+        if (run.workflow_id, run.run_id) in want.runs or run.workflow_id in want.ids:
+            continue
+        if run.workflow_id == ids.AVAILABILITY_SWEEP_ID:
+            continue  # the worker keeps it; nothing records it as a run
+        adopt = _adoptable(run)
+        discovery = adopt is not None and adopt[0] == WorkflowType.DISCOVERY
+        if _young(run.started_at, now) and not discovery:
+            continue  # whoever started it may be recording it right now
+        if adopt is not None:
+            await asyncio.to_thread(
+                workflow_runs.adopt,
+                store,
+                workflow_id=run.workflow_id,
+                run_id=run.run_id,
+                workflow_type=adopt[0],
+                job_id=adopt[1],
+            )
+            continue
+        found.append(
+            orphans.Observed(run.workflow_id, run.run_id, run.workflow_type, run.started_at)
+        )
+    await asyncio.to_thread(orphans.replace_orphans, store, found, now)
+    return len(found)
+
+
+async def issue_stops(client: Client, ctx: StageContext) -> int:
+    """Issue (or re-issue) each pending stop request while Temporal reports its execution
+    running; note it closed once it is seen closed; give up after ``STOP_ISSUES``.
+    Returns how many cancels were issued."""
+    store = ctx.store
+    issued = 0
+    for request in await asyncio.to_thread(orphans.pending_stops, store):
+        workflow_id, run_id = request["workflow_id"], request["run_id"]
+        now = ctx.now()
+        description = await starts.describe_run(client, workflow_id, run_id)
+        if description is None or description.status != WorkflowExecutionStatus.RUNNING:
+            await asyncio.to_thread(orphans.note_stop, store, workflow_id, run_id, now, closed=True)
+            continue
+        if int(request["issued"] or 0) >= STOP_ISSUES:
+            await asyncio.to_thread(
+                orphans.note_stop, store, workflow_id, run_id, now, gave_up=True
+            )
+            log.warning(
+                "notice: %s (run %s) still runs after %d stop requests; giving up (stop it "
+                "with the Temporal CLI, or `jobctrl executions stop` again)",
+                workflow_id,
+                run_id,
+                STOP_ISSUES,
+            )
+            continue
+        try:
+            await starts.cancel_run(client, workflow_id, run_id)
+        except RPCError as exc:
+            if exc.status in starts.SERVER_AWAY:
+                raise
+            log.warning("could not cancel %s (run %s): %s", workflow_id, run_id, exc.status.name)
+        await asyncio.to_thread(orphans.note_stop, store, workflow_id, run_id, now, issued=True)
+        issued += 1
+    return issued

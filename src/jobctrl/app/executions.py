@@ -1,0 +1,71 @@
+"""Executions as the person sees and steers them (`jobctrl executions`, ``/v1/executions``):
+the orphans the worker's heartbeat found (executions Temporal runs that the store does not
+expect), the runs the store holds open with their reconciled status, and stop requests,
+which the heartbeat issues and re-issues (a bounded number of times) until Temporal
+reports the execution closed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from jobctrl.domain.errors import INVALID_INPUT, NOT_FOUND, JobctrlError, NotFoundError
+from jobctrl.home import Home
+from jobctrl.store import orphans, workflow_runs
+from jobctrl.store.store import Store
+
+__all__ = ["OPERATOR", "ORPHAN", "list_executions", "stop_execution"]
+
+ORPHAN = "orphan"  # a stop request's reason: the execution was an orphan
+OPERATOR = "operator"  # the person stopped an execution the store expected
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def list_executions(home: Home) -> dict[str, Any]:
+    """``orphans`` (as the last heartbeat saw them), ``openRuns`` (what the store holds
+    open: ``running`` or the provisional ``reconciled_not_found``) and ``stopRequests``."""
+    store = Store.open(home)
+    return {
+        "orphans": orphans.orphans(store),
+        "openRuns": [
+            {
+                "workflowId": r["workflow_id"],
+                "runId": r["run_id"],
+                "workflowType": r["workflow_type"],
+                "jobId": r["job_id"],
+                "status": r["status"],
+                "startedAt": _iso(r["started_at"]),
+            }
+            for r in workflow_runs.open_runs(store)
+        ],
+        "stopRequests": orphans.stop_requests(store),
+    }
+
+
+def stop_execution(home: Home, workflow_id: str, run_id: str | None = None) -> dict[str, Any]:
+    """Record a request to stop ``workflow_id`` (its run ``run_id``, or the one orphan or
+    open run known under that id); the worker's heartbeat cancels it."""
+    store = Store.open(home)
+    orphan_runs = {o["runId"] for o in orphans.orphans(store) if o["workflowId"] == workflow_id}
+    known = orphan_runs | {
+        r["run_id"] for r in workflow_runs.open_runs(store) if r["workflow_id"] == workflow_id
+    }
+    if run_id is None:
+        if not known:
+            raise NotFoundError(
+                f"no orphan or open run is known under {workflow_id}; name its run with --run",
+                code=NOT_FOUND,
+            )
+        if len(known) > 1:
+            raise JobctrlError(
+                f"{len(known)} runs are known under {workflow_id}; name one with --run",
+                code=INVALID_INPUT,
+            )
+        (run_id,) = known
+    reason = ORPHAN if run_id in orphan_runs else OPERATOR
+    orphans.request_stop(store, workflow_id, run_id, reason)
+    return {"workflowId": workflow_id, "runId": run_id, "reason": reason, "requested": True}

@@ -1,0 +1,199 @@
+"""Desired against observed executions (issue 13, the adoption ADR): what the store expects
+Temporal to be running, the executions it runs that nobody expects (``orphan_executions``,
+replaced as a set on each heartbeat) and stop requests (``stop_requests``), which the
+heartbeat re-issues a bounded number of times until Temporal reports the execution closed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, or_, select, update
+
+from jobctrl.domain.clock import utcnow
+from jobctrl.domain.executions import WorkflowStatus
+from jobctrl.store import operations_tables as ops
+from jobctrl.store import schema
+from jobctrl.store.db import upsert
+from jobctrl.store.store import Store
+
+OE = ops.orphan_executions
+SR = ops.stop_requests
+WR = schema.workflow_run_projections
+DR = schema.discovery_runs
+OPEN = (WorkflowStatus.RUNNING.value, WorkflowStatus.RECONCILED_NOT_FOUND.value)
+# A run whose finish was recorded a moment ago may still be closing in Temporal.
+CLOSING_GRACE = timedelta(minutes=2)
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the store expects to run: exact executions, and workflow ids (frozen recovery
+    cohorts) whose run id it may not know yet."""
+
+    runs: frozenset[tuple[str, str]]
+    ids: frozenset[str]
+
+
+def expected(store: Store, now: datetime) -> Expected:
+    """Open run rows (and ones closed within ``CLOSING_GRACE``), open discovery runs and
+    recovery cohorts reserved or started."""
+    rc = ops.recovery_cohorts
+    with store.read() as conn:
+        runs = conn.execute(
+            select(WR.c.workflow_id, WR.c.run_id).where(
+                or_(WR.c.status.in_(OPEN), WR.c.closed_at >= now - CLOSING_GRACE)
+            )
+        ).all()
+        found = conn.execute(
+            select(DR.c.workflow_id, DR.c.run_id).where(DR.c.status.in_(OPEN))
+        ).all()
+        cohorts = conn.execute(
+            select(rc.c.workflow_id).where(rc.c.state.in_(("reserved", "started")))
+        ).scalars()
+        ids = frozenset(str(w) for w in cohorts)
+    return Expected(frozenset((str(w), str(r)) for w, r in [*runs, *found]), ids)
+
+
+@dataclass(frozen=True)
+class Observed:
+    """An execution Temporal lists as running on this home's task queue."""
+
+    workflow_id: str
+    run_id: str
+    workflow_type: str
+    started_at: datetime | None
+
+
+def replace_orphans(store: Store, found: Iterable[Observed], now: datetime) -> None:
+    """The orphans are now exactly ``found`` (each keeps when it was first seen)."""
+    found = list(found)
+    keys = {(o.workflow_id, o.run_id) for o in found}
+    with store.write() as tx:
+        known = tx.conn.execute(select(OE.c.workflow_id, OE.c.run_id)).all()
+        for workflow_id, run_id in known:
+            if (workflow_id, run_id) not in keys:
+                tx.conn.execute(
+                    delete(OE).where(OE.c.workflow_id == workflow_id, OE.c.run_id == run_id)
+                )
+        for o in found:
+            upsert(
+                tx.conn,
+                OE,
+                {
+                    "workflow_id": o.workflow_id,
+                    "run_id": o.run_id,
+                    "workflow_type": o.workflow_type,
+                    "started_at": o.started_at,
+                    "first_seen_at": now,
+                    "last_seen_at": now,
+                },
+                keys=["workflow_id", "run_id"],
+                update=["last_seen_at"],
+            )
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def orphans(store: Store) -> list[dict[str, Any]]:
+    """The executions Temporal ran at the last heartbeat that the store does not expect,
+    oldest first: ``{workflowId, runId, workflowType, startedAt, lastSeenAt}``."""
+    with store.read() as conn:
+        rows = conn.execute(select(OE).order_by(OE.c.first_seen_at, OE.c.workflow_id)).mappings()
+        return [
+            {
+                "workflowId": r["workflow_id"],
+                "runId": r["run_id"],
+                "workflowType": r["workflow_type"],
+                "startedAt": _iso(r["started_at"]),
+                "lastSeenAt": _iso(r["last_seen_at"]),
+            }
+            for r in rows
+        ]
+
+
+# -- stop requests ---------------------------------------------------------------------------
+
+
+def request_stop(
+    store: Store, workflow_id: str, run_id: str, reason: str, *, now: datetime | None = None
+) -> None:
+    """The person (or a command) wants that exact execution stopped: the heartbeat asks
+    Temporal to cancel it until it is seen closed (a request made again starts afresh)."""
+    now = now or utcnow()
+    values = {
+        "reason": reason,
+        "requested_at": now,
+        "issued": 0,
+        "last_issued_at": None,
+        "observed_closed_at": None,
+        "gave_up_at": None,
+    }
+    with store.write() as tx:
+        upsert(
+            tx.conn,
+            SR,
+            {"workflow_id": workflow_id, "run_id": run_id, **values},
+            keys=["workflow_id", "run_id"],
+            update=list(values),
+        )
+
+
+def pending_stops(store: Store) -> list[dict[str, Any]]:
+    """Stop requests not yet seen through (not observed closed, not given up), oldest first."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(SR)
+            .where(SR.c.observed_closed_at.is_(None), SR.c.gave_up_at.is_(None))
+            .order_by(SR.c.requested_at)
+        ).mappings()
+        return [dict(r) for r in rows]
+
+
+def stop_requests(store: Store, limit: int = 100) -> list[dict[str, Any]]:
+    """The newest stop requests and how far each got."""
+    with store.read() as conn:
+        rows = conn.execute(select(SR).order_by(SR.c.requested_at.desc()).limit(limit)).mappings()
+        return [
+            {
+                "workflowId": r["workflow_id"],
+                "runId": r["run_id"],
+                "reason": r["reason"],
+                "requestedAt": _iso(r["requested_at"]),
+                "issued": r["issued"],
+                "lastIssuedAt": _iso(r["last_issued_at"]),
+                "observedClosedAt": _iso(r["observed_closed_at"]),
+                "gaveUpAt": _iso(r["gave_up_at"]),
+            }
+            for r in rows
+        ]
+
+
+def note_stop(
+    store: Store,
+    workflow_id: str,
+    run_id: str,
+    now: datetime,
+    *,
+    issued: bool = False,
+    closed: bool = False,
+    gave_up: bool = False,
+) -> None:
+    """What the heartbeat did with a stop request: issued the cancel once more, saw the
+    execution closed, or gave up re-issuing it."""
+    values: dict[str, Any] = {}
+    if issued:
+        values.update(issued=SR.c.issued + 1, last_issued_at=now)
+    if closed:
+        values.update(observed_closed_at=now)
+    if gave_up:
+        values.update(gave_up_at=now)
+    with store.write() as tx:
+        tx.conn.execute(
+            update(SR).where(SR.c.workflow_id == workflow_id, SR.c.run_id == run_id).values(values)
+        )

@@ -1,0 +1,204 @@
+"""What the run reconciler records when Temporal's answer about an exact execution
+differs from what the store believes (issue 13).
+
+One transaction per verdict: ``WorkflowReconciled`` with the status the store had (so a
+false verdict stays in the audit trail), and for a closed execution the events its own
+finish would have written (same idempotency keys, so whichever comes first is kept): the
+closing ``Workflow*`` event, ``STAGE_INTERRUPTED`` for stage rows it left ``running``, and
+a discovery run's terminal status and ``DiscoveryRun*`` event.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select, update
+
+from jobctrl.domain.clock import Clock
+from jobctrl.domain.discovery import ExecutionRef, RunStatus, StepState, total_counts
+from jobctrl.domain.errors import STAGE_INTERRUPTED
+from jobctrl.domain.events import (
+    DiscoveryRunCompleted,
+    DiscoveryRunFailed,
+    DomainEvent,
+    StageFailed,
+    WorkflowCanceled,
+    WorkflowCompleted,
+    WorkflowFailed,
+    WorkflowReconciled,
+)
+from jobctrl.domain.executions import WorkflowStatus, WorkflowType
+from jobctrl.domain.stages import StageState
+from jobctrl.store import discovery, schema
+from jobctrl.store.store import Store, WriteTx
+
+WR = schema.workflow_run_projections
+DR = schema.discovery_runs
+S = schema.job_stage_states
+OPEN = (WorkflowStatus.RUNNING.value, WorkflowStatus.RECONCILED_NOT_FOUND.value)
+CLOSED = (
+    WorkflowStatus.COMPLETED.value,
+    WorkflowStatus.FAILED.value,
+    WorkflowStatus.CANCELED.value,
+)
+# Executions whose stage rows carry their run id as owner: settled when they end unfinished.
+STAGE_OWNERS = (WorkflowType.PREPARATION.value, WorkflowType.RECOVERY.value)
+
+
+def reconcile(
+    store: Store,
+    workflow_id: str,
+    run_id: str,
+    verdict: str,
+    *,
+    error_code: str | None = None,
+    outcome: str | None = None,
+    clock: Clock | None = None,
+) -> bool:
+    """Record what Temporal reports of an execution the store believed open, in one
+    transaction: ``WorkflowReconciled`` (with the status the store had, so a false verdict
+    stays in the log) and, for a closed one, the closing event its own finish would have
+    written; stage rows it still held ``running`` fail as ``STAGE_INTERRUPTED``
+    (retryable); a discovery run gets its terminal status and event. ``verdict`` is a
+    ``WorkflowStatus`` value. False when the store already agrees (nothing written)."""
+    with store.write(clock=clock) as tx:
+        row = (
+            tx.conn.execute(
+                select(WR.c.status, WR.c.workflow_type, WR.c.job_id).where(
+                    WR.c.workflow_id == workflow_id, WR.c.run_id == run_id
+                )
+            )
+            .mappings()
+            .first()
+        )
+        found = tx.conn.execute(
+            select(DR.c.status).where(DR.c.workflow_id == workflow_id, DR.c.run_id == run_id)
+        ).scalar()
+        previous = row["status"] if row and row["status"] in OPEN else None
+        if previous is None and found in OPEN:
+            previous = str(found)
+        if previous is None or previous == verdict:
+            return False
+        job_id = row["job_id"] if row else None
+        tx.append(
+            WorkflowReconciled(
+                workflow_id=workflow_id,
+                run_id=run_id,
+                verdict=verdict,
+                previous=previous,
+                outcome=outcome,
+                error_code=error_code,
+            ),
+            key=f"workflow-reconciled:{workflow_id}:{run_id}:{previous}:{verdict}:{tx.now}",
+            job_id=job_id,
+        )
+        if found is not None:
+            reconcile_discovery(tx, workflow_id, run_id, verdict, error_code)
+        if verdict in CLOSED:
+            _close(tx, workflow_id, run_id, verdict, job_id, outcome, error_code)
+            if row and row["workflow_type"] in STAGE_OWNERS:
+                settle_interrupted(tx, run_id)
+        return True
+
+
+def _close(
+    tx: WriteTx,
+    workflow_id: str,
+    run_id: str,
+    verdict: str,
+    job_id: str | None,
+    outcome: str | None,
+    error_code: str | None,
+) -> None:
+    event: DomainEvent
+    if verdict == WorkflowStatus.CANCELED:
+        event = WorkflowCanceled(workflow_id=workflow_id, run_id=run_id)
+    elif verdict == WorkflowStatus.FAILED:
+        event = WorkflowFailed(workflow_id=workflow_id, run_id=run_id, error_code=error_code or "")
+    else:
+        event = WorkflowCompleted(workflow_id=workflow_id, run_id=run_id, outcome=outcome or "")
+    # The key its own finish uses: whichever of the two comes first is the one kept.
+    tx.append(event, key=f"workflow-closed:{workflow_id}:{run_id}", job_id=job_id)
+
+
+def settle_interrupted(tx: WriteTx, run_id: str) -> int:
+    """Fail every stage row still ``running`` under ``run_id`` (whose execution closed
+    without settling it) with ``STAGE_INTERRUPTED``, retryable: the attempt counts, and
+    automatic recovery may try the stage again. Returns how many."""
+    rows = tx.conn.execute(
+        select(S.c.job_id, S.c.stage, S.c.attempts).where(
+            S.c.owner_run_id == run_id, S.c.state == StageState.RUNNING.value
+        )
+    ).all()
+    for job_id, stage, attempt in rows:
+        tx.conn.execute(
+            update(S)
+            .where(
+                S.c.job_id == job_id,
+                S.c.stage == stage,
+                S.c.owner_run_id == run_id,
+                S.c.attempts == attempt,
+                S.c.state == StageState.RUNNING.value,
+            )
+            .values(
+                state=StageState.FAILED.value,
+                error_code=STAGE_INTERRUPTED,
+                error_message=f"the {stage} attempt stopped without a result",
+                retryable=True,
+                finished_at=tx.now,
+                updated_at=tx.now,
+            )
+        )
+        tx.append(
+            StageFailed(
+                job_id=job_id,
+                stage=stage,
+                attempt=attempt,
+                run_id=run_id,
+                error_code=STAGE_INTERRUPTED,
+                retryable=True,
+                attempts_used=attempt,
+            ),
+            key=f"stage-failed:{job_id}:{stage}:{run_id}:{attempt}",
+        )
+    return len(rows)
+
+
+def reconcile_discovery(
+    tx: WriteTx, workflow_id: str, run_id: str, verdict: str, error_code: str | None
+) -> None:
+    """The run reconciler's verdict on a discovery run whose row is still open (its own
+    finish never ran): closed with its real outcome and the terminal event the finish
+    would have written (``DiscoveryRunFailed`` for a failure), marked provisionally
+    ``reconciled_not_found``, or restored to ``running`` when its history is found again.
+    Counts and progress stay as the run left them."""
+    was = [RunStatus.RUNNING.value, WorkflowStatus.RECONCILED_NOT_FOUND.value]
+    key = (DR.c.workflow_id == workflow_id, DR.c.run_id == run_id, DR.c.status.in_(was))
+    if verdict in was:
+        tx.conn.execute(update(DR).where(*key).values(status=verdict))
+        return
+    rows = tx.conn.execute(select(DR.c.tenant_id, DR.c.counts).where(*key)).all()
+    tx.conn.execute(
+        update(DR).where(*key).values(status=verdict, error_code=error_code, finished_at=tx.now)
+    )
+    for tenant_id, counts in rows:
+        ref = {"tenant_id": tenant_id, "workflow_id": workflow_id, "run_id": run_id}
+        event: DomainEvent
+        if verdict == RunStatus.FAILED:
+            event = DiscoveryRunFailed(**ref, error_code=error_code or "")
+        else:
+            totals = total_counts(counts or {})
+            event = DiscoveryRunCompleted(**ref, status=verdict, counts=totals)
+        tx.append(event, key=f"discovery-finished:{workflow_id}:{run_id}")
+        # Its steps left queued or running end with it (a terminal run holds no live step).
+        ps = schema.pipeline_step_projections
+        live = tx.conn.execute(
+            select(ps.c.step_kind, ps.c.item_key, ps.c.attempt).where(
+                ps.c.workflow_id == workflow_id,
+                ps.c.run_id == run_id,
+                ps.c.state.in_([StepState.QUEUED.value, StepState.RUNNING.value]),
+            )
+        ).all()
+        ref_ = ExecutionRef(tenant_id, workflow_id, run_id)
+        for kind, item, attempt in live:
+            discovery.record_step(
+                tx, ref_, kind, item, attempt, error=error_code or STAGE_INTERRUPTED
+            )
