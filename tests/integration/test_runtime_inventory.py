@@ -60,7 +60,7 @@ async def test_a_score_in_flight_is_a_slot_and_an_item_of_its_exact_run(
     home, store, client, fast_settings, site: FixtureServer, observed
 ) -> None:
     inventory, ctx = observed
-    fast_settings.set_value("providers.offline.latency_ms", 2500)
+    fast_settings.set_value("providers.offline.latency_ms", 4000)
     home_id = home_identity(home)
     await inventory.publish(client, ctx)
     empty = runtime.read_runtime(store, datetime.now(UTC), home_id=home_id)
@@ -100,7 +100,7 @@ async def test_a_score_in_flight_is_a_slot_and_an_item_of_its_exact_run(
     done = runtime.read_runtime(store, datetime.now(UTC), home_id=home_id)
     assert (done.active_slots, done.items, done.items_total) == (0, [], 0)
     score = done.durations["score"]
-    assert score["count"] == 1 and 2.5 <= score["p50"] == score["max"] < 30
+    assert score["count"] == 1 and 4.0 <= score["p50"] == score["max"] < 30
     assert done.durations["enrich"]["count"] == 1
     serialized = _serialized(store)
     assert not [text for text in PRIVATE if text in serialized], serialized
@@ -110,7 +110,7 @@ async def test_through_jobctrl_worker_the_row_appears_and_a_stopped_worker_is_un
     home, store, temporal_address, task_queue, fast_settings, site: FixtureServer
 ) -> None:
     fast_settings.set_value("worker.heartbeat_seconds", 0.5)
-    fast_settings.set_value("providers.offline.latency_ms", 4000)
+    fast_settings.set_value("providers.offline.latency_ms", 6000)
     home_id = home_identity(home)
     process = WorkerProcess()
     try:
