@@ -95,10 +95,10 @@ class WorkerHeartbeat:
             ("resuming config-stopped jobs", self._resume_config_stopped),
             ("automatic recovery", lambda: recover_preparations(self.client, self.ctx, values)),
         ]
-        if self.inventory is not None:
+        if self.inventory is not None:  # first: its freshness must not wait on the others
             inventory = self.inventory
-            duties.append(
-                ("the runtime inventory", lambda: inventory.publish(self.client, self.ctx))
+            duties.insert(
+                0, ("the runtime inventory", lambda: inventory.publish(self.client, self.ctx))
             )
         for duty, run in duties:
             try:
