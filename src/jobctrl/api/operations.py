@@ -1,11 +1,48 @@
-"""HTTP routes for issue 13 (being built)."""
+"""The operations snapshot over HTTP: ``GET /v1/pipeline/operations`` (the JSON of `jobctrl
+ops --json`) and the Operations page (``/operations``), which re-renders its main part
+when the event stream says something changed and every few seconds for the runtime."""
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from typing import Any
 
+from fastapi import FastAPI
+from fastapi.responses import HTMLResponse
+
+from jobctrl.api.pages import render_page
+from jobctrl.app import operations as app_ops
 from jobctrl.home import Home
+
+__all__ = ["register_operations"]
+
+SCOPE_LABELS = (
+    ("current_execution", "This discovery run's jobs"),
+    ("execution_sweep", "Its backlog sweep"),
+    ("global_outside_execution", "Everything else"),
+)
+OPS_STAGES = ("enrich", "score", "tailor", "cover", "pdf")
+REFRESH_MS = 5000
 
 
 def register_operations(app: FastAPI, home: Home) -> None:
-    """Add this feature's routes to ``app``."""
+    """Add ``GET /v1/pipeline/operations`` and the ``/operations`` page to ``app``."""
+
+    @app.get("/v1/pipeline/operations", tags=["operations"])
+    def pipeline_operations() -> dict[str, Any]:
+        """What the worker executes now, what remains per scope (this discovery run's
+        jobs, its backlog sweep, everything else), the phase, and an ETA range — or no
+        number and the reason (contract ``pipeline-eta-v1``)."""
+        return app_ops.operations_snapshot(home)
+
+    @app.get("/operations", response_class=HTMLResponse, include_in_schema=False)
+    def operations_page(fragment: str = "") -> HTMLResponse:
+        snap = app_ops.operations_snapshot(home)
+        context: dict[str, Any] = {
+            "snap": snap,
+            "scope_labels": SCOPE_LABELS,
+            "ops_stages": OPS_STAGES,
+            "eta_range": app_ops.range_text(snap["eta"]),
+        }
+        if fragment == "main":
+            return render_page("_operations.html", **context)
+        return render_page("operations.html", nav="operations", refresh_ms=REFRESH_MS, **context)

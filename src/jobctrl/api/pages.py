@@ -56,6 +56,10 @@ def _render(name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
     return HTMLResponse(_env.get_template(name).render(**context), status_code=status_code)
 
 
+# The pages of other API modules (api/operations.py) render through the same environment.
+render_page = _render
+
+
 def _int_or_none(raw: str, low: int, high: int) -> int | None:
     """A GET form sends empty fields as ``""``: that (or junk) means no filter."""
     try:

@@ -18,14 +18,16 @@ from jobctrl.domain import eta as eta_rules
 from jobctrl.domain import operations as rules
 from jobctrl.domain.clock import utcnow
 from jobctrl.domain.errors import BudgetExceededError
+from jobctrl.domain.runtime import home_identity
 from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority
 from jobctrl.store import operations as ops_store
+from jobctrl.store import runtime as runtime_store
 from jobctrl.store import stop_loss
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
-__all__ = ["operations_snapshot"]
+__all__ = ["duration_text", "eta_text", "operations_snapshot", "phase_text", "range_text"]
 
 
 def _optional(name: str) -> ModuleType | None:
@@ -40,19 +42,12 @@ def _optional(name: str) -> ModuleType | None:
 _recovery_rules = _optional("jobctrl.domain.recovery")
 _recovery_store = _optional("jobctrl.store.recovery")
 _orphans_store = _optional("jobctrl.store.orphans")
-_runtime_rules = _optional("jobctrl.domain.runtime")
-_runtime_store = _optional("jobctrl.store.runtime")
 
 
 def _runtime(store: Store, home: Home, now: datetime) -> dict[str, Any]:
-    if _runtime_rules is None or _runtime_store is None:
-        return {
-            "state": "unavailable", "activeSlots": None, "capacity": None, "items": [],
-            "itemsTotal": None, "truncated": False, "queue": None, "durations": {},
-            "workers": 0, "beatAt": None,
-        }  # fmt: skip
-    view = _runtime_store.read_runtime(store, now, home_id=_runtime_rules.home_identity(home))
-    out: dict[str, Any] = view.as_json()
+    """What the workers of this home report executing now (unknown, never zero, without a
+    fresh report); task-queue figures labelled approximate."""
+    out = runtime_store.read_runtime(store, now, home_id=home_identity(home)).as_json()
     if out.get("queue"):
         out["queue"] = {**out["queue"], "approximate": True}
     return out
@@ -72,6 +67,10 @@ def _retry_demand(store: Store, now: datetime, retry_rows: int) -> dict[str, int
         return {"due": None, "waiting": None, "assumedWaiting": retry_rows}
     demand = _recovery_store.retry_demand(store, now)
     return {"due": demand.get("due"), "waiting": demand.get("waiting")}
+
+
+def _orphans(store: Store) -> list[dict[str, Any]]:
+    return list(_orphans_store.orphans(store)) if _orphans_store is not None else []
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -160,7 +159,7 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
         "runtime": runtime,
         "eta": eta,
         "stopLoss": paused,
-        "orphans": _orphans_store.orphans(store) if _orphans_store is not None else [],
+        "orphans": _orphans(store),
         "recovery": {
             "enabled": bool(values["recovery.enabled"]),
             "due": demand.get("due"),
@@ -168,3 +167,43 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
         },
         "generatedAt": now.isoformat(),
     }
+
+
+# -- how the snapshot reads to a person (the CLI and the Operations page) -----------------
+
+
+def duration_text(seconds: float) -> str:
+    """``95`` -> ``1m 35s``; ``7300`` -> ``2h 1m``."""
+    total = round(seconds)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h {minutes}m"
+    return f"{minutes}m {secs}s" if minutes else f"{secs}s"
+
+
+def range_text(eta: dict[str, Any]) -> str | None:
+    """An available ETA's range (``4m 10s – 12m 30s``), else None."""
+    if eta["state"] != eta_rules.EtaState.AVAILABLE or eta["low"] is None:
+        return None
+    if not eta["high"]:
+        return "nothing left to run"
+    return f"{duration_text(eta['low'])} – {duration_text(eta['high'])}"
+
+
+def eta_text(eta: dict[str, Any]) -> str:
+    """The ETA as one sentence: the range and what it is, or "No ETA" and why."""
+    span = range_text(eta)
+    if span is None:
+        return f"No ETA: {eta['reason']} ({eta.get('detail') or eta['state']})"
+    return f"{span} (a projection from recent stage durations, not a promise)"
+
+
+def phase_text(snapshot: dict[str, Any]) -> str:
+    """The phase, and for draining that the sources are done while preparation goes on."""
+    phase = snapshot["phase"]
+    if phase == rules.Phase.DRAINING:
+        return "draining: Source collection complete; its jobs are still being prepared"
+    if phase == rules.Phase.IDLE:
+        return "idle: no discovery run yet"
+    return str(phase)

@@ -1,15 +1,136 @@
-"""`jobctrl ops` (issue 13, being built)."""
+"""`jobctrl ops`: the pipeline operations snapshot, once, as JSON, or followed live."""
 
 from __future__ import annotations
 
+import json
+import sys
+import time
+from typing import Any
+
 import click
 
-from jobctrl.cli.base import handle_errors
+from jobctrl.app import operations as app_ops
+from jobctrl.cli.base import echo_json, handle_errors, home
+
+STAGES = ("enrich", "score", "tailor", "cover", "pdf")
+
+
+def _item_line(item: dict[str, Any]) -> str:
+    what = item.get("label") or item.get("kind") or "?"
+    if item.get("jobTitle"):
+        at = f" at {item['company']}" if item.get("company") else ""
+        what += f" · {item['jobTitle']}{at} (job {item.get('jobId')})"
+    elif item.get("jobId"):
+        what += f" · job {item['jobId']}"
+    return f"    {what} · since {item.get('startedAt', '?')}"
+
+
+def _runtime_lines(rt: dict[str, Any]) -> list[str]:
+    if rt["state"] != "fresh":
+        why = "stale report" if rt["state"] == "stale" else "no worker reporting"
+        return [f"Runtime: {rt['state']} ({why}; slots and work unknown)"]
+    lines = [
+        f"Runtime: fresh · {rt['activeSlots']}/{rt['capacity']} slots in use · "
+        f"{rt['workers']} worker(s)"
+    ]
+    if rt["items"]:
+        lines.append(f"  oldest active ({rt['itemsTotal']} in all):")
+        lines += [_item_line(item) for item in rt["items"][:5]]
+        if rt["truncated"]:
+            lines.append("    … more than the report lists (truncated)")
+    queue = rt.get("queue")
+    if queue:
+        lines.append(
+            f"  task queue (approximate): backlog {queue.get('backlog')}, pollers "
+            f"{queue.get('workflowPollers')} workflow / {queue.get('activityPollers')} activity"
+        )
+    return lines
+
+
+def render(snap: dict[str, Any]) -> list[str]:
+    """The snapshot as lines for a person."""
+    lines = [f"Phase: {app_ops.phase_text(snap)}"]
+    run = snap["execution"]
+    if run:
+        ended = f", finished {run['finishedAt']}" if run["finishedAt"] else ""
+        lines.append(
+            f"Discovery run {run['runId']} ({run['workflowId']}): {run['status']}, "
+            f"started {run['startedAt']}{ended}"
+        )
+    header = f"  {'scope':<26}{'jobs':>6}" + "".join(f"{s:>8}" for s in STAGES)
+    lines += ["Remaining work:", header + f"{'failed':>8}{'blocked':>9}"]
+    for name, scope in snap["scopes"].items():
+        cells = "".join(f"{scope['remaining'][s]:>8}" for s in STAGES)
+        lines.append(
+            f"  {name:<26}{scope['jobs']:>6}{cells}{scope['failed']:>8}{scope['blocked']:>9}"
+        )
+    lines += _runtime_lines(snap["runtime"])
+    lines.append(f"ETA: {app_ops.eta_text(snap['eta'])}")
+    for p in snap["stopLoss"]:
+        lines.append(
+            f"Stop-loss: {p['kind']} {p['name']} paused ({p['code']}, {p['streak']} in a row)"
+            f" — resume: jobctrl resume {p['name']}"
+        )
+    for o in snap["orphans"]:
+        lines.append(
+            f"Orphan execution: {o['workflowId']} ({o.get('workflowType')}) — "
+            f"stop: jobctrl executions stop {o['workflowId']}"
+        )
+    rec = snap["recovery"]
+    lines.append(
+        f"Automatic recovery: {'on' if rec['enabled'] else 'off'} · due {rec['due']} · "
+        f"waiting on backoff {rec['waiting']}"
+    )
+    return lines
+
+
+def summary_line(snap: dict[str, Any]) -> str:
+    """One line per refresh when stdout is not a terminal."""
+    left = sum(sum(s["remaining"].values()) for s in snap["scopes"].values())
+    rt = snap["runtime"]
+    slots = f"{rt['activeSlots']}/{rt['capacity']}" if rt["state"] == "fresh" else rt["state"]
+    return (
+        f"{snap['generatedAt']} phase={snap['phase']} remaining={left} slots={slots} "
+        f"eta={app_ops.eta_text(snap['eta'])}"
+    )
+
+
+def _follow(interval: float, as_json: bool) -> None:
+    if sys.stdout.isatty() and not as_json:
+        from rich.live import Live  # only a terminal needs it
+        from rich.text import Text
+
+        with Live(auto_refresh=False) as live:
+            while True:
+                text = "\n".join(render(app_ops.operations_snapshot(home())))
+                live.update(Text(text), refresh=True)
+                time.sleep(interval)
+    while True:
+        snap = app_ops.operations_snapshot(home())
+        click.echo(json.dumps(snap, default=str) if as_json else summary_line(snap))
+        sys.stdout.flush()
+        time.sleep(interval)
 
 
 @click.command("ops")
 @click.option("--json", "as_json", is_flag=True, help="Print the snapshot as JSON.")
+@click.option(
+    "--follow",
+    is_flag=True,
+    help="Keep it up to date until Ctrl-C (live on a terminal; a line per refresh when "
+    "piped, a JSON object per line with --json).",
+)
+@click.option("--interval", default=2.0, show_default=True, help="Seconds between refreshes.")
 @handle_errors
-def ops(as_json: bool) -> None:
+def ops(as_json: bool, follow: bool, interval: float) -> None:
     """What the worker executes now, what remains, the phase and an honest ETA."""
-    raise click.ClickException("not built yet")
+    if follow:
+        try:
+            _follow(max(0.2, interval), as_json)
+        except KeyboardInterrupt:
+            return  # Ctrl-C ends following: not an error
+    snap = app_ops.operations_snapshot(home())
+    if as_json:
+        echo_json(snap)
+        return
+    click.echo("\n".join(render(snap)))
