@@ -35,6 +35,7 @@ LONG_MODULES = {
     "domain/sentences.py": "the truth check's reading of names, tools and claim words",
     "domain/claims.py": "the truth check's rules for one sentence against its facts",
     "domain/events.py": "the event registry: one small typed class per event",
+    "workflows/starts.py": "the one module that starts, describes and cancels executions",
 }
 STAGE_ERRORS = {"StageError", "SourceError", "ProviderError"}
 
