@@ -10,13 +10,13 @@ from jobctrl.app import runtime
 from jobctrl.app.queries import job_view
 from jobctrl.domain import ids
 from jobctrl.domain.errors import INVALID_INPUT, NOTHING_TO_RETRY, JobctrlError
-from jobctrl.domain.stages import StageState
+from jobctrl.domain.stages import JobStatus, StageState, job_status
 from jobctrl.home import Home
 from jobctrl.store import jobs, stage_states, start_intents, workflow_runs
 from jobctrl.store.store import Store
 from jobctrl.workflows import starts
 
-__all__ = ["add_job", "retry_stage"]
+__all__ = ["add_job", "add_jobs", "job_progress", "retry_stage", "wait_for_jobs"]
 
 
 async def add_job(
@@ -31,27 +31,119 @@ async def add_job(
         raise JobctrlError("a posting URL is required", code=INVALID_INPUT)
     store = Store.open(home)
     job = await asyncio.to_thread(_admit, store, url)
-    try:
-        client = await runtime.client_for(home)
-        started = await starts.start_preparation(
-            client, home, store, job.job_id, job.idempotency_key
-        )
-    except JobctrlError as exc:
-        raise JobctrlError(
-            f"{exc.message} (job {job.job_id} is saved: the worker prepares it once it can)",
-            code=exc.code,
-        ) from None
+    client, [started] = await _start(home, store, [job])
     if wait:
-        await runtime.ensure_worker_polls(client, f"job {job.job_id}")
-        await starts.wait_for_result(
-            client,
-            started,
-            wait_timeout,
-            still_running=f"job {job.job_id} is still being prepared after {wait_timeout:.0f} s; "
-            "is a worker running? (`jobctrl worker`)",
+        await _wait(home, client, [job.job_id], [started], wait_timeout)
+    return await asyncio.to_thread(_view, store, job.job_id, job.created, started)
+
+
+async def add_jobs(
+    home: Home, urls: list[str], *, wait: bool = False, wait_timeout: float = 300.0
+) -> list[dict[str, Any]]:
+    """``add_job`` for several postings: all are saved (each with its start intent) and
+    started, then, with ``wait``, waited for together; their views in ``urls`` order."""
+    if not urls or any(not url or not url.strip() for url in urls):
+        raise JobctrlError("a posting URL is required", code=INVALID_INPUT)
+    store = Store.open(home)
+    admitted = [await asyncio.to_thread(_admit, store, url) for url in urls]
+    client, started = await _start(home, store, admitted)
+    if wait:
+        await _wait(home, client, [j.job_id for j in admitted], started, wait_timeout)
+    return [
+        await asyncio.to_thread(_view, store, j.job_id, j.created, s)
+        for j, s in zip(admitted, started, strict=True)
+    ]
+
+
+async def wait_for_jobs(
+    home: Home, views: list[dict[str, Any]], wait_timeout: float = 300.0
+) -> list[dict[str, Any]]:
+    """Wait until the preparations ``add_jobs`` started (its views) have finished; the
+    views read again."""
+    client = await runtime.client_for(home, starting_patience=runtime.WORKER_START_PATIENCE)
+    store = Store.open(home)
+    started = [starts.Started(v["workflowId"], v["runId"]) for v in views]
+    await _wait(home, client, [v["jobId"] for v in views], started, wait_timeout)
+    return [
+        await asyncio.to_thread(_view, store, v["jobId"], v["created"], s)
+        for v, s in zip(views, started, strict=True)
+    ]
+
+
+def job_progress(home: Home, job_ids: list[str]) -> list[dict[str, Any]]:
+    """Each job's stage states now (``{jobId, status, finished, stages: {stage: state},
+    errorCodes}``), for a command's live progress while it waits; ``finished``: no stage
+    of it waits or runs any more (prepared, skipped or failed)."""
+    store = Store.open(home)
+    result = []
+    for job_id in job_ids:
+        rows = stage_states.stage_rows(store, job_id)
+        status, _, _ = job_status({r["stage"]: (r["state"], r["error_code"]) for r in rows})
+        result.append(
+            {
+                "jobId": job_id,
+                "status": status.value,
+                "finished": status not in (JobStatus.PENDING, JobStatus.RUNNING),
+                "stages": {r["stage"]: r["state"] for r in rows},
+                "errorCodes": {r["stage"]: r["error_code"] for r in rows if r["error_code"]},
+            }
         )
-    view = await asyncio.to_thread(job_view, store, job.job_id)
-    view.update(created=job.created, workflowId=started.workflow_id, runId=started.run_id)
+    return result
+
+
+async def _start(
+    home: Home, store: Store, admitted: list[jobs.NewJob]
+) -> tuple[runtime.Client, list[starts.Started]]:
+    """Start each admitted job's preparation; a worker that is starting is waited for
+    briefly. On failure the jobs stay saved and the error says so."""
+    try:
+        client = await runtime.client_for(home, starting_patience=runtime.WORKER_START_PATIENCE)
+        started = [
+            await starts.start_preparation(client, home, store, job.job_id, job.idempotency_key)
+            for job in admitted
+        ]
+    except JobctrlError as exc:
+        saved = (
+            f"job {admitted[0].job_id} is saved"
+            if len(admitted) == 1
+            else f"jobs {', '.join(j.job_id for j in admitted)} are saved"
+        )
+        them = "it" if len(admitted) == 1 else "them"
+        raise JobctrlError(
+            f"{exc.message} ({saved}: the worker prepares {them} once it can)", code=exc.code
+        ) from None
+    return client, started
+
+
+async def _wait(
+    home: Home,
+    client: runtime.Client,
+    job_ids: list[str],
+    started: list[starts.Started],
+    wait_timeout: float,
+) -> None:
+    what = ", ".join(f"job {job_id}" for job_id in job_ids)
+    starting = await asyncio.to_thread(runtime.worker_starting, home)
+    await runtime.ensure_worker_polls(
+        client, what, patience=runtime.WORKER_START_PATIENCE if starting else 5.0
+    )
+    await asyncio.gather(
+        *(
+            starts.wait_for_result(
+                client,
+                s,
+                wait_timeout,
+                still_running=f"job {job_id} is still being prepared after "
+                f"{wait_timeout:.0f} s; is a worker running? (`jobctrl worker`)",
+            )
+            for job_id, s in zip(job_ids, started, strict=True)
+        )
+    )
+
+
+def _view(store: Store, job_id: str, created: bool, started: starts.Started) -> dict[str, Any]:
+    view = job_view(store, job_id)
+    view.update(created=created, workflowId=started.workflow_id, runId=started.run_id)
     return view
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -12,13 +14,21 @@ from jobctrl.app import discovery as app_discovery
 from jobctrl.app import queries
 from jobctrl.app import sources as app_sources
 from jobctrl.cli.base import echo_json, handle_errors, home
+from jobctrl.cli.progress import Snapshot, watch
 
 
 def _run_line(run: dict[str, Any]) -> str:
     progress = run.get("progress") or {"done": 0, "total": 0}
     text = f"{run['runId']}  {run['status']:<9} {progress['done']}/{progress['total']} steps"
     counts = run.get("counts") or {}
-    for key in ("found", "accepted", "jobs_created", "duplicates", "preparations_started"):
+    for key in (
+        "found",
+        "accepted",
+        "jobs_created",
+        "duplicates",
+        "preparations_started",
+        "backlog_swept",
+    ):
         if counts.get(key):
             text += f"  {key.replace('_', ' ')}={counts[key]}"
     if run.get("errorCode"):
@@ -27,7 +37,11 @@ def _run_line(run: dict[str, Any]) -> str:
 
 
 @click.command()
-@click.option("--wait", is_flag=True, help="Wait until the run has finished.")
+@click.option(
+    "--wait",
+    is_flag=True,
+    help="Wait until the run has finished, showing its steps and counts as it goes.",
+)
 @click.option("--cancel", is_flag=True, help="Cancel the run in progress (results so far stay).")
 @click.option("--timeout", default=1800.0, show_default=True, help="Seconds to wait with --wait.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
@@ -45,11 +59,36 @@ def discover(wait: bool, cancel: bool, timeout: float, as_json: bool) -> None:
         else:
             click.echo(f"cancel requested for discovery run {result['runId']}")
         return
-    run = asyncio.run(app_discovery.start_discovery(home(), wait=wait, wait_timeout=timeout))
+    work = app_discovery.start_discovery(home(), wait=wait, wait_timeout=timeout)
+    if wait:
+        # Progress on stderr when stdout holds the JSON; on a terminal a live display.
+        run = asyncio.run(watch(work, _discovery_snapshot(), to_stderr=as_json))
+    else:
+        run = asyncio.run(work)
     if as_json:
         echo_json(run)
         return
     click.echo(f"discovery {_run_line(run)}")
+
+
+def _discovery_snapshot() -> Callable[[], Snapshot | None]:
+    """The run this command started or joined: the newest one still running or begun
+    since the command did (a run's row appears once it has planned)."""
+    begun = datetime.now(UTC) - timedelta(seconds=5)
+
+    def snapshot() -> Snapshot | None:
+        for run in queries.discovery_runs(home(), limit=3):
+            started = run.get("startedAt")
+            at = datetime.fromisoformat(started) if started else None
+            recent = at is not None and (at if at.tzinfo else at.replace(tzinfo=UTC)) >= begun
+            if run["status"] == "running" or recent:
+                progress = run.get("progress") or {"done": 0, "total": 0}
+                return Snapshot(
+                    [f"discovery {_run_line(run)}"], (progress["done"], progress["total"])
+                )
+        return Snapshot(["discovery starting"])
+
+    return snapshot
 
 
 @click.command()

@@ -12,6 +12,7 @@ import click
 from jobctrl.app import jobs as app_jobs
 from jobctrl.app import queries
 from jobctrl.cli.base import echo_json, handle_errors, home
+from jobctrl.cli.progress import Snapshot, watch
 from jobctrl.domain.events import summary_fields
 from jobctrl.domain.stages import StageState
 
@@ -37,21 +38,70 @@ def _stage_summary(stages: list[dict[str, Any]]) -> str:
 
 
 @click.command()
-@click.argument("url")
-@click.option("--wait", is_flag=True, help="Wait until the job is enriched and scored.")
+@click.argument("urls", metavar="URL [URL...]", nargs=-1, required=True)
+@click.option(
+    "--wait",
+    is_flag=True,
+    help="Wait until the jobs are prepared (with several, each job's stages as they go).",
+)
 @click.option("--timeout", default=300.0, show_default=True, help="Seconds to wait with --wait.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (jobId, stages, …).")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (jobId, stages, …); a list of them for several URLs.",
+)
 @handle_errors
-def add(url: str, wait: bool, timeout: float, as_json: bool) -> None:
-    """Add a posting URL and start preparing it (Enrich, then Score).
+def add(urls: tuple[str, ...], wait: bool, timeout: float, as_json: bool) -> None:
+    """Add posting URLs and start preparing each (Enrich, then Score).
 
     The same posting added twice (also with tracking parameters or a trailing slash) is
-    one job with one workflow.
+    one job with one workflow. If the worker is still starting, `add` waits for it
+    briefly.
     """
-    view = asyncio.run(app_jobs.add_job(home(), url, wait=wait, wait_timeout=timeout))
-    if as_json:
-        echo_json(view)
+    if len(urls) == 1:
+        view = asyncio.run(app_jobs.add_job(home(), urls[0], wait=wait, wait_timeout=timeout))
+        if as_json:
+            echo_json(view)
+        else:
+            _print_added(view)
         return
+    views = asyncio.run(_add_many(list(urls), wait, timeout, as_json))
+    if as_json:
+        echo_json(views)
+        return
+    for view in views:
+        _print_added(view)
+
+
+async def _add_many(
+    urls: list[str], wait: bool, timeout: float, as_json: bool
+) -> list[dict[str, Any]]:
+    views = await app_jobs.add_jobs(home(), urls)
+    if not wait:
+        return views
+    job_ids = list(dict.fromkeys(v["jobId"] for v in views))
+
+    def snapshot() -> Snapshot:
+        rows = app_jobs.job_progress(home(), job_ids)
+        done = sum(1 for r in rows if r["finished"])
+        lines = [f"{done}/{len(rows)} jobs finished"]
+        lines += [f"{r['jobId']}  {_progress_summary(r)}" for r in rows]
+        return Snapshot(lines, (done, len(rows)))
+
+    work = app_jobs.wait_for_jobs(home(), views, timeout)
+    return await watch(work, snapshot, to_stderr=as_json)
+
+
+def _progress_summary(row: dict[str, Any]) -> str:
+    parts = []
+    for stage, state in row["stages"].items():
+        code = row["errorCodes"].get(stage)
+        parts.append(f"{stage}={state}" + (f"({code})" if code else ""))
+    return " ".join(parts)
+
+
+def _print_added(view: dict[str, Any]) -> None:
     state = "added" if view["created"] else "already known"
     click.echo(f"{view['jobId']}  {state}: {view['url']}")
     click.echo(f"  stages: {_stage_summary(view['stages'])}")
