@@ -23,7 +23,13 @@ from sqlalchemy import Connection, and_, case, exists, func, not_, or_, select, 
 from jobctrl.domain import recovery as rules
 from jobctrl.domain.availability import Availability
 from jobctrl.domain.clock import Clock
-from jobctrl.domain.events import StageQueued
+from jobctrl.domain.events import (
+    DomainEvent,
+    StageQueued,
+    WorkflowCanceled,
+    WorkflowCompleted,
+    WorkflowFailed,
+)
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.domain.stages import NOT_ASKED_FOR, STAGE_ORDER, Stage, StageState
 from jobctrl.store import schema, workflow_runs
@@ -260,9 +266,17 @@ def bind_run(store: Store, workflow_id: str, run_id: str, *, clock: Clock | None
     return True
 
 
-def close_cohort(store: Store, workflow_id: str, *, clock: Clock | None = None) -> list[str]:
+def close_cohort(
+    store: Store,
+    workflow_id: str,
+    *,
+    run: tuple[str, str, str | None] | None = None,
+    clock: Clock | None = None,
+) -> list[str]:
     """Close the cohort and release its members still reserved (they never ran under it:
-    their state and attempts are as they were); the released job ids."""
+    their state and attempts are as they were); the released job ids. ``run`` (run id,
+    status ``completed``/``failed``/``canceled``, error code) records how its execution
+    ended, in the same transaction."""
     with store.write(clock=clock) as tx:
         released = [
             str(job_id)
@@ -279,6 +293,17 @@ def close_cohort(store: Store, workflow_id: str, *, clock: Clock | None = None) 
             .where(RC.c.workflow_id == workflow_id, RC.c.state != CLOSED)
             .values(state=CLOSED, updated_at=tx.now)
         )
+        if run is not None:
+            run_id, status, code = run
+            closed: DomainEvent
+            if status == "canceled":
+                closed = WorkflowCanceled(workflow_id=workflow_id, run_id=run_id)
+            elif code:
+                closed = WorkflowFailed(workflow_id=workflow_id, run_id=run_id, error_code=code)
+            else:
+                closed = WorkflowCompleted(workflow_id=workflow_id, run_id=run_id, outcome=status)
+            # The key every record of this execution's end uses: recorded once.
+            tx.append(closed, key=f"workflow-closed:{workflow_id}:{run_id}")
     return released
 
 

@@ -13,7 +13,7 @@ from temporalio import activity
 
 from jobctrl.domain.errors import STAGE_INTERRUPTED, StageError
 from jobctrl.stages.context import StageContext
-from jobctrl.store import recovery, stage_states, workflow_runs
+from jobctrl.store import recovery, stage_states
 from jobctrl.workflows import activity_defs as act
 from jobctrl.workflows.models import RecoveryBeginInput, RecoveryFinishInput
 
@@ -45,23 +45,11 @@ class RecoveryActivities:
                     stage_states.fail_stage(
                         store, job_id, stage, inp.run_id, attempt, interrupted, clock=clock
                     )
-        released = recovery.close_cohort(store, inp.workflow_id, clock=clock)
+        released = recovery.close_cohort(
+            store, inp.workflow_id, run=(inp.run_id, inp.status, inp.error_code), clock=clock
+        )
         if released:
             log.info("recovery %s released %d unclaimed job(s)", inp.workflow_id, len(released))
-        if inp.status == "canceled":
-            workflow_runs.record_workflow_canceled(
-                store, workflow_id=inp.workflow_id, run_id=inp.run_id, job_id=None, clock=clock
-            )
-        else:
-            workflow_runs.record_workflow_closed(
-                store,
-                workflow_id=inp.workflow_id,
-                run_id=inp.run_id,
-                job_id=None,
-                outcome=inp.status,
-                error_code=inp.error_code,
-                clock=clock,
-            )
 
     def all(self) -> list[Callable[..., Any]]:
         return [self.recovery_begin, self.recovery_finish]
