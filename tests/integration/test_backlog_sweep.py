@@ -164,3 +164,39 @@ def test_admission_is_bounded_oldest_first_and_idempotent(home, store, settings)
     # Another execution does not sweep jobs with an unstarted intent (the worker owns them).
     other = ExecutionRef("local", "discover-local", "run-2")
     assert [c[0] for c in backlog.candidates(store, other, 10)] == [made[2]]
+
+
+def test_work_something_else_owns_is_not_swept(home, store, settings):
+    """An open run, a recovery reservation, a cancel, a closed posting, a waiting stage
+    behind an unfinished one: each leaves the job alone."""
+    ref = ExecutionRef("local", "discover-local", "run-x")
+    ids = {name: _create(store, f"https://jobs.example/{name}") for name in
+           ("open", "reserved", "canceled", "closed", "behind", "free", "scored")}  # fmt: skip
+    with store.write() as tx:
+        c = tx.conn
+        c.execute(WR.insert().values(workflow_id="prep-x", run_id="r", last_seq=0,
+                                     workflow_type="JobPreparationWorkflow", job_id=ids["open"],
+                                     status="reconciled_not_found", started_at=tx.now))  # fmt: skip
+        c.execute(update(S).where(S.c.job_id == ids["reserved"]).values(reserved_by="recover-1"))
+        c.execute(
+            update(S)
+            .where(S.c.job_id == ids["canceled"], S.c.stage == "enrich")
+            .values(state="failed", error_code="canceled", retryable=False)
+        )
+        c.execute(
+            update(schema.jobs)
+            .where(schema.jobs.c.id == ids["closed"])
+            .values(availability="unavailable")
+        )
+        c.execute(
+            update(S)
+            .where(S.c.job_id == ids["behind"], S.c.stage == "enrich")
+            .values(state="running")
+        )
+        c.execute(
+            update(S)
+            .where(S.c.job_id == ids["scored"], S.c.stage == "enrich")
+            .values(state="succeeded")
+        )
+    found = {job_id: stage for job_id, _key, stage in backlog.candidates(store, ref, 100)}
+    assert found == {ids["free"]: "enrich", ids["scored"]: "score"}, "Score waits after Enrich"

@@ -177,6 +177,7 @@ class DiscoveryActivities:
                         started[job_id] = await starts.start_preparation_execution(
                             self.client, job_id, key, defaults, workflow_id=workflow_id
                         )
+                    activity.heartbeat()  # a hundred starts on a slow server stay alive
 
                 results = await asyncio.gather(
                     *(start(s.job_id, s.idempotency_key, s.workflow_id) for s in swept),
