@@ -1,6 +1,10 @@
 """The worker's heartbeat: every `worker.heartbeat_seconds` it brings observed state in
 line with desired state, so a settings change takes effect without a restart.
 
+- The runtime inventory: what this worker executes now, written to the store first on
+  every beat (``worker.inventory``), so `jobctrl ops` can tell fresh from stale.
+- Runs: every run the store believes open is checked against its exact Temporal
+  execution; orphans are listed and stop requests re-issued (``worker.reconcile``).
 - The discovery schedule (`jobctrl-discovery-local`): desired state is the
   `discovery.schedule_*` settings; observed state is what Temporal describes. The
   schedule is created, updated or deleted while the two differ
@@ -13,6 +17,8 @@ line with desired state, so a settings change takes effect without a restart.
 - Email sends whose process died are settled (``stages.apply_email``).
 - Start intents: preparations a command recorded but did not start are started.
 - Budget recovery: jobs stopped by a spent budget resume after the UTC day rolls over.
+- Automatic recovery: retryable failed stages are dispatched again in frozen cohorts,
+  one per beat, with backoff and a cap (``worker.auto_recovery``).
 - config.yaml: while it cannot be read, a notice (once, not per job or beat); once it
   can be, the stages that stopped for it resume.
 
