@@ -150,3 +150,28 @@ def test_duration_samples_are_recent_successes_newest_first(store: Store) -> Non
     assert samples["score"] == []
     # Outside the 14-day window nothing counts.
     assert ops_store.duration_samples(store, clock.now + timedelta(days=15))["enrich"] == []
+
+
+def test_outside_the_execution_only_owned_rows_are_eta_demand(store: Store) -> None:
+    """A pending row outside the execution is work the worker will do only when its job's
+    preparation run is open (or it runs, or recovery reserved it); dormant rows are not."""
+    clock = Clock()
+    dormant = _job(store, clock, "dormant")
+    owned = _job(store, clock, "owned")
+    with store.write(clock=clock) as tx:
+        tx.conn.execute(
+            schema.workflow_run_projections.insert().values(
+                workflow_id="prep-owned",
+                run_id="r1",
+                workflow_type="JobPreparationWorkflow",
+                job_id=owned,
+                status="running",
+                started_at=clock.now,
+                last_seq=0,
+            )
+        )
+    counts = ops_store.scope_counts(store, None, non_retryable=frozenset(), max_auto_attempts=3)
+    assert counts.scopes["global_outside_execution"]["remaining"]["enrich"] == 2  # both count
+    assert counts.demand == {"enrich": 1, "score": 1}  # only the owned job's rows
+    assert (counts.jobs_with_demand, counts.unscored_jobs) == (1, 1)
+    assert dormant != owned

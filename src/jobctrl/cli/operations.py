@@ -97,7 +97,8 @@ def summary_line(snap: dict[str, Any]) -> str:
 
 def _follow(interval: float, as_json: bool) -> None:
     if sys.stdout.isatty() and not as_json:
-        from rich.live import Live  # only a terminal needs it
+        # rich is imported only when a terminal will show it (piped output needs none).
+        from rich.live import Live
         from rich.text import Text
 
         with Live(auto_refresh=False) as live:

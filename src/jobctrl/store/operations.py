@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, distinct, exists, func, select
+from sqlalchemy import ColumnElement, Join, Subquery, and_, case, distinct, func, select
 
 from jobctrl.domain import eta as eta_rules
 from jobctrl.domain import operations as rules
@@ -64,12 +64,32 @@ def _member_join(execution: dict[str, Any] | None) -> ColumnElement[bool]:
     )
 
 
-def _live() -> ColumnElement[bool]:
+def _open_runs() -> Subquery:
+    """The jobs whose preparation run is open (read once per query, not once per row)."""
+    return (
+        select(W.c.job_id)
+        .where(W.c.status == WorkflowStatus.RUNNING.value, W.c.job_id.is_not(None))
+        .distinct()
+        .subquery("open_runs")
+    )
+
+
+def _live(open_runs: Subquery) -> ColumnElement[bool]:
     """A row outside the execution is live contention only when something owns it: it
     runs, recovery reserved it, or its job's preparation run is open. A dormant pending
     row nobody will pick up is not counted as work the worker is going to do."""
-    open_run = exists().where(W.c.job_id == S.c.job_id, W.c.status == WorkflowStatus.RUNNING.value)
-    return (S.c.state == StageState.RUNNING.value) | S.c.reserved_by.is_not(None) | open_run
+    return (
+        (S.c.state == StageState.RUNNING.value)
+        | S.c.reserved_by.is_not(None)
+        | open_runs.c.job_id.is_not(None)
+    )
+
+
+def _rows(execution: dict[str, Any] | None, open_runs: Subquery) -> Join:
+    """Stage rows, each with its membership (if any) and its job's open run (if any)."""
+    return S.outerjoin(M, _member_join(execution)).outerjoin(
+        open_runs, open_runs.c.job_id == S.c.job_id
+    )
 
 
 def scope_counts(
@@ -85,7 +105,8 @@ def scope_counts(
     scopes = {name: rules.empty_scope() for name in rules.SCOPES}
     out = ScopeCounts(scopes=scopes)
     stages = list(rules.OPS_STAGES)
-    live = _live()
+    open_runs = _open_runs()
+    live = _live(open_runs)
     unfinished = (StageState.PENDING.value, StageState.RUNNING.value)
     with store.read() as conn:
         total_jobs = conn.execute(select(func.count()).select_from(schema.jobs)).scalar_one()
@@ -106,7 +127,7 @@ def scope_counts(
         )
         open_rows = conn.execute(
             select(M.c.cohort, S.c.stage, case((live, 1), else_=0), func.count())
-            .select_from(S.outerjoin(M, _member_join(execution)))
+            .select_from(_rows(execution, open_runs))
             .where(S.c.stage.in_(stages), S.c.state.in_(unfinished))
             .group_by(M.c.cohort, S.c.stage, case((live, 1), else_=0))
         ).all()
@@ -156,17 +177,17 @@ def scope_counts(
         scopes[scope]["failed"] = len(failed_jobs[scope])
         scopes[scope]["blocked"] = len(blocked_jobs[scope])
     out.demand = dict(demand)
-    jobs, scores = _demand_jobs(store, execution, live)
+    jobs, scores = _demand_jobs(store, execution, open_runs)
     out.jobs_with_demand = jobs + len(demand_jobs)
     out.unscored_jobs = scores + len(unscored)
     return out
 
 
 def _demand_jobs(
-    store: Store, execution: dict[str, Any] | None, live: ColumnElement[bool]
+    store: Store, execution: dict[str, Any] | None, open_runs: Subquery
 ) -> tuple[int, int]:
     """(jobs with a pending or running row in the demand, their pending/running Scores)."""
-    in_demand = M.c.cohort.is_not(None) | live
+    in_demand = M.c.cohort.is_not(None) | _live(open_runs)
     unfinished = S.c.state.in_((StageState.PENDING.value, StageState.RUNNING.value))
     with store.read() as conn:
         row = conn.execute(
@@ -174,7 +195,7 @@ def _demand_jobs(
                 func.count(distinct(S.c.job_id)),
                 func.count(case((S.c.stage == Stage.SCORE.value, 1))),
             )
-            .select_from(S.outerjoin(M, _member_join(execution)))
+            .select_from(_rows(execution, open_runs))
             .where(S.c.stage.in_(list(rules.OPS_STAGES)), unfinished, in_demand)
         ).one()
     return int(row[0]), int(row[1])
