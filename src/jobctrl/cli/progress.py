@@ -22,6 +22,7 @@ import click
 from rich.console import Console, Group
 from rich.live import Live
 from rich.progress_bar import ProgressBar
+from rich.table import Table
 from rich.text import Text
 
 T = TypeVar("T")
@@ -44,12 +45,14 @@ class _Display:
 
     def show(self, snap: Snapshot) -> None:
         if self.live is not None:
-            parts: list[Text | ProgressBar] = []
-            if snap.bar is not None:
+            lines = [Text(line) for line in snap.lines]
+            if snap.bar is not None and lines:  # the bar beside the first line
                 done, total = snap.bar
-                parts.append(ProgressBar(total=max(total, 1), completed=done, width=40))
-            parts.extend(Text(line) for line in snap.lines)
-            self.live.update(Group(*parts))
+                head = Table.grid(padding=(0, 1))
+                head.add_row(ProgressBar(total=max(total, 1), completed=done, width=30), lines[0])
+                self.live.update(Group(head, *lines[1:]))
+            else:
+                self.live.update(Group(*lines))
             return
         for line in snap.lines:  # plain: each line once, when it first reads so
             if line not in self.printed:
