@@ -9,39 +9,26 @@ nothing here asks Temporal or changes a row.
 
 from __future__ import annotations
 
-import importlib
 from datetime import datetime
-from types import ModuleType
 from typing import Any
 
 from jobctrl.domain import eta as eta_rules
 from jobctrl.domain import operations as rules
+from jobctrl.domain import recovery as recovery_rules
 from jobctrl.domain.clock import utcnow
 from jobctrl.domain.errors import BudgetExceededError
 from jobctrl.domain.runtime import home_identity
 from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority
 from jobctrl.store import operations as ops_store
+from jobctrl.store import orphans as orphans_store
+from jobctrl.store import recovery as recovery_store
 from jobctrl.store import runtime as runtime_store
 from jobctrl.store import stop_loss
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
 __all__ = ["duration_text", "eta_text", "operations_snapshot", "phase_text", "range_text"]
-
-
-def _optional(name: str) -> ModuleType | None:
-    """A module another part of issue 13 is still writing, or None until it lands (the
-    snapshot then says unknown, never zero). Temporary: each goes back to a plain import."""
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
-
-
-_recovery_rules = _optional("jobctrl.domain.recovery")
-_recovery_store = _optional("jobctrl.store.recovery")
-_orphans_store = _optional("jobctrl.store.orphans")
 
 
 def _runtime(store: Store, home: Home, now: datetime) -> dict[str, Any]:
@@ -53,24 +40,8 @@ def _runtime(store: Store, home: Home, now: datetime) -> dict[str, Any]:
     return out
 
 
-def _recovery_terms(limit: int) -> tuple[frozenset[str], int]:
-    """(codes automatic recovery never retries, its attempt cap) for a stage limit."""
-    if _recovery_rules is None:
-        return frozenset(), min(limit, 5)
-    return frozenset(_recovery_rules.NON_RETRYABLE_CODES), _recovery_rules.max_auto_attempts(limit)
-
-
-def _retry_demand(store: Store, now: datetime, retry_rows: int) -> dict[str, int | None]:
-    """``{due, waiting}`` from recovery; unknown (every retryable row counted as waiting
-    for the ETA) while recovery's reads are missing."""
-    if _recovery_store is None:
-        return {"due": None, "waiting": None, "assumedWaiting": retry_rows}
-    demand = _recovery_store.retry_demand(store, now)
-    return {"due": demand.get("due"), "waiting": demand.get("waiting")}
-
-
 def _orphans(store: Store) -> list[dict[str, Any]]:
-    return list(_orphans_store.orphans(store)) if _orphans_store is not None else []
+    return orphans_store.orphans(store)
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -119,9 +90,12 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
     settings = Settings(store)
     values = settings.all()
     execution = ops_store.selected_execution(store)
-    non_retryable, max_auto = _recovery_terms(int(values["retry.max_attempts"]))
+    limit = int(values["retry.max_attempts"])
     counts = ops_store.scope_counts(
-        store, execution, non_retryable=non_retryable, max_auto_attempts=max_auto
+        store,
+        execution,
+        non_retryable=frozenset(recovery_rules.NON_RETRYABLE_CODES),
+        max_auto_attempts=recovery_rules.max_auto_attempts(limit),
     )
     remaining, issues = _issues(counts.scopes)
     phase = rules.phase(
@@ -129,7 +103,7 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
     )
     runtime = _runtime(store, home, now)
     paused = stop_loss.paused(store)
-    demand = _retry_demand(store, now, counts.retry_rows)
+    demand = recovery_store.retry_demand(store, now, stage_limit=limit)
     wanted = {stage for stage, n in counts.demand.items() if n > 0}
     if counts.unscored_jobs and values["preparation.materials"]:
         wanted |= set(eta_rules.LATER)
@@ -145,7 +119,7 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
             pass_rate=ops_store.materials_pass_rate(store),
             jobs_with_demand=counts.jobs_with_demand,
             samples=ops_store.duration_samples(store, now),
-            retries_waiting=int(demand.get("waiting") or demand.get("assumedWaiting") or 0),
+            retries_waiting=int(demand["waiting"]),
             budget_blocked=frozenset(_budget_blocked(store, settings, wanted, now)),
             paused_lanes=frozenset(
                 p["name"] for p in paused if p["kind"] == "lane" and p["name"] in wanted
@@ -162,8 +136,8 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
         "orphans": _orphans(store),
         "recovery": {
             "enabled": bool(values["recovery.enabled"]),
-            "due": demand.get("due"),
-            "waiting": demand.get("waiting"),
+            "due": demand["due"],
+            "waiting": demand["waiting"],
         },
         "generatedAt": now.isoformat(),
     }

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import Counter
 from datetime import datetime, timedelta
 
 from temporalio.client import Client, WorkflowExecutionStatus
@@ -88,6 +89,7 @@ async def probe_open_runs(client: Client, ctx: StageContext, probes: int) -> dic
     runs.sort(key=lambda r: _probed.get((store.url, r.workflow_id, r.run_id), 0.0))
     gate = asyncio.Semaphore(PARALLEL_PROBES)
     counts = {"probed": 0, "changed": 0}
+    verdicts: Counter[str] = Counter()
 
     async def probe(run: workflow_runs.OpenExecution) -> None:
         async with gate:
@@ -116,16 +118,15 @@ async def probe_open_runs(client: Client, ctx: StageContext, probes: int) -> dic
         )
         if changed:
             counts["changed"] += 1
-            log.warning(
-                "reconciled %s (run %s): %s, the store said %s",
-                run.workflow_id,
-                run.run_id,
-                verdict.value,
-                run.status,
-            )
+            verdicts[f"{verdict.value} (was {run.status})"] += 1
 
     # A server that does not answer ends the pass (the first such error is raised).
-    await asyncio.gather(*(probe(run) for run in runs[:probes]))
+    try:
+        await asyncio.gather(*(probe(run) for run in runs[:probes]))
+    finally:
+        if verdicts:  # one line per pass, however many runs it settled
+            said = ", ".join(f"{n} {what}" for what, n in sorted(verdicts.items()))
+            log.warning("reconciled %d run(s) with Temporal: %s", sum(verdicts.values()), said)
     return counts
 
 
