@@ -257,3 +257,23 @@ async def test_missing_workflow_run_rows_are_rebuilt_from_the_event_log(
 
     assert workflow_runs.run_row(store, workflow_id, run_id) == before
     assert workflow_runs.repair_missing(store) == 0
+
+
+async def test_a_run_id_temporal_refuses_is_not_found_and_the_pass_goes_on(
+    home, store, client, task_queue
+) -> None:
+    workflow_runs.record_workflow_started(
+        store,
+        workflow_id="prep-odd",
+        run_id="not-a-run-id",
+        workflow_type="JobPreparationWorkflow",
+        job_id=None,
+    )
+    _, workflow_id, run_id = await _prep(client, store, task_queue, "https://x.test/e")
+    await client.get_workflow_handle(workflow_id, run_id=run_id).terminate()
+    done = await reconcile.probe_open_runs(client, _ctx(home, store), 200)
+    assert done["changed"] == 2
+    assert workflow_runs.run_row(store, "prep-odd", "not-a-run-id")["status"] == (
+        "reconciled_not_found"
+    )
+    assert workflow_runs.run_row(store, workflow_id, run_id)["status"] == "failed"

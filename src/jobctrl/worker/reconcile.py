@@ -29,7 +29,7 @@ from collections import Counter
 from datetime import datetime, timedelta
 
 from temporalio.client import Client, WorkflowExecutionStatus
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
 from jobctrl.domain import ids
 from jobctrl.domain.errors import WORKFLOW_FAILED, WORKFLOW_TERMINATED, WORKFLOW_TIMED_OUT
@@ -49,6 +49,7 @@ START_GRACE = timedelta(seconds=30)
 
 # When each exact execution was last described, per database (monotonic seconds).
 _probed: dict[tuple[str, str, str], float] = {}
+_undescribed: dict[str, int] = {}  # runs the last pass could not describe, per database
 
 _CLOSED = {
     WorkflowExecutionStatus.COMPLETED: (WorkflowStatus.COMPLETED, None, "completed"),
@@ -86,14 +87,26 @@ async def probe_open_runs(client: Client, ctx: StageContext, probes: int) -> dic
     store = ctx.store
     runs = await asyncio.to_thread(workflow_runs.open_executions, store)
     runs = [r for r in runs if r.run_id]  # an empty run id names no exact execution
+    keep = {(store.url, r.workflow_id, r.run_id) for r in runs}
+    for key in [k for k in _probed if k[0] == store.url and k not in keep]:
+        del _probed[key]  # settled: no longer probed
     runs.sort(key=lambda r: _probed.get((store.url, r.workflow_id, r.run_id), 0.0))
     gate = asyncio.Semaphore(PARALLEL_PROBES)
-    counts = {"probed": 0, "changed": 0}
+    counts = {"probed": 0, "changed": 0, "errors": 0}
     verdicts: Counter[str] = Counter()
 
     async def probe(run: workflow_runs.OpenExecution) -> None:
         async with gate:
-            description = await starts.describe_run(client, run.workflow_id, run.run_id)
+            try:
+                description = await starts.describe_run(client, run.workflow_id, run.run_id)
+            except RPCError as exc:
+                if exc.status in starts.SERVER_AWAY:
+                    raise
+                if exc.status != RPCStatusCode.INVALID_ARGUMENT:
+                    counts["errors"] += 1  # that run only; the pass goes on
+                    _probed[(store.url, run.workflow_id, run.run_id)] = time.monotonic()
+                    return
+                description = None  # a run id Temporal refuses names no execution it has
         _probed[(store.url, run.workflow_id, run.run_id)] = time.monotonic()
         counts["probed"] += 1
         if description is None:
@@ -124,6 +137,9 @@ async def probe_open_runs(client: Client, ctx: StageContext, probes: int) -> dic
     try:
         await asyncio.gather(*(probe(run) for run in runs[:probes]))
     finally:
+        if counts["errors"] and not _undescribed.get(store.url):  # said once, not per beat
+            log.warning("%d run(s) could not be described; tried again next beat", counts["errors"])
+        _undescribed[store.url] = counts["errors"]
         if verdicts:  # one line per pass, however many runs it settled
             said = ", ".join(f"{n} {what}" for what, n in sorted(verdicts.items()))
             log.warning("reconciled %d run(s) with Temporal: %s", sum(verdicts.values()), said)
