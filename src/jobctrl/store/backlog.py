@@ -67,14 +67,17 @@ def _candidates(ref: ExecutionRef, limit: int) -> Select[Any]:
         other.c.job_id == J.c.id,
         or_(other.c.reserved_by.is_not(None), other.c.error_code == CANCELED),
     )
-    open_run = exists().where(WR.c.job_id == J.c.id, WR.c.status.in_(OPEN_RUN))
+    # Not correlated: each set is read once (workflow_run_projections has no job index).
+    open_run = J.c.id.in_(
+        select(WR.c.job_id).where(WR.c.status.in_(OPEN_RUN), WR.c.job_id.is_not(None))
+    )
     member = exists().where(
         DEJ.c.tenant_id == ref.tenant_id,
         DEJ.c.discover_workflow_id == ref.workflow_id,
         DEJ.c.discover_run_id == ref.run_id,
         DEJ.c.job_id == J.c.id,
     )
-    intended = exists().where(SI.c.job_id == J.c.id, SI.c.started_at.is_(None))
+    intended = J.c.id.in_(select(SI.c.job_id).where(SI.c.started_at.is_(None)))
     return (
         select(J.c.id, J.c.idempotency_key, S.c.stage)
         .join(S, S.c.job_id == J.c.id)
