@@ -11,6 +11,7 @@ import pytest
 
 from jobctrl.home import Home
 from tests.support.fault import no_server_left
+from tests.support.fault_zygote import Zygote
 from tests.support.http import FixtureServer
 
 
@@ -25,6 +26,13 @@ def embedded(home: Home, monkeypatch: pytest.MonkeyPatch) -> Iterator[Home]:
     monkeypatch.setenv("JOBCTRL_RECOVERY_PENDING_GRACE_SECONDS", "3")
     with no_server_left(home):
         yield home
+
+
+@pytest.fixture(scope="session")
+def zygote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Zygote]:
+    """Forks `jobctrl worker` for every fault test (the imports paid once a session)."""
+    with Zygote(tmp_path_factory.mktemp("workers")) as forks:
+        yield forks
 
 
 @pytest.fixture

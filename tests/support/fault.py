@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import time
 from collections import Counter
@@ -66,12 +67,13 @@ def configure(
             set_lane(home, lane, "openai", "gpt-4o-mini", provider.base_url, KEY_ENV)
 
 
-def postings(site: FixtureServer, n: int) -> dict[str, str]:
-    """``n`` postings on ``site``, each with its own title: {title: url}."""
+def postings(site: FixtureServer, n: int, *, delay: float = 0.0) -> dict[str, str]:
+    """``n`` postings on ``site``, each with its own title, answered after ``delay`` s:
+    {title: url}."""
     return {
         fault_title(i): site.add(
             f"/jobs/fault-{i}",
-            Route(body=posting_html(fault_title(i), fault_company(i), REQUIREMENTS)),
+            Route(body=posting_html(fault_title(i), fault_company(i), REQUIREMENTS), delay=delay),
         )
         for i in range(n)
     }
@@ -157,6 +159,15 @@ class Worker:
         return code
 
 
+_RAISED = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Exit|Interrupt)\b.*")
+
+
+def exceptions(lines: list[str]) -> dict[str, int]:
+    """The exceptions a worker's output ended its tracebacks with, counted (first 160
+    characters of each)."""
+    return dict(Counter(line[:160] for line in lines if _RAISED.match(line)))
+
+
 def server_pid(home: Home) -> int | None:
     record = RuntimeRecord.load(home.temporal_runtime_file)
     return record.server_pid if record else None
@@ -197,6 +208,22 @@ def prepared(store: Store, job_ids: list[str], stages: tuple[str, ...] = STAGES)
         for j in job_ids
         if all(rows.get(j, {}).get(s, {}).get("state") == "succeeded" for s in stages)
     ]
+
+
+def open_runs(store: Store) -> list[str]:
+    """Workflow ids of the runs the store still calls running."""
+    runs = schema.workflow_run_projections
+    with store.read() as conn:
+        return list(
+            conn.execute(select(runs.c.workflow_id).where(runs.c.status == "running")).scalars()
+        )
+
+
+def settled(store: Store, job_ids: list[str], stages: tuple[str, ...] = STAGES) -> bool:
+    """Every job's ``stages`` succeeded, no row running, no run the store calls running."""
+    if any(r["state"] == "running" for r in stage_rows(store)) or open_runs(store):
+        return False
+    return len(prepared(store, job_ids, stages)) == len(job_ids)
 
 
 async def until(predicate: Callable[[], bool], timeout: float, step: float = 0.25) -> float:
@@ -278,12 +305,6 @@ def violations(
                 m.c.job_id, m.c.kind
             )
         ).all()
-        runs = conn.execute(
-            select(schema.workflow_run_projections.c.workflow_id).where(
-                schema.workflow_run_projections.c.status == "running"
-            )
-        ).scalars()
-        open_runs = list(runs)
         integrity = conn.execute(text("PRAGMA integrity_check")).scalar_one()
     duplicates = [f"{j}:{k}:{n}" for j, k, n, _ in per_kind if n != 1]
     missing: list[str] = []
@@ -300,7 +321,7 @@ def violations(
         "running_rows": running,
         "duplicate_materials": duplicates,
         "materials_without_one_pdf": missing,
-        "runs_still_running": open_runs,
+        "runs_still_running": open_runs(store),
         "integrity_check": integrity,
         "projections_differ": projections_rebuild_equal(store),
     }

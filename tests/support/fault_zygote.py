@@ -8,13 +8,16 @@ entry point (``jobctrl.cli.run`` with ``argv = ["jobctrl", "worker"]``) exactly 
 installed script does, its output in a file. The code that runs, and the process that is
 killed, is the real worker's; only the exec and the imports are shared.
 
-Run as ``python -m tests.support.fault_zygote``: each line ``spawn LOGFILE`` on stdin
-forks one worker and answers its pid on stdout. Children are reaped by the kernel
-(SIGCHLD ignored in the zygote, default again in each child).
+Run as ``python -m tests.support.fault_zygote``: each line ``spawn LOGFILE ENV`` on stdin
+(ENV: the environment as base64 JSON, so one zygote serves every test's home) forks one
+worker and answers its pid on stdout. Children are reaped by the kernel (SIGCHLD ignored
+in the zygote, default again in each child).
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import signal
 import subprocess
@@ -36,12 +39,14 @@ def _serve() -> None:
 
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     for line in sys.stdin:
-        command, _, log = line.strip().partition(" ")
+        command, log, env = [*line.strip().split(" "), "", ""][:3]
         if command != "spawn":
             continue
         pid = os.fork()
         if pid == 0:
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            os.environ.clear()
+            os.environ.update(json.loads(base64.b64decode(env)))
             fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             os.dup2(fd, 1)
             os.dup2(fd, 2)
@@ -54,7 +59,7 @@ def _serve() -> None:
 
 
 class Zygote:
-    """The zygote process for the current environment; ``spawn`` a worker from it."""
+    """The zygote process; ``spawn`` a worker from it in the current environment."""
 
     def __init__(self, logs: Path) -> None:
         self.logs = logs
@@ -72,8 +77,9 @@ class Zygote:
         """A new `jobctrl worker` process: its pid and the file its output goes to."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.count += 1
-        log = self.logs / f"worker-{self.count}.log"
-        self.proc.stdin.write(f"spawn {log}\n")
+        log = self.logs / f"worker-{os.getpid()}-{self.count}.log"
+        env = base64.b64encode(json.dumps(dict(os.environ)).encode()).decode()
+        self.proc.stdin.write(f"spawn {log} {env}\n")
         self.proc.stdin.flush()
         return int(self.proc.stdout.readline()), log
 
