@@ -119,19 +119,22 @@ async def main() -> None:
         setup_s = time.perf_counter() - setup
 
         ctx = StageContext(home=home, store=store)
-        clock = time.perf_counter()
+        clock, used = time.perf_counter(), time.process_time()
         await reconcile.reconcile_on_start(client, ctx)
         start_ms = (time.perf_counter() - clock) * 1000
+        start_cpu_ms = (time.process_time() - used) * 1000
         beats: list[float] = []
+        cpu: list[float] = []
         probes: list[float] = []
         probed: list[int] = []
         for _ in range(args.beats):
-            clock = time.perf_counter()
+            clock, used = time.perf_counter(), time.process_time()
             done = await reconcile.probe_open_runs(client, ctx, reconcile.PROBES_PER_BEAT)
             probes.append((time.perf_counter() - clock) * 1000)
             await reconcile.observe_queue(client, ctx)
             await reconcile.issue_stops(client, ctx)
             beats.append((time.perf_counter() - clock) * 1000)
+            cpu.append((time.process_time() - used) * 1000)
             probed.append(done["probed"])
         still_open = workflow_runs.open_runs(store)
         statuses: dict[str, int] = {}
@@ -151,12 +154,14 @@ async def main() -> None:
                     "ms": round(start_ms, 1),
                     "runs_described": opened,
                     "ms_per_run": round(start_ms / max(1, opened), 2),
+                    "worker_cpu_ms": round(start_cpu_ms, 1),
                 },
                 "beats": {
                     "count": len(beats),
                     "describes_per_beat": probed,
                     "ms_median": round(statistics.median(beats), 1),
                     "ms_max": round(max(beats), 1),
+                    "worker_cpu_ms_median": round(statistics.median(cpu), 1),
                     "describe_pass_ms_median": round(statistics.median(probes), 1),
                     "ms_per_run_described": round(statistics.median(probes) / max(1, probed[0]), 2),
                     "orphan_and_stop_pass_ms_median": round(
@@ -165,6 +170,7 @@ async def main() -> None:
                 },
                 "open_after": statuses,
                 "cpus": os.cpu_count(),
+                "load_average_1m": round(os.getloadavg()[0], 1),
             },
             indent=2,
         )
