@@ -94,10 +94,12 @@ def test_add_right_after_the_worker_starts_waits_for_it(home, site, settings, mo
 
     worker = WorkerProcess()
     try:
-        added = run_cli("add", url, "--json")  # the worker's server is not up yet
+        # The worker's server is not up yet, nor does it poll: add waits for both.
+        added = run_cli("add", url, "--wait", "--json", timeout=180)
         assert added.returncode == 0, added.stderr
         assert "no Temporal server" not in added.stderr
-        assert json.loads(added.stdout)["workflowId"]
+        view = json.loads(added.stdout)
+        assert {s["stage"]: s["state"] for s in view["stages"]}["score"] == "succeeded"
         worker.wait_ready()
     finally:
         assert worker.stop(signal.SIGINT) == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import datetime
 from typing import Any
 
@@ -123,10 +124,13 @@ async def _wait(
     wait_timeout: float,
 ) -> None:
     what = ", ".join(f"job {job_id}" for job_id in job_ids)
-    starting = await asyncio.to_thread(runtime.worker_starting, home)
-    await runtime.ensure_worker_polls(
-        client, what, patience=runtime.WORKER_START_PATIENCE if starting else 5.0
-    )
+    # A worker that is starting polls once it has reconciled: give it the time it is
+    # given to bring its server up (not less than the usual moment).
+    since = await asyncio.to_thread(runtime.worker_started_at, home)
+    patience = 5.0
+    if since is not None:
+        patience = max(patience, since + runtime.WORKER_START_LIMIT - time.time())
+    await runtime.ensure_worker_polls(client, what, patience=patience)
     await asyncio.gather(
         *(
             starts.wait_for_result(
