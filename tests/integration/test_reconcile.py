@@ -5,6 +5,7 @@ reports for each exact execution."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from datetime import timedelta
 
@@ -276,4 +277,23 @@ async def test_a_run_id_temporal_refuses_is_not_found_and_the_pass_goes_on(
     assert workflow_runs.run_row(store, "prep-odd", "not-a-run-id")["status"] == (
         "reconciled_not_found"
     )
+    assert workflow_runs.run_row(store, workflow_id, run_id)["status"] == "failed"
+
+
+async def test_a_run_the_queue_no_longer_lists_is_probed_first(
+    home, store, client, task_queue
+) -> None:
+    runs = [await _prep(client, store, task_queue, f"https://x.test/s-{n}") for n in range(4)]
+    ctx = _ctx(home, store)
+    await reconcile.probe_open_runs(client, ctx, 200)  # all probed just now
+    _, workflow_id, run_id = runs[2]
+    await client.get_workflow_handle(workflow_id, run_id=run_id).terminate()
+    for _ in range(50):  # the listing is eventually consistent
+        listed = await reconcile.starts.running_on_queue(client)
+        if run_id not in {r.run_id for r in listed}:
+            break
+    # Without the head start it would go last: it looks the most recently probed.
+    reconcile._probed[(store.url, workflow_id, run_id)] = time.monotonic() + 100
+    done = await reconcile.reconcile_runs(client, ctx, probes=1)
+    assert done["changed"] == 1
     assert workflow_runs.run_row(store, workflow_id, run_id)["status"] == "failed"

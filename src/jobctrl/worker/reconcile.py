@@ -6,7 +6,8 @@
   the closing events its own finish would have written, interrupted stage rows failed
   retryably). Not found in the history the server has now: provisionally
   ``reconciled_not_found``, probed again on every beat, restored or closed when found.
-  At most ``PROBES_PER_BEAT`` describes per beat, least recently probed first.
+  At most ``PROBES_PER_BEAT`` describes per beat, least recently probed first, with a
+  head start for open runs the queue's listing no longer shows (probably closed).
 - Orphans (desired against observed, the adoption ADR): the executions Temporal lists as
   running on this home's task queue are compared with what the store expects. Ours that
   the store never recorded (the discovery schedule's runs, a preparation whose record was
@@ -43,6 +44,10 @@ log = logging.getLogger(__name__)
 PROBES_PER_BEAT = 200  # describes per beat (the rest wait for the next, oldest probe first)
 PROBES_AT_START = 1000
 PARALLEL_PROBES = 8
+# An open run the queue's listing no longer shows has probably closed: it is probed before
+# runs probed up to this many seconds more recently (the listing is eventually consistent,
+# and runs of another queue are never listed, so it is a head start, not a front seat).
+SUSPECT_HEAD_START = 300.0
 STOP_ISSUES = 5  # a stop request is issued at most this many times
 # An execution younger than this may still be being recorded by whoever started it.
 START_GRACE = timedelta(seconds=30)
@@ -75,22 +80,38 @@ async def reconcile_runs(
 ) -> dict[str, int]:
     """On each heartbeat: open runs against Temporal, orphans, stop requests. Returns
     counts of what it did (for tests and the bench)."""
-    done = await probe_open_runs(client, ctx, probes)
-    done["orphans"] = await observe_queue(client, ctx)
+    running = await starts.running_on_queue(client)
+    listed = {(run.workflow_id, run.run_id) for run in running}
+    done = await probe_open_runs(client, ctx, probes, listed=listed)
+    done["orphans"] = await observe_queue(client, ctx, running)
     done["stops"] = await issue_stops(client, ctx)
     return done
 
 
-async def probe_open_runs(client: Client, ctx: StageContext, probes: int) -> dict[str, int]:
+async def probe_open_runs(
+    client: Client,
+    ctx: StageContext,
+    probes: int,
+    *,
+    listed: set[tuple[str, str]] | None = None,
+) -> dict[str, int]:
     """Describe up to ``probes`` open executions (least recently probed first) and record
-    each answer that differs from the store."""
+    each answer that differs from the store. ``listed`` (the executions Temporal lists as
+    running on the queue) only orders the work: an open run missing from it has probably
+    closed and goes ``SUSPECT_HEAD_START`` seconds ahead; the describe decides."""
     store = ctx.store
     runs = await asyncio.to_thread(workflow_runs.open_executions, store)
     runs = [r for r in runs if r.run_id]  # an empty run id names no exact execution
     keep = {(store.url, r.workflow_id, r.run_id) for r in runs}
     for key in [k for k in _probed if k[0] == store.url and k not in keep]:
         del _probed[key]  # settled: no longer probed
-    runs.sort(key=lambda r: _probed.get((store.url, r.workflow_id, r.run_id), 0.0))
+
+    def due(run: workflow_runs.OpenExecution) -> float:
+        last = _probed.get((store.url, run.workflow_id, run.run_id), 0.0)
+        suspect = listed is not None and (run.workflow_id, run.run_id) not in listed
+        return last - SUSPECT_HEAD_START if suspect else last
+
+    runs.sort(key=due)
     gate = asyncio.Semaphore(PARALLEL_PROBES)
     counts = {"probed": 0, "changed": 0, "errors": 0}
     verdicts: Counter[str] = Counter()
@@ -162,11 +183,15 @@ def _young(started_at: datetime | None, now: datetime) -> bool:
     return started_at is not None and now - started_at < START_GRACE
 
 
-async def observe_queue(client: Client, ctx: StageContext) -> int:
-    """Compare the executions running on this home's task queue with what the store
-    expects; adopt ours, record the rest as the orphans. Returns how many orphans."""
+async def observe_queue(
+    client: Client, ctx: StageContext, running: list[starts.ObservedRun] | None = None
+) -> int:
+    """Compare the executions running on this home's task queue (``running``, listed now
+    when not given) with what the store expects; adopt ours, record the rest as the
+    orphans. Returns how many orphans."""
     store = ctx.store
-    running = await starts.running_on_queue(client)
+    if running is None:
+        running = await starts.running_on_queue(client)
     now = ctx.now()
     want = await asyncio.to_thread(orphans.expected, store, now)
     found: list[orphans.Observed] = []
