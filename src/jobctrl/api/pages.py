@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from jobctrl.app import answers, applications, apply_loop, apply_views, queries, truth
+from jobctrl.app import answers, applications, apply_loop, apply_views, control, queries, truth
 from jobctrl.domain.discovery import RunStatus
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.events import REGISTRY
@@ -125,7 +125,8 @@ def register_pages(app: FastAPI, home: Home) -> None:
             response.headers["X-Total-Count"] = str(total)
             return response
         pages = max(1, -(-total // PER_PAGE))
-        return _render("jobs.html", page=number, pages=pages, nav="jobs", **context)
+        paused = control.stop_loss_status(home)["paused"]  # the stop-loss notice
+        return _render("jobs.html", page=number, pages=pages, nav="jobs", paused=paused, **context)
 
     @app.get("/jobs/{job_id}", response_class=HTMLResponse, include_in_schema=False)
     def job_page(job_id: str, fragment: str = "") -> HTMLResponse:

@@ -26,12 +26,13 @@ from jobctrl.domain.discovery import (
 )
 from jobctrl.domain.errors import StageError
 from jobctrl.domain.profile import TargetSearch
+from jobctrl.domain.stop_loss import SOURCE
 from jobctrl.sources.base import KINDS, DiscoveredPosting, SourceConfig
 from jobctrl.sources.dedupe import Deduper
 from jobctrl.sources.filtering import filter_postings
 from jobctrl.sources.registry import make_source
 from jobctrl.stages.context import StageContext
-from jobctrl.store import backlog, jobs
+from jobctrl.store import backlog, jobs, stop_loss
 from jobctrl.store import discovery as runs
 
 StartPreparations = Callable[[ExecutionRef], Awaitable[dict[str, int]]]
@@ -130,6 +131,10 @@ class _Linker:
     def read(self, source: SourceRef, target: TargetSearch) -> StageError | None:
         """Read one source and link what the target search accepts; its error, if any."""
         self.ctx.heartbeat(source.name)
+        if stop_loss.is_paused(self.ctx.store, SOURCE, source.name) is not None:
+            self.counts["sources_paused"] += 1  # stop-loss: `jobctrl resume NAME` reads it again
+            return None
+        item = f"{self.ref.workflow_id}:{self.ref.run_id}"  # one run's retries count once
         try:
             found = list(
                 make_source(SourceConfig(source.kind, source.name, source.base_url)).discover(
@@ -138,7 +143,9 @@ class _Linker:
             )
         except StageError as error:
             self.counts["source_errors"] += 1
+            stop_loss.note(self.ctx.store, SOURCE, source.name, error.code, item)
             return error
+        stop_loss.note(self.ctx.store, SOURCE, source.name, None, item)
         self.counts["found"] += len(found)
         accepted, filtered = filter_postings(found, target)
         for reason, n in filtered.items():

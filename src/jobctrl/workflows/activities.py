@@ -19,9 +19,10 @@ from datetime import UTC, datetime
 from typing import TypeVar
 
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, CancelledError
 
 from jobctrl.domain.errors import (
+    CANCELED,
     OWNERSHIP_LOST,
     STAGE_INTERNAL_ERROR,
     STAGE_INTERRUPTED,
@@ -33,8 +34,9 @@ from jobctrl.stages import materials
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
 from jobctrl.stages.score import score
-from jobctrl.store import jobs, reports, stage_states, workflow_runs
+from jobctrl.store import jobs, reports, stage_control, stage_states, workflow_runs
 from jobctrl.workflows import activity_defs as act
+from jobctrl.workflows import stage_gate
 from jobctrl.workflows.models import EnrichResult, FinalizeInput, ScoreResult, StageInput
 
 log = logging.getLogger(__name__)
@@ -113,13 +115,26 @@ class PreparationActivities:
     def _run(self, stage: str, job_id: str, work: Callable[[str], T]) -> T:
         info = activity.info()
         run_id = info.workflow_run_id or ""  # always set for an activity of a workflow
+        workflow_id = info.workflow_id or ""
         try:
-            return work(run_id)
+            result = stage_gate.run_gated(
+                self.ctx,
+                stage,
+                job_id,
+                workflow_id,
+                run_id,
+                lambda: work(run_id),
+                activity_heartbeat,
+            )
         except StageError as error:
             log.warning("%s of job %s: %s (attempt %d)", stage, job_id, error.code, info.attempt)
+            if stage_gate.is_refusal(error):
+                raise stage_gate.final(error) from None
             if error.retryable:
                 self._note_next_attempt(job_id, stage, run_id, info, error)
             raise as_application_error(error) from None
+        except CancelledError:
+            raise  # Temporal cancelled this attempt (a cancelled job): no failure of the lane
         except Exception:
             log.exception("unexpected error in %s for job %s", stage, job_id)
             internal = StageError(
@@ -129,6 +144,7 @@ class PreparationActivities:
             )
             self._fail_if_owned(job_id, stage, run_id, internal)
             raise as_application_error(internal) from None
+        return result
 
     def _note_next_attempt(
         self, job_id: str, stage: str, run_id: str, info: activity.Info, error: StageError
@@ -200,9 +216,16 @@ class PreparationActivities:
     def finalize_preparation(self, inp: FinalizeInput) -> None:
         """Settle stage rows this run still owns, then record the workflow's outcome."""
         store = self.ctx.store
+        canceled = inp.outcome == CANCELED
         for stage, attempt in stage_states.running_stages_owned_by(store, inp.job_id, inp.run_id):
-            interrupted = StageError(
-                STAGE_INTERRUPTED, f"the {stage} attempt stopped without a result", retryable=True
+            interrupted = (
+                StageError(CANCELED, stage_control.CANCELED_MESSAGE)
+                if canceled
+                else StageError(
+                    STAGE_INTERRUPTED,
+                    f"the {stage} attempt stopped without a result",
+                    retryable=True,
+                )
             )
             try:
                 stage_states.fail_stage(
@@ -214,6 +237,15 @@ class PreparationActivities:
         if jobs.score_row(store, inp.job_id) is not None:
             # The coordinator (not a stage) numbers and writes the evaluation report.
             reports.write_report(self.ctx.home, store, inp.job_id, clock=self.ctx.clock)
+        if canceled:  # cooperatively: what the run finished stays
+            workflow_runs.record_workflow_canceled(
+                store,
+                workflow_id=inp.workflow_id,
+                run_id=inp.run_id,
+                job_id=inp.job_id,
+                clock=self.ctx.clock,
+            )
+            return
         workflow_runs.record_workflow_closed(
             store,
             workflow_id=inp.workflow_id,

@@ -8,14 +8,21 @@ stage stays "running" after the workflow closes.
 
 from __future__ import annotations
 
+import asyncio
+import builtins
 from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    TimeoutError,
+    is_cancelled_exception,
+)
 
 with workflow.unsafe.imports_passed_through():
-    from jobctrl.domain.errors import STAGE_ERROR, STAGE_TIMEOUT
+    from jobctrl.domain.errors import CANCELED, STAGE_ERROR, STAGE_TIMEOUT
     from jobctrl.domain.executions import Outcome
     from jobctrl.workflows import activity_defs as act
     from jobctrl.workflows.models import FinalizeInput, PrepInput, PrepResult, StageInput
@@ -24,6 +31,18 @@ ENRICH_TIMEOUT = timedelta(minutes=3)
 SCORE_TIMEOUT = timedelta(minutes=10)
 FINALIZE_TIMEOUT = timedelta(seconds=60)
 MATERIALS_PATCH = "materials-v1"
+CANCEL_PATCH = "cooperative-cancel-v1"
+# A stage refused because the person cancelled the job, before Temporal's cancel request
+# reached the run: it waits this long for that request (the heartbeat re-issues it).
+CANCEL_WAIT = timedelta(minutes=10)
+
+
+def canceled(error: BaseException) -> bool:
+    """A cancel of this run (Temporal's request), or a stage refused because the person
+    cancelled the job (``canceled``)."""
+    if is_cancelled_exception(error):
+        return True
+    return isinstance(error, ActivityError) and error_code(error) == CANCELED
 
 
 def error_code(error: ActivityError) -> str:
@@ -68,7 +87,23 @@ class JobPreparationWorkflow:
                         heartbeat_timeout=heartbeat,
                         retry_policy=retry,
                     )
-        except ActivityError as error:
+        except (ActivityError, asyncio.CancelledError) as error:
+            # Executions recorded before cooperative cancel replay their old commands.
+            if canceled(error) and workflow.patched(CANCEL_PATCH):
+                await self._finalize(inp, CANCELED, None)  # WorkflowCanceled; results kept
+                if not is_cancelled_exception(error):
+                    # Refused by the job's cancel: Temporal's request is on its way.
+                    try:
+                        await workflow.wait_condition(lambda: False, timeout=CANCEL_WAIT)
+                    except builtins.TimeoutError:
+                        raise ApplicationError(
+                            f"preparation of job {inp.job_id} was cancelled",
+                            type=CANCELED,
+                            non_retryable=True,
+                        ) from None
+                raise
+            if not isinstance(error, ActivityError):
+                raise
             code = error_code(error)
             await self._finalize(inp, Outcome.FAILED, code)
             raise ApplicationError(

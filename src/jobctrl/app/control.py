@@ -1,0 +1,113 @@
+"""The person's stop controls: cancel one job's preparation, reset one stage without
+cancelling anything, and resume a lane or source that stop-loss paused.
+
+- ``cancel_job`` is cooperative. Every preparation execution of the job that Temporal
+  describes as running on this home's task queue is asked to cancel (through
+  ``workflows.starts``); it finalizes as ``WorkflowCanceled``. Then, in one transaction,
+  its stop requests are recorded and the job's unfinished stages end ``failed`` with
+  ``canceled`` (not retryable). A job held by a recovery cohort only loses its
+  reservation: the cohort's other jobs go on. Committed results stay; `jobctrl retry`
+  starts the job again.
+- ``reset_stage`` changes local stage state only: Temporal is not asked anything.
+- ``resume`` clears a stop-loss pause; rows failed with ``automation_paused`` are
+  eligible for automatic recovery again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from jobctrl.app import runtime
+from jobctrl.config import load_config
+from jobctrl.domain import ids
+from jobctrl.domain.errors import INVALID_INPUT, MISSING_INPUT, NOT_FOUND, JobctrlError
+from jobctrl.domain.stop_loss import KINDS, LANE, LANES, SOURCE
+from jobctrl.home import Home
+from jobctrl.store import jobs, stage_control, stage_states, stop_loss, workflow_runs
+from jobctrl.store.settings import Settings
+from jobctrl.store.store import Store
+from jobctrl.workflows import starts
+
+__all__ = ["cancel_job", "reset_stage", "resume", "stop_loss_status"]
+
+
+async def cancel_job(home: Home, ref: str) -> dict[str, Any]:
+    """Cancel the job's preparation: ``{jobId, canceled: [workflowIds], stages: [...]}``.
+
+    Without a Temporal server this raises ``temporal_unavailable`` and changes nothing."""
+    store = Store.open(home)
+    job_id = jobs.resolve_job_id(store, ref)
+    client = await runtime.client_for(home)
+    key = jobs.job_row(store, job_id)["idempotency_key"]
+    workflow_ids = [ids.prep_workflow_id(key), *workflow_runs.preparation_ids(store, job_id)]
+    runs: list[tuple[str, str]] = []
+    for workflow_id in dict.fromkeys(workflow_ids):
+        asked = await starts.cancel_running(client, workflow_id)
+        if asked is not None:
+            runs.append((asked.workflow_id, asked.run_id))
+    stages = await asyncio.to_thread(stage_control.cancel_job, store, job_id, runs)
+    return {"jobId": job_id, "canceled": [w for w, _ in runs], "stages": stages}
+
+
+def reset_stage(home: Home, ref: str, stage: str) -> dict[str, Any]:
+    """Put ``stage`` (and the later stages that are not running) back to pending:
+    ``{jobId, stage, reset: [stages]}``; a running stage is refused with ``STAGE_BUSY``."""
+    stage = (stage or "").strip().lower()
+    if stage not in LANES:
+        raise JobctrlError(
+            f"unknown stage {stage!r}: one of {', '.join(LANES)}", code=INVALID_INPUT
+        )
+    store = Store.open(home)
+    job_id = jobs.resolve_job_id(store, ref)
+    if not any(r["stage"] == stage for r in stage_states.stage_rows(store, job_id)):
+        raise JobctrlError(f"job {job_id} has no {stage} stage yet", code=MISSING_INPUT)
+    reset = stage_control.reset_job_stage(store, job_id, stage)
+    return {"jobId": job_id, "stage": stage, "reset": reset}
+
+
+def _kind_of(home: Home, store: Store, name: str) -> tuple[str, str]:
+    """(kind, name) for a lane or source name; ``lane:NAME``/``source:NAME`` choose."""
+    prefix, sep, rest = name.partition(":")
+    if sep and prefix in KINDS and rest:
+        return prefix, rest
+    sources = {entry.name for entry in load_config(home).sources}
+    known = set(stop_loss.known_names(store))
+    kinds = [
+        kind
+        for kind in KINDS
+        if (kind, name) in known
+        or (kind == LANE and name in LANES)
+        or (kind == SOURCE and name in sources)
+    ]
+    if not kinds:
+        raise JobctrlError(
+            f"no lane or source named {name!r}: lanes are {', '.join(LANES)}; sources are "
+            "listed by `jobctrl sources`",
+            code=NOT_FOUND,
+        )
+    if len(kinds) > 1:
+        raise JobctrlError(
+            f"{name!r} is both a lane and a source: say `lane:{name}` or `source:{name}`",
+            code=INVALID_INPUT,
+        )
+    return kinds[0], name
+
+
+def resume(home: Home, name: str) -> dict[str, Any]:
+    """Resume a paused lane or source: ``{kind, name, resumed, code}`` (``resumed``
+    false and ``code`` null when it was not paused)."""
+    name = (name or "").strip()
+    store = Store.open(home)
+    kind, name = _kind_of(home, store, name)
+    code = stop_loss.resume(store, kind, name)
+    return {"kind": kind, "name": name, "resumed": code is not None, "code": code}
+
+
+def stop_loss_status(home: Home) -> dict[str, Any]:
+    """``{threshold, paused: [{kind, name, code, pausedAt, streak}]}``."""
+    store = Store.open(home)
+    return {
+        "threshold": int(Settings(store).get("stop_loss.threshold")),
+        "paused": stop_loss.paused(store),
+    }

@@ -1,0 +1,236 @@
+"""The person's controls over one job's stages, and the gate every stage attempt passes.
+
+- ``cancel_job``: the job's unfinished stage rows end ``failed`` with code ``canceled``
+  (not retryable, so automatic recovery never picks them), their reservations cleared,
+  a stop request recorded for each running preparation execution (the heartbeat
+  re-issues it until Temporal reports the execution closed), and the job's unstarted
+  start intent settled: all in one transaction with the ``StageFailed`` events.
+  Succeeded and skipped stages, materials and scores are never touched.
+- ``reset_job_stage``: a stage and the later ones that are not running back to pending
+  (``StageReset``, reason ``reset``), reservations cleared; nothing in Temporal changes.
+- ``gate``: what a stage attempt must know before any provider call or fetch: whether
+  its execution was asked to stop, whether its lane is paused, and the lane's streak.
+- ``refuse_paused``: a stage refused because its lane is paused ends ``failed`` with
+  ``automation_paused`` (retryable, no attempt used) in one write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlalchemy import and_, select, update
+
+from jobctrl.domain.clock import Clock
+from jobctrl.domain.errors import AUTOMATION_PAUSED, CANCELED, STAGE_BUSY, StageError
+from jobctrl.domain.events import StageFailed, StageReset
+from jobctrl.domain.stages import STAGE_ORDER, StageState
+from jobctrl.domain.stop_loss import LANE, LANES
+from jobctrl.store import schema
+from jobctrl.store.db import upsert
+from jobctrl.store.operations_tables import stop_loss, stop_requests
+from jobctrl.store.store import Store, WriteTx
+
+S = schema.job_stage_states
+SI = schema.start_intents
+JOB_CANCEL = "job_cancel"
+CANCELED_MESSAGE = "the person cancelled this job's preparation; `jobctrl retry` starts it again"
+
+
+def request_stop_in(tx: WriteTx, workflow_id: str, run_id: str, reason: str) -> None:
+    """Record that this exact execution is to stop (once: a second request keeps the
+    first one's time and count)."""
+    upsert(
+        tx.conn,
+        stop_requests,
+        {"workflow_id": workflow_id, "run_id": run_id, "reason": reason, "requested_at": tx.now},
+        keys=["workflow_id", "run_id"],
+    )
+
+
+def _unfinished(row: dict[str, object]) -> bool:
+    """Pending, running, or failed in a way automatic recovery would retry."""
+    state = row["state"]
+    if state in (StageState.PENDING.value, StageState.RUNNING.value):
+        return True
+    return state == StageState.FAILED.value and bool(row["retryable"])
+
+
+def cancel_job(
+    store: Store,
+    job_id: str,
+    runs: Iterable[tuple[str, str]],
+    *,
+    clock: Clock | None = None,
+) -> list[str]:
+    """Cancel the job's unfinished stages and request its ``runs`` (workflow id, run id)
+    to stop; the stages cancelled, in pipeline order."""
+    with store.write(clock=clock) as tx:
+        for workflow_id, run_id in runs:
+            request_stop_in(tx, workflow_id, run_id, JOB_CANCEL)
+        rows = [dict(r) for r in tx.conn.execute(select(S).where(S.c.job_id == job_id)).mappings()]
+        rows.sort(key=lambda r: STAGE_ORDER.get(str(r["stage"]), len(STAGE_ORDER)))
+        canceled: list[str] = []
+        for row in rows:
+            if not _unfinished(row):
+                continue
+            stage = str(row["stage"])
+            attempts = int(row["attempts"])
+            # The fence of a late result (stage_states._fenced) requires state running:
+            # once this row is failed, an attempt still running cannot write it back.
+            tx.conn.execute(
+                update(S)
+                .where(S.c.job_id == job_id, S.c.stage == stage)
+                .values(
+                    state=StageState.FAILED.value,
+                    error_code=CANCELED,
+                    error_message=CANCELED_MESSAGE,
+                    retryable=False,
+                    next_attempt_at=None,
+                    reserved_by=None,
+                    finished_at=tx.now,
+                    updated_at=tx.now,
+                )
+            )
+            tx.append(
+                StageFailed(
+                    job_id=job_id,
+                    stage=stage,
+                    attempt=attempts,
+                    run_id=str(row["owner_run_id"] or ""),
+                    error_code=CANCELED,
+                    retryable=False,
+                    attempts_used=attempts,
+                ),
+                key=f"stage-canceled:{job_id}:{stage}:{tx.now.isoformat()}",
+            )
+            canceled.append(stage)
+        tx.conn.execute(
+            update(S)
+            .where(S.c.job_id == job_id, S.c.reserved_by.is_not(None))
+            .values(reserved_by=None)
+        )
+        # An intent `add` left unstarted would be started by the worker's reconciler:
+        # settled here, it never is (a later `jobctrl retry` starts the job again).
+        tx.conn.execute(
+            update(SI)
+            .where(SI.c.job_id == job_id, SI.c.started_at.is_(None))
+            .values(started_at=tx.now)
+        )
+    return canceled
+
+
+def reset_job_stage(
+    store: Store, job_id: str, stage: str, *, clock: Clock | None = None
+) -> list[str]:
+    """Put ``stage`` back to pending with the later stages that are not running (a
+    running ``stage`` is refused with ``STAGE_BUSY``); the stages reset."""
+    with store.write(clock=clock) as tx:
+        rows = {
+            str(r.stage): str(r.state)
+            for r in tx.conn.execute(select(S.c.stage, S.c.state).where(S.c.job_id == job_id))
+        }
+        if rows.get(stage) == StageState.RUNNING.value:
+            raise StageError(
+                STAGE_BUSY, f"{stage} is running for job {job_id}; cancel it first or try later"
+            )
+        order = STAGE_ORDER[stage]
+        wanted = [
+            s
+            for s, state in rows.items()
+            if STAGE_ORDER.get(s, -1) >= order
+            and state != StageState.RUNNING.value
+            and s in LANES
+            and (s == stage or state != StageState.PENDING.value)
+        ]
+        wanted.sort(key=STAGE_ORDER.__getitem__)
+        for name in wanted:
+            tx.conn.execute(
+                update(S)
+                .where(S.c.job_id == job_id, S.c.stage == name)
+                .values(
+                    state=StageState.PENDING.value,
+                    error_code=None,
+                    error_message=None,
+                    retryable=None,
+                    next_attempt_at=None,
+                    reserved_by=None,
+                    finished_at=None,
+                    updated_at=tx.now,
+                )
+            )
+            tx.append(
+                StageReset(job_id=job_id, stage=name, reason="reset"),
+                key=f"stage-reset:{job_id}:{name}:{tx.now.isoformat()}",
+            )
+    return wanted
+
+
+@dataclass(frozen=True)
+class Gate:
+    """What a stage attempt reads before it works: its execution was asked to stop; the
+    code its lane is paused with; the lane's current failure streak."""
+
+    stopped: bool
+    paused: str | None
+    streak: int
+
+
+def gate(store: Store, lane: str, workflow_id: str, run_id: str) -> Gate:
+    """One read for the three facts of ``Gate``."""
+    stop = select(stop_requests.c.reason).where(
+        stop_requests.c.workflow_id == workflow_id, stop_requests.c.run_id == run_id
+    )
+    window = select(stop_loss.c.paused_code, stop_loss.c.streak).where(
+        and_(stop_loss.c.kind == LANE, stop_loss.c.name == lane)
+    )
+    with store.read() as conn:
+        stopped = conn.execute(stop.limit(1)).first() is not None
+        row = conn.execute(window).first()
+    if row is None:
+        return Gate(stopped, None, 0)
+    return Gate(stopped, row[0], int(row[1] or 0))
+
+
+def refuse_paused(
+    store: Store, job_id: str, stage: str, run_id: str, code: str, *, clock: Clock | None = None
+) -> bool:
+    """End the job's ``stage`` failed with ``automation_paused`` (retryable, attempts
+    unchanged) unless it is finished or running; True when it was refused."""
+    with store.write(clock=clock) as tx:
+        row = (
+            tx.conn.execute(select(S).where(S.c.job_id == job_id, S.c.stage == stage))
+            .mappings()
+            .first()
+        )
+        if row is None or row["state"] not in (StageState.PENDING.value, StageState.FAILED.value):
+            return False
+        attempts = int(row["attempts"])
+        tx.conn.execute(
+            update(S)
+            .where(S.c.job_id == job_id, S.c.stage == stage)
+            .values(
+                state=StageState.FAILED.value,
+                owner_run_id=run_id,
+                error_code=AUTOMATION_PAUSED,
+                error_message=f"the {stage} lane is paused by stop-loss ({code}): "
+                f"`jobctrl resume {stage}`",
+                retryable=True,
+                next_attempt_at=None,
+                finished_at=tx.now,
+                updated_at=tx.now,
+            )
+        )
+        tx.append(
+            StageFailed(
+                job_id=job_id,
+                stage=stage,
+                attempt=attempts,
+                run_id=run_id,
+                error_code=AUTOMATION_PAUSED,
+                retryable=True,
+                attempts_used=attempts,
+            ),
+            key=f"stage-paused:{job_id}:{stage}:{run_id}:{tx.now.isoformat()}",
+        )
+    return True

@@ -1,0 +1,195 @@
+"""Per-job cancel and reset-only, through `jobctrl` as a person runs it (a `jobctrl worker`
+process, the CLI) and through the store's fences: a cancelled preparation closes as
+WorkflowCanceled with what it finished kept, a late result never flips a cancelled row
+back, `retry` starts the job again, and a reset changes local rows only."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from sqlalchemy import select
+from temporalio.client import WorkflowExecutionStatus
+
+from jobctrl.domain import ids
+from jobctrl.domain.errors import OWNERSHIP_LOST, StageError
+from jobctrl.store import jobs, schema, stage_control, stage_states, start_intents
+from tests.support.http import Route, posting_html
+from tests.support.processes import WorkerProcess, run_cli
+
+POSTING = posting_html("Platform Engineer", "Cancel Co", ["Python", "Kubernetes"])
+
+
+def _eventually(check: Callable[[], bool], timeout: float = 60.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return check()
+
+
+def _rows(store, job_id: str) -> dict[str, dict]:
+    return {r["stage"]: r for r in stage_states.stage_rows(store, job_id)}
+
+
+def _event_types(store, job_id: str) -> list[str]:
+    ev = schema.job_events
+    with store.read() as conn:
+        return list(
+            conn.execute(
+                select(ev.c.type).where(ev.c.job_id == job_id).order_by(ev.c.seq)
+            ).scalars()
+        )
+
+
+@pytest.fixture
+def worker_process(home, temporal_address, task_queue, fast_settings) -> Iterator[WorkerProcess]:
+    fast_settings.set_value("worker.heartbeat_seconds", 0.5)
+    fast_settings.set_value("recovery.enabled", False)
+    fast_settings.set_value("providers.offline.latency_ms", 10_000)  # Score is slow
+    process = WorkerProcess()
+    process.wait_ready()
+    yield process
+    if process.proc.poll() is None:
+        process.stop(signal.SIGTERM)
+
+
+async def test_cancel_in_flight_ends_canceled_keeps_results_and_retry_starts_again(
+    home, store, client, site, fast_settings, worker_process
+):
+    url = site.add("/jobs/cancel-me", Route(body=POSTING))
+    added = json.loads(run_cli("add", url, "--json").stdout)
+    job_id, workflow_id = added["jobId"], added["workflowId"]
+    assert _eventually(lambda: _rows(store, job_id)["score"]["state"] == "running"), "in flight"
+    score_started = time.monotonic()
+
+    done = run_cli("cancel", job_id, "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["jobId"] == job_id and result["canceled"] == [workflow_id]
+    assert result["stages"][0] == "score"
+
+    handle = client.get_workflow_handle(workflow_id)
+    for _ in range(150):
+        if (await handle.describe()).status != WorkflowExecutionStatus.RUNNING:
+            break
+        await asyncio.sleep(0.2)
+    assert (await handle.describe()).status == WorkflowExecutionStatus.CANCELED, "not failed"
+    # Past the slow Score's own end: a late result must not land.
+    await asyncio.sleep(max(0.0, score_started + 10.5 - time.monotonic()))
+    rows = _rows(store, job_id)
+    assert rows["enrich"]["state"] == "succeeded", "what it finished stays"
+    for stage, row in rows.items():
+        if stage != "enrich":
+            assert (row["state"], row["error_code"], row["retryable"]) == (
+                "failed", "canceled", False,
+            ), stage  # fmt: skip
+    assert jobs.score_row(store, job_id) is None, "no score from the cancelled attempt"
+    types = _event_types(store, job_id)
+    assert "WorkflowCanceled" in types and "WorkflowFailed" not in types
+    wr = schema.workflow_run_projections
+    with store.read() as conn:
+        status = conn.execute(select(wr.c.status).where(wr.c.workflow_id == workflow_id)).scalar()
+    assert status == "canceled"
+    sr = stage_control.stop_requests
+    with store.read() as conn:
+        reasons = list(
+            conn.execute(select(sr.c.reason).where(sr.c.workflow_id == workflow_id)).scalars()
+        )
+    assert reasons == ["job_cancel"], "a stop request the heartbeat can re-issue"
+
+    fast_settings.set_value("providers.offline.latency_ms", 0)
+    again = run_cli("retry", job_id, "--json")
+    assert again.returncode == 0, again.stderr
+
+    def prepared() -> bool:
+        rows = _rows(store, job_id)
+        return len(rows) == 5 and all(r["state"] == "succeeded" for r in rows.values())
+
+    assert await asyncio.to_thread(_eventually, prepared, 60), _rows(store, job_id)
+
+
+def test_cancel_settles_an_unstarted_intent_and_errors_are_one_line(
+    home, store, temporal_address, task_queue
+):
+    with store.write() as tx:
+        job = jobs.create_job_in(tx, "https://example.com/jobs/never-started")
+        start_intents.intend(tx, ids.prep_workflow_id(job.idempotency_key), job.job_id)
+    assert start_intents.unstarted_for(store, job.job_id) is not None
+
+    done = run_cli("cancel", job.job_id, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["canceled"] == []
+    assert start_intents.unstarted_for(store, job.job_id) is None, "the worker will not start it"
+    assert all(r["error_code"] == "canceled" for r in _rows(store, job.job_id).values())
+
+    for args, words in (
+        (("cancel", "nosuchjob"), "no job"),
+        (("reset", "nosuchjob", "--stage", "score"), "no job"),
+        (("reset", job.job_id, "--stage", "bogus"), "unknown stage"),
+        (("resume", "nosuchlane"), "no lane or source"),
+    ):
+        refused = run_cli(*args)
+        assert refused.returncode == 1, args
+        lines = refused.stderr.strip().splitlines()
+        assert len(lines) == 1 and words in lines[0] and "Traceback" not in refused.stderr, lines
+
+
+def test_a_late_result_after_cancel_is_refused_by_the_fence(store):
+    job = jobs.create_job(store, "https://example.com/jobs/late")
+    claim = stage_states.claim_stage(store, job.job_id, "enrich", "run-old")
+    stage_control.cancel_job(store, job.job_id, [("prep-x", "run-old")])
+    with pytest.raises(StageError) as refused, store.write() as tx:
+        stage_states.succeed_stage(tx, job.job_id, "enrich", "run-old", claim.attempt)
+    assert refused.value.code == OWNERSHIP_LOST
+    row = _rows(store, job.job_id)["enrich"]
+    assert (row["state"], row["error_code"]) == ("failed", "canceled")
+    with pytest.raises(StageError):
+        stage_states.fail_stage(
+            store, job.job_id, "enrich", "run-old", claim.attempt,
+            StageError("STAGE_INTERRUPTED", "late", retryable=True),
+        )  # fmt: skip
+    assert _rows(store, job.job_id)["enrich"]["error_code"] == "canceled"
+
+
+async def test_reset_only_changes_local_rows_and_refuses_a_running_stage(
+    home, store, client, task_queue, temporal_address
+):
+    job = jobs.create_job(store, "https://example.com/jobs/reset")
+    with store.write() as tx:
+        stage_states.ensure_stages(tx, job.job_id, ("enrich", "score", "tailor", "cover", "pdf"))
+    for stage in ("enrich", "score", "tailor"):
+        claim = stage_states.claim_stage(store, job.job_id, stage, "run-a")
+        with store.write() as tx:
+            stage_states.succeed_stage(tx, job.job_id, stage, "run-a", claim.attempt)
+    claim = stage_states.claim_stage(store, job.job_id, "cover", "run-a")
+    stage_states.fail_stage(
+        store, job.job_id, "cover", "run-a", claim.attempt,
+        StageError("provider_unavailable", "down", retryable=True),
+    )  # fmt: skip
+    before = _event_types(store, job.job_id)
+
+    done = run_cli("reset", job.job_id, "--stage", "score", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {
+        "jobId": job.job_id, "stage": "score", "reset": ["score", "tailor", "cover"],
+    }  # fmt: skip
+    rows = _rows(store, job.job_id)
+    assert [rows[s]["state"] for s in ("enrich", "score", "tailor", "cover", "pdf")] == [
+        "succeeded", "pending", "pending", "pending", "pending",
+    ]  # fmt: skip
+    assert rows["cover"]["error_code"] is None and rows["cover"]["reserved_by"] is None
+    added = _event_types(store, job.job_id)[len(before) :]
+    assert added == ["StageReset"] * 3, "no WorkflowStarted: nothing was started"
+    listed = [w async for w in client.list_workflows(f"TaskQueue = '{task_queue}'")]
+    assert listed == [], "Temporal was not asked anything"
+
+    stage_states.claim_stage(store, job.job_id, "score", "run-b")
+    busy = run_cli("reset", job.job_id, "--stage", "score")
+    assert busy.returncode == 1 and "STAGE_BUSY" in busy.stderr
+    assert _rows(store, job.job_id)["score"]["state"] == "running"
