@@ -72,11 +72,10 @@ def reconcile(
         found = tx.conn.execute(
             select(DR.c.status).where(DR.c.workflow_id == workflow_id, DR.c.run_id == run_id)
         ).scalar()
-        previous = row["status"] if row and row["status"] in OPEN else None
-        if previous is None and found in OPEN:
-            previous = str(found)
-        if previous is None or previous == verdict:
+        statuses = [s for s in (row["status"] if row else None, found) if s in OPEN]
+        if all(s == verdict for s in statuses):  # none open, or all agree already
             return False
+        previous = str(next(s for s in statuses if s != verdict))
         job_id = row["job_id"] if row else None
         tx.append(
             WorkflowReconciled(
