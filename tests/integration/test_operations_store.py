@@ -14,7 +14,9 @@ from jobctrl.domain.errors import BUDGET_EXCEEDED, ENRICH_HTTP_NOT_FOUND, StageE
 from jobctrl.home import Home
 from jobctrl.store import discovery, jobs, schema, stage_states
 from jobctrl.store import operations as ops_store
+from jobctrl.store.operations_tables import stop_loss
 from jobctrl.store.store import Store
+from tests.integration.test_operations_api import _beat
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 REF = ExecutionRef("local", "discover-local", "run-1")
@@ -175,3 +177,26 @@ def test_outside_the_execution_only_owned_rows_are_eta_demand(store: Store) -> N
     assert counts.demand == {"enrich": 1, "score": 1}  # only the owned job's rows
     assert (counts.jobs_with_demand, counts.unscored_jobs) == (1, 1)
     assert dormant != owned
+
+
+def test_a_paused_lane_with_work_withholds_the_eta(home: Home, store: Store) -> None:
+    clock, _ = _world(store)
+    with store.write(clock=clock) as tx:
+        tx.conn.execute(
+            stop_loss.insert().values(
+                kind="lane",
+                name="score",
+                streak=5,
+                paused_code="provider_auth",
+                paused_at=clock.now,
+                updated_at=clock.now,
+            )
+        )
+    _beat(home, store, clock.now)
+    snap = operations_snapshot(home, now=clock.now)
+    assert snap["stopLoss"] == [
+        {"kind": "lane", "name": "score", "code": "provider_auth",
+         "pausedAt": clock.now.isoformat(), "streak": 5}
+    ]  # fmt: skip
+    # discovering comes after: a pause is named first
+    assert (snap["eta"]["state"], snap["eta"]["reason"]) == ("paused", "stop_loss")

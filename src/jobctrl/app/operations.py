@@ -15,7 +15,7 @@ from typing import Any
 from jobctrl.domain import eta as eta_rules
 from jobctrl.domain import operations as rules
 from jobctrl.domain import recovery as recovery_rules
-from jobctrl.domain.clock import utcnow
+from jobctrl.domain.clock import as_utc, utcnow
 from jobctrl.domain.errors import BudgetExceededError
 from jobctrl.domain.runtime import home_identity
 from jobctrl.home import Home
@@ -45,7 +45,8 @@ def _orphans(store: Store) -> list[dict[str, Any]]:
 
 
 def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
+    """An instant as ISO 8601 in UTC (SQLite reads it back without its zone)."""
+    return as_utc(value).isoformat() if value is not None else None
 
 
 def _execution(row: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -102,7 +103,10 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
         execution["status"] if execution else None, remaining=remaining, issues=issues
     )
     runtime = _runtime(store, home, now)
-    paused = stop_loss.paused(store)
+    paused = [
+        {**p, "pausedAt": _iso(p["pausedAt"]) if isinstance(p["pausedAt"], datetime) else None}
+        for p in stop_loss.paused(store)
+    ]
     demand = recovery_store.retry_demand(store, now, stage_limit=limit)
     wanted = {stage for stage, n in counts.demand.items() if n > 0}
     if counts.unscored_jobs and values["preparation.materials"]:

@@ -17,7 +17,6 @@ from jobctrl.domain import eta as eta_rules
 from jobctrl.domain import operations as rules
 from jobctrl.domain.clock import as_utc
 from jobctrl.domain.discovery import Cohort, RunStatus
-from jobctrl.domain.errors import MIN_SCORE
 from jobctrl.domain.executions import WorkflowStatus
 from jobctrl.domain.stages import Stage, StageState
 from jobctrl.store import schema
@@ -50,7 +49,6 @@ class ScopeCounts:
     demand: dict[str, int] = field(default_factory=dict)  # stage -> rows still to run
     unscored_jobs: int = 0  # demand jobs whose Score is still to run
     jobs_with_demand: int = 0
-    retry_rows: int = 0  # failed rows recovery will retry (due or waiting)
 
 
 def _member_join(execution: dict[str, Any] | None) -> ColumnElement[bool]:
@@ -165,7 +163,6 @@ def scope_counts(
         if kind is rules.RowClass.RETRY:
             scopes[scope]["remaining"][stage] += 1
             demand[stage] += 1
-            out.retry_rows += 1
             demand_jobs.add(job_id)
             if stage == Stage.SCORE.value:
                 unscored.add(job_id)
@@ -226,20 +223,14 @@ def duration_samples(store: Store, now: datetime) -> dict[str, list[float]]:
 
 
 def materials_pass_rate(store: Store) -> float:
-    """The share of scored jobs that went on to materials (Tailor not skipped for a low
-    score); 1.0 before any job was scored."""
+    """The share of scored jobs that went on to materials: Tailor rows not skipped (for a
+    low score, materials off or a closed posting) of all Tailor rows; 1.0 before any job
+    was scored. Both counts read the (stage, state) index only."""
     with store.read() as conn:
-        total, low = conn.execute(
+        total, skipped = conn.execute(
             select(
                 func.count(),
-                func.count(
-                    case(
-                        (
-                            (S.c.state == StageState.SKIPPED.value) & (S.c.error_code == MIN_SCORE),
-                            1,
-                        )
-                    )
-                ),
+                func.count(case((S.c.state == StageState.SKIPPED.value, 1))),
             ).where(S.c.stage == Stage.TAILOR.value)
         ).one()
-    return 1.0 if not total else (total - low) / total
+    return 1.0 if not total else (total - skipped) / total
