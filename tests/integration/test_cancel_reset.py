@@ -11,13 +11,18 @@ import signal
 import time
 from collections.abc import Callable, Iterator
 
+import httpx
 import pytest
 from sqlalchemy import select
 from temporalio.client import WorkflowExecutionStatus
+from temporalio.worker import Replayer
 
+from jobctrl.api.app import create_app
 from jobctrl.domain import ids
 from jobctrl.domain.errors import OWNERSHIP_LOST, StageError
 from jobctrl.store import jobs, schema, stage_control, stage_states, start_intents
+from jobctrl.worker.run import WORKFLOWS
+from jobctrl.workflows.converter import DATA_CONVERTER
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess, run_cli
 
@@ -45,6 +50,19 @@ def _event_types(store, job_id: str) -> list[str]:
                 select(ev.c.type).where(ev.c.job_id == job_id).order_by(ev.c.seq)
             ).scalars()
         )
+
+
+async def _page(home, path: str) -> str:
+    app = create_app(home, port=8765)
+    token = (home.root / "api-token").read_text().strip()
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app),
+        base_url="http://127.0.0.1:8765",
+        headers={"Authorization": f"Bearer {token}"},
+    ) as api:
+        response = await api.get(path)
+    assert response.status_code == 200
+    return response.text
 
 
 @pytest.fixture
@@ -80,6 +98,11 @@ async def test_cancel_in_flight_ends_canceled_keeps_results_and_retry_starts_aga
             break
         await asyncio.sleep(0.2)
     assert (await handle.describe()).status == WorkflowExecutionStatus.CANCELED, "not failed"
+    history = await handle.fetch_history()
+    replayed = await Replayer(workflows=WORKFLOWS, data_converter=DATA_CONVERTER).replay_workflow(
+        history, raise_on_replay_failure=True
+    )
+    assert replayed.replay_failure is None, "the cancel path replays deterministically"
     # Past the slow Score's own end: a late result must not land.
     await asyncio.sleep(max(0.0, score_started + 10.5 - time.monotonic()))
     rows = _rows(store, job_id)
@@ -189,7 +212,13 @@ async def test_reset_only_changes_local_rows_and_refuses_a_running_stage(
     listed = [w async for w in client.list_workflows(f"TaskQueue = '{task_queue}'")]
     assert listed == [], "Temporal was not asked anything"
 
+    page = await _page(home, f"/jobs/{job.job_id}")
+    assert f'data-post="/v1/jobs/{job.job_id}/cancel"' in page, "a Cancel button"
+    assert page.count(f'data-post="/v1/jobs/{job.job_id}/reset"') == 5, "a Reset per stage"
+
     stage_states.claim_stage(store, job.job_id, "score", "run-b")
+    page = await _page(home, f"/jobs/{job.job_id}")
+    assert page.count(f'data-post="/v1/jobs/{job.job_id}/reset"') == 4, "not while it runs"
     busy = run_cli("reset", job.job_id, "--stage", "score")
     assert busy.returncode == 1 and "STAGE_BUSY" in busy.stderr
     assert _rows(store, job.job_id)["score"]["state"] == "running"
