@@ -148,6 +148,7 @@ workflow_run_projections = Table(
     Column("started_at", DateTime(timezone=True), nullable=False),
     Column("closed_at", DateTime(timezone=True)),
     Column("last_seq", Integer, nullable=False),
+    Index("ix_workflow_runs_job", "job_id", "status"),  # a job's runs (migration 0017)
 )
 
 projection_watermarks = Table(
