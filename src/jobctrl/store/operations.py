@@ -6,12 +6,12 @@ domain/eta.py; this module only counts.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Join, Subquery, and_, case, distinct, func, select
+from sqlalchemy import ColumnElement, Connection, Subquery, and_, case, func, select
 
 from jobctrl.domain import eta as eta_rules
 from jobctrl.domain import operations as rules
@@ -19,7 +19,8 @@ from jobctrl.domain.clock import as_utc
 from jobctrl.domain.discovery import Cohort, RunStatus
 from jobctrl.domain.executions import WorkflowStatus
 from jobctrl.domain.stages import Stage, StageState
-from jobctrl.store import schema
+from jobctrl.store import recovery, schema
+from jobctrl.store.operations_tables import recovery_cohorts as RC
 from jobctrl.store.store import Store
 
 S = schema.job_stage_states
@@ -54,12 +55,15 @@ class ScopeCounts:
 def _member_join(execution: dict[str, Any] | None) -> ColumnElement[bool]:
     if execution is None:
         return and_(M.c.job_id == S.c.job_id, M.c.job_id.is_(None))  # joins nothing
-    return and_(
-        M.c.job_id == S.c.job_id,
+    return and_(M.c.job_id == S.c.job_id, *_members_of(execution))
+
+
+def _members_of(execution: dict[str, Any]) -> list[ColumnElement[bool]]:
+    return [
         M.c.tenant_id == execution["tenant_id"],
         M.c.discover_workflow_id == execution["workflow_id"],
         M.c.discover_run_id == execution["run_id"],
-    )
+    ]
 
 
 def _open_runs() -> Subquery:
@@ -72,22 +76,70 @@ def _open_runs() -> Subquery:
     )
 
 
-def _live(open_runs: Subquery) -> ColumnElement[bool]:
-    """A row outside the execution is live contention only when something owns it: it
-    runs, recovery reserved it, or its job's preparation run is open. A dormant pending
-    row nobody will pick up is not counted as work the worker is going to do."""
-    return (
-        (S.c.state == StageState.RUNNING.value)
-        | S.c.reserved_by.is_not(None)
-        | open_runs.c.job_id.is_not(None)
-    )
+def _recovering(conn: Connection) -> list[str]:
+    """The jobs of recovery cohorts reserved or running (their rows are owned)."""
+    rows = conn.execute(
+        select(RC.c.job_ids).where(RC.c.state.in_((recovery.RESERVED, recovery.STARTED)))
+    ).scalars()
+    return sorted({job_id for ids in rows for job_id in ids or ()})
 
 
-def _rows(execution: dict[str, Any] | None, open_runs: Subquery) -> Join:
-    """Stage rows, each with its membership (if any) and its job's open run (if any)."""
-    return S.outerjoin(M, _member_join(execution)).outerjoin(
-        open_runs, open_runs.c.job_id == S.c.job_id
+Row = tuple[str, str, str]  # (job id, stage, state)
+
+
+def _tally(
+    conn: Connection, execution: dict[str, Any] | None
+) -> tuple[dict[str, Counter[tuple[str, str]]], list[Row], list[Row]]:
+    """Pending and running rows: per scope a count by (stage, state), the execution's
+    member rows, and the rows outside the execution that something owns.
+
+    Outside the execution a row is live contention only when something owns it: it runs,
+    its job's preparation run is open, or recovery reserved its job. A dormant pending row
+    nobody will pick up is not work the worker is going to do. The totals read the
+    (stage, state) index alone; only member rows and owned rows are looked up."""
+    stages, unfinished = (
+        list(rules.OPS_STAGES),
+        (StageState.PENDING.value, StageState.RUNNING.value),
     )
+    where = (S.c.stage.in_(stages), S.c.state.in_(unfinished))
+    tally: dict[str, Counter[tuple[str, str]]] = {name: Counter() for name in rules.SCOPES}
+    for stage, state, n in conn.execute(
+        select(S.c.stage, S.c.state, func.count()).where(*where).group_by(S.c.stage, S.c.state)
+    ):
+        tally[rules.GLOBAL][(stage, state)] += n
+    member_rows: list[tuple[str, str, str]] = []
+    if execution is not None:
+        for cohort, job_id, stage, state in conn.execute(
+            select(M.c.cohort, S.c.job_id, S.c.stage, S.c.state)
+            .select_from(M.join(S, S.c.job_id == M.c.job_id))
+            .where(*_members_of(execution), *where)
+        ):
+            scope = _SCOPE_OF_COHORT.get(cohort, rules.CURRENT)
+            tally[scope][(stage, state)] += 1
+            tally[rules.GLOBAL][(stage, state)] -= 1
+            member_rows.append((job_id, stage, state))
+    open_runs = _open_runs()
+    not_member = M.c.job_id.is_(None)
+    owned = list(
+        conn.execute(
+            select(S.c.job_id, S.c.stage, S.c.state)
+            .select_from(
+                open_runs.join(S, S.c.job_id == open_runs.c.job_id).outerjoin(
+                    M, _member_join(execution)
+                )
+            )
+            .where(*where, not_member)
+        ).all()
+    )
+    recovering = _recovering(conn)
+    if recovering:
+        owned += conn.execute(
+            select(S.c.job_id, S.c.stage, S.c.state)
+            .select_from(S.outerjoin(M, _member_join(execution)))
+            .where(*where, not_member, S.c.job_id.in_(recovering))
+        ).all()
+    rows = {(r[0], r[1], r[2]) for r in owned}  # a job both open and recovering: once
+    return tally, member_rows, sorted(rows)
 
 
 def scope_counts(
@@ -99,56 +151,54 @@ def scope_counts(
 ) -> ScopeCounts:
     """Per scope: jobs, remaining rows per stage (pending, running or failed and still
     retried by recovery), and jobs with a failed or blocked row. Also the ETA's demand:
-    every remaining row of the execution's cohorts and the live ones outside it."""
+    every remaining row of the execution's cohorts and the owned ones outside it."""
     scopes = {name: rules.empty_scope() for name in rules.SCOPES}
     out = ScopeCounts(scopes=scopes)
-    stages = list(rules.OPS_STAGES)
-    open_runs = _open_runs()
-    live = _live(open_runs)
-    unfinished = (StageState.PENDING.value, StageState.RUNNING.value)
     with store.read() as conn:
         total_jobs = conn.execute(select(func.count()).select_from(schema.jobs)).scalar_one()
+        member_jobs: dict[str, int] = {}
         if execution is not None:
-            members = conn.execute(
-                select(M.c.cohort, func.count())
-                .where(
-                    M.c.tenant_id == execution["tenant_id"],
-                    M.c.discover_workflow_id == execution["workflow_id"],
-                    M.c.discover_run_id == execution["run_id"],
-                )
-                .group_by(M.c.cohort)
-            ).all()
-            for cohort, n in members:
-                scopes[_SCOPE_OF_COHORT.get(cohort, rules.CURRENT)]["jobs"] += n
-        scopes[rules.GLOBAL]["jobs"] = max(
-            0, total_jobs - scopes[rules.CURRENT]["jobs"] - scopes[rules.SWEEP]["jobs"]
-        )
-        open_rows = conn.execute(
-            select(M.c.cohort, S.c.stage, case((live, 1), else_=0), func.count())
-            .select_from(_rows(execution, open_runs))
-            .where(S.c.stage.in_(stages), S.c.state.in_(unfinished))
-            .group_by(M.c.cohort, S.c.stage, case((live, 1), else_=0))
-        ).all()
-        failed_rows = conn.execute(
-            select(
-                M.c.cohort,
-                S.c.job_id,
-                S.c.stage,
-                S.c.error_code,
-                S.c.retryable,
-                S.c.auto_attempts,
+            member_jobs = dict(
+                conn.execute(
+                    select(M.c.cohort, func.count())
+                    .where(*_members_of(execution))
+                    .group_by(M.c.cohort)
+                ).all()
             )
+        tally, member_rows, owned = _tally(conn, execution)
+        failed_rows = conn.execute(
+            select(M.c.cohort, S.c.job_id, S.c.stage, S.c.error_code, S.c.retryable)
+            .add_columns(S.c.auto_attempts)
             .select_from(S.outerjoin(M, _member_join(execution)))
-            .where(S.c.stage.in_(stages), S.c.state == StageState.FAILED.value)
+            .where(S.c.stage.in_(list(rules.OPS_STAGES)), S.c.state == StageState.FAILED.value)
         ).all()
-    demand_jobs: set[str] = set()
-    unscored: set[str] = set()
-    demand: dict[str, int] = defaultdict(int)
-    for cohort, stage, is_live, n in open_rows:
-        scope = _SCOPE_OF_COHORT.get(cohort, rules.GLOBAL) if cohort else rules.GLOBAL
-        scopes[scope]["remaining"][stage] += n
-        if scope != rules.GLOBAL or is_live:
-            demand[stage] += n
+    for cohort, n in member_jobs.items():
+        scopes[_SCOPE_OF_COHORT.get(cohort, rules.CURRENT)]["jobs"] += n
+    scopes[rules.GLOBAL]["jobs"] = max(
+        0, total_jobs - scopes[rules.CURRENT]["jobs"] - scopes[rules.SWEEP]["jobs"]
+    )
+    demand: Counter[str] = Counter()
+    for scope, counts in tally.items():
+        for (stage, _), n in counts.items():
+            scopes[scope]["remaining"][stage] += n
+            if scope != rules.GLOBAL:
+                demand[stage] += n
+    # Outside: owned rows, and running rows whatever owns them.
+    running_outside = Counter(
+        {st: n for (st, state), n in tally[rules.GLOBAL].items() if state == "running"}
+    )
+    demand_jobs = {job_id for job_id, _, _ in owned}
+    unscored = {job_id for job_id, stage, _ in owned if stage == Stage.SCORE.value}
+    for _, stage, state in owned:
+        demand[stage] += 1
+        if state == StageState.RUNNING.value:
+            running_outside[stage] -= 1
+    for stage, n in running_outside.items():
+        demand[stage] += max(0, n)
+    jobs = len({job_id for job_id, _, _ in member_rows})
+    scores = sum(1 for _, stage, _ in member_rows if stage == Stage.SCORE.value)
+    extra_jobs = sum(max(0, n) for n in running_outside.values())
+    extra_scores = max(0, running_outside[Stage.SCORE.value])
     failed_jobs: dict[str, set[str]] = defaultdict(set)
     blocked_jobs: dict[str, set[str]] = defaultdict(set)
     for cohort, job_id, stage, code, retryable, auto in failed_rows:
@@ -173,29 +223,10 @@ def scope_counts(
     for scope in rules.SCOPES:
         scopes[scope]["failed"] = len(failed_jobs[scope])
         scopes[scope]["blocked"] = len(blocked_jobs[scope])
-    out.demand = dict(demand)
-    jobs, scores = _demand_jobs(store, execution, open_runs)
-    out.jobs_with_demand = jobs + len(demand_jobs)
-    out.unscored_jobs = scores + len(unscored)
+    out.demand = {stage: n for stage, n in demand.items() if n > 0}
+    out.jobs_with_demand = jobs + extra_jobs + len(demand_jobs)
+    out.unscored_jobs = scores + extra_scores + len(unscored)
     return out
-
-
-def _demand_jobs(
-    store: Store, execution: dict[str, Any] | None, open_runs: Subquery
-) -> tuple[int, int]:
-    """(jobs with a pending or running row in the demand, their pending/running Scores)."""
-    in_demand = M.c.cohort.is_not(None) | _live(open_runs)
-    unfinished = S.c.state.in_((StageState.PENDING.value, StageState.RUNNING.value))
-    with store.read() as conn:
-        row = conn.execute(
-            select(
-                func.count(distinct(S.c.job_id)),
-                func.count(case((S.c.stage == Stage.SCORE.value, 1))),
-            )
-            .select_from(_rows(execution, open_runs))
-            .where(S.c.stage.in_(list(rules.OPS_STAGES)), unfinished, in_demand)
-        ).one()
-    return int(row[0]), int(row[1])
 
 
 def duration_samples(store: Store, now: datetime) -> dict[str, list[float]]:
