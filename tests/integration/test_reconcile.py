@@ -204,6 +204,10 @@ async def test_orphans_are_listed_ours_adopted_and_a_stop_is_reissued_until_give
         "JobPreparationWorkflow", PrepInput(job.job_id, job.idempotency_key), id=prep_id,
         task_queue=task_queue,
     )  # fmt: skip
+    scheduled = await client.start_workflow(  # as the discovery schedule names its runs
+        "DiscoverWorkflow", DiscoverInput(), id=f"discover-local-{uuid.uuid4().hex[:8]}",
+        task_queue=task_queue,
+    )  # fmt: skip
     ctx = _ctx(home, store, ahead=120)  # past the start grace
     for _ in range(50):  # the visibility store is eventually consistent
         if await reconcile.observe_queue(client, ctx) == 1:
@@ -213,6 +217,8 @@ async def test_orphans_are_listed_ours_adopted_and_a_stop_is_reissued_until_give
     assert orphan["workflowType"] == "ApplyWorkflow"
     adopted = workflow_runs.run_row(store, prep_id, lost.result_run_id or "")
     assert adopted is not None and adopted["job_id"] == job.job_id, "ours: recorded, no orphan"
+    found = workflow_runs.run_row(store, scheduled.id, scheduled.result_run_id or "")
+    assert found is not None and found["workflow_type"] == "DiscoverWorkflow"
     listed = executions.list_executions(home)
     assert [o["workflowId"] for o in listed["orphans"]] == [stray.id]
     assert prep_id in {r["workflowId"] for r in listed["openRuns"]}
@@ -239,6 +245,7 @@ async def test_orphans_are_listed_ours_adopted_and_a_stop_is_reissued_until_give
             break
     assert orphans.orphans(store) == [], "the set is replaced on every beat"
     await lost.terminate()
+    await scheduled.terminate()
 
 
 async def test_missing_workflow_run_rows_are_rebuilt_from_the_event_log(

@@ -61,6 +61,8 @@ def test_executions_of_ours_are_adopted_others_are_not() -> None:
         ids.job_id_for(key),
     )
     assert reconcile._adoptable(run(ids.APPLY_LOOP_ID, "ApplyWorkflow")) == ("ApplyWorkflow", None)
+    scheduled = f"{ids.DISCOVER_WORKFLOW_ID}-2026-12-01T12:00:00Z"  # a schedule's start
+    assert reconcile._adoptable(run(scheduled, "DiscoverWorkflow")) == ("DiscoverWorkflow", None)
     assert reconcile._adoptable(run("discover-other", "DiscoverWorkflow")) is None
     assert reconcile._adoptable(run(f"prep-{key}", "ApplyWorkflow")) is None
     assert reconcile._adoptable(run("stray", "SomethingElse")) is None

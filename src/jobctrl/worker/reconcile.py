@@ -170,7 +170,11 @@ async def probe_open_runs(
 def _adoptable(run: starts.ObservedRun) -> tuple[str, str | None] | None:
     """(workflow type, job id) when ``run`` is ours by its type and id: recorded as
     started rather than called an orphan."""
-    if run.workflow_type == WorkflowType.DISCOVERY and run.workflow_id == ids.DISCOVER_WORKFLOW_ID:
+    # The schedule starts discover-local with the scheduled time appended to the id.
+    discover = ids.DISCOVER_WORKFLOW_ID
+    if run.workflow_type == WorkflowType.DISCOVERY and (
+        run.workflow_id == discover or run.workflow_id.startswith(f"{discover}-")
+    ):
         return WorkflowType.DISCOVERY.value, None
     if run.workflow_type == WorkflowType.PREPARATION and run.workflow_id.startswith("prep-"):
         return WorkflowType.PREPARATION.value, ids.job_id_for(run.workflow_id.removeprefix("prep-"))
