@@ -12,9 +12,11 @@ from jobctrl.app.operations import operations_snapshot
 from jobctrl.domain.discovery import Cohort, DiscoverFinish, ExecutionRef
 from jobctrl.domain.errors import BUDGET_EXCEEDED, ENRICH_HTTP_NOT_FOUND, StageError
 from jobctrl.home import Home
+from jobctrl.llm.spend import SpendAuthority, Usage
 from jobctrl.store import discovery, jobs, schema, stage_states
 from jobctrl.store import operations as ops_store
 from jobctrl.store.operations_tables import stop_loss
+from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 from tests.integration.test_operations_api import _beat
 
@@ -200,3 +202,15 @@ def test_a_paused_lane_with_work_withholds_the_eta(home: Home, store: Store) -> 
     ]  # fmt: skip
     # discovering comes after: a pause is named first
     assert (snap["eta"]["state"], snap["eta"]["reason"]) == ("paused", "stop_loss")
+
+
+def test_a_spent_lane_with_work_withholds_the_eta(home: Home, store: Store) -> None:
+    clock, _ = _world(store)
+    settings = Settings(store)
+    settings.set_value("lane_token_limits", {"score": 100})
+    spend = SpendAuthority(store, settings, clock=lambda: clock.now)
+    spend.record(observation_id="o1", lane="score", provider="p", model="m", usage=Usage(90, 20))
+    _beat(home, store, clock.now)
+    eta = operations_snapshot(home, now=clock.now)["eta"]
+    assert (eta["state"], eta["reason"]) == ("paused", "budget_exhausted")
+    assert eta["low"] is None
