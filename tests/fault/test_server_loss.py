@@ -24,8 +24,8 @@ from tests.support.fault import (
     add_all,
     configure,
     postings,
-    prepared,
     server_pid,
+    settled,
     stage_rows,
     until,
     violations,
@@ -69,8 +69,7 @@ async def test_a_killed_server_is_restarted_and_nothing_is_lost(
         restarts = [await _kill_server(home)]
         await asyncio.sleep(SECOND_KILL)
         restarts.append(await _kill_server(home))
-        settle = await until(lambda: len(prepared(store, job_ids)) == JOBS, SETTLE)
-        await until(lambda: not any(r["state"] == "running" for r in stage_rows(store)), 30)
+        settle = await until(lambda: settled(store, job_ids), SETTLE)
         assert worker.process is not None and worker.process.proc.poll() is None, "kept running"
     finally:
         code = await asyncio.to_thread(worker.stop)

@@ -17,6 +17,7 @@ in the zygote, default again in each child).
 from __future__ import annotations
 
 import base64
+import faulthandler
 import json
 import os
 import signal
@@ -52,6 +53,7 @@ def _serve() -> None:
             os.dup2(fd, 2)
             null = os.open(os.devnull, os.O_RDONLY)
             os.dup2(null, 0)
+            faulthandler.register(signal.SIGUSR2, all_threads=True)  # a stack dump on demand
             sys.argv = ["jobctrl", "worker"]
             jobctrl.cli.run()  # os._exit()s with the command's status
             os._exit(70)
