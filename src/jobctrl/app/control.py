@@ -21,6 +21,7 @@ from typing import Any
 from jobctrl.app import runtime
 from jobctrl.config import load_config
 from jobctrl.domain import ids
+from jobctrl.domain.clock import as_utc
 from jobctrl.domain.errors import INVALID_INPUT, MISSING_INPUT, NOT_FOUND, JobctrlError
 from jobctrl.domain.stop_loss import KINDS, LANE, LANES, SOURCE
 from jobctrl.home import Home
@@ -105,9 +106,10 @@ def resume(home: Home, name: str) -> dict[str, Any]:
 
 
 def stop_loss_status(home: Home) -> dict[str, Any]:
-    """``{threshold, paused: [{kind, name, code, pausedAt, streak}]}``."""
+    """``{threshold, paused: [{kind, name, code, pausedAt, streak}]}`` (times in UTC)."""
     store = Store.open(home)
-    return {
-        "threshold": int(Settings(store).get("stop_loss.threshold")),
-        "paused": stop_loss.paused(store),
-    }
+    paused = [
+        {**p, "pausedAt": as_utc(p["pausedAt"]).isoformat() if p["pausedAt"] else None}
+        for p in stop_loss.paused(store)
+    ]
+    return {"threshold": int(Settings(store).get("stop_loss.threshold")), "paused": paused}

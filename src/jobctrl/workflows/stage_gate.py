@@ -113,7 +113,8 @@ def _attempt(
     except Exception:
         note(ctx, stage, job_id, STAGE_INTERNAL_ERROR)
         raise
-    note(ctx, stage, job_id, None)
+    if seen.streak or stage not in _proven:  # else a success changes nothing to note
+        note(ctx, stage, job_id, None)
     return result
 
 
