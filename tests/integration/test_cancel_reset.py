@@ -222,3 +222,32 @@ async def test_reset_only_changes_local_rows_and_refuses_a_running_stage(
     busy = run_cli("reset", job.job_id, "--stage", "score")
     assert busy.returncode == 1 and "STAGE_BUSY" in busy.stderr
     assert _rows(store, job.job_id)["score"]["state"] == "running"
+
+
+async def test_http_errors_are_codes_and_no_server_changes_nothing(home, store, no_temporal):
+    job = jobs.create_job(store, "https://example.com/jobs/http")
+    app = create_app(home, port=8765)
+    token = (home.root / "api-token").read_text().strip()
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app),
+        base_url="http://127.0.0.1:8765",
+        headers={"Authorization": f"Bearer {token}"},
+    ) as api:
+        missing = await api.post("/v1/jobs/nosuchjob/cancel")
+        assert missing.status_code == 404
+        assert missing.json()["error"]["code"] == "job_not_found"
+        bad = await api.post(f"/v1/jobs/{job.job_id}/reset", json={"stage": "bogus"})
+        assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_input"
+        extra = await api.post(f"/v1/jobs/{job.job_id}/reset", json={"stage": "score", "x": 1})
+        assert extra.status_code == 422, "unknown fields are refused"
+        done = await api.post(f"/v1/jobs/{job.job_id}/reset", json={"stage": "score"})
+        assert done.status_code == 200
+        assert done.json() == {"jobId": job.job_id, "stage": "score", "reset": ["score"]}
+        unknown = await api.post("/v1/stop-loss/lane/nosuchlane/resume")
+        assert unknown.status_code == 404
+
+    before = _rows(store, job.job_id)
+    refused = run_cli("cancel", job.job_id)
+    assert refused.returncode == 2, refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert _rows(store, job.job_id) == before, "without a server nothing was changed"

@@ -70,13 +70,13 @@ def reset_stage(home: Home, ref: str, stage: str) -> dict[str, Any]:
 def _kind_of(home: Home, store: Store, name: str) -> tuple[str, str]:
     """(kind, name) for a lane or source name; ``lane:NAME``/``source:NAME`` choose."""
     prefix, sep, rest = name.partition(":")
-    if sep and prefix in KINDS and rest:
-        return prefix, rest
+    chosen = (prefix,) if sep and prefix in KINDS and rest else KINDS
+    name = rest if chosen != KINDS else name
     sources = {entry.name for entry in load_config(home).sources}
     known = set(stop_loss.known_names(store))
     kinds = [
         kind
-        for kind in KINDS
+        for kind in chosen
         if (kind, name) in known
         or (kind == LANE and name in LANES)
         or (kind == SOURCE and name in sources)
