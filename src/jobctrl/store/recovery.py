@@ -69,8 +69,11 @@ def _order(column: Any) -> Any:
     return case({stage: i for stage, i in STAGE_ORDER.items()}, value=column, else_=99)
 
 
-def _candidates(conn: Connection, cap: int, limit: int = SCAN_LIMIT) -> list[Candidate]:
-    """Rows that may be eligible, oldest first: every rule but the clock and the lanes."""
+def _candidates(
+    conn: Connection, cap: int, limit: int = SCAN_LIMIT, among: Collection[str] | None = None
+) -> list[Candidate]:
+    """Rows that may be eligible (of the jobs ``among``, if given), oldest first: every
+    rule but the clock and the lanes."""
     earlier = S.alias("earlier")
     other = S.alias("other")
     wr, si, jobs = schema.workflow_run_projections, schema.start_intents, schema.jobs
@@ -93,22 +96,26 @@ def _candidates(conn: Connection, cap: int, limit: int = SCAN_LIMIT) -> list[Can
         _order(earlier.c.stage) < _order(S.c.stage),
         not_(done),
     )
+    # Each term names its stages and state, so SQLite reads only failed and pending rows
+    # through the (stage, state) index, never the finished ones.
     failed = and_(
+        S.c.stage.in_(rules.RECOVERABLE_STAGES),
         S.c.state == StageState.FAILED.value,
         S.c.retryable.is_(True),
         or_(S.c.error_code.is_(None), S.c.error_code.not_in(rules.NON_RETRYABLE_CODES)),
     )
     # A pending Enrich is a job never admitted (or not to be prepared): not ours to start.
-    pending = and_(S.c.state == StageState.PENDING.value, S.c.stage != Stage.ENRICH.value)
+    later = [stage for stage in rules.RECOVERABLE_STAGES if stage != Stage.ENRICH.value]
+    pending = and_(S.c.stage.in_(later), S.c.state == StageState.PENDING.value)
     since = func.coalesce(S.c.finished_at, S.c.updated_at)
     rows = conn.execute(
         select(S, since.label("since"))
         .join(jobs, jobs.c.id == S.c.job_id)
         .where(
-            S.c.stage.in_(rules.RECOVERABLE_STAGES),
+            or_(failed, pending),
+            *([S.c.job_id.in_(among)] if among is not None else []),
             S.c.reserved_by.is_(None),
             S.c.auto_attempts < cap,
-            or_(failed, pending),
             or_(jobs.c.availability.is_(None), jobs.c.availability != Availability.UNAVAILABLE),
             S.c.job_id.not_in(open_runs),
             S.c.job_id.not_in(intents),
@@ -164,16 +171,21 @@ def reserve_cohort(
     base: float = rules.BACKOFF_BASE_SECONDS,
     grace: float = rules.PENDING_GRACE_SECONDS,
     size: int = rules.COHORT_SIZE,
+    among: Collection[str] | None = None,
     clock: Clock | None = None,
 ) -> Cohort | None:
     """Reserve the next cohort in one write transaction: the stage (one of ``stages``: the
     lanes that may run now) of the oldest eligible row, and at most ``size`` of that
-    stage's eligible rows (one per job). None when nothing is eligible."""
+    stage's eligible rows (one per job). None when nothing is eligible.
+
+    ``among`` (the jobs an ``eligible`` read chose) narrows the read made under the write
+    lock to those rows: every rule is checked again, and the lock is held for 25 rows,
+    not for a scan of the store."""
     with store.write(clock=clock) as tx:
         now = tx.now
         found = [
             c
-            for c in _candidates(tx.conn, rules.max_auto_attempts(stage_limit))
+            for c in _candidates(tx.conn, rules.max_auto_attempts(stage_limit), among=among)
             if _due(c, now, base, grace)
         ]
         chosen: list[Candidate] = []

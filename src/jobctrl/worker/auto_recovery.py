@@ -72,15 +72,23 @@ async def recover_preparations(client: Client, ctx: StageContext, values: dict[s
     )
     if not found:
         return 0
-    stages = [stage for stage in dict.fromkeys(c.stage for c in found)]
-    allowed = [stage for stage in stages if await asyncio.to_thread(_lane_open, ctx, stage)]
-    if not allowed:
+    stage, closed = None, set()
+    for candidate in found:  # the oldest eligible row whose lane may run now
+        if candidate.stage in closed:
+            continue
+        if await asyncio.to_thread(_lane_open, ctx, candidate.stage):
+            stage = candidate.stage
+            break
+        closed.add(candidate.stage)
+    if stage is None:
         return 0
+    among = [c.job_id for c in found if c.stage == stage][: rules.COHORT_SIZE]
     cohort = await asyncio.to_thread(
         recovery.reserve_cohort,
         ctx.store,
         stage_limit=stage_limit,
-        stages=allowed,
+        stages=[stage],
+        among=among,
         base=backoff_base(),
         grace=pending_grace(),
         clock=ctx.clock,
