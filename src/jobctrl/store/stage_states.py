@@ -33,6 +33,7 @@ from jobctrl.domain.events import (
     StageStarted,
     StageSucceeded,
 )
+from jobctrl.domain.recovery import retryable_code
 from jobctrl.domain.stages import STAGE_ORDER, StageState
 from jobctrl.store import schema
 from jobctrl.store.db import upsert
@@ -67,6 +68,16 @@ def recovery_cohort_of(conn: Connection, run_id: str) -> str | None:
     ).scalar()
 
 
+def _still_reserved(row: Any, cohort: str) -> bool:
+    """The row is the cohort's and still one recovery may run (a failure it retries, or
+    pending): whatever else happened to it meanwhile, its member leaves it alone."""
+    if row["reserved_by"] != cohort:
+        return False
+    if row["state"] == StageState.FAILED.value:
+        return retryable_code(row["error_code"], row["retryable"])
+    return bool(row["state"] == StageState.PENDING.value)
+
+
 def claim_stage(
     store: Store, job_id: str, stage: str, run_id: str, *, clock: Clock | None = None
 ) -> Claim:
@@ -86,7 +97,7 @@ def claim_stage(
         if row is None:
             raise NotFoundError(f"job {job_id} has no {stage} stage", code=MISSING_INPUT)
         cohort = recovery_cohort_of(tx.conn, run_id)
-        if cohort is not None and row["reserved_by"] != cohort:
+        if cohort is not None and not _still_reserved(row, cohort):
             raise StageError(
                 OWNERSHIP_LOST, f"{stage} of job {job_id} is no longer reserved for {cohort}"
             )
