@@ -3,9 +3,18 @@ arithmetic."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
-from jobctrl.domain.eta import CONTRACT, MIN_SAMPLES, EtaInputs, estimate, quantile
+from jobctrl.domain.eta import (
+    CONTRACT,
+    MIN_SAMPLES,
+    EtaInputs,
+    estimate,
+    observed_parallelism,
+    quantile,
+)
 
 FIVE = [10.0, 20.0, 30.0, 40.0, 50.0]
 
@@ -126,3 +135,38 @@ def test_only_the_fifty_most_recent_samples_count() -> None:
     eta = estimate(ready(samples={"enrich": recent, "score": recent}))
     assert eta["perStage"]["enrich"]["samples"] == 50
     assert eta["perStage"]["enrich"]["p90"] == 10.0
+
+
+T = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+
+def _at(seconds: float) -> datetime:
+    return T + timedelta(seconds=seconds)
+
+
+def test_observed_parallelism_is_stage_seconds_per_second_since_work_began() -> None:
+    # Two stages of 10 s each, back to back, in the 20 s since work began: 1 at a time.
+    spans = {"enrich": [(_at(0), _at(10))], "score": [(_at(10), _at(20))]}
+    assert observed_parallelism(spans, [], _at(20)) == pytest.approx(1.0)
+    # Plus a row running for the last 10 s: 1.5 at a time.
+    assert observed_parallelism(spans, [_at(10)], _at(20)) == pytest.approx(1.5)
+
+
+def test_observed_parallelism_looks_back_one_minute_at_most() -> None:
+    spans = {"enrich": [(_at(0), _at(100)), (_at(-500), _at(-400))]}
+    # Only the last 60 s count: 60 stage-seconds in 60 s.
+    assert observed_parallelism(spans, [], _at(100)) == pytest.approx(1.0)
+
+
+def test_nothing_recent_observes_nothing() -> None:
+    assert observed_parallelism({"enrich": [(_at(0), _at(10))]}, [], _at(500)) is None
+    assert observed_parallelism({}, [], _at(0)) is None
+
+
+def test_the_observed_parallelism_divides_the_work() -> None:
+    eta = estimate(ready(observed_parallelism=2.0))
+    assert eta["low"] == pytest.approx(2 * 10 * 30 / 2)
+    assert eta["high"] == pytest.approx(2 * 10 * 50 / 2)
+    assert eta["parallelism"]["observed"] is True
+    # Never more than the slots (8) or the jobs left (10) allow.
+    assert estimate(ready(observed_parallelism=40.0))["parallelism"]["low"] == 8

@@ -111,6 +111,7 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
     wanted = {stage for stage, n in counts.demand.items() if n > 0}
     if counts.unscored_jobs and values["preparation.materials"]:
         wanted |= set(eta_rules.LATER)
+    spans = ops_store.stage_spans(store, now)
     eta = eta_rules.estimate(
         eta_rules.EtaInputs(
             phase=phase.value,
@@ -122,9 +123,12 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
             unscored_jobs=counts.unscored_jobs if values["preparation.materials"] else 0,
             pass_rate=ops_store.materials_pass_rate(store),
             jobs_with_demand=counts.jobs_with_demand,
-            samples=ops_store.duration_samples(store, now),
+            samples={st: [(b - a).total_seconds() for a, b in sp] for st, sp in spans.items()},
             retries_waiting=int(demand["waiting"]),
             budget_blocked=frozenset(_budget_blocked(store, settings, wanted, now)),
+            observed_parallelism=eta_rules.observed_parallelism(
+                spans, ops_store.running_since(store), now
+            ),
             paused_lanes=frozenset(
                 p["name"] for p in paused if p["kind"] == "lane" and p["name"] in wanted
             ),

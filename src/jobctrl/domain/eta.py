@@ -12,12 +12,14 @@ The range. For each stage, its demand (rows pending, running or retried by recov
 plus the Tailor/Cover/PDF rows jobs not yet scored may still need) times a duration
 quantile is its work; the work of all stages divided by the usable parallelism is the
 time, never less than one job's remaining stages one after another (a job's stages are
-sequential). ``low`` is the optimistic end: median durations (p50), the later stages only
-for the share of scored jobs that went on to materials, every free activity slot used
-(``capacity``). ``high`` is the conservative end: p90 durations, every unscored job
-going on to materials, and only the parallelism seen now (``activeSlots``). Durations
-are measured under the same contention the remaining work will see, so p50..p90 brackets
-the typical pace. It is a projection from recent evidence, not a promise.
+sequential). ``low`` is the optimistic end: median durations (p50) and the later stages
+only for the share of scored jobs that went on to materials; ``high`` the conservative
+end: p90 durations and every unscored job going on to materials. The usable parallelism
+is the observed one: stage-seconds the pipeline completed per second over the last
+minute (every overhead between stages and a CPU shared by the slots included), capped by
+the free slots and the jobs left; before anything was observed, every free slot for
+``low`` and the slots busy now for ``high``. It is a projection from recent evidence,
+not a promise.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -38,6 +40,9 @@ MIN_SAMPLES = 5
 LOW_QUANTILE = 0.5
 HIGH_QUANTILE = 0.9
 LATER = ("tailor", "cover", "pdf")  # stages a job reaches only when its score passes
+OBSERVE_SECONDS = 60.0  # the recent window the observed parallelism is measured over
+MIN_OBSERVED_SECONDS = 5.0
+MIN_PARALLELISM = 0.25
 
 
 class EtaState(StrEnum):
@@ -78,6 +83,37 @@ class EtaInputs:
     retries_waiting: int = 0
     budget_blocked: frozenset[str] = frozenset()  # stages whose lane's ceiling is met
     paused_lanes: frozenset[str] = frozenset()  # stages paused by stop-loss
+    observed_parallelism: float | None = None  # stage-seconds done per second, recently
+
+
+def observed_parallelism(
+    spans: Mapping[str, Sequence[tuple[datetime, datetime]]],
+    running: Sequence[datetime],
+    now: datetime,
+) -> float | None:
+    """Stage-seconds of work done per wall-clock second over the last minute: how many
+    stages the pipeline really runs at once, with every overhead between them (dispatch,
+    workflow tasks, a CPU shared by the slots) already in the measure.
+
+    ``spans`` are each stage's most recent successful (started, finished) pairs (newest
+    first, at most ``MAX_SAMPLES``), ``running`` the starts of the rows running now. The
+    window never reaches further back than a stage's samples cover, and starts when work
+    started in it (an idle worker before the run is not counted as slowness). None when
+    there is no recent work to measure."""
+    horizon = now - timedelta(seconds=OBSERVE_SECONDS)
+    for pairs in spans.values():
+        if len(pairs) >= MAX_SAMPLES:  # older successes of this stage were not read
+            horizon = max(horizon, min(done for _, done in pairs))
+    intervals = [(max(a, horizon), min(b, now)) for pairs in spans.values() for a, b in pairs]
+    intervals += [(max(a, horizon), now) for a in running]
+    intervals = [(a, b) for a, b in intervals if b > a]
+    if not intervals:
+        return None
+    start = min(a for a, _ in intervals)
+    length = (now - start).total_seconds()
+    if length < MIN_OBSERVED_SECONDS:
+        return None
+    return sum((b - a).total_seconds() for a, b in intervals) / length
 
 
 def quantile(samples: Sequence[float], fraction: float) -> float:
@@ -121,8 +157,12 @@ def estimate(inp: EtaInputs) -> dict[str, Any]:
     low_n, high_n = _counts(inp)
     capacity = max(1, inp.capacity or 1)
     jobs = max(1, inp.jobs_with_demand)
-    par_low = max(1, min(capacity, jobs))
-    par_high = max(1, min(capacity, jobs, inp.active_slots or 1))
+    if inp.observed_parallelism:
+        # What the pipeline really sustained lately, never more than slots or jobs allow.
+        par_low = par_high = max(MIN_PARALLELISM, min(capacity, jobs, inp.observed_parallelism))
+    else:  # nothing measured yet: every free slot at best, the slots busy now at worst
+        par_low = max(1, min(capacity, jobs))
+        par_high = max(1, min(capacity, jobs, inp.active_slots or 1))
     per_stage: dict[str, dict[str, Any]] = {}
     short: list[tuple[str, int]] = []
     work_low = work_high = chain_low = chain_high = 0.0
@@ -161,7 +201,11 @@ def estimate(inp: EtaInputs) -> dict[str, Any]:
         "high": None,
         "reason": None,
         "perStage": per_stage,
-        "parallelism": {"low": par_low, "high": par_high},
+        "parallelism": {
+            "low": round(par_low, 2),
+            "high": round(par_high, 2),
+            "observed": inp.observed_parallelism is not None,
+        },
     }
     withheld = _withheld(inp, high_n)
     if withheld is None and inp.phase == "discovering":

@@ -229,11 +229,11 @@ def scope_counts(
     return out
 
 
-def duration_samples(store: Store, now: datetime) -> dict[str, list[float]]:
-    """Per stage, the seconds of its most recent successful runs (newest first): finished
-    within pipeline-eta-v1's window, at most its sample cap."""
+def stage_spans(store: Store, now: datetime) -> dict[str, list[tuple[datetime, datetime]]]:
+    """Per stage, the (started, finished) UTC instants of its most recent successful runs
+    (newest first): finished within pipeline-eta-v1's window, at most its sample cap."""
     since = now - eta_rules.WINDOW
-    out: dict[str, list[float]] = {}
+    out: dict[str, list[tuple[datetime, datetime]]] = {}
     with store.read() as conn:
         for stage in rules.OPS_STAGES:
             rows = conn.execute(
@@ -247,10 +247,29 @@ def duration_samples(store: Store, now: datetime) -> dict[str, list[float]]:
                 .order_by(S.c.finished_at.desc())
                 .limit(eta_rules.MAX_SAMPLES)
             ).all()
-            out[stage] = [
-                max(0.0, (as_utc(done) - as_utc(start)).total_seconds()) for start, done in rows
-            ]
+            out[stage] = [(as_utc(start), max(as_utc(start), as_utc(done))) for start, done in rows]
     return out
+
+
+def duration_samples(store: Store, now: datetime) -> dict[str, list[float]]:
+    """Per stage, the seconds of its most recent successful runs (newest first)."""
+    return {
+        stage: [(done - start).total_seconds() for start, done in spans]
+        for stage, spans in stage_spans(store, now).items()
+    }
+
+
+def running_since(store: Store) -> list[datetime]:
+    """When each preparation stage running now started."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(S.c.started_at).where(
+                S.c.stage.in_(list(rules.OPS_STAGES)),
+                S.c.state == StageState.RUNNING.value,
+                S.c.started_at.is_not(None),
+            )
+        ).scalars()
+        return [as_utc(r) for r in rows]
 
 
 def materials_pass_rate(store: Store) -> float:
