@@ -61,6 +61,11 @@ def _remaining(snap: dict[str, Any]) -> int:
     return sum(sum(s["remaining"].values()) for s in snap["scopes"].values())
 
 
+def _jobs_saved(store: Store) -> int:
+    with store.read() as conn:
+        return int(conn.execute(select(func.count()).select_from(schema.jobs)).scalar_one())
+
+
 def _last_finish(store: Store) -> datetime:
     S = schema.job_stage_states
     with store.read() as conn:
@@ -149,8 +154,13 @@ async def main(n: int, warmup: int, every: float, latency_ms: int) -> dict[str, 
             await _wait_fresh(home)
             await add_jobs(home, urls[:warmup], wait=True, wait_timeout=600)
             started = time.monotonic()
-            await add_jobs(home, urls[warmup:])
+            # Checkpoints begin once every job is saved (each with its start intent), while
+            # their preparations are still being started.
+            adding = asyncio.create_task(add_jobs(home, urls[warmup:]))
+            while await asyncio.to_thread(_jobs_saved, store) < warmup + n:
+                await asyncio.sleep(0.2)
             points = await _drain(home, every, timeout=3600)
+            await adding
             figures["wall_s"] = round(time.monotonic() - started, 1)
         end = _last_finish(store)
         figures.update(figures_of(points, end))

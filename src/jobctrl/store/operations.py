@@ -67,11 +67,13 @@ def _members_of(execution: dict[str, Any]) -> list[ColumnElement[bool]]:
 
 
 def _open_runs() -> Subquery:
-    """The jobs whose preparation run is open (read once per query, not once per row)."""
+    """The jobs whose preparation run is open, or is to be started (a start intent the
+    command or the worker's reconciler has not fulfilled yet): read once per query."""
+    intents = schema.start_intents
     return (
         select(W.c.job_id)
         .where(W.c.status == WorkflowStatus.RUNNING.value, W.c.job_id.is_not(None))
-        .distinct()
+        .union(select(intents.c.job_id).where(intents.c.started_at.is_(None)))
         .subquery("open_runs")
     )
 
