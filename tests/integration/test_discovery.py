@@ -16,7 +16,9 @@ from jobctrl.app.queries import list_jobs
 from jobctrl.app.sources import add_source
 from jobctrl.demo.boards import DemoBoards, build_boards, duplicate_pairs
 from jobctrl.domain.errors import JobctrlError
-from jobctrl.store import schema
+from jobctrl.domain.executions import WorkflowType
+from jobctrl.store import schema, workflow_runs
+from jobctrl.workflows.models import DiscoverInput, RetrySettings
 
 
 @pytest.fixture
@@ -185,3 +187,25 @@ async def test_cancel_stops_the_run_and_keeps_accepted_results(
     assert row == "canceled", "no DiscoverWorkflow row stays running"
     with pytest.raises(JobctrlError, match="no discovery run is in progress"):
         await cancel_discovery(home)
+
+
+async def test_cancel_reaches_a_run_the_schedule_started(home, store, client, task_queue):
+    """The schedule names its runs discover-local-<time>: cancel finds the open one the
+    store recorded, not only discover-local (no worker polls, so it stays running)."""
+    scheduled = "discover-local-2026-12-01T09:00:00Z"
+    handle = await client.start_workflow(
+        "DiscoverWorkflow",
+        DiscoverInput("local", RetrySettings(2, 0.05, 30.0)),
+        id=scheduled,
+        task_queue=task_queue,
+    )
+    workflow_runs.record_workflow_started(
+        store,
+        workflow_id=scheduled,
+        run_id=handle.result_run_id or "",
+        workflow_type=WorkflowType.DISCOVERY.value,
+        job_id=None,
+    )
+    result = await cancel_discovery(home)
+    assert (result["workflowId"], result["runId"]) == (scheduled, handle.result_run_id)
+    await handle.terminate()

@@ -7,7 +7,9 @@ from typing import Any
 from jobctrl import config as config_file
 from jobctrl.app import runtime
 from jobctrl.app.queries import discovery_runs
+from jobctrl.domain.executions import WorkflowType
 from jobctrl.home import Home
+from jobctrl.store import workflow_runs
 from jobctrl.store.store import Store
 from jobctrl.workflows import starts
 
@@ -38,5 +40,10 @@ async def cancel_discovery(home: Home) -> dict[str, Any]:
     """Ask the run in progress to stop; what it found so far stays (``not_running`` if
     none is in progress)."""
     client = await runtime.client_for(home)
-    cancelled = await starts.cancel_discovery(client)
+    open_ids = [
+        run["workflow_id"]
+        for run in workflow_runs.open_runs(Store.open(home))
+        if run["workflow_type"] == WorkflowType.DISCOVERY
+    ]
+    cancelled = await starts.cancel_discovery(client, open_ids)
     return {"workflowId": cancelled.workflow_id, "runId": cancelled.run_id, "cancelRequested": True}

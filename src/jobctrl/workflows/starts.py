@@ -384,17 +384,17 @@ async def observe_task_queue(client: Client) -> QueueObservation:
     return QueueObservation(len(workflows.pollers), len(activities.pollers), backlog, age)
 
 
-async def cancel_discovery(client: Client) -> Started:
-    """Ask the discovery run in progress to cancel (what it found so far stays)."""
-    handle = client.get_workflow_handle(ids.DISCOVER_WORKFLOW_ID)
-    try:
-        description = await handle.describe()
-    except RPCError:
-        raise JobctrlError("no discovery run to cancel", code=NOT_RUNNING) from None
-    if description.status != WorkflowExecutionStatus.RUNNING:
-        raise JobctrlError("no discovery run is in progress", code=NOT_RUNNING)
-    await handle.cancel()
-    return Started(ids.DISCOVER_WORKFLOW_ID, description.run_id)
+async def cancel_discovery(client: Client, workflow_ids: Iterable[str] = ()) -> Started:
+    """Ask the discovery run in progress to cancel (what it found so far stays): the one
+    under ``discover-local``, or one the schedule started (``discover-local-<time>``)
+    among ``workflow_ids`` (the discovery runs the store holds as open)."""
+    for workflow_id in dict.fromkeys([ids.DISCOVER_WORKFLOW_ID, *workflow_ids]):
+        description = await describe(client, workflow_id)
+        if description is None or description.status != WorkflowExecutionStatus.RUNNING:
+            continue
+        await client.get_workflow_handle(workflow_id, run_id=description.run_id).cancel()
+        return Started(workflow_id, description.run_id)
+    raise JobctrlError("no discovery run is in progress", code=NOT_RUNNING)
 
 
 async def wait_for_result(
