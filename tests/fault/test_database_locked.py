@@ -84,7 +84,7 @@ async def test_a_database_locked_for_twenty_seconds_loses_nothing(
         during = len(prepared(store, job_ids)) - before
         settle = None
         with contextlib.suppress(AssertionError):  # the figures are printed either way
-            settle = await until(lambda: settled(store, job_ids), 120)
+            settle = await until(lambda: settled(store, job_ids), 60)
     finally:
         await asyncio.to_thread(worker.stop)
     rows = await asyncio.to_thread(by_job, store)

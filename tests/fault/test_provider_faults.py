@@ -7,7 +7,10 @@ provider that counts every request (tests/support/fault_provider.py); Enrich + S
    picks the stopped rows up by itself; spend stays under ``daily_budget_usd``; a rate
    limit never trips stop-loss. The issue asks for a one-minute window; RATE_WINDOW is
    shorter to keep the suite within its time budget, and still longer than a stage's three
-   attempts, which is what the minute tests.
+   attempts, which is what the minute tests. Recovery's backoff is scaled with it: in
+   production its three automatic attempts wait 60 + 120 + 240 s, far past a one-minute
+   window; here RATE_BACKOFF_BASE s doubling (4 + 8 + 16 s) still outlasts the window
+   (with the suite's 1 s base all three would fall inside it and the rows be exhausted).
 2. 401 for every request: the fifth consecutive ``provider_auth`` pauses the Score lane
    (streak 5); no request reaches the provider after the pause; the jobs still queued are
    untouched (no Score attempt, or refused ``automation_paused`` without a request);
@@ -49,8 +52,9 @@ pytestmark = pytest.mark.fault
 ENRICH_SCORE = ("enrich", "score")
 RATE_WINDOW = 20.0
 RETRY_AFTER = 3
+RATE_BACKOFF_BASE = "4"
 BUDGET_USD = 0.05
-AUTH_JOBS = 30
+AUTH_JOBS = 24
 
 
 def _spend(store) -> float:
@@ -69,10 +73,11 @@ def _stop_loss_events(store) -> int:
 
 
 async def test_a_rate_limited_window_resumes_by_itself_within_budget(
-    home, embedded, store, settings, site, zygote
+    home, embedded, store, settings, site, zygote, monkeypatch
 ):
     started = time.monotonic()
-    jobs = 10
+    monkeypatch.setenv("JOBCTRL_RECOVERY_BACKOFF_BASE_SECONDS", RATE_BACKOFF_BASE)
+    jobs = 8
     with FaultProvider("rate_limited", delay=0.1, retry_after=RETRY_AFTER) as provider:
         configure(
             home,
@@ -114,6 +119,7 @@ async def test_a_rate_limited_window_resumes_by_itself_within_budget(
         "jobs": jobs,
         "window_s": RATE_WINDOW,
         "retry_after_s": RETRY_AFTER,
+        "recovery_backoff_base_s": float(RATE_BACKOFF_BASE),
         "refused_in_window": refused,
         "codes_seen_in_window": stopped,
         "prepared_after_window_s": settle and round(settle, 1),
@@ -225,17 +231,23 @@ async def test_a_paid_call_slower_than_the_heartbeat_timeout_is_paid_once(
     home, embedded, store, settings, site, zygote
 ):
     """The answer takes twice ``worker.heartbeat_timeout_seconds`` (1.5 s): Temporal must
-    not start a second attempt that pays again while the first still waits."""
-    with FaultProvider(delay=3.0) as provider:
+    not start a second attempt that pays again while the first still waits. The lane is
+    proven first by one fast job (an unproven lane runs one attempt at a time, its canary,
+    which would hide this behind the first attempt's stored output)."""
+    with FaultProvider(delay=0.1) as provider:
         configure(home, settings, provider, lanes=("score",), preparation__materials=False)
-        urls = postings(site, 1)
+        urls = list(postings(site, 2).values())
         worker = Worker(zygote)
         await asyncio.to_thread(worker.start)
         try:
-            job_ids = await add_all(home, list(urls.values()))
-            await until(lambda: len(prepared(store, job_ids, ENRICH_SCORE)) == 1, 60)
+            first = await add_all(home, urls[:1])
+            await until(lambda: len(prepared(store, first, ENRICH_SCORE)) == 1, 60)
+            provider.delay = 3.0
+            slow = await add_all(home, urls[1:])
+            await until(lambda: len(prepared(store, slow, ENRICH_SCORE)) == 1, 60)
+            await asyncio.sleep(1)  # a late second attempt would have asked by now
         finally:
             await asyncio.to_thread(worker.stop)
         counts = provider.counts()
     print("\nFAULT slow paid call:", json.dumps(counts))
-    assert counts["answered"] == 1, counts
+    assert counts["answered"] == 2 and counts["repeated_answers"] == {}, counts
