@@ -22,6 +22,7 @@ from jobctrl.workflows.activities import PreparationActivities
 from jobctrl.workflows.apply_activities import ApplyActivities
 from jobctrl.workflows.availability_activities import AvailabilityActivities
 from jobctrl.workflows.discover_activities import DiscoveryActivities
+from jobctrl.workflows.recovery_activities import RecoveryActivities
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "jobctrl"
@@ -136,6 +137,7 @@ def _implementations() -> dict[str, object]:
         DiscoveryActivities,
         AvailabilityActivities,
         ApplyActivities,
+        RecoveryActivities,
     ):
         for _, method in inspect.getmembers(cls, inspect.isfunction):
             definition = getattr(method, "__temporal_activity_definition", None)
@@ -151,6 +153,7 @@ def _implementations() -> dict[str, object]:
         *activity_defs.DISCOVERY,
         *activity_defs.UPKEEP,
         *activity_defs.APPLY,
+        *activity_defs.RECOVERY,
     ],
     ids=lambda f: f.__name__,
 )
@@ -173,6 +176,7 @@ def test_every_implementation_is_declared() -> None:
             *activity_defs.DISCOVERY,
             *activity_defs.UPKEEP,
             *activity_defs.APPLY,
+            *activity_defs.RECOVERY,
         )
     }
     assert set(_implementations()) == declared
