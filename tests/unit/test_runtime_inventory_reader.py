@@ -160,6 +160,46 @@ def test_preparation_items_get_their_job_only_for_the_exact_run(store) -> None:
     assert discovery["label"] == "Search a source family" and "jobId" not in discovery
 
 
+def test_a_recovery_cohorts_items_get_the_members_it_runs_now(store) -> None:
+    """A recovery run names no single job: its items are the stage rows that exact run
+    holds running, matched oldest first; a row of another run is never borrowed."""
+    cohort_run = "0195b0c4-3333-7000-8000-000000000003"
+    members = []
+    for n, name in enumerate(("first", "second", "elsewhere")):
+        job = jobs.create_job(store, f"https://jobs.example.com/{name}", source="lever").job_id
+        owner = RUN if name == "elsewhere" else cohort_run
+        with store.write() as tx:
+            tx.conn.execute(
+                update(schema.jobs).where(schema.jobs.c.id == job).values(title=name.title())
+            )
+            tx.conn.execute(
+                update(schema.job_stage_states)
+                .where(
+                    schema.job_stage_states.c.job_id == job,
+                    schema.job_stage_states.c.stage == "score",
+                )
+                .values(
+                    state="running",
+                    owner_run_id=owner,
+                    started_at=NOW - timedelta(seconds=100 - n),
+                )
+            )
+        members.append(job)
+    _prep_run(
+        store, None, "prepare-auto-local-score-abc", cohort_run, "PreparationRecoveryWorkflow"
+    )
+    wid = "prepare-auto-local-score-abc"
+    runtime.publish(
+        store,
+        _row("w1", items=[_item(2, wid=wid, run=cohort_run), _item(1, wid=wid, run=cohort_run)]),
+    )
+    items = runtime.read_runtime(store, NOW, home_id=HOME).items
+    assert [(i["jobId"], i["jobTitle"]) for i in items] == [
+        (members[0], "First"),
+        (members[1], "Second"),
+    ]
+
+
 def test_a_manual_add_enrich_is_import_job_url(store) -> None:
     manual = jobs.create_job(store, "https://jobs.example.com/by-hand").job_id
     found = jobs.create_job(store, "https://jobs.example.com/found", source="lever").job_id

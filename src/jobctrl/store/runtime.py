@@ -93,12 +93,45 @@ def _job_bindings(
         return {(r.workflow_id, r.run_id): dict(r._mapping) for r in conn.execute(query)}
 
 
+def _cohort_members(
+    store: Store, items: list[dict[str, Any]]
+) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """Opaque item key -> the job a recovery cohort's item works on. A recovery run names
+    no single job, so its items are matched, oldest first, with the stage rows that run
+    holds running (oldest claim first): the members it is executing now."""
+    run_ids = {i["runId"] for i in items if i["kind"] in rules.STAGE_OF_KIND}
+    if not run_ids:
+        return {}
+    s, j = schema.job_stage_states, schema.jobs
+    query = (
+        select(s.c.owner_run_id, s.c.stage, j.c.id, j.c.title, j.c.company, j.c.source)
+        .join(j, j.c.id == s.c.job_id)
+        .where(s.c.owner_run_id.in_(run_ids), s.c.state == "running")
+        .order_by(s.c.started_at, s.c.job_id)
+    )
+    with store.read() as conn:
+        rows = [dict(r._mapping) for r in conn.execute(query)]
+    found: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for item in sorted(items, key=lambda i: str(i["startedAt"])):
+        stage = rules.STAGE_OF_KIND.get(item["kind"])
+        for row in rows:
+            if row["owner_run_id"] == item["runId"] and row["stage"] == stage:
+                found[(item["workflowId"], item["runId"], item["key"])] = row
+                rows.remove(row)
+                break
+    return found
+
+
 def _present(store: Store, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     bindings = _job_bindings(store, items)
+    unbound = [i for i in items if (i["workflowId"], i["runId"]) not in bindings]
+    members = _cohort_members(store, unbound)
     shown = []
     for item in items:
         kind = item["kind"]
-        job = bindings.get((item["workflowId"], item["runId"]))
+        job = bindings.get((item["workflowId"], item["runId"])) or members.get(
+            (item["workflowId"], item["runId"], item["key"])
+        )
         if kind == "enrich" and job is not None and job["source"] == "manual":
             kind = rules.JOB_URL_IMPORT
         out: dict[str, Any] = {
