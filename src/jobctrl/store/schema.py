@@ -75,6 +75,8 @@ job_stage_states = Table(
     Column("auto_attempts", Integer, nullable=False, server_default="0"),
     Column("reserved_by", String(128)),
     Index("ix_job_stage_states_state", "stage", "state"),
+    # The newest finished rows per stage and state: the ETA's duration samples (0018).
+    Index("ix_job_stage_states_finished", "stage", "state", "finished_at"),
 )
 
 job_events = Table(
