@@ -249,13 +249,16 @@ def test_durations_merge_count_weighted() -> None:
     }
 
 
-def _info(activity_type: str, wid: str | None = "prep-a", run: str | None = RUN, attempt=1):
+def _info(
+    activity_type: str, wid: str | None = "prep-a", run: str | None = RUN, attempt=1, local=False
+):
     return SimpleNamespace(
         activity_type=activity_type,
         activity_id="3",
         attempt=attempt,
         workflow_id=wid,
         workflow_run_id=run,
+        is_local=local,
     )
 
 
@@ -275,6 +278,11 @@ def test_the_inventory_counts_every_slot_but_details_only_safe_allowlisted_work(
     snap = inventory.snapshot()
     assert snap["active_slots"] == 2 and snap["items"] == []
     assert set(snap["durations"]) == {"score"} and snap["durations"]["score"]["count"] == 1
+    # A local activity (finalize: a short lifecycle write) has its own limit: it is not
+    # one of the capacity's slots, so slots never exceed capacity because of it.
+    finalize = inventory.started(_info("finalize_preparation", local=True))
+    assert inventory.snapshot()["active_slots"] == 2
+    inventory.finished(finalize, succeeded=True)
 
 
 def test_every_declared_activity_has_a_runtime_label() -> None:

@@ -1,8 +1,9 @@
 """The worker's heartbeat: every `worker.heartbeat_seconds` it brings observed state in
 line with desired state, so a settings change takes effect without a restart.
 
-- The runtime inventory: what this worker executes now, written to the store first on
-  every beat (``worker.inventory``), so `jobctrl ops` can tell fresh from stale.
+- The runtime inventory: what this worker executes now, written to the store at the
+  heartbeat's interval on its own (``worker.inventory``), so `jobctrl ops` can tell a
+  live worker from a stale report even while a duty is slow.
 - Runs: every run the store believes open is checked against its exact Temporal
   execution; orphans are listed and stop requests re-issued (``worker.reconcile``).
 - The discovery schedule (`jobctrl-discovery-local`): desired state is the
@@ -101,11 +102,6 @@ class WorkerHeartbeat:
             ("resuming config-stopped jobs", self._resume_config_stopped),
             ("automatic recovery", lambda: recover_preparations(self.client, self.ctx, values)),
         ]
-        if self.inventory is not None:  # first: its freshness must not wait on the others
-            inventory = self.inventory
-            duties.insert(
-                0, ("the runtime inventory", lambda: inventory.publish(self.client, self.ctx))
-            )
         for duty, run in duties:
             try:
                 await run()
@@ -172,10 +168,41 @@ class WorkerHeartbeat:
                 ),
             )
 
+    async def _publish_inventory(self, stop: asyncio.Event) -> None:
+        """The runtime inventory on its own cadence (the heartbeat's interval): a slow
+        duty (a reconcile pass on a loaded machine) never makes a live worker read stale."""
+        assert self.inventory is not None
+        duty = "the runtime inventory"
+        interval = float(spec_for("worker.heartbeat_seconds").default)
+        while not stop.is_set():
+            try:
+                await self.inventory.publish(self.client, self.ctx)
+                interval = float(
+                    await asyncio.to_thread(self.ctx.settings.get, "worker.heartbeat_seconds")
+                )
+                self._notice(duty, None)
+            except JobctrlError as exc:  # database_busy: this report is skipped
+                self._notice(duty, f"{duty}: {exc.message}")
+            except Exception:
+                log.exception("%s failed", duty)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), interval)
+
     async def run(self, stop: asyncio.Event) -> None:
-        """Beat until ``stop``. A beat that fails as a whole (the settings cannot be read
-        while another process holds the database, say) is said once and the next beat
-        comes as usual: the loop never ends before ``stop``."""
+        """Beat until ``stop`` (the runtime inventory is published alongside, on its own
+        cadence). A beat that fails as a whole (the settings cannot be read while another
+        process holds the database, say) is said once and the next beat comes as usual:
+        the loop never ends before ``stop``."""
+        inventory = None
+        if self.inventory is not None:
+            inventory = asyncio.create_task(self._publish_inventory(stop))
+        try:
+            await self._beats(stop)
+        finally:
+            if inventory is not None:
+                await inventory
+
+    async def _beats(self, stop: asyncio.Event) -> None:
         interval = float(spec_for("worker.heartbeat_seconds").default)
         while not stop.is_set():
             try:

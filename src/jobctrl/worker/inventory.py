@@ -48,6 +48,7 @@ class _Running:
     kind: str  # allowlisted kind, or "other"
     detail: dict[str, str] | None  # {kind, workflowId, runId, key, startedAt} or None
     started: float  # monotonic
+    local: bool  # a local activity (a short lifecycle write): not one of the ``capacity`` slots
 
 
 def _worker_id() -> str:
@@ -88,7 +89,9 @@ class RuntimeInventory:
             }
         with self._lock:
             self._next += 1
-            self._running[self._next] = _Running(kind, detail, time.monotonic())
+            self._running[self._next] = _Running(
+                kind, detail, time.monotonic(), bool(info.is_local)
+            )
             return self._next
 
     def finished(self, token: int, *, succeeded: bool) -> None:
@@ -104,6 +107,9 @@ class RuntimeInventory:
         with self._lock:
             running = list(self._running.values())
             durations = {k: rules.summarize(v) for k, v in self._durations.items() if v}
+        # Local activities have their own limit (the worker's short lifecycle writes): the
+        # slots and items are the activities that count against ``capacity``.
+        running = [r for r in running if not r.local]
         detailed = sorted((r for r in running if r.detail is not None), key=lambda r: r.started)
         return {
             "active_slots": len(running),
