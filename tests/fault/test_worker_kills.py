@@ -50,7 +50,7 @@ KILLS = int(os.environ.get("FAULT_KILLS", 20))
 WAVES = 4  # the batch is added in this many waves, one before each KILLS/WAVES kills
 PROVIDER_DELAY = 0.4  # below the 1.5 s heartbeat timeout: see test_provider_faults.py
 PAGE_DELAY = 0.3  # Enrich's fetch, so that a kill can land inside it
-CONDITION_WAIT = 3.0
+CONDITION_WAIT = 4.0
 SETTLE = float(os.environ.get("FAULT_SETTLE", 120))
 
 
