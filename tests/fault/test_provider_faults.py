@@ -221,12 +221,6 @@ def _epoch(value) -> float:
     return value.timestamp()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug B1 (H7 report): a remote provider call sends no activity heartbeat, so a "
-    "call longer than worker.heartbeat_timeout_seconds gets a second, concurrent attempt "
-    "that pays again (llm/remote.py run_structured blocks in agent.run_sync)",
-)
 async def test_a_paid_call_slower_than_the_heartbeat_timeout_is_paid_once(
     home, embedded, store, settings, site, zygote
 ):

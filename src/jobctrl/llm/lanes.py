@@ -2,32 +2,47 @@
 
 Each lane (score, tailor, cover) names its provider and model in config.yaml. The offline
 provider answers locally. A remote provider's attempt is admitted by the spend authority
-(a strict reservation of its worst case). Its usage is recorded the moment the response
-arrives, before it is parsed (settling the reservation); its validated output is stored
-next, keyed by lane, job and workflow run, so a retried attempt of the same run (after a
-crash, say) reuses that output instead of paying for the call again. A worker that dies
-mid-call leaves its reservation unsettled: counted as assumed spend, never forgotten.
+(a strict reservation of its worst case). Its usage and the answer itself are recorded in
+one transaction the moment the response arrives, before it is parsed (settling the
+reservation); its validated output is stored next, keyed by lane, job and workflow run.
+A retried attempt of the same run (after a crash, say) reuses that output, or parses the
+stored answer again, instead of paying for the call again. A worker that dies mid-call
+leaves its reservation unsettled: counted as assumed spend, never forgotten.
+
+While the provider is asked, ``keep_alive`` (the stage context's) keeps the attempt alive
+(activity heartbeats from another thread): a call slower than the heartbeat timeout must
+not let Temporal start a second attempt that pays again while the first still waits.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable
-from typing import TypeVar
+from contextlib import AbstractContextManager
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from jobctrl.config import LaneProvider, load_config
 from jobctrl.home import Home
-from jobctrl.llm.remote import LaneModel, ProviderError, build_model, run_structured
+from jobctrl.llm.remote import (
+    LaneModel,
+    ProviderError,
+    build_model,
+    replay_structured,
+    run_structured,
+)
 from jobctrl.llm.spend import SpendAuthority, Usage, record_in
 from jobctrl.store import provider_results
 
 T = TypeVar("T", bound=BaseModel)
 MAX_OUTPUT_TOKENS = {"score": 2_000, "tailor": 3_000, "cover": 1_200}
-# Fault injection for the crash test: exit right after a paid call's result is stored.
+# Fault injection for the crash tests (the value names the lane): exit right after a paid
+# call's result is stored, or right after its answer and usage are committed (unparsed).
 CRASH_AFTER_CALL = "JOBCTRL_FAULT_EXIT_AFTER_PROVIDER_CALL"
+CRASH_AFTER_RESPONSE = "JOBCTRL_FAULT_EXIT_AFTER_PROVIDER_RESPONSE"
 
 
 def lane_provider(home: Home, lane: str) -> LaneProvider:
@@ -51,12 +66,14 @@ def call_lane(
     system: str,
     prompt: Callable[[], str],
     offline: Callable[[], T],
+    keep_alive: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext,
 ) -> T:
     """The lane's output for this step: offline, stored from an earlier attempt, or paid.
 
     ``config`` is the lane's provider as the caller read it once (``lane_provider``), so
     the provider recorded with the output is the one that was asked; ``spend`` admits
-    the attempt and records what it cost."""
+    the attempt and records what it cost; ``keep_alive()`` is entered for the time the
+    provider is asked."""
     observation_id = f"{lane}:{job_id}:{run_id}:{attempt}"
     if config.provider == "offline":
         return spend.guarded_call(
@@ -67,38 +84,55 @@ def call_lane(
             call=lambda: (offline(), None),
         )
     key = f"{lane}:{job_id}:{run_id}"
-    stored = provider_results.stored_output(spend.store, key)
-    if stored is not None:
-        return output_type.model_validate(stored)  # paid for already: never again
+    reused = _reuse(spend, key, lane, job_id, run_id, observation_id, output_type, system, config)
+    if reused is not None:
+        return reused  # paid for already: never again
     text = prompt()
     max_out = MAX_OUTPUT_TOKENS.get(lane, 2_000)
     lane_model = LaneModel(config.provider, config.model, config.base_url, config.api_key_env)
 
     responses = 0
 
-    def record_response(usage: Usage) -> None:
+    def record_response(usage: Usage, response: Any) -> None:
         # The first response settles the attempt's reservation (same id); a second one in
-        # the same run (none expected: no tools, no output retries) is counted apart.
+        # the same run (none expected: no tools, no output retries) is counted apart. The
+        # answer is kept with its usage, in the same transaction: a worker that dies before
+        # the output is stored leaves it for the retry to parse again.
         nonlocal responses
         responses += 1
-        spend.record(
-            observation_id=observation_id if responses == 1 else f"{observation_id}#{responses}",
-            lane=lane,
-            provider=config.provider,
-            model=config.model,
-            usage=usage,
-        )
+        seen = observation_id if responses == 1 else f"{observation_id}#{responses}"
+        with spend.store.write(clock=spend.clock) as tx:
+            record_in(
+                tx,
+                observation_id=seen,
+                lane=lane,
+                provider=config.provider,
+                model=config.model,
+                usage=usage,
+            )
+            provider_results.save_response(
+                tx,
+                key=key,
+                lane=lane,
+                job_id=job_id,
+                run_id=run_id,
+                observation_id=seen,
+                response=response,
+            )
+        if os.environ.get(CRASH_AFTER_RESPONSE) == lane:
+            os._exit(137)
 
     def call() -> tuple[T, Usage | None]:
         try:
-            output, usage = run_structured(
-                build_model(lane_model),
-                output_type,
-                system=system,
-                prompt=text,
-                max_output_tokens=max_out,
-                on_response=record_response,
-            )
+            with keep_alive():
+                output, usage = run_structured(
+                    build_model(lane_model),
+                    output_type,
+                    system=system,
+                    prompt=text,
+                    max_output_tokens=max_out,
+                    on_response=record_response,
+                )
         except ProviderError as error:
             if error.usage is not None and not responses:  # not recorded as it arrived
                 spend.record(
@@ -125,6 +159,36 @@ def call_lane(
     )
 
 
+def _reuse(
+    spend: SpendAuthority,
+    key: str,
+    lane: str,
+    job_id: str,
+    run_id: str,
+    observation_id: str,
+    output_type: type[T],
+    system: str,
+    config: LaneProvider,
+) -> T | None:
+    """This run's paid output: stored, or parsed again from the stored answer (a worker
+    died between the answer and its output; its usage is recorded already). None when no
+    answer was stored, or the stored one does not fit (that attempt failed on it: ask
+    again, as its retry would)."""
+    found = provider_results.stored(spend.store, key)
+    if found is None:
+        return None
+    if found.output is not None:
+        return output_type.model_validate(found.output)
+    if found.response is None:
+        return None
+    try:
+        output = replay_structured(output_type, system=system, response=found.response)
+    except ProviderError:
+        return None
+    _store(spend, key, lane, job_id, run_id, observation_id, output, None, config)
+    return output
+
+
 def _store(
     spend: SpendAuthority,
     key: str,
@@ -133,7 +197,7 @@ def _store(
     run_id: str,
     observation_id: str,
     output: BaseModel,
-    usage: Usage,
+    usage: Usage | None,
     config: LaneProvider,
 ) -> None:
     """The output (and its usage, if the response tap did not record it already), in one
@@ -148,6 +212,8 @@ def _store(
             observation_id=observation_id,
             output=json.loads(output.model_dump_json()),
         )
+        if usage is None:
+            return
         record_in(
             tx,
             observation_id=observation_id,

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from anthropic import AsyncAnthropic
 from openai import AsyncOpenAI
@@ -32,9 +32,10 @@ from pydantic_ai.exceptions import (
     UnexpectedModelBehavior,
     UserError,
 )
-from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
@@ -108,12 +109,17 @@ def build_model(lane: LaneModel) -> Model:
     return AnthropicModel(lane.model, provider=AnthropicProvider(anthropic_client=anthropic))
 
 
-class _UsageTap(WrapperModel):
-    """Hands each response's token usage to ``on_response`` the moment it arrives, before
-    the agent parses or validates anything: what a call cost is known (and recorded by the
-    caller) even if the process dies a moment later."""
+# The usage of a response and the response itself (JSON, for ``replay_structured``).
+OnResponse = Callable[[Usage, Any], None]
 
-    def __init__(self, wrapped: Model, on_response: Callable[[Usage], None]) -> None:
+
+class _UsageTap(WrapperModel):
+    """Hands each response's token usage and the response itself to ``on_response`` the
+    moment it arrives, before the agent parses or validates anything: what a call cost and
+    what it answered are known (and recorded by the caller, together) even if the process
+    dies a moment later."""
+
+    def __init__(self, wrapped: Model, on_response: OnResponse) -> None:
         super().__init__(wrapped)
         self._on_response = on_response
 
@@ -125,7 +131,10 @@ class _UsageTap(WrapperModel):
     ) -> ModelResponse:
         response = await super().request(messages, model_settings, model_request_parameters)
         used = response.usage
-        self._on_response(Usage(input_tokens=used.input_tokens, output_tokens=used.output_tokens))
+        self._on_response(
+            Usage(input_tokens=used.input_tokens, output_tokens=used.output_tokens),
+            ModelMessagesTypeAdapter.dump_python([response], mode="json"),
+        )
         return response
 
 
@@ -137,12 +146,12 @@ def run_structured(
     prompt: str,
     max_output_tokens: int,
     timeout_s: float = 120,
-    on_response: Callable[[Usage], None] | None = None,
+    on_response: OnResponse | None = None,
 ) -> tuple[T, Usage]:
     """One request for a validated ``output_type``; raises ``ProviderError`` on any failure.
 
-    ``on_response`` gets the usage of each response as soon as it arrives (to record it
-    before anything else can go wrong)."""
+    ``on_response`` gets the usage of each response and the response as soon as it
+    arrives (to record both before anything else can go wrong)."""
     if on_response is not None:
         model = _UsageTap(model, on_response)
     # No output retries: an invalid output ends the attempt, and the activity retries it.
@@ -156,6 +165,33 @@ def run_structured(
     except (ModelAPIError, UnexpectedModelBehavior, UserError) as exc:
         raise _provider_error(exc, model.model_name, output_type, _usage(spent)) from None
     return result.output, _usage(spent)
+
+
+def replay_structured(output_type: type[T], *, system: str, response: Any) -> T:
+    """Parse a stored answer (what ``on_response`` was given) into ``output_type`` exactly
+    as ``run_structured`` would have, without any request; raises ``ProviderError``
+    (``PROVIDER_INVALID_OUTPUT``) when it does not fit."""
+    try:
+        answer = ModelMessagesTypeAdapter.validate_python(response)[-1]
+    except (ValidationError, IndexError):
+        raise ProviderError(
+            errors.PROVIDER_INVALID_OUTPUT, "the stored answer is unreadable", retryable=True
+        ) from None
+    if not isinstance(answer, ModelResponse):
+        raise ProviderError(
+            errors.PROVIDER_INVALID_OUTPUT, "the stored answer is not a response", retryable=True
+        )
+
+    def again(_messages: list[ModelMessage], _info: AgentInfo) -> ModelResponse:
+        return answer
+
+    agent = Agent(
+        FunctionModel(again), output_type=output_type, instructions=system, retries={"output": 0}
+    )
+    try:
+        return agent.run_sync("").output
+    except (ModelAPIError, UnexpectedModelBehavior, UserError) as exc:
+        raise _provider_error(exc, "stored answer", output_type, Usage(0, 0)) from None
 
 
 def _usage(spent: RunUsage) -> Usage:

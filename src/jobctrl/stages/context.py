@@ -3,7 +3,9 @@ clock and a heartbeat."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -30,11 +32,14 @@ def fetch_policy(settings: Settings) -> FetchPolicy:
 class StageContext:
     """``clock`` is the time every stage write is stamped with (tests pass their own);
     ``heartbeat`` tells Temporal a long attempt is alive (a no-op outside an activity);
+    ``keep_alive()`` keeps telling it from another thread while a block (a provider call)
+    holds the attempt's thread;
     ``stopping`` says the attempt was asked to stop (a cancel) between two units of work."""
 
     home: Home
     store: Store
     heartbeat: Callable[..., None] = field(default=lambda *details: None)
+    keep_alive: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext
     stopping: Callable[[], bool] = field(default=lambda: False)
     clock: Clock = utcnow
     _fetcher: SafeFetcher | None = None

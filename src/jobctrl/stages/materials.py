@@ -164,6 +164,7 @@ def _generate(
             output_type=spec.output_type,
             system=spec.system,
             prompt=lambda: prompts.materials_prompt(title, company, report, profile),
+            keep_alive=ctx.keep_alive,
             offline=lambda: spec.offline(profile, report, title, company),
         )
         checked[attempt] = spec.lines(output)

@@ -90,6 +90,7 @@ def _score_owned(
         output_type=ScoreReport,
         system=prompts.SCORE_SYSTEM,
         prompt=lambda: prompts.score_prompt(job["title"], description, profile),
+        keep_alive=ctx.keep_alive,
         offline=lambda: offline_provider.score(job["title"], description, profile)[0],
     )
     if lane.provider != "offline":

@@ -1,11 +1,19 @@
-"""Paid model outputs, stored the moment a call returns: keyed by lane, job and workflow
-run, so a retried attempt of the same run reuses the output instead of paying again."""
+"""Paid model answers, keyed by lane, job and workflow run, so a retried attempt of the
+same run reuses the answer instead of paying again.
+
+Two writes per paid call: the provider's answer (its raw response message) the moment it
+arrives, in the same transaction as its usage (``save_response``); then the validated
+output (``save_output``). A worker that dies between the two leaves the answer, and the
+retry parses it again for nothing. Until the output is stored, ``output`` is JSON null.
+Raw provider text lives here only: never in events, projections, heartbeats or logs.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from jobctrl.store import schema
 from jobctrl.store.db import upsert
@@ -14,10 +22,68 @@ from jobctrl.store.store import Store, WriteTx
 PR = schema.provider_results
 
 
-def stored_output(store: Store, key: str) -> Any | None:
-    """The output stored under ``key`` (JSON), or None when no call was paid for yet."""
+@dataclass(frozen=True)
+class Stored:
+    output: Any | None  # the validated output (JSON), None until it is stored
+    response: Any | None  # the provider's raw answer (JSON), None for rows before 0019
+
+
+def stored(store: Store, key: str) -> Stored | None:
+    """What was paid for under ``key``, or None when no answer arrived yet."""
     with store.read() as conn:
-        return conn.execute(select(PR.c.output).where(PR.c.key == key)).scalar()
+        row = conn.execute(select(PR.c.output, PR.c.response).where(PR.c.key == key)).first()
+    return None if row is None else Stored(row.output, row.response)
+
+
+def stored_output(store: Store, key: str) -> Any | None:
+    """The output stored under ``key`` (JSON), or None when none was stored yet."""
+    found = stored(store, key)
+    return None if found is None else found.output
+
+
+def _output_in(tx: WriteTx, key: str) -> tuple[bool, Any | None]:
+    row = tx.conn.execute(select(PR.c.output).where(PR.c.key == key)).first()
+    return (row is not None, None if row is None else row.output)
+
+
+def save_response(
+    tx: WriteTx,
+    *,
+    key: str,
+    lane: str,
+    job_id: str,
+    run_id: str,
+    observation_id: str,
+    response: Any,
+) -> None:
+    """Keep the provider's answer as it arrived (call it in the transaction recording its
+    usage). A newer answer replaces one that was never parsed into an output (an invalid
+    answer is asked again); a stored output is never replaced."""
+    exists, output = _output_in(tx, key)
+    if output is not None:
+        return
+    if exists:
+        tx.conn.execute(
+            update(PR)
+            .where(PR.c.key == key)
+            .values(response=response, observation_id=observation_id, created_at=tx.now)
+        )
+        return
+    upsert(
+        tx.conn,
+        PR,
+        {
+            "key": key,
+            "lane": lane,
+            "job_id": job_id,
+            "run_id": run_id,
+            "observation_id": observation_id,
+            "output": None,  # JSON null: not parsed yet
+            "response": response,
+            "created_at": tx.now,
+        },
+        keys=["key"],
+    )
 
 
 def save_output(
@@ -30,7 +96,13 @@ def save_output(
     observation_id: str,
     output: Any,
 ) -> None:
-    """Keep a paid output (the first one stored under ``key`` wins)."""
+    """Keep a paid output (the first output stored under ``key`` wins)."""
+    exists, stored_output_ = _output_in(tx, key)
+    if stored_output_ is not None:
+        return
+    if exists:
+        tx.conn.execute(update(PR).where(PR.c.key == key).values(output=output))
+        return
     upsert(
         tx.conn,
         PR,

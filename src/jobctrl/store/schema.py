@@ -326,8 +326,10 @@ provider_results = Table(
     Column("job_id", String(32), nullable=False),
     Column("run_id", String(64), nullable=False),
     Column("observation_id", String(128), nullable=False),
-    Column("output", JSON, nullable=False),
+    Column("output", JSON, nullable=False),  # JSON null until the answer is parsed
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # The provider's answer (raw response message), committed with its usage (0019).
+    Column("response", JSON, nullable=True),
 )
 
 # -- evaluation reports --------------------------------------------------------------------

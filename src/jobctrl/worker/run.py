@@ -28,6 +28,7 @@ from jobctrl.workflows.activities import (
     PreparationActivities,
     activity_cancelled,
     activity_heartbeat,
+    activity_keep_alive,
 )
 from jobctrl.workflows.apply import ApplyWorkflow
 from jobctrl.workflows.apply_activities import ApplyActivities
@@ -87,7 +88,11 @@ def build_worker(
     ``inventory`` observes what its activities execute (the runtime heartbeat)."""
     quiet_expected_failures()
     ctx = StageContext(
-        home=home, store=store, heartbeat=activity_heartbeat, stopping=activity_cancelled
+        home=home,
+        store=store,
+        heartbeat=activity_heartbeat,
+        keep_alive=activity_keep_alive,
+        stopping=activity_cancelled,
     )
     if clock is not None:
         ctx.clock = clock

@@ -14,7 +14,8 @@ import contextlib
 import contextvars
 import functools
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import TypeVar
 
@@ -99,6 +100,39 @@ def activity_heartbeat(*details: object) -> None:
         loop.call_soon_threadsafe(beat, context=contextvars.copy_context())
     else:
         activity.heartbeat(*details)
+
+
+@contextlib.contextmanager
+def activity_keep_alive() -> Iterator[None]:
+    """Heartbeat every third of the heartbeat timeout from a thread of its own while the
+    block runs (a provider call that blocks this attempt's thread for longer than the
+    timeout), so Temporal does not time the attempt out and start a second one that pays
+    again. Stops the moment the block returns or raises. The thread runs in a copy of this
+    context (the SDK's activity context); a cancellation its heartbeats bring back is
+    raised into the attempt's thread by the SDK as usual. Outside an activity, or without
+    a heartbeat timeout, nothing to do."""
+    if not activity.in_activity() or activity.info().heartbeat_timeout is None:
+        yield
+        return
+    timeout = activity.info().heartbeat_timeout
+    assert timeout is not None
+    every = max(0.05, timeout.total_seconds() / 3)
+    stop = threading.Event()
+    context = contextvars.copy_context()
+
+    def beat() -> None:
+        while not stop.wait(every):
+            try:
+                activity_heartbeat()
+            except BaseException:  # the activity is ending (cancelled, worker shutting down)
+                log.debug("keep-alive heartbeat not sent", exc_info=True)
+
+    thread = threading.Thread(target=context.run, args=(beat,), name="keep-alive", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
 
 
 def activity_cancelled() -> bool:
