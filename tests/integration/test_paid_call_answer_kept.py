@@ -1,0 +1,138 @@
+"""A paid call's answer is stored with its usage, in one transaction (B2): a worker that
+dies after that commit and before the output is stored leaves the answer, and the retry
+parses it again instead of paying for the call again. The provider is a loopback
+OpenAI-compatible server (the real client, HTTP and SDK)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from sqlalchemy import func, select, update
+
+from jobctrl.app.jobs import add_job
+from jobctrl.app.lanes import set_lane
+from jobctrl.config import LaneProvider
+from jobctrl.domain.scoring import ScoreReport
+from jobctrl.llm.lanes import CRASH_AFTER_RESPONSE, call_lane
+from jobctrl.llm.remote import ProviderError
+from jobctrl.llm.spend import SpendAuthority
+from jobctrl.store import jobs, provider_results, schema, stage_states
+from tests.integration.test_paid_call_once import REPORT
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.http import Route, posting_html
+from tests.support.processes import WorkerProcess
+
+OBS = schema.llm_usage_observations
+
+
+def _observations(store) -> int:
+    with store.read() as conn:
+        return conn.execute(select(func.count()).select_from(OBS)).scalar_one()
+
+
+async def test_kill_between_the_usage_and_the_output_pays_once(
+    home, store, client, task_queue, fast_settings, site, monkeypatch
+):
+    fast_settings.set_value("worker.heartbeat_timeout_seconds", 1.5)
+    fast_settings.set_value("retry.max_attempts", 3)
+    fast_settings.set_value("preparation.materials", False)
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    with FakeOpenAI("ok", REPORT) as provider:
+        set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
+        url = site.add("/jobs/answer", Route(body=posting_html("Engineer", "Kept", ["Python"])))
+        monkeypatch.setenv(CRASH_AFTER_RESPONSE, "score")
+        first = WorkerProcess()
+        first.wait_ready()
+        view = await add_job(home, url)
+        await asyncio.to_thread(first.proc.wait, 60)
+        assert first.proc.returncode == 137, "the worker died right after the usage commit"
+        kept = provider_results.stored(store, f"score:{view['jobId']}:{_run_of(store, view)}")
+        assert kept is not None and kept.output is None and kept.response is not None
+        assert _observations(store) == 1, "the usage was committed with the answer"
+        monkeypatch.delenv(CRASH_AFTER_RESPONSE)
+        second = WorkerProcess()
+        try:
+            second.wait_ready()
+            handle = client.get_workflow_handle(view["workflowId"])
+            await asyncio.wait_for(handle.result(), 60)
+        finally:
+            second.stop(15)
+        assert len(provider.requests) == 1, "the provider was paid once"
+    assert _observations(store) == 1
+    with store.read() as conn:
+        spend = conn.execute(select(schema.llm_spend.c.calls)).all()
+    assert [tuple(r) for r in spend] == [(1,)]
+    score = {r["stage"]: r for r in stage_states.stage_rows(store, view["jobId"])}["score"]
+    assert score["state"] == "succeeded" and score["attempts"] == 2
+    assert jobs.score_row(store, view["jobId"])["score"] == 81
+    summary = SpendAuthority(store, fast_settings).summary()
+    assert summary["openReservations"]["count"] == 0 and summary["assumedCalls"] == 0
+
+
+def _run_of(store, view) -> str:
+    with store.read() as conn:
+        return conn.execute(
+            select(schema.provider_results.c.run_id).where(
+                schema.provider_results.c.job_id == view["jobId"]
+            )
+        ).scalar_one()
+
+
+def _call(spend: SpendAuthority, lane: LaneProvider, attempt: int) -> ScoreReport:
+    return call_lane(
+        spend, "score", lane, job_id="job1", run_id="run1", attempt=attempt,
+        output_type=ScoreReport, system="s", prompt=lambda: "p",
+        offline=lambda: ScoreReport.model_validate(REPORT),
+    )  # fmt: skip
+
+
+def _lane(provider: FakeOpenAI) -> LaneProvider:
+    return LaneProvider(
+        provider="openai", model="gpt-4o-mini", base_url=provider.base_url, api_key_env="FAKE_KEY"
+    )
+
+
+def test_an_answer_stored_without_its_output_is_parsed_again_not_paid_again(
+    store, settings, monkeypatch
+):
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    spend = SpendAuthority(store, settings)
+    with FakeOpenAI("ok", REPORT) as provider:
+        first = _call(spend, _lane(provider), 1)
+        # As if the worker died before the output commit: the answer and usage only.
+        with store.write() as tx:
+            tx.conn.execute(update(schema.provider_results).values(output=None))
+        kept = provider_results.stored(store, "score:job1:run1")
+        assert kept is not None and kept.output is None
+        assert "81" in json.dumps(kept.response), "the provider's answer, as it arrived"
+        again = _call(spend, _lane(provider), 2)
+        assert len(provider.requests) == 1, "parsed again, not asked again"
+    assert again == first and again.score == 81
+    assert provider_results.stored_output(store, "score:job1:run1") == json.loads(
+        first.model_dump_json()
+    )
+    assert _observations(store) == 1
+    summary = spend.summary()
+    assert summary["openReservations"]["count"] == 0 and summary["assumedCalls"] == 0
+
+
+def test_a_stored_answer_that_does_not_fit_is_asked_again(store, settings, monkeypatch):
+    """An invalid answer failed its attempt; the retry pays for a new one (as before the
+    answer was kept), and a valid new answer replaces it."""
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    spend = SpendAuthority(store, settings)
+    with FakeOpenAI("malformed", REPORT) as provider:
+        try:
+            _call(spend, _lane(provider), 1)
+            raise AssertionError("a malformed answer is refused")
+        except ProviderError as error:
+            assert error.code == "provider_invalid_output"
+        kept = provider_results.stored(store, "score:job1:run1")
+        assert kept is not None and kept.output is None and kept.response is not None
+        provider.mode = "ok"
+        report = _call(spend, _lane(provider), 2)
+        assert len(provider.requests) == 2
+    assert report.score == 81
+    assert provider_results.stored_output(store, "score:job1:run1")["score"] == 81
+    assert _observations(store) == 2

@@ -1,0 +1,69 @@
+"""A provider call that holds a sync activity's thread keeps the attempt alive (B1):
+``activity_keep_alive`` heartbeats every third of the heartbeat timeout from a thread of
+its own, and not one beat once the block returns or raises."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+from temporalio.testing import ActivityEnvironment
+
+from jobctrl.workflows.activities import activity_keep_alive
+
+
+def _env(timeout: float | None) -> tuple[ActivityEnvironment, list[str]]:
+    env = ActivityEnvironment()
+    env.info = dataclasses.replace(
+        ActivityEnvironment.default_info(),
+        heartbeat_timeout=None if timeout is None else timedelta(seconds=timeout),
+    )
+    beats: list[str] = []
+    env.on_heartbeat = lambda *details: beats.append(threading.current_thread().name)
+    return env, beats
+
+
+def test_a_blocked_attempt_heartbeats_from_another_thread_until_the_call_returns():
+    env, beats = _env(0.3)  # a beat every 0.1 s
+
+    def call() -> None:
+        with activity_keep_alive():
+            time.sleep(0.55)  # the provider call, holding the attempt's thread
+
+    env.run(call)
+    sent = len(beats)
+    time.sleep(0.35)
+    assert 3 <= sent <= 6, beats
+    assert set(beats) == {"keep-alive"}, "sent from the keep-alive thread, not the attempt's"
+    assert len(beats) == sent, "no beat after the call returned"
+
+
+def test_the_keep_alive_stops_when_the_call_raises():
+    env, beats = _env(0.3)
+
+    def call() -> None:
+        with activity_keep_alive():
+            time.sleep(0.25)
+            raise RuntimeError("the provider call failed")
+
+    with pytest.raises(RuntimeError):
+        env.run(call)
+    sent = len(beats)
+    time.sleep(0.35)
+    assert sent >= 1 and len(beats) == sent
+
+
+def test_nothing_to_keep_alive_without_a_heartbeat_timeout_or_outside_an_activity():
+    env, beats = _env(None)
+
+    def call() -> None:
+        with activity_keep_alive():
+            time.sleep(0.2)
+
+    env.run(call)
+    with activity_keep_alive():  # not in an activity: a no-op
+        time.sleep(0.05)
+    assert beats == []
