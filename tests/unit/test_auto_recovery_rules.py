@@ -103,3 +103,14 @@ def test_each_recovery_activity_is_implemented_with_the_declared_types(declared)
     assert name in found
     want = typing.get_type_hints(declared)
     assert list(typing.get_type_hints(found[name]).values()) == list(want.values())
+
+
+def test_a_pending_enrich_waits_its_backoff_a_later_pending_stage_its_grace() -> None:
+    """A pending Enrich left by a preparation that ended unclaimed is retried like a
+    failure at its last change (backoff, doubling per automatic attempt); a later pending
+    stage after the grace."""
+    assert not rules.pending_due(T0 + timedelta(seconds=59), "enrich", T0, 0)
+    assert rules.pending_due(T0 + timedelta(seconds=60), "enrich", T0, 0)
+    assert not rules.pending_due(T0 + timedelta(seconds=119), "enrich", T0, 1)
+    assert rules.pending_due(T0 + timedelta(seconds=30), "score", T0, 0)
+    assert not rules.pending_due(T0 + timedelta(seconds=29), "tailor", T0, 3)

@@ -3,7 +3,10 @@ on its own, and when (the queries are in ``store/recovery.py``, the dispatch in
 ``worker/auto_recovery.py``).
 
 A row is eligible when it failed with a retryable code, or is pending after every
-earlier stage finished (its preparation stopped between two stages); when nothing owns
+earlier stage finished (its preparation stopped between two stages), or is a pending
+Enrich whose job's preparation ended without claiming it (every attempt failed before
+the claim: it waits its backoff like a failure, from its last change; a job never
+prepared, or whose preparation was cancelled, is not recovery's to start); when nothing owns
 it or its job (no reservation, no running row, no open run, no unstarted start intent);
 while its automatic attempts are below ``max_auto_attempts`` and its backoff has passed.
 Codes a later attempt cannot fix, and codes another recovery owns (a spent budget
@@ -133,6 +136,23 @@ def is_due(
 ) -> bool:
     when = due_at(finished_at, auto_attempts, code, base=base)
     return when is None or when <= now
+
+
+def pending_due(
+    now: datetime,
+    stage: str,
+    since: datetime,
+    auto_attempts: int,
+    *,
+    base: float = BACKOFF_BASE_SECONDS,
+    grace: float = PENDING_GRACE_SECONDS,
+) -> bool:
+    """A pending row may be picked: a later stage once ``grace`` passed since its last
+    change; an Enrich (its preparation ended before claiming it, so that run failed)
+    once its backoff passed, as for a failure at its last change."""
+    if stage == Stage.ENRICH:
+        return is_due(now, since, auto_attempts, None, base=base)
+    return since + timedelta(seconds=grace) <= now
 
 
 def cohort_workflow_id(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, and_, case, exists, func, not_, or_, select, update
@@ -42,6 +42,9 @@ RC = recovery_cohorts
 RESERVED, STARTED, CLOSED = "reserved", "started", "closed"
 OPEN_STATES = (RESERVED, STARTED)
 SCAN_LIMIT = 2000  # candidate rows one selection reads, oldest first
+# Runs that prepare a job, and how one ended that leaves its unclaimed Enrich to recovery.
+PREPARING = (WorkflowType.PREPARATION.value, WorkflowType.RECOVERY.value)
+ENDED = (WorkflowStatus.COMPLETED.value, WorkflowStatus.FAILED.value)
 
 
 @dataclass(frozen=True)
@@ -104,15 +107,37 @@ def _candidates(
         S.c.retryable.is_(True),
         or_(S.c.error_code.is_(None), S.c.error_code.not_in(rules.NON_RETRYABLE_CODES)),
     )
-    # A pending Enrich is a job never admitted (or not to be prepared): not ours to start.
     later = [stage for stage in rules.RECOVERABLE_STAGES if stage != Stage.ENRICH.value]
     pending = and_(S.c.stage.in_(later), S.c.state == StageState.PENDING.value)
-    since = func.coalesce(S.c.finished_at, S.c.updated_at)
+    # A pending Enrich is a job never admitted (or not to be prepared): not ours to start,
+    # unless its preparation ran and ended without claiming it (every attempt failed
+    # first): a preparation run of the job ended, or a recovery run (which records no
+    # job) claimed it before (its automatic attempts). Not when its newest run was
+    # cancelled. Cheap over a large never-prepared backlog: one list of ended runs, and
+    # the newest run read only for the few rows that pass.
+    prepared = select(wr.c.job_id).where(
+        wr.c.job_id.is_not(None), wr.c.workflow_type.in_(PREPARING), wr.c.status.in_(ENDED)
+    )
+    newest = (
+        select(wr.c.status)
+        .where(wr.c.job_id == S.c.job_id, wr.c.workflow_type.in_(PREPARING))
+        .order_by(wr.c.started_at.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    stranded = and_(
+        S.c.stage == Stage.ENRICH.value,
+        S.c.state == StageState.PENDING.value,
+        or_(S.c.job_id.in_(prepared), S.c.auto_attempts > 0),
+        func.coalesce(newest, "") != WorkflowStatus.CANCELED.value,
+    )
+    is_pending = S.c.state == StageState.PENDING.value
+    since = case((is_pending, S.c.updated_at), else_=func.coalesce(S.c.finished_at, S.c.updated_at))
     rows = conn.execute(
         select(S, since.label("since"))
         .join(jobs, jobs.c.id == S.c.job_id)
         .where(
-            or_(failed, pending),
+            or_(failed, pending, stranded),
             *([S.c.job_id.in_(among)] if among is not None else []),
             S.c.reserved_by.is_(None),
             S.c.auto_attempts < cap,
@@ -145,7 +170,7 @@ def _aware(value: datetime) -> datetime:
 
 def _due(c: Candidate, now: datetime, base: float, grace: float) -> bool:
     if c.state == StageState.PENDING.value:
-        return c.since + timedelta(seconds=grace) <= now
+        return rules.pending_due(now, c.stage, c.since, c.auto_attempts, base=base, grace=grace)
     return rules.is_due(now, c.since, c.auto_attempts, c.error_code, base=base)
 
 

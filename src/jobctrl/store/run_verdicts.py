@@ -6,15 +6,21 @@ false verdict stays in the audit trail), and for a closed execution the events i
 finish would have written (same idempotency keys, so whichever comes first is kept): the
 closing ``Workflow*`` event, ``STAGE_INTERRUPTED`` for stage rows it left ``running``, and
 a discovery run's terminal status and ``DiscoveryRun*`` event.
+
+On every beat besides (``settle_abandoned``): a stage row left ``running`` under a run the
+store recorded closed a while ago (an attempt that claimed it after that run's finish) is
+settled the same way.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from sqlalchemy import select, update
 
-from jobctrl.domain.clock import Clock
+from jobctrl.domain.clock import Clock, utcnow
 from jobctrl.domain.discovery import ExecutionRef, RunStatus, StepState, total_counts
-from jobctrl.domain.errors import STAGE_INTERRUPTED
+from jobctrl.domain.errors import OWNERSHIP_LOST, STAGE_INTERRUPTED, StageError
 from jobctrl.domain.events import (
     DiscoveryRunCompleted,
     DiscoveryRunFailed,
@@ -26,8 +32,9 @@ from jobctrl.domain.events import (
     WorkflowReconciled,
 )
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
+from jobctrl.domain.recovery import RECOVERABLE_STAGES
 from jobctrl.domain.stages import StageState
-from jobctrl.store import discovery, schema
+from jobctrl.store import closed_runs, discovery, schema, stage_states
 from jobctrl.store.store import Store, WriteTx
 
 WR = schema.workflow_run_projections
@@ -41,6 +48,9 @@ CLOSED = (
 )
 # Executions whose stage rows carry their run id as owner: settled when they end unfinished.
 STAGE_OWNERS = (WorkflowType.PREPARATION.value, WorkflowType.RECOVERY.value)
+# A row left running under a run closed this long is abandoned (a finish in flight, or a
+# late attempt's result, has had its chance).
+ABANDONED_GRACE_SECONDS = 60.0
 
 
 def reconcile(
@@ -159,6 +169,44 @@ def settle_interrupted(tx: WriteTx, run_id: str) -> int:
             key=f"stage-failed:{job_id}:{stage}:{run_id}:{attempt}",
         )
     return len(rows)
+
+
+def settle_abandoned(
+    store: Store, *, grace: float = ABANDONED_GRACE_SECONDS, clock: Clock | None = None
+) -> int:
+    """Fail, as ``STAGE_INTERRUPTED`` (retryable, with its ``StageFailed``), every
+    preparation stage row still ``running`` under a run the store has recorded closed for
+    more than ``grace`` seconds: an attempt that claimed it after its execution's finish
+    settled the run's rows (it ran on in its thread after Temporal timed it out), which
+    nothing else would settle. Each is fenced on its owner and attempt (a result written
+    meanwhile wins). Returns how many. Read first: a beat with none writes nothing."""
+    cutoff = (clock or utcnow)() - timedelta(seconds=grace)
+    with store.read() as conn:
+        running = conn.execute(
+            select(S.c.job_id, S.c.stage, S.c.owner_run_id, S.c.attempts).where(
+                S.c.stage.in_(RECOVERABLE_STAGES), S.c.state == StageState.RUNNING.value
+            )
+        ).all()
+        abandoned = [
+            (str(job_id), str(stage), str(run_id), int(attempt))
+            for job_id, stage, run_id, attempt in running
+            if run_id
+            and (ended := closed_runs.closed_at(conn, job_id, run_id)) is not None
+            and ended <= cutoff
+        ]
+    settled = 0
+    for job_id, stage, run_id, attempt in abandoned:
+        error = StageError(
+            STAGE_INTERRUPTED, f"the {stage} attempt stopped without a result", retryable=True
+        )
+        try:
+            stage_states.fail_stage(store, job_id, stage, run_id, attempt, error, clock=clock)
+        except StageError as lost:
+            if lost.code != OWNERSHIP_LOST:
+                raise
+            continue  # finished or taken over meanwhile
+        settled += 1
+    return settled
 
 
 def reconcile_discovery(

@@ -35,7 +35,7 @@ from jobctrl.domain.events import (
 )
 from jobctrl.domain.recovery import retryable_code
 from jobctrl.domain.stages import STAGE_ORDER, StageState
-from jobctrl.store import schema
+from jobctrl.store import closed_runs, schema
 from jobctrl.store.db import upsert
 from jobctrl.store.operations_tables import recovery_cohorts
 from jobctrl.store.store import Store, WriteTx
@@ -87,7 +87,11 @@ def claim_stage(
     the rows its cohort still holds (``OWNERSHIP_LOST`` when a person's cancel, retry or
     reset took one back), and its claim counts one automatic attempt. Any claim ends the
     row's reservation: work a person or a preparation started takes the row over, and
-    the cohort's member then finds it gone and skips it."""
+    the cohort's member then finds it gone and skips it.
+
+    A run the store already records closed claims nothing (``OWNERSHIP_LOST``): an
+    attempt Temporal timed out can still be running in its thread after its execution's
+    finish settled the rows, and a row claimed then would stay running with no owner."""
     with store.write(clock=clock) as tx:
         row = (
             tx.conn.execute(select(S).where(S.c.job_id == job_id, S.c.stage == stage))
@@ -96,6 +100,9 @@ def claim_stage(
         )
         if row is None:
             raise NotFoundError(f"job {job_id} has no {stage} stage", code=MISSING_INPUT)
+        if closed_runs.closed_at(tx.conn, job_id, run_id) is not None:
+            # A late attempt (timed out, its execution ended since): nothing would settle it.
+            raise StageError(OWNERSHIP_LOST, f"run {run_id} has ended; {stage} was not claimed")
         cohort = recovery_cohort_of(tx.conn, run_id)
         if cohort is not None and not _still_reserved(row, cohort):
             raise StageError(

@@ -13,6 +13,9 @@
   the store never recorded (the discovery schedule's runs, a preparation whose record was
   lost) are adopted, recorded as started; what is left is an orphan, listed by
   `jobctrl executions` and stoppable.
+- Abandoned stage rows (store-only, first, so a server away does not hold it up): a row
+  left ``running`` under a run the store recorded closed more than a minute ago (an
+  attempt that claimed it after the run's finish) fails retryably (``STAGE_INTERRUPTED``).
 - Stop requests: each is issued (a cancel of the exact execution), and re-issued on later
   beats while Temporal still reports it running, at most ``STOP_ISSUES`` times; then the
   request is given up with one notice.
@@ -78,11 +81,16 @@ async def reconcile_on_start(client: Client, ctx: StageContext) -> None:
 async def reconcile_runs(
     client: Client, ctx: StageContext, *, probes: int = PROBES_PER_BEAT
 ) -> dict[str, int]:
-    """On each heartbeat: open runs against Temporal, orphans, stop requests. Returns
-    counts of what it did (for tests and the bench)."""
+    """On each heartbeat: stage rows abandoned under closed runs, open runs against
+    Temporal, orphans, stop requests. Returns counts of what it did (for tests and the
+    bench)."""
+    abandoned = await asyncio.to_thread(run_verdicts.settle_abandoned, ctx.store, clock=ctx.clock)
+    if abandoned:
+        log.warning("settled %d stage row(s) left running under ended runs", abandoned)
     running = await starts.running_on_queue(client)
     listed = {(run.workflow_id, run.run_id) for run in running}
     done = await probe_open_runs(client, ctx, probes, listed=listed)
+    done["abandoned"] = abandoned
     done["orphans"] = await observe_queue(client, ctx, running)
     done["stops"] = await issue_stops(client, ctx)
     return done

@@ -1,0 +1,64 @@
+"""Whether the store records as closed the execution that claims (or holds) a job's stage
+row: the job's preparation run (``workflow_run_projections`` by job), or a recovery
+execution, which records no job, through the cohorts that queued the job (its
+``StageQueued`` events name them). Read per row through indexed lookups: a claim and the
+reconciler's sweep of abandoned rows ask it for one job at a time.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import Connection, select
+
+from jobctrl.domain.events import StageQueued
+from jobctrl.domain.executions import WorkflowStatus
+from jobctrl.store import schema
+from jobctrl.store.operations_tables import recovery_cohorts
+
+WR = schema.workflow_run_projections
+E = schema.job_events
+RC = recovery_cohorts
+CLOSED = (
+    WorkflowStatus.COMPLETED.value,
+    WorkflowStatus.FAILED.value,
+    WorkflowStatus.CANCELED.value,
+)
+_LONG_AGO = datetime.min.replace(tzinfo=UTC)
+
+
+def _aware(value: datetime | None) -> datetime:
+    if value is None:
+        return _LONG_AGO  # closed at a time not recorded: long enough ago
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def closed_at(conn: Connection, job_id: str, run_id: str) -> datetime | None:
+    """When the store recorded ``run_id`` closed (the job's preparation run, or the run of
+    a recovery cohort that queued the job); None while it is open, or not known."""
+    row = conn.execute(
+        select(WR.c.status, WR.c.closed_at).where(WR.c.job_id == job_id, WR.c.run_id == run_id)
+    ).first()
+    if row is not None:  # one of the job's own runs
+        return _aware(row.closed_at) if row.status in CLOSED else None
+    cohorts = {
+        str(payload["workflowId"])
+        for payload in conn.execute(
+            select(E.c.payload).where(E.c.job_id == job_id, E.c.type == StageQueued.type)
+        ).scalars()
+    }
+    if not cohorts:
+        return None
+    run = conn.execute(
+        select(WR.c.status, WR.c.closed_at).where(
+            WR.c.workflow_id.in_(cohorts), WR.c.run_id == run_id
+        )
+    ).first()
+    if run is not None and run.status in CLOSED:
+        return _aware(run.closed_at)
+    cohort = conn.execute(
+        select(RC.c.updated_at).where(
+            RC.c.workflow_id.in_(cohorts), RC.c.run_id == run_id, RC.c.state == "closed"
+        )
+    ).first()
+    return _aware(cohort.updated_at) if cohort is not None else None
