@@ -6,7 +6,11 @@ OpenAI-compatible server (the real client, HTTP and SDK)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 from sqlalchemy import func, select, update
 
@@ -136,3 +140,41 @@ def test_a_stored_answer_that_does_not_fit_is_asked_again(store, settings, monke
     assert report.score == 81
     assert provider_results.stored_output(store, "score:job1:run1")["score"] == 81
     assert _observations(store) == 2
+
+
+def test_a_second_attempt_of_the_same_step_waits_for_the_first_and_reuses_its_answer(
+    store, settings, monkeypatch
+):
+    """Should Temporal start a second attempt while the first still waits for its answer
+    (heartbeats that could not reach the server), the worker asks for the step once: the
+    second attempt waits, kept alive, and reuses the first one's answer."""
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    spend = SpendAuthority(store, settings)
+    kept_alive: list[int] = []
+
+    @contextlib.contextmanager
+    def keep_alive():  # type: ignore[no-untyped-def]
+        kept_alive.append(threading.get_ident())
+        yield
+
+    def attempt(n: int) -> ScoreReport:
+        return call_lane(
+            spend, "score", lane, job_id="job1", run_id="run1", attempt=n,
+            output_type=ScoreReport, system="s", prompt=lambda: "p",
+            offline=lambda: ScoreReport.model_validate(REPORT), keep_alive=keep_alive,
+        )  # fmt: skip
+
+    with FakeOpenAI("ok", REPORT, delay=1.0) as provider:
+        lane = _lane(provider)
+        with ThreadPoolExecutor(2) as pool:
+            first = pool.submit(attempt, 1)
+            while not provider.requests:
+                time.sleep(0.02)
+            second = pool.submit(attempt, 2)
+            reports = [first.result(10), second.result(10)]
+        assert len(provider.requests) == 1, "one request for the step"
+    assert reports[0] == reports[1] and reports[0].score == 81
+    assert len(set(kept_alive)) == 2, "the waiting attempt was kept alive too"
+    assert _observations(store) == 1
+    summary = spend.summary()
+    assert summary["openReservations"]["count"] == 0 and summary["assumedCalls"] == 0

@@ -11,7 +11,10 @@ leaves its reservation unsettled: counted as assumed spend, never forgotten.
 
 While the provider is asked, ``keep_alive`` (the stage context's) keeps the attempt alive
 (activity heartbeats from another thread): a call slower than the heartbeat timeout must
-not let Temporal start a second attempt that pays again while the first still waits.
+not let Temporal start a second attempt that pays again while the first still waits. And
+should a second attempt of the same step start anyway (heartbeats that could not reach
+the server for longer than the timeout), one worker asks for one step at a time: the
+second waits for the first's answer and reuses it.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
@@ -43,6 +47,38 @@ MAX_OUTPUT_TOKENS = {"score": 2_000, "tailor": 3_000, "cover": 1_200}
 # call's result is stored, or right after its answer and usage are committed (unparsed).
 CRASH_AFTER_CALL = "JOBCTRL_FAULT_EXIT_AFTER_PROVIDER_CALL"
 CRASH_AFTER_RESPONSE = "JOBCTRL_FAULT_EXIT_AFTER_PROVIDER_RESPONSE"
+
+
+_asking: dict[str, threading.Event] = {}  # steps whose provider call runs in this worker
+_asking_guard = threading.Lock()
+
+
+@contextlib.contextmanager
+def _one_call_per_step(
+    key: str, keep_alive: Callable[[], AbstractContextManager[object]]
+) -> Iterator[None]:
+    """One attempt of a step at a time in this worker: a later attempt of the same run
+    waits (kept alive) until the earlier one's call has returned or raised, then finds its
+    answer. Only a live call of this process holds ``key``, so a dead worker's never
+    blocks anyone; across workers, the heartbeats keep the earlier attempt the only one."""
+    mine = threading.Event()
+    try:
+        while True:
+            with _asking_guard:
+                ahead = _asking.setdefault(key, mine)
+            if ahead is mine:
+                break
+            with keep_alive():
+                # A cancellation raised into this thread lands here; a holder gone without
+                # setting its event (interrupted in its finally) frees the key too.
+                while not ahead.wait(0.5) and _asking.get(key) is ahead:
+                    pass
+        yield
+    finally:
+        with _asking_guard:
+            if _asking.get(key) is mine:
+                del _asking[key]
+        mine.set()
 
 
 def lane_provider(home: Home, lane: str) -> LaneProvider:
@@ -84,6 +120,29 @@ def call_lane(
             call=lambda: (offline(), None),
         )
     key = f"{lane}:{job_id}:{run_id}"
+    with _one_call_per_step(key, keep_alive):
+        return _call_remote(
+            spend, lane, config, key, observation_id,
+            job_id=job_id, run_id=run_id, output_type=output_type, system=system,
+            prompt=prompt, keep_alive=keep_alive,
+        )  # fmt: skip
+
+
+def _call_remote(
+    spend: SpendAuthority,
+    lane: str,
+    config: LaneProvider,
+    key: str,
+    observation_id: str,
+    *,
+    job_id: str,
+    run_id: str,
+    output_type: type[T],
+    system: str,
+    prompt: Callable[[], str],
+    keep_alive: Callable[[], AbstractContextManager[object]],
+) -> T:
+    """The remote lane's output: reused from this run's earlier answer, or paid once."""
     reused = _reuse(spend, key, lane, job_id, run_id, observation_id, output_type, system, config)
     if reused is not None:
         return reused  # paid for already: never again
