@@ -52,13 +52,6 @@ print("released", flush=True)
 """
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="bugs B3/B4 (H7 report): a preparation whose attempts all timed out before Enrich "
-    "claimed its row leaves Enrich pending with the run closed, which recovery never picks "
-    "(store/recovery.py: a pending Enrich is not ours); an attempt that claims its row after "
-    "finalize settled the run leaves it running under a closed run, settled by nobody",
-)
 async def test_a_database_locked_for_twenty_seconds_loses_nothing(
     home, embedded, store, settings, site, monkeypatch, zygote
 ):

@@ -8,6 +8,7 @@ reconciler's sweep of abandoned rows ask it for one job at a time.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from sqlalchemy import Connection, select
 
@@ -27,20 +28,25 @@ CLOSED = (
 _LONG_AGO = datetime.min.replace(tzinfo=UTC)
 
 
+class Closed(NamedTuple):
+    at: datetime
+    status: str  # completed | failed | canceled
+
+
 def _aware(value: datetime | None) -> datetime:
     if value is None:
         return _LONG_AGO  # closed at a time not recorded: long enough ago
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
-def closed_at(conn: Connection, job_id: str, run_id: str) -> datetime | None:
-    """When the store recorded ``run_id`` closed (the job's preparation run, or the run of
-    a recovery cohort that queued the job); None while it is open, or not known."""
+def closed_at(conn: Connection, job_id: str, run_id: str) -> Closed | None:
+    """When and how the store recorded ``run_id`` closed (the job's preparation run, or
+    the run of a recovery cohort that queued the job); None while open, or not known."""
     row = conn.execute(
         select(WR.c.status, WR.c.closed_at).where(WR.c.job_id == job_id, WR.c.run_id == run_id)
     ).first()
     if row is not None:  # one of the job's own runs
-        return _aware(row.closed_at) if row.status in CLOSED else None
+        return Closed(_aware(row.closed_at), row.status) if row.status in CLOSED else None
     cohorts = {
         str(payload["workflowId"])
         for payload in conn.execute(
@@ -55,10 +61,12 @@ def closed_at(conn: Connection, job_id: str, run_id: str) -> datetime | None:
         )
     ).first()
     if run is not None and run.status in CLOSED:
-        return _aware(run.closed_at)
+        return Closed(_aware(run.closed_at), run.status)
     cohort = conn.execute(
         select(RC.c.updated_at).where(
             RC.c.workflow_id.in_(cohorts), RC.c.run_id == run_id, RC.c.state == "closed"
         )
     ).first()
-    return _aware(cohort.updated_at) if cohort is not None else None
+    if cohort is None:
+        return None
+    return Closed(_aware(cohort.updated_at), WorkflowStatus.FAILED.value)

@@ -32,7 +32,7 @@ from jobctrl.domain.events import (
 )
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.domain.stages import NOT_ASKED_FOR, STAGE_ORDER, Stage, StageState
-from jobctrl.store import schema, workflow_runs
+from jobctrl.store import run_verdicts, schema, workflow_runs
 from jobctrl.store.operations_tables import recovery_cohorts
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
@@ -313,7 +313,8 @@ def close_cohort(
     """Close the cohort and release its members still reserved (they never ran under it:
     their state and attempts are as they were); the released job ids. ``run`` (run id,
     status ``completed``/``failed``/``canceled``, error code) records how its execution
-    ended, in the same transaction."""
+    ended, in the same transaction, with any member row still running under it settled
+    (``STAGE_INTERRUPTED``; ``canceled`` for a cancelled run)."""
     with store.write(clock=clock) as tx:
         released = [
             str(job_id)
@@ -332,6 +333,14 @@ def close_cohort(
         )
         if run is not None:
             run_id, status, code = run
+            # A member's claim that committed after its finish read the rows: settled now.
+            members = tx.conn.execute(
+                select(RC.c.job_ids).where(RC.c.workflow_id == workflow_id)
+            ).scalar()
+            for job_id in members or ():
+                run_verdicts.settle_interrupted(
+                    tx, run_id, job_id=str(job_id), canceled=status == "canceled"
+                )
             closed: DomainEvent
             if status == "canceled":
                 closed = WorkflowCanceled(workflow_id=workflow_id, run_id=run_id)

@@ -20,7 +20,7 @@ from sqlalchemy import select, update
 
 from jobctrl.domain.clock import Clock, utcnow
 from jobctrl.domain.discovery import ExecutionRef, RunStatus, StepState, total_counts
-from jobctrl.domain.errors import OWNERSHIP_LOST, STAGE_INTERRUPTED, StageError
+from jobctrl.domain.errors import CANCELED, OWNERSHIP_LOST, STAGE_INTERRUPTED, StageError
 from jobctrl.domain.events import (
     DiscoveryRunCompleted,
     DiscoveryRunFailed,
@@ -128,20 +128,26 @@ def _close(
     tx.append(event, key=f"workflow-closed:{workflow_id}:{run_id}", job_id=job_id)
 
 
-def settle_interrupted(tx: WriteTx, run_id: str) -> int:
+def settle_interrupted(
+    tx: WriteTx, run_id: str, *, job_id: str | None = None, canceled: bool = False
+) -> int:
     """Fail every stage row still ``running`` under ``run_id`` (whose execution closed
     without settling it) with ``STAGE_INTERRUPTED``, retryable: the attempt counts, and
-    automatic recovery may try the stage again. Returns how many."""
+    automatic recovery may try the stage again. ``job_id``: only that job's preparation
+    stages (read by its key); ``canceled``: the run ended on a cancel, so they fail as
+    ``canceled``, not retryable, as its finish does. Returns how many."""
+    code = CANCELED if canceled else STAGE_INTERRUPTED
+    scope = (S.c.job_id == job_id, S.c.stage.in_(RECOVERABLE_STAGES)) if job_id else ()
     rows = tx.conn.execute(
         select(S.c.job_id, S.c.stage, S.c.attempts).where(
-            S.c.owner_run_id == run_id, S.c.state == StageState.RUNNING.value
+            *scope, S.c.owner_run_id == run_id, S.c.state == StageState.RUNNING.value
         )
     ).all()
-    for job_id, stage, attempt in rows:
+    for job, stage, attempt in rows:
         tx.conn.execute(
             update(S)
             .where(
-                S.c.job_id == job_id,
+                S.c.job_id == job,
                 S.c.stage == stage,
                 S.c.owner_run_id == run_id,
                 S.c.attempts == attempt,
@@ -149,24 +155,24 @@ def settle_interrupted(tx: WriteTx, run_id: str) -> int:
             )
             .values(
                 state=StageState.FAILED.value,
-                error_code=STAGE_INTERRUPTED,
+                error_code=code,
                 error_message=f"the {stage} attempt stopped without a result",
-                retryable=True,
+                retryable=not canceled,
                 finished_at=tx.now,
                 updated_at=tx.now,
             )
         )
         tx.append(
             StageFailed(
-                job_id=job_id,
+                job_id=job,
                 stage=stage,
                 attempt=attempt,
                 run_id=run_id,
-                error_code=STAGE_INTERRUPTED,
-                retryable=True,
+                error_code=code,
+                retryable=not canceled,
                 attempts_used=attempt,
             ),
-            key=f"stage-failed:{job_id}:{stage}:{run_id}:{attempt}",
+            key=f"stage-failed:{job}:{stage}:{run_id}:{attempt}",
         )
     return len(rows)
 
@@ -174,12 +180,13 @@ def settle_interrupted(tx: WriteTx, run_id: str) -> int:
 def settle_abandoned(
     store: Store, *, grace: float = ABANDONED_GRACE_SECONDS, clock: Clock | None = None
 ) -> int:
-    """Fail, as ``STAGE_INTERRUPTED`` (retryable, with its ``StageFailed``), every
-    preparation stage row still ``running`` under a run the store has recorded closed for
-    more than ``grace`` seconds: an attempt that claimed it after its execution's finish
-    settled the run's rows (it ran on in its thread after Temporal timed it out), which
-    nothing else would settle. Each is fenced on its owner and attempt (a result written
-    meanwhile wins). Returns how many. Read first: a beat with none writes nothing."""
+    """Fail, as ``STAGE_INTERRUPTED`` (retryable, with its ``StageFailed``; ``canceled``
+    under a cancelled run), every preparation stage row still ``running`` under a run the
+    store has recorded closed for more than ``grace`` seconds: an attempt that claimed it
+    after its execution's finish settled the run's rows (it ran on in its thread after
+    Temporal timed it out) when no finish settled it since. Each is fenced on its owner
+    and attempt (a result written meanwhile wins). Returns how many. Read first: a beat
+    with none writes nothing."""
     cutoff = (clock or utcnow)() - timedelta(seconds=grace)
     with store.read() as conn:
         running = conn.execute(
@@ -188,16 +195,19 @@ def settle_abandoned(
             )
         ).all()
         abandoned = [
-            (str(job_id), str(stage), str(run_id), int(attempt))
+            (str(job_id), str(stage), str(run_id), int(attempt), ended.status)
             for job_id, stage, run_id, attempt in running
             if run_id
             and (ended := closed_runs.closed_at(conn, job_id, run_id)) is not None
-            and ended <= cutoff
+            and ended.at <= cutoff
         ]
     settled = 0
-    for job_id, stage, run_id, attempt in abandoned:
-        error = StageError(
-            STAGE_INTERRUPTED, f"the {stage} attempt stopped without a result", retryable=True
+    for job_id, stage, run_id, attempt, status in abandoned:
+        message = f"the {stage} attempt stopped without a result"
+        error = (
+            StageError(CANCELED, message)  # as the cancelled run's own finish does
+            if status == WorkflowStatus.CANCELED
+            else StageError(STAGE_INTERRUPTED, message, retryable=True)
         )
         try:
             stage_states.fail_stage(store, job_id, stage, run_id, attempt, error, clock=clock)

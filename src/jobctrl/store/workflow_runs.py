@@ -19,7 +19,7 @@ from jobctrl.domain.events import (
     parse_event,
 )
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
-from jobctrl.store import projections, schema, start_intents
+from jobctrl.store import projections, run_verdicts, schema, start_intents
 from jobctrl.store.store import Store, WriteTx
 
 WR = schema.workflow_run_projections
@@ -73,6 +73,8 @@ def record_workflow_closed(
     )
     with store.write(clock=clock) as tx:
         tx.append(event, key=f"workflow-closed:{workflow_id}:{run_id}", job_id=job_id)
+        if job_id:  # a late attempt's claim committed after its finish read the rows
+            run_verdicts.settle_interrupted(tx, run_id, job_id=job_id)
 
 
 def record_workflow_canceled(
@@ -90,6 +92,8 @@ def record_workflow_canceled(
             key=f"workflow-closed:{workflow_id}:{run_id}",
             job_id=job_id,
         )
+        if job_id:
+            run_verdicts.settle_interrupted(tx, run_id, job_id=job_id, canceled=True)
 
 
 def run_row(store: Store, workflow_id: str, run_id: str) -> dict[str, Any] | None:
