@@ -92,9 +92,9 @@ def _now() -> datetime:
 
 @pytest.mark.xfail(
     strict=False,
-    reason="B1/B2 (paid twice) are fixed (54a4317); still open: after the kills a job can be "
-    "left unprepared (1 of 24 at 17:40 UTC: not settled within SETTLE), the symptom of "
-    "B3/B4 in test_database_locked.py (a run closed before a stage claimed its row)",
+    reason="B1/B2 fixed (54a4317), B3/B4 fixed (ce47deb); still open, B6 (H7 report): a "
+    "reservation settled without a usage observation although the provider answered 200 "
+    "(17:46 UTC, tailor of one job in a recovery run), then paid again by the next run",
 )
 async def test_twenty_kill_9s_lose_nothing_and_pay_once(
     home, embedded, store, settings, site, zygote
