@@ -10,6 +10,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from temporalio.exceptions import CancelledError
 from temporalio.testing import ActivityEnvironment
 
 from jobctrl.workflows.activities import activity_keep_alive
@@ -67,3 +68,21 @@ def test_nothing_to_keep_alive_without_a_heartbeat_timeout_or_outside_an_activit
     with activity_keep_alive():  # not in an activity: a no-op
         time.sleep(0.05)
     assert beats == []
+
+
+def test_a_cancellation_lands_when_the_call_returns_not_while_it_runs():
+    """Raised into the attempt's thread mid-call, a cancellation would land the moment the
+    paid answer arrives, before it is recorded (B6): it waits for the block's end."""
+    env, _ = _env(0.3)
+    env.on_heartbeat = lambda *details: env.cancel()  # the first beat brings a cancel back
+    done: list[str] = []
+
+    def call() -> None:
+        with activity_keep_alive():
+            for _ in range(6):  # bytecode between the waits: an unshielded cancel lands here
+                time.sleep(0.1)
+            done.append("answer recorded")
+
+    with pytest.raises(CancelledError):
+        env.run(call)
+    assert done == ["answer recorded"]

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from jobctrl.domain.clock import as_utc, utcnow
-from jobctrl.domain.errors import BudgetExceededError
+from jobctrl.domain.errors import BudgetExceededError, StageError
 from jobctrl.llm import prices
 from jobctrl.store import spend as ledger
 from jobctrl.store.settings import Settings
@@ -166,7 +166,11 @@ class SpendAuthority:
 
         ``call`` returns its result and usage, or ``None`` for a usage it recorded itself
         (as the response arrived). Recording a usage closes the attempt's reservation in
-        the same write, so only a failed call needs a write of its own to close it."""
+        the same write, so only a failed call needs a write of its own to close it: a
+        ``StageError`` (the provider's failure, whose usage ``call`` recorded). Anything
+        else (a cancellation raised into the attempt's thread as the answer arrived, a
+        bug) may have been paid for unseen: its reservation stays open, counted at its
+        worst case like a call whose worker died."""
         strict = (
             input_tokens is not None
             and max_output_tokens is not None
@@ -185,7 +189,7 @@ class SpendAuthority:
             self.preflight(lane)
         try:
             result, usage = call()
-        except BaseException:
+        except StageError:
             if strict:
                 self.settle(observation_id)
             raise

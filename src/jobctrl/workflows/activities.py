@@ -108,11 +108,17 @@ def activity_keep_alive() -> Iterator[None]:
     block runs (a provider call that blocks this attempt's thread for longer than the
     timeout), so Temporal does not time the attempt out and start a second one that pays
     again. Stops the moment the block returns or raises. The thread runs in a copy of this
-    context (the SDK's activity context); a cancellation its heartbeats bring back is
-    raised into the attempt's thread by the SDK as usual. Outside an activity, or without
-    a heartbeat timeout, nothing to do."""
-    if not activity.in_activity() or activity.info().heartbeat_timeout is None:
+    context (the SDK's activity context). A cancellation its heartbeats bring back is
+    raised into the attempt's thread when the block ends (the SDK's shield), not while it
+    runs: raised into a thread blocked on the provider it would land the moment the paid
+    answer arrives, before its usage and the answer are recorded. Outside an activity,
+    nothing to do; without a heartbeat timeout, only the shield."""
+    if not activity.in_activity():
         yield
+        return
+    if activity.info().heartbeat_timeout is None:
+        with activity.shield_thread_cancel_exception():
+            yield
         return
     timeout = activity.info().heartbeat_timeout
     assert timeout is not None
@@ -130,7 +136,8 @@ def activity_keep_alive() -> Iterator[None]:
     thread = threading.Thread(target=context.run, args=(beat,), name="keep-alive", daemon=True)
     thread.start()
     try:
-        yield
+        with activity.shield_thread_cancel_exception():
+            yield
     finally:
         stop.set()
 
