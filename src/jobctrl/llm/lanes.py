@@ -15,11 +15,18 @@ not let Temporal start a second attempt that pays again while the first still wa
 should a second attempt of the same step start anyway (heartbeats that could not reach
 the server for longer than the timeout), one worker asks for one step at a time: the
 second waits for the first's answer and reuses it.
+
+A step retried in a new execution (automatic recovery after a worker died between the
+answer and the stage's result) is a new run: the stage passes the run of the interrupted
+attempt it follows (``Claim.interrupted_run``; never after a refused or invalid answer),
+and its answer is reused when it was an answer to exactly the same request (provider,
+model, system and prompt: their digest is kept with the answer), instead of paying again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import threading
@@ -103,13 +110,15 @@ def call_lane(
     prompt: Callable[[], str],
     offline: Callable[[], T],
     keep_alive: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext,
+    interrupted_run: str | None = None,
 ) -> T:
     """The lane's output for this step: offline, stored from an earlier attempt, or paid.
 
     ``config`` is the lane's provider as the caller read it once (``lane_provider``), so
     the provider recorded with the output is the one that was asked; ``spend`` admits
     the attempt and records what it cost; ``keep_alive()`` is entered for the time the
-    provider is asked."""
+    provider is asked; ``interrupted_run`` is the run of an interrupted earlier attempt
+    of this step, whose answer to the same request is reused."""
     observation_id = f"{lane}:{job_id}:{run_id}:{attempt}"
     if config.provider == "offline":
         return spend.guarded_call(
@@ -124,7 +133,7 @@ def call_lane(
         return _call_remote(
             spend, lane, config, key, observation_id,
             job_id=job_id, run_id=run_id, output_type=output_type, system=system,
-            prompt=prompt, keep_alive=keep_alive,
+            prompt=prompt, keep_alive=keep_alive, interrupted_run=interrupted_run,
         )  # fmt: skip
 
 
@@ -141,12 +150,23 @@ def _call_remote(
     system: str,
     prompt: Callable[[], str],
     keep_alive: Callable[[], AbstractContextManager[object]],
+    interrupted_run: str | None,
 ) -> T:
-    """The remote lane's output: reused from this run's earlier answer, or paid once."""
+    """The remote lane's output: reused from this run's earlier answer (or an interrupted
+    run's answer to the same request), or paid once."""
     reused = _reuse(spend, key, lane, job_id, run_id, observation_id, output_type, system, config)
     if reused is not None:
         return reused  # paid for already: never again
     text = prompt()
+    asked = request_digest(config, system, text)
+    if interrupted_run is not None and interrupted_run != run_id:
+        earlier = _reuse_interrupted(
+            spend, key, f"{lane}:{job_id}:{interrupted_run}", asked,
+            lane=lane, job_id=job_id, run_id=run_id, observation_id=observation_id,
+            output_type=output_type, system=system,
+        )  # fmt: skip
+        if earlier is not None:
+            return earlier  # the interrupted attempt paid for this very request
     max_out = MAX_OUTPUT_TOKENS.get(lane, 2_000)
     lane_model = LaneModel(config.provider, config.model, config.base_url, config.api_key_env)
 
@@ -177,6 +197,7 @@ def _call_remote(
                 run_id=run_id,
                 observation_id=seen,
                 response=response,
+                prompt=asked,
             )
         if os.environ.get(CRASH_AFTER_RESPONSE) == lane:
             os._exit(137)
@@ -245,6 +266,50 @@ def _reuse(
     except ProviderError:
         return None
     _store(spend, key, lane, job_id, run_id, observation_id, output, None, config)
+    return output
+
+
+def request_digest(config: LaneProvider, system: str, text: str) -> str:
+    """What identifies a request: the provider and model asked, the system and the prompt."""
+    asked = json.dumps([config.provider, config.model, system, text], ensure_ascii=False)
+    return hashlib.sha256(asked.encode()).hexdigest()
+
+
+def _reuse_interrupted(
+    spend: SpendAuthority,
+    key: str,
+    earlier_key: str,
+    asked: str,
+    *,
+    lane: str,
+    job_id: str,
+    run_id: str,
+    observation_id: str,
+    output_type: type[T],
+    system: str,
+) -> T | None:
+    """The interrupted run's answer under ``earlier_key``, when it answered exactly this
+    request (``asked``): its output, or its answer parsed again; kept under this run's
+    ``key`` too (answer, digest and output; its usage stays recorded once, by the run
+    that paid). None when there is none, it was asked something else, or it does not fit."""
+    found = provider_results.stored(spend.store, earlier_key)
+    if found is None or found.prompt != asked or found.response is None:
+        return None
+    try:
+        if found.output is not None:
+            output = output_type.model_validate(found.output)
+        else:
+            output = replay_structured(output_type, system=system, response=found.response)
+    except (ProviderError, ValueError):
+        return None
+    ids = {"key": key, "lane": lane, "job_id": job_id, "run_id": run_id}
+    with spend.store.write(clock=spend.clock) as tx:
+        provider_results.save_response(
+            tx, **ids, observation_id=observation_id, response=found.response, prompt=asked
+        )
+        provider_results.save_output(
+            tx, **ids, observation_id=observation_id, output=json.loads(output.model_dump_json())
+        )
     return output
 
 

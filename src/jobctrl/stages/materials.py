@@ -148,6 +148,7 @@ def _generate(
     ctx: StageContext, spec: _Kind, job_id: str, run_id: str, version: int | None
 ) -> MaterialOutcome:
     checked: dict[int, int] = {}  # attempt -> lines its check read (for a refusal's record)
+    claims: list[stage_states.Claim] = []  # the claim (which interrupted run it follows)
 
     def work(attempt: int) -> MaterialOutcome:
         profile, report, job = _inputs(ctx, job_id, version)
@@ -166,6 +167,7 @@ def _generate(
             prompt=lambda: prompts.materials_prompt(title, company, report, profile),
             keep_alive=ctx.keep_alive,
             offline=lambda: spec.offline(profile, report, title, company),
+            interrupted_run=claims[-1].interrupted_run,  # its answer is reused if it fits
         )
         checked[attempt] = spec.lines(output)
         spec.check(output, profile, context)  # whichever provider wrote it
@@ -215,6 +217,7 @@ def _generate(
         work=work,
         reuse=lambda: _reuse(ctx, job_id, spec.kind),
         refused=refused,
+        claimed=claims.append,
     )
 
 

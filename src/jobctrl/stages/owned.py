@@ -32,11 +32,16 @@ def run_owned(
     work: Callable[[int], T],
     reuse: Callable[[], T],
     refused: Refused | None = None,
+    claimed: Callable[[stage_states.Claim], None] | None = None,
 ) -> T:
-    """Claim ``stage`` and run ``work(attempt)``, or ``reuse()`` a finished result."""
+    """Claim ``stage`` and run ``work(attempt)``, or ``reuse()`` a finished result.
+    ``claimed`` is shown the claim before ``work`` runs (a paid stage reads which
+    interrupted run's answer it may reuse)."""
     claim = stage_states.claim_stage(ctx.store, job_id, stage, run_id, clock=ctx.clock)
     if claim.already is not None:
         return reuse()
+    if claimed is not None:
+        claimed(claim)
     try:
         return work(claim.attempt)
     except ConfigError as exc:  # config.yaml (or a stored profile) cannot be read

@@ -45,13 +45,17 @@ def score(
         value = row["score"] if row else 0
         return ScoreOutcome(value, value < int(ctx.settings.get("min_fit_score")), reused=True)
 
+    claims: list[stage_states.Claim] = []
     return run_owned(
         ctx,
         job_id,
         Stage.SCORE,
         run_id,
-        work=lambda attempt: _score_owned(ctx, job_id, run_id, attempt, profile_version, materials),
+        work=lambda attempt: _score_owned(
+            ctx, job_id, run_id, attempt, profile_version, materials, claims[-1].interrupted_run
+        ),
         reuse=reuse,
+        claimed=claims.append,
     )
 
 
@@ -62,6 +66,7 @@ def _score_owned(
     attempt: int,
     profile_version: int | None,
     materials: bool,
+    interrupted_run: str | None,
 ) -> ScoreOutcome:
     job = jobs.job_row(ctx.store, job_id)
     if not job["text_artifact"]:
@@ -92,6 +97,7 @@ def _score_owned(
         prompt=lambda: prompts.score_prompt(job["title"], description, profile),
         keep_alive=ctx.keep_alive,
         offline=lambda: offline_provider.score(job["title"], description, profile)[0],
+        interrupted_run=interrupted_run,  # its answer to the same request is reused
     )
     if lane.provider != "offline":
         report = report.model_copy(

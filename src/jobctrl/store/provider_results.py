@@ -6,6 +6,10 @@ arrives, in the same transaction as its usage (``save_response``); then the vali
 output (``save_output``). A worker that dies between the two leaves the answer, and the
 retry parses it again for nothing. Until the output is stored, ``output`` is JSON null.
 Raw provider text lives here only: never in events, projections, heartbeats or logs.
+
+An answer saved with its prompt's digest is kept as ``{"prompt": digest, "answer": ...}``
+(older rows hold the bare answer): a later run may reuse an interrupted run's answer only
+when it asks exactly the same (``llm.lanes``).
 """
 
 from __future__ import annotations
@@ -26,13 +30,23 @@ PR = schema.provider_results
 class Stored:
     output: Any | None  # the validated output (JSON), None until it is stored
     response: Any | None  # the provider's raw answer (JSON), None for rows before 0019
+    prompt: str | None = None  # the digest of what was asked, when it was saved with it
+
+
+def _kept(response: Any, prompt: str | None) -> Any:
+    return response if prompt is None else {"prompt": prompt, "answer": response}
 
 
 def stored(store: Store, key: str) -> Stored | None:
     """What was paid for under ``key``, or None when no answer arrived yet."""
     with store.read() as conn:
         row = conn.execute(select(PR.c.output, PR.c.response).where(PR.c.key == key)).first()
-    return None if row is None else Stored(row.output, row.response)
+    if row is None:
+        return None
+    kept = row.response
+    if isinstance(kept, dict) and "prompt" in kept:
+        return Stored(row.output, kept.get("answer"), str(kept["prompt"]))
+    return Stored(row.output, kept)
 
 
 def stored_output(store: Store, key: str) -> Any | None:
@@ -55,10 +69,13 @@ def save_response(
     run_id: str,
     observation_id: str,
     response: Any,
+    prompt: str | None = None,
 ) -> None:
     """Keep the provider's answer as it arrived (call it in the transaction recording its
-    usage). A newer answer replaces one that was never parsed into an output (an invalid
-    answer is asked again); a stored output is never replaced."""
+    usage), with ``prompt`` (the digest of what was asked) when given. A newer answer
+    replaces one that was never parsed into an output (an invalid answer is asked again);
+    a stored output is never replaced."""
+    response = _kept(response, prompt)
     exists, output = _output_in(tx, key)
     if output is not None:
         return

@@ -23,6 +23,7 @@ from jobctrl.domain.errors import (
     OWNERSHIP_LOST,
     POSTING_UNAVAILABLE,
     STAGE_BUSY,
+    STAGE_INTERRUPTED,
     NotFoundError,
     StageError,
 )
@@ -49,6 +50,23 @@ class Claim:
 
     attempt: int
     already: StageState | None = None  # SUCCEEDED/SKIPPED when an earlier attempt finished it
+    # The run of the attempt just before this one when that attempt ended without a result
+    # of its own (failed ``STAGE_INTERRUPTED``, or still ``running``) under another run: its
+    # paid answer, if one was stored, is still an answer to this step (never set after a
+    # refusal, an invalid answer or a cancel, nor for an earlier attempt of the same run).
+    interrupted_run: str | None = None
+
+
+def _interrupted_run(row: Any, run_id: str) -> str | None:
+    owner = row["owner_run_id"]
+    if owner is None or owner == run_id:
+        return None
+    state = row["state"]
+    if state == StageState.RUNNING.value:
+        return str(owner)
+    if state == StageState.FAILED.value and row["error_code"] == STAGE_INTERRUPTED:
+        return str(owner)
+    return None
 
 
 def posting_closed_in(conn: Connection, job_id: str) -> bool:
@@ -116,6 +134,7 @@ def claim_stage(
             skip_stage(tx, job_id, stage, POSTING_UNAVAILABLE)
             return Claim(attempt=row["attempts"], already=StageState.SKIPPED)
         attempt = row["attempts"] + 1
+        interrupted = _interrupted_run(row, run_id)
         tx.conn.execute(
             update(S)
             .where(S.c.job_id == job_id, S.c.stage == stage)
@@ -138,7 +157,7 @@ def claim_stage(
             StageStarted(job_id=job_id, stage=stage, attempt=attempt, run_id=run_id),
             key=f"stage-started:{job_id}:{stage}:{run_id}:{attempt}",
         )
-    return Claim(attempt=attempt)
+    return Claim(attempt=attempt, interrupted_run=interrupted)
 
 
 def _fenced(tx: WriteTx, job_id: str, stage: str, run_id: str, attempt: int, **values: Any) -> None:
