@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from jobctrl.domain.clock import as_utc, utcnow
-from jobctrl.domain.errors import BudgetExceededError, StageError
+from jobctrl.domain.errors import BudgetExceededError, DatabaseBusyError, StageError
 from jobctrl.llm import prices
 from jobctrl.store import spend as ledger
 from jobctrl.store.settings import Settings
@@ -170,7 +170,8 @@ class SpendAuthority:
         ``StageError`` (the provider's failure, whose usage ``call`` recorded). Anything
         else (a cancellation raised into the attempt's thread as the answer arrived, a
         bug) may have been paid for unseen: its reservation stays open, counted at its
-        worst case like a call whose worker died."""
+        worst case like a call whose worker died. So does a ``DatabaseBusyError``: a
+        StageError, but raised by the write that records an answer that has arrived."""
         strict = (
             input_tokens is not None
             and max_output_tokens is not None
@@ -189,8 +190,8 @@ class SpendAuthority:
             self.preflight(lane)
         try:
             result, usage = call()
-        except StageError:
-            if strict:
+        except StageError as error:
+            if strict and not isinstance(error, DatabaseBusyError):
                 self.settle(observation_id)
             raise
         if usage is not None:
