@@ -16,6 +16,7 @@ cancelling anything, and resume a lane or source that stop-loss paused.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from jobctrl.app import runtime
@@ -29,6 +30,8 @@ from jobctrl.store import jobs, stage_control, stage_states, stop_loss, workflow
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 from jobctrl.workflows import starts
+
+log = logging.getLogger(__name__)
 
 __all__ = ["cancel_job", "reset_stage", "resume", "stop_loss_status"]
 
@@ -44,10 +47,18 @@ async def cancel_job(home: Home, ref: str) -> dict[str, Any]:
     workflow_ids = [ids.prep_workflow_id(key), *workflow_runs.preparation_ids(store, job_id)]
     runs: list[tuple[str, str]] = []
     for workflow_id in dict.fromkeys(workflow_ids):
-        asked = await starts.cancel_running(client, workflow_id)
-        if asked is not None:
-            runs.append((asked.workflow_id, asked.run_id))
+        running = await starts.running_run(client, workflow_id)
+        if running is not None:
+            runs.append((running.workflow_id, running.run_id))
+    # The store first (rows cancelled, stop requests recorded, in one transaction), then
+    # Temporal: a cancel that fails or is cut short here is re-issued by the worker's
+    # heartbeat from the stop requests, and the rows are cancelled whatever happens next.
     stages = await asyncio.to_thread(stage_control.cancel_job, store, job_id, runs)
+    for workflow_id, run_id in runs:
+        try:
+            await starts.cancel_run(client, workflow_id, run_id)
+        except Exception:  # the heartbeat re-issues it (the stop request is recorded)
+            log.warning("cancel of %s (run %s) is left to the worker", workflow_id, run_id)
     return {"jobId": job_id, "canceled": [w for w, _ in runs], "stages": stages}
 
 

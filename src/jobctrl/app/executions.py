@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from jobctrl.domain.errors import INVALID_INPUT, NOT_FOUND, JobctrlError, NotFoundError
+from jobctrl.domain.runtime import safe_run_id
 from jobctrl.home import Home
 from jobctrl.store import orphans, workflow_runs
 from jobctrl.store.store import Store
@@ -66,6 +67,8 @@ def stop_execution(home: Home, workflow_id: str, run_id: str | None = None) -> d
                 code=INVALID_INPUT,
             )
         (run_id,) = known
+    if not safe_run_id(run_id):
+        raise JobctrlError(f"{run_id!r} is not a Temporal run id", code=INVALID_INPUT)
     reason = ORPHAN if run_id in orphan_runs else OPERATOR
     orphans.request_stop(store, workflow_id, run_id, reason)
     return {"workflowId": workflow_id, "runId": run_id, "reason": reason, "requested": True}

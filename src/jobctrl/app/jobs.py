@@ -10,7 +10,7 @@ from typing import Any
 from jobctrl.app import runtime
 from jobctrl.app.queries import job_view
 from jobctrl.domain import ids
-from jobctrl.domain.errors import INVALID_INPUT, NOTHING_TO_RETRY, JobctrlError
+from jobctrl.domain.errors import INVALID_INPUT, NOTHING_TO_RETRY, STAGE_BUSY, JobctrlError
 from jobctrl.domain.stages import JobStatus, StageState, job_status
 from jobctrl.home import Home
 from jobctrl.store import jobs, stage_states, start_intents, workflow_runs
@@ -175,6 +175,14 @@ async def retry_stage(home: Home, ref: str, stage: str | None = None) -> dict[st
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
     rows = stage_states.stage_rows(store, job_id)
+    # A stage running now, or held by an automatic recovery cohort, is that execution's:
+    # a second one would ask the provider again for the same step.
+    if busy := [r["stage"] for r in rows if r["state"] == StageState.RUNNING or r["reserved_by"]]:
+        raise JobctrlError(
+            f"job {job_id}'s {busy[0]} stage is being worked on now (running or queued for "
+            "automatic recovery); retry once it has finished, or `jobctrl cancel` it",
+            code=STAGE_BUSY,
+        )
     if stage is not None:
         rows = [r for r in rows if r["stage"] == stage]
     failed = [r for r in rows if r["state"] == StageState.FAILED]

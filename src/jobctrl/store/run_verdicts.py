@@ -103,8 +103,8 @@ def reconcile(
             reconcile_discovery(tx, workflow_id, run_id, verdict, error_code)
         if verdict in CLOSED:
             _close(tx, workflow_id, run_id, verdict, job_id, outcome, error_code)
-            if row and row["workflow_type"] in STAGE_OWNERS:
-                settle_interrupted(tx, run_id)
+            if row and row["workflow_type"] in STAGE_OWNERS:  # a cancel stays a cancel
+                settle_interrupted(tx, run_id, canceled=verdict == WorkflowStatus.CANCELED)
         return True
 
 

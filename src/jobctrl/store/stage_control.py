@@ -205,6 +205,10 @@ def refuse_paused(
         )
         if row is None or row["state"] not in (StageState.PENDING.value, StageState.FAILED.value):
             return False
+        if row["state"] == StageState.FAILED.value and (
+            not row["retryable"] or row["error_code"] == CANCELED
+        ):
+            return False  # cancelled or failed for good: a pause must not make it retryable
         attempts = int(row["attempts"])
         tx.conn.execute(
             update(S)

@@ -242,7 +242,14 @@ async def issue_stops(client: Client, ctx: StageContext) -> int:
     for request in await asyncio.to_thread(orphans.pending_stops, store):
         workflow_id, run_id = request["workflow_id"], request["run_id"]
         now = ctx.now()
-        description = await starts.describe_run(client, workflow_id, run_id)
+        try:
+            description = await starts.describe_run(client, workflow_id, run_id)
+        except RPCError as exc:
+            if exc.status in starts.SERVER_AWAY:
+                raise
+            if exc.status != RPCStatusCode.INVALID_ARGUMENT:
+                continue  # this request only: the others behind it are still issued
+            description = None  # a run id Temporal refuses names no execution to stop
         if description is None or description.status != WorkflowExecutionStatus.RUNNING:
             await asyncio.to_thread(orphans.note_stop, store, workflow_id, run_id, now, closed=True)
             continue

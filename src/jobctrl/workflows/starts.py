@@ -273,16 +273,25 @@ async def start_apply(client: Client, store: Store, job_id: str | None, occasion
     return Started(workflow_id, run_id)
 
 
-async def cancel_running(client: Client, workflow_id: str) -> Started | None:
-    """Ask the execution running under ``workflow_id`` on this home's task queue to cancel
-    (None: none runs; one of another home sharing the server is left alone)."""
+async def running_run(client: Client, workflow_id: str) -> Started | None:
+    """The execution running under ``workflow_id`` on this home's task queue (None: none
+    runs; one of another home sharing the server is not ours)."""
     description = await describe(client, workflow_id)
     if description is None or description.status != WorkflowExecutionStatus.RUNNING:
         return None
     if description.task_queue != default_task_queue():
         return None
-    await client.get_workflow_handle(workflow_id).cancel()
     return Started(workflow_id, description.run_id)
+
+
+async def cancel_running(client: Client, workflow_id: str) -> Started | None:
+    """Ask the execution running under ``workflow_id`` on this home's task queue to cancel
+    (None: none runs; one of another home sharing the server is left alone)."""
+    running = await running_run(client, workflow_id)
+    if running is None:
+        return None
+    await client.get_workflow_handle(workflow_id, run_id=running.run_id).cancel()
+    return running
 
 
 async def describe(client: Client, workflow_id: str) -> WorkflowExecutionDescription | None:

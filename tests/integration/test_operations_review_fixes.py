@@ -1,0 +1,67 @@
+"""Fixes from the review of issue 13's change, each through the function a person's
+command or the worker's heartbeat calls: a reconciled cancel stays a cancel, a stop-loss
+refusal never makes a cancelled row retryable, and `retry` leaves a stage that an
+execution works on now alone (a second one would ask the provider again)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jobctrl.app.jobs import retry_stage
+from jobctrl.domain import errors
+from jobctrl.domain.executions import WorkflowStatus, WorkflowType
+from jobctrl.store import jobs, run_verdicts, stage_control, stage_states, workflow_runs
+from jobctrl.store.store import Store
+
+
+def _row(store: Store, job_id: str, stage: str = "enrich") -> dict:
+    return next(r for r in stage_states.stage_rows(store, job_id) if r["stage"] == stage)
+
+
+def _claimed(store: Store, name: str) -> tuple[str, str]:
+    job_id = jobs.create_job(store, f"https://jobs.example/{name}").job_id
+    run_id = f"run-{name}"
+    workflow_runs.record_workflow_started(
+        store,
+        workflow_id=f"prep-{name}",
+        run_id=run_id,
+        workflow_type=WorkflowType.PREPARATION.value,
+        job_id=job_id,
+    )
+    stage_states.claim_stage(store, job_id, "enrich", run_id)
+    return job_id, run_id
+
+
+def test_a_run_reconciled_as_cancelled_leaves_its_rows_cancelled_not_retryable(store) -> None:
+    job_id, run_id = _claimed(store, "cancelled")
+    changed = run_verdicts.reconcile(store, "prep-cancelled", run_id, WorkflowStatus.CANCELED.value)
+    assert changed
+    row = _row(store, job_id)
+    assert (row["state"], row["error_code"], row["retryable"]) == ("failed", "canceled", False)
+
+
+def test_a_run_reconciled_as_failed_leaves_its_rows_retryable(store) -> None:
+    job_id, run_id = _claimed(store, "failed")
+    run_verdicts.reconcile(
+        store, "prep-failed", run_id, WorkflowStatus.FAILED.value, error_code="WORKFLOW_FAILED"
+    )
+    row = _row(store, job_id)
+    assert (row["error_code"], row["retryable"]) == (errors.STAGE_INTERRUPTED, True)
+
+
+def test_a_paused_lane_never_turns_a_cancelled_row_retryable(store) -> None:
+    job_id = jobs.create_job(store, "https://jobs.example/paused").job_id
+    stage_control.cancel_job(store, job_id, [])
+    assert _row(store, job_id, "score")["error_code"] == errors.CANCELED
+    refused = stage_control.refuse_paused(store, job_id, "score", "run-x", "provider_auth")
+    assert refused is False
+    row = _row(store, job_id, "score")
+    assert (row["error_code"], row["retryable"]) == (errors.CANCELED, False)
+
+
+async def test_retry_leaves_a_stage_an_execution_works_on_alone(home, store) -> None:
+    job_id, _ = _claimed(store, "busy")  # Enrich running under its preparation
+    with pytest.raises(errors.JobctrlError) as refused:
+        await retry_stage(home, job_id)
+    assert refused.value.code == errors.STAGE_BUSY
+    assert _row(store, job_id)["state"] == "running"  # nothing reset
