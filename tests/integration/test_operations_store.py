@@ -214,3 +214,17 @@ def test_a_spent_lane_with_work_withholds_the_eta(home: Home, store: Store) -> N
     eta = operations_snapshot(home, now=clock.now)["eta"]
     assert (eta["state"], eta["reason"]) == ("paused", "budget_exhausted")
     assert eta["low"] is None
+
+
+def test_with_recovery_off_a_retryable_failure_is_failed_not_remaining(
+    home: Home, store: Store
+) -> None:
+    """Nothing retries it by itself (`recovery.enabled` false): it is not remaining work
+    and not retry demand, so the run can complete and the ETA is not held on it."""
+    clock, _ = _world(store)
+    Settings(store).set_value("recovery.enabled", False)
+    snap = operations_snapshot(home, now=clock.now)
+    current = snap["scopes"]["current_execution"]
+    assert current["remaining"]["enrich"] == 0 and current["failed"] == 1
+    assert (snap["recovery"]["due"], snap["recovery"]["waiting"]) == (0, 0)
+    assert snap["recovery"]["enabled"] is False

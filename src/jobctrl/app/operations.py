@@ -92,11 +92,12 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
     values = settings.all()
     execution = ops_store.selected_execution(store)
     limit = int(values["retry.max_attempts"])
+    recovering = bool(values["recovery.enabled"])  # off: a failed row is final until `retry`
     counts = ops_store.scope_counts(
         store,
         execution,
         non_retryable=frozenset(recovery_rules.NON_RETRYABLE_CODES),
-        max_auto_attempts=recovery_rules.max_auto_attempts(limit),
+        max_auto_attempts=recovery_rules.max_auto_attempts(limit) if recovering else 0,
     )
     remaining, issues = _issues(counts.scopes)
     phase = rules.phase(
@@ -107,7 +108,11 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
         {**p, "pausedAt": _iso(p["pausedAt"]) if isinstance(p["pausedAt"], datetime) else None}
         for p in stop_loss.paused(store)
     ]
-    demand = recovery_store.retry_demand(store, now, stage_limit=limit)
+    demand = (
+        recovery_store.retry_demand(store, now, stage_limit=limit)
+        if recovering
+        else {"due": 0, "waiting": 0}
+    )
     wanted = {stage for stage, n in counts.demand.items() if n > 0}
     if counts.unscored_jobs and values["preparation.materials"]:
         wanted |= set(eta_rules.LATER)
