@@ -90,12 +90,6 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)  # as SQLite hands stored times back
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="B1/B2 fixed (54a4317), B3/B4 fixed (ce47deb); still open, B6 (H7 report): a "
-    "reservation settled without a usage observation although the provider answered 200 "
-    "(17:46 UTC, tailor of one job in a recovery run), then paid again by the next run",
-)
 async def test_twenty_kill_9s_lose_nothing_and_pay_once(
     home, embedded, store, settings, site, zygote
 ):
@@ -159,5 +153,9 @@ async def test_twenty_kill_9s_lose_nothing_and_pay_once(
     }
     print("\nFAULT kill-9 figures:", json.dumps(figures, indent=1))
     assert settle is not None, f"not settled within {SETTLE} s after the last kill"
-    assert broken == CLEAN
-    assert paid["recorded_twice"] == {} and paid["repeated_unaccounted"] == {}
+    assert broken == CLEAN  # nothing lost or left running, integrity, projections
+    if paid["recorded_twice"] or paid["repeated_unaccounted"]:
+        # Known and open (docs/RELIABILITY.md): a kill can still, rarely, make a step be
+        # paid again in a later execution. Said as an expected failure, never hidden: every
+        # other invariant above is asserted strictly.
+        pytest.xfail(f"a paid call repeated after a kill: {paid}")
