@@ -33,14 +33,15 @@ def cancel(job: str, as_json: bool) -> None:
 @handle_errors
 def reset(job: str, stage: str, as_json: bool) -> None:
     """Put one stage of a job (and the later ones not running) back to pending without
-    cancelling or starting anything."""
+    cancelling or starting anything now (`jobctrl retry` runs it at once; with
+    recovery.enabled, the worker's automatic recovery may pick it up later)."""
     result = control.reset_stage(home(), job, stage)
     if as_json:
         echo_json(result)
         return
     click.echo(
         f"job {result['jobId']}: reset {', '.join(result['reset']) or 'nothing'} to pending "
-        "(nothing was started; `jobctrl retry` runs it)"
+        "(nothing was started: `jobctrl retry` runs it now; automatic recovery may later)"
     )
 
 

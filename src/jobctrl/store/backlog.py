@@ -67,7 +67,7 @@ def _candidates(ref: ExecutionRef, limit: int) -> Select[Any]:
         other.c.job_id == J.c.id,
         or_(other.c.reserved_by.is_not(None), other.c.error_code == CANCELED),
     )
-    # Not correlated: each set is read once (workflow_run_projections has no job index).
+    # Not correlated: each set is read once, not looked up per candidate job.
     open_run = J.c.id.in_(
         select(WR.c.job_id).where(WR.c.status.in_(OPEN_RUN), WR.c.job_id.is_not(None))
     )
