@@ -31,7 +31,8 @@ def register_control(app: FastAPI, home: Home) -> None:
     @app.post("/v1/jobs/{job_id}/reset", tags=["jobs"])
     def reset_stage(job_id: str, body: ResetStage) -> dict[str, Any]:
         """Put a stage (and the later ones not running) back to pending; nothing is
-        cancelled or started. A running stage is refused (409 STAGE_BUSY)."""
+        cancelled or started now (automatic recovery may pick it up later). A running
+        stage is refused (409 STAGE_BUSY)."""
         return control.reset_stage(home, job_id, body.stage)
 
     @app.get("/v1/stop-loss", tags=["operations"])
