@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from sqlalchemy import Connection, select
 
+from jobctrl.domain.clock import as_utc
 from jobctrl.domain.events import StageQueued
 from jobctrl.domain.executions import WorkflowStatus
 from jobctrl.store import schema
@@ -36,7 +37,7 @@ class Closed(NamedTuple):
 def _aware(value: datetime | None) -> datetime:
     if value is None:
         return _LONG_AGO  # closed at a time not recorded: long enough ago
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return as_utc(value)
 
 
 def closed_at(conn: Connection, job_id: str, run_id: str) -> Closed | None:

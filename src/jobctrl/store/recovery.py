@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, and_, case, exists, func, not_, or_, select, update
 
 from jobctrl.domain import recovery as rules
 from jobctrl.domain.availability import Availability
-from jobctrl.domain.clock import Clock
+from jobctrl.domain.clock import Clock, as_utc
 from jobctrl.domain.events import (
     DomainEvent,
     StageQueued,
@@ -158,14 +158,10 @@ def _candidates(
             attempts=int(r["attempts"]),
             auto_attempts=int(r["auto_attempts"]),
             error_code=r["error_code"],
-            since=_aware(r["since"]),
+            since=as_utc(r["since"]),
         )
         for r in rows
     ]
-
-
-def _aware(value: datetime) -> datetime:
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 def _due(c: Candidate, now: datetime, base: float, grace: float) -> bool:
@@ -383,7 +379,7 @@ def retry_demand(
         1
         for finished, auto, code, reserved in rows
         if reserved is not None
-        or rules.is_due(now, _aware(finished) if finished else None, auto, code, base=base)
+        or rules.is_due(now, as_utc(finished) if finished else None, auto, code, base=base)
     )
     return {"due": due, "waiting": len(rows) - due}
 
