@@ -14,6 +14,7 @@ from jobctrl.domain import errors
 from jobctrl.llm.spend import SpendAuthority, Usage
 from jobctrl.stages.context import StageContext
 from jobctrl.store import jobs, recovery, stage_states, stop_loss, workflow_runs
+from jobctrl.worker import auto_recovery
 from jobctrl.worker.auto_recovery import BACKOFF_BASE_ENV, recover_preparations
 from tests.support.http import Route, posting_html
 
@@ -137,3 +138,23 @@ async def test_a_spent_budget_or_a_paused_lane_dispatches_nothing(
     assert await _beat(client, ctx, settings) == 1
     [cohort] = recovery.open_cohorts(store)
     assert cohort.stage == "score" and cohort.job_ids == (job_id,)
+
+
+async def test_a_cohort_whose_run_cannot_be_found_is_released_after_a_grace(
+    store, settings, client, site, ctx, monkeypatch
+) -> None:
+    """Its history lost (here: the run id it was bound to names no execution), a started
+    cohort would hold its jobs and an open-cohort place for good: after the grace the
+    beat closes it and releases the members it never claimed. No worker polls, so no
+    member is ever claimed."""
+    job_ids = [_failed(store, site.add(f"/lost/{n}", SLOW)) for n in range(2)]
+    assert await _beat(client, ctx, settings) == 2
+    [cohort] = recovery.open_cohorts(store)
+    assert recovery.bind_run(store, cohort.workflow_id, "0195b0c4-0000-7000-8000-00000000dead")
+    monkeypatch.setattr(auto_recovery, "MISSING_GRACE_SECONDS", 0)
+    await _beat(client, ctx, settings)  # first seen missing: the grace starts
+    await _beat(client, ctx, settings)
+    assert recovery.cohort(store, cohort.workflow_id).state == "closed"
+    assert all(_row(store, j)["reserved_by"] != cohort.workflow_id for j in job_ids)
+    assert all(_row(store, j)["auto_attempts"] == 0 for j in job_ids), "no attempt charged"
+    await client.get_workflow_handle(cohort.workflow_id).terminate()

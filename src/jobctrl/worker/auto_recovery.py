@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from typing import Any
 
 from temporalio.client import Client, WorkflowExecutionStatus
@@ -135,6 +136,26 @@ async def _start(
     return await starts.start_recovery(client, ctx.store, cohort.workflow_id, inp, clock=ctx.clock)
 
 
+# A started cohort whose exact run Temporal cannot find (its history lost: the dev
+# server's file reset, say) is closed after this long, releasing the members it never
+# claimed; otherwise it would hold its jobs and one of the open-cohort places for good.
+# A late claim by that run, should it reappear, is refused (its cohort is closed).
+MISSING_GRACE_SECONDS = 600
+_missing_since: dict[tuple[str, str], float] = {}
+
+
+def _missing_too_long(cohort: recovery.Cohort, missing: bool) -> bool:
+    key = (cohort.workflow_id, cohort.run_id or "")
+    if not missing:
+        _missing_since.pop(key, None)
+        return False
+    since = _missing_since.setdefault(key, time.monotonic())
+    if time.monotonic() - since < MISSING_GRACE_SECONDS:
+        return False
+    del _missing_since[key]
+    return True
+
+
 async def _tend_open_cohorts(client: Client, ctx: StageContext, values: dict[str, Any]) -> int:
     """Start the reserved cohorts, settle the started ones whose execution closed without
     its finish; how many stay open."""
@@ -153,6 +174,17 @@ async def _tend_open_cohorts(client: Client, ctx: StageContext, values: dict[str
             cohort = saved
         if cohort.run_id:
             described = await starts.describe_run(client, cohort.workflow_id, cohort.run_id)
+            if _missing_too_long(cohort, described is None):
+                released = await asyncio.to_thread(
+                    recovery.close_cohort, ctx.store, cohort.workflow_id, clock=ctx.clock
+                )
+                log.warning(
+                    "automatic recovery: %s has not been found for %d s; released %d job(s)",
+                    cohort.workflow_id,
+                    MISSING_GRACE_SECONDS,
+                    len(released),
+                )
+                continue
             if described is not None and described.status != WorkflowExecutionStatus.RUNNING:
                 released = await asyncio.to_thread(
                     recovery.close_cohort, ctx.store, cohort.workflow_id, clock=ctx.clock
