@@ -8,7 +8,7 @@ import uuid
 from temporalio.client import WorkflowExecutionStatus
 
 from jobctrl.workflows import starts
-from jobctrl.workflows.models import ApplyWorkflowInput
+from jobctrl.workflows.models import ApplyWorkflowInput, SweepInput
 
 
 async def test_an_exact_run_is_described_listed_and_cancelled(client, task_queue) -> None:
@@ -43,3 +43,23 @@ async def test_a_polling_worker_is_observed_on_the_queue(client, worker) -> None
             break
         seen = await starts.observe_task_queue(client)
     assert seen.workflow_pollers >= 1 and seen.activity_pollers >= 1
+
+
+async def test_a_sweep_left_running_on_another_homes_queue_does_not_stand_in(
+    client, task_queue, monkeypatch
+) -> None:
+    """Homes sharing one server each have their own availability sweep: one left running
+    by another home's stopped worker (its queue polled by no one) is not joined."""
+    monkeypatch.setenv("JOBCTRL_TASK_QUEUE", f"{task_queue}-other")
+    await starts.start_availability_sweep(client, SweepInput(limit=1, budget_seconds=60))
+    other = starts.availability_sweep_id()
+    monkeypatch.setenv("JOBCTRL_TASK_QUEUE", task_queue)
+    mine = starts.availability_sweep_id()
+    assert mine != other
+    await starts.start_availability_sweep(client, SweepInput(limit=1, budget_seconds=60))
+    described = await starts.describe(client, mine)
+    assert described is not None and described.task_queue == task_queue
+    monkeypatch.setenv("JOBCTRL_TASK_QUEUE", "jobctrl")
+    assert starts.availability_sweep_id() == "availability-sweep-local"  # the default home's
+    for workflow_id in (mine, other):
+        await client.get_workflow_handle(workflow_id).terminate()

@@ -210,7 +210,7 @@ async def observe_queue(
     for run in running:
         if (run.workflow_id, run.run_id) in want.runs or run.workflow_id in want.ids:
             continue
-        if run.workflow_id == ids.AVAILABILITY_SWEEP_ID:
+        if run.workflow_id == starts.availability_sweep_id():
             continue  # the worker keeps it; nothing records it as a run
         adopt = _adoptable(run)
         discovery = adopt is not None and adopt[0] == WorkflowType.DISCOVERY

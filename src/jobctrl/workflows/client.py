@@ -70,9 +70,12 @@ def use_sdk_runtime(home: Home | None = None) -> None:
 _runtime_set = False
 
 
+DEFAULT_TASK_QUEUE = "jobctrl"
+
+
 def default_task_queue() -> str:
     """The task queue of this home's workers (``JOBCTRL_TASK_QUEUE``, default ``jobctrl``)."""
-    return os.environ.get("JOBCTRL_TASK_QUEUE", "jobctrl")
+    return os.environ.get("JOBCTRL_TASK_QUEUE", DEFAULT_TASK_QUEUE)
 
 
 @dataclass

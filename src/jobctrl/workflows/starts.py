@@ -59,7 +59,7 @@ from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 from jobctrl.workflows.apply import ApplyWorkflow
 from jobctrl.workflows.availability import AvailabilitySweepWorkflow
-from jobctrl.workflows.client import default_task_queue
+from jobctrl.workflows.client import DEFAULT_TASK_QUEUE, default_task_queue
 from jobctrl.workflows.discover import DiscoverWorkflow
 from jobctrl.workflows.models import (
     ApplyWorkflowInput,
@@ -226,12 +226,23 @@ async def start_discovery(client: Client, store: Store) -> Started:
     return Started(ids.DISCOVER_WORKFLOW_ID, run_id)
 
 
+def availability_sweep_id() -> str:
+    """``availability-sweep-local``; a home with a task queue of its own (homes sharing
+    one server, ``JOBCTRL_TASK_QUEUE``) has its own: a sweep left running by another
+    home's stopped worker must not stand in for this one's (``USE_EXISTING`` would join
+    it, and no worker of this home polls its queue)."""
+    queue = default_task_queue()
+    if queue == DEFAULT_TASK_QUEUE:
+        return ids.AVAILABILITY_SWEEP_ID
+    return f"{ids.AVAILABILITY_SWEEP_ID}-{queue}"
+
+
 async def start_availability_sweep(client: Client, inp: SweepInput) -> None:
     """Start ``availability-sweep-local``, or leave the one running alone."""
     await client.start_workflow(
         AvailabilitySweepWorkflow.run,
         inp,
-        id=ids.AVAILABILITY_SWEEP_ID,
+        id=availability_sweep_id(),
         task_queue=default_task_queue(),
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
