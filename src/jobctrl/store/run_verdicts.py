@@ -25,7 +25,6 @@ from jobctrl.domain.events import (
     DiscoveryRunCompleted,
     DiscoveryRunFailed,
     DomainEvent,
-    StageFailed,
     WorkflowCanceled,
     WorkflowCompleted,
     WorkflowFailed,
@@ -34,7 +33,7 @@ from jobctrl.domain.events import (
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.domain.recovery import RECOVERABLE_STAGES
 from jobctrl.domain.stages import StageState
-from jobctrl.store import closed_runs, discovery, schema, stage_states
+from jobctrl.store import closed_runs, discovery, schema, stage_control, stage_states
 from jobctrl.store.store import Store, WriteTx
 
 WR = schema.workflow_run_projections
@@ -144,35 +143,21 @@ def settle_interrupted(
         )
     ).all()
     for job, stage, attempt in rows:
-        tx.conn.execute(
-            update(S)
-            .where(
-                S.c.job_id == job,
-                S.c.stage == stage,
+        stage_control.fail_row_in(
+            tx,
+            job,
+            stage,
+            run_id=run_id,
+            attempt=attempt,
+            code=code,
+            message=f"the {stage} attempt stopped without a result",
+            retryable=not canceled,
+            key=f"stage-failed:{job}:{stage}:{run_id}:{attempt}",
+            where=(
                 S.c.owner_run_id == run_id,
                 S.c.attempts == attempt,
                 S.c.state == StageState.RUNNING.value,
-            )
-            .values(
-                state=StageState.FAILED.value,
-                error_code=code,
-                error_message=f"the {stage} attempt stopped without a result",
-                retryable=not canceled,
-                finished_at=tx.now,
-                updated_at=tx.now,
-            )
-        )
-        tx.append(
-            StageFailed(
-                job_id=job,
-                stage=stage,
-                attempt=attempt,
-                run_id=run_id,
-                error_code=code,
-                retryable=not canceled,
-                attempts_used=attempt,
             ),
-            key=f"stage-failed:{job}:{stage}:{run_id}:{attempt}",
         )
     return len(rows)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import and_, select, update
 
@@ -56,6 +57,55 @@ def _unfinished(row: dict[str, object]) -> bool:
     return state == StageState.FAILED.value and bool(row["retryable"])
 
 
+def fail_row_in(
+    tx: WriteTx,
+    job_id: str,
+    stage: str,
+    *,
+    run_id: str,
+    attempt: int,
+    code: str,
+    message: str,
+    retryable: bool,
+    key: str,
+    where: tuple[Any, ...] = (),
+    **values: Any,
+) -> bool:
+    """End one stage row failed with ``code`` and its ``StageFailed`` event (keyed
+    ``key``), outside an owned attempt's fence: a cancel, a stop-loss refusal, a run that
+    closed without settling it. ``where`` narrows the update (its owner, state…);
+    ``values`` are more columns to set. False when ``where`` matched nothing."""
+    result = tx.conn.execute(
+        update(S)
+        .where(S.c.job_id == job_id, S.c.stage == stage, *where)
+        .values(
+            state=StageState.FAILED.value,
+            error_code=code,
+            error_message=message,
+            retryable=retryable,
+            next_attempt_at=None,
+            finished_at=tx.now,
+            updated_at=tx.now,
+            **values,
+        )
+    )
+    if result.rowcount != 1:
+        return False
+    tx.append(
+        StageFailed(
+            job_id=job_id,
+            stage=stage,
+            attempt=attempt,
+            run_id=run_id,
+            error_code=code,
+            retryable=retryable,
+            attempts_used=attempt,
+        ),
+        key=key,
+    )
+    return True
+
+
 def cancel_job(
     store: Store,
     job_id: str,
@@ -78,31 +128,17 @@ def cancel_job(
             attempts = int(row["attempts"])
             # The fence of a late result (stage_states._fenced) requires state running:
             # once this row is failed, an attempt still running cannot write it back.
-            tx.conn.execute(
-                update(S)
-                .where(S.c.job_id == job_id, S.c.stage == stage)
-                .values(
-                    state=StageState.FAILED.value,
-                    error_code=CANCELED,
-                    error_message=CANCELED_MESSAGE,
-                    retryable=False,
-                    next_attempt_at=None,
-                    reserved_by=None,
-                    finished_at=tx.now,
-                    updated_at=tx.now,
-                )
-            )
-            tx.append(
-                StageFailed(
-                    job_id=job_id,
-                    stage=stage,
-                    attempt=attempts,
-                    run_id=str(row["owner_run_id"] or ""),
-                    error_code=CANCELED,
-                    retryable=False,
-                    attempts_used=attempts,
-                ),
+            fail_row_in(
+                tx,
+                job_id,
+                stage,
+                run_id=str(row["owner_run_id"] or ""),
+                attempt=attempts,
+                code=CANCELED,
+                message=CANCELED_MESSAGE,
+                retryable=False,
                 key=f"stage-canceled:{job_id}:{stage}:{tx.now.isoformat()}",
+                reserved_by=None,
             )
             canceled.append(stage)
         tx.conn.execute(
@@ -209,32 +245,16 @@ def refuse_paused(
             not row["retryable"] or row["error_code"] == CANCELED
         ):
             return False  # cancelled or failed for good: a pause must not make it retryable
-        attempts = int(row["attempts"])
-        tx.conn.execute(
-            update(S)
-            .where(S.c.job_id == job_id, S.c.stage == stage)
-            .values(
-                state=StageState.FAILED.value,
-                owner_run_id=run_id,
-                error_code=AUTOMATION_PAUSED,
-                error_message=f"the {stage} lane is paused by stop-loss ({code}): "
-                f"`jobctrl resume {stage}`",
-                retryable=True,
-                next_attempt_at=None,
-                finished_at=tx.now,
-                updated_at=tx.now,
-            )
-        )
-        tx.append(
-            StageFailed(
-                job_id=job_id,
-                stage=stage,
-                attempt=attempts,
-                run_id=run_id,
-                error_code=AUTOMATION_PAUSED,
-                retryable=True,
-                attempts_used=attempts,
-            ),
+        fail_row_in(
+            tx,
+            job_id,
+            stage,
+            run_id=run_id,
+            attempt=int(row["attempts"]),
+            code=AUTOMATION_PAUSED,
+            message=f"the {stage} lane is paused by stop-loss ({code}): `jobctrl resume {stage}`",
+            retryable=True,
             key=f"stage-paused:{job_id}:{stage}:{run_id}:{tx.now.isoformat()}",
+            owner_run_id=run_id,
         )
     return True
