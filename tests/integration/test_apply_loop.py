@@ -16,6 +16,7 @@ import signal
 import socket
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -27,7 +28,7 @@ from jobctrl.stages.context import StageContext
 from jobctrl.store import applications, apply_attempts, events, jobs, workflow_runs
 from jobctrl.store.settings import Settings
 from tests.support.apply import approved_job, no_standing_loop
-from tests.support.processes import WorkerProcess, run_cli
+from tests.support.processes import WorkerProcess, eventually, run_cli, worker_processes
 
 HIRING = "talent@acme-robotics.example"
 
@@ -41,18 +42,8 @@ def worker_process(
 ) -> Iterator[Callable[[], WorkerProcess]]:
     """`jobctrl worker` on the test's Temporal server and task queue, heartbeating fast."""
     fast_settings.set_values({"worker.heartbeat_seconds": 0.3, "apply_poll_seconds": 0.2})
-    started: list[WorkerProcess] = []
-
-    def start() -> WorkerProcess:
-        process = WorkerProcess()
-        started.append(process)
-        process.wait_ready()
-        return process
-
-    yield start
-    for process in started:
-        if process.proc.poll() is None:
-            process.stop(signal.SIGTERM)
+    with worker_processes() as start:
+        yield start
 
 
 @pytest.fixture
@@ -84,13 +75,8 @@ def _connections(trap: socket.socket) -> int:
         count += 1
 
 
-def _eventually(check: Callable[[], object], timeout: float = 60.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return bool(check())
+def _eventually(check: Callable[[], Any], timeout: float = 60.0) -> Any:
+    return eventually(check, timeout)
 
 
 def _loop_runs(store) -> list[dict]:

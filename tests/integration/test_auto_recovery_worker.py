@@ -25,7 +25,7 @@ from jobctrl.store import jobs, recovery, schema, stage_states, workflow_runs
 from jobctrl.worker.auto_recovery import BACKOFF_BASE_ENV, CRASH_AFTER_RESERVE, PENDING_GRACE_ENV
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.http import Route, posting_html
-from tests.support.processes import WorkerProcess, run_cli
+from tests.support.processes import WorkerProcess, eventually, run_cli, worker_processes
 
 POSTING = posting_html("Backend Engineer", "Recovery Co", ["Python", "PostgreSQL"])
 REPORT = {
@@ -71,28 +71,12 @@ def worker_process(
     monkeypatch.setenv(BACKOFF_BASE_ENV, "0.3")
     monkeypatch.setenv(PENDING_GRACE_ENV, "0.3")
     monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
-    started: list[WorkerProcess] = []
-
-    def start(*, ready: bool = True) -> WorkerProcess:
-        process = WorkerProcess()
-        started.append(process)
-        if ready:
-            process.wait_ready()
-        return process
-
-    yield start
-    for process in started:
-        if process.proc.poll() is None:
-            process.stop(signal.SIGTERM)
+    with worker_processes() as start:
+        yield start
 
 
 def _eventually(check: Callable[[], Any], timeout: float = 120.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if result := check():
-            return result
-        time.sleep(0.2)
-    return check()
+    return eventually(check, timeout)
 
 
 def _states(store, job_id: str) -> dict[str, str]:

@@ -10,6 +10,7 @@ import json
 import signal
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -24,18 +25,13 @@ from jobctrl.store import jobs, schema, stage_control, stage_states, start_inten
 from jobctrl.worker.run import WORKFLOWS
 from jobctrl.workflows.converter import DATA_CONVERTER
 from tests.support.http import Route, posting_html
-from tests.support.processes import WorkerProcess, run_cli
+from tests.support.processes import WorkerProcess, eventually, run_cli
 
 POSTING = posting_html("Platform Engineer", "Cancel Co", ["Python", "Kubernetes"])
 
 
-def _eventually(check: Callable[[], bool], timeout: float = 60.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return check()
+def _eventually(check: Callable[[], Any], timeout: float = 60.0) -> Any:
+    return eventually(check, timeout)
 
 
 def _rows(store, job_id: str) -> dict[str, dict]:

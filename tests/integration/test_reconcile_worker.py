@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 import signal
-import time
 import uuid
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from temporalio.testing import WorkflowEnvironment
@@ -23,7 +23,7 @@ from jobctrl.store import stage_states, workflow_runs
 from jobctrl.worker.devserver import temporal_binary
 from jobctrl.workflows.models import PrepInput
 from tests.support.http import FixtureServer, Route, posting_html
-from tests.support.processes import WorkerProcess, run_cli
+from tests.support.processes import WorkerProcess, eventually, run_cli, worker_processes
 
 
 @pytest.fixture
@@ -31,27 +31,12 @@ def worker_process(
     home, temporal_address, task_queue, fast_settings
 ) -> Iterator[Callable[[], WorkerProcess]]:
     fast_settings.set_value("worker.heartbeat_seconds", 0.5)
-    started: list[WorkerProcess] = []
-
-    def start() -> WorkerProcess:
-        process = WorkerProcess()
-        started.append(process)
-        process.wait_ready()
-        return process
-
-    yield start
-    for process in started:
-        if process.proc.poll() is None:
-            process.stop(signal.SIGTERM)
+    with worker_processes() as start:
+        yield start
 
 
-def _eventually(check: Callable[[], bool], timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return check()
+def _eventually(check: Callable[[], Any], timeout: float = 30.0) -> Any:
+    return eventually(check, timeout)
 
 
 def _runs(home, cli: bool = False) -> list[dict]:

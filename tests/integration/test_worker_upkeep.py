@@ -11,6 +11,7 @@ import signal
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ from jobctrl.domain.executions import WorkflowType
 from jobctrl.store import jobs, start_intents, workflow_runs
 from jobctrl.worker.recovery import INTENT_GRACE
 from tests.support.http import FixtureServer, Route, posting_html
-from tests.support.processes import WorkerProcess, run_cli
+from tests.support.processes import WorkerProcess, eventually, run_cli, worker_processes
 
 POSTING = posting_html("Platform Engineer", "Upkeep Co", ["Go", "Kubernetes"])
 
@@ -30,27 +31,12 @@ def worker_process(
 ) -> Iterator[Callable[[], WorkerProcess]]:
     """`jobctrl worker` on the test's Temporal server and task queue, heartbeating fast."""
     fast_settings.set_value("worker.heartbeat_seconds", 0.3)
-    started: list[WorkerProcess] = []
-
-    def start() -> WorkerProcess:
-        process = WorkerProcess()
-        started.append(process)
-        process.wait_ready()
-        return process
-
-    yield start
-    for process in started:
-        if process.proc.poll() is None:
-            process.stop(signal.SIGTERM)
+    with worker_processes() as start:
+        yield start
 
 
-def _eventually(check: Callable[[], bool], timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return check()
+def _eventually(check: Callable[[], Any], timeout: float = 30.0) -> Any:
+    return eventually(check, timeout)
 
 
 def _stages(job_id: str) -> dict[str, str]:

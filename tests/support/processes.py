@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 JOBCTRL = str(Path(sys.executable).with_name("jobctrl"))
 
@@ -51,3 +55,35 @@ class WorkerProcess:
     def stop(self, sig: int, timeout: float = 30) -> int:
         self.proc.send_signal(sig)
         return self.proc.wait(timeout)
+
+
+@contextlib.contextmanager
+def worker_processes() -> Iterator[Callable[..., WorkerProcess]]:
+    """Start `jobctrl worker` processes on demand (``start(ready=False)`` does not wait
+    for its ready line); those still running at the end are stopped with SIGTERM."""
+    started: list[WorkerProcess] = []
+
+    def start(*, ready: bool = True) -> WorkerProcess:
+        process = WorkerProcess()
+        started.append(process)
+        if ready:
+            process.wait_ready()
+        return process
+
+    try:
+        yield start
+    finally:
+        for process in started:
+            if process.proc.poll() is None:
+                process.stop(signal.SIGTERM)
+
+
+def eventually(check: Callable[[], Any], timeout: float = 30.0) -> Any:
+    """Poll ``check`` every 0.2 s until it answers something truthy (that answer), or
+    ``timeout`` s have passed (its last answer)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if result := check():
+            return result
+        time.sleep(0.2)
+    return check()
