@@ -23,27 +23,11 @@ from jobctrl.app.lanes import set_lane
 from jobctrl.domain import errors
 from jobctrl.store import jobs, recovery, schema, stage_states, workflow_runs
 from jobctrl.worker.auto_recovery import BACKOFF_BASE_ENV, CRASH_AFTER_RESERVE, PENDING_GRACE_ENV
-from tests.support.fake_openai import FakeOpenAI
+from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess, eventually, run_cli, worker_processes
 
 POSTING = posting_html("Backend Engineer", "Recovery Co", ["Python", "PostgreSQL"])
-REPORT = {
-    "score": 81,
-    "verdict": "Strong fit",
-    "summary": "Meets the Python requirement.",
-    "provider": "openai",
-    "model": "gpt-4o-mini",
-    "requirements": [
-        {
-            "requirement": "Python",
-            "kind": "must",
-            "matched": True,
-            "matched_terms": ["python"],
-            "evidence": [{"source": "skills", "text": "Python", "ref": "skills[0]"}],
-        },
-    ],
-}
 
 
 class FlakyOpenAI(FakeOpenAI):
@@ -51,7 +35,7 @@ class FlakyOpenAI(FakeOpenAI):
     ``ok``."""
 
     def __init__(self, failures: int, failing: str = "server_error") -> None:
-        super().__init__("ok", REPORT)
+        super().__init__("ok", SCORE_REPORT)
         self.failures, self.failing = failures, failing
         self.lock = threading.Lock()
 

@@ -22,8 +22,7 @@ from jobctrl.llm.lanes import CRASH_AFTER_RESPONSE, call_lane
 from jobctrl.llm.remote import ProviderError
 from jobctrl.llm.spend import SpendAuthority
 from jobctrl.store import jobs, provider_results, schema, stage_states
-from tests.integration.test_paid_call_once import REPORT
-from tests.support.fake_openai import FakeOpenAI
+from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess
 
@@ -42,7 +41,7 @@ async def test_kill_between_the_usage_and_the_output_pays_once(
     fast_settings.set_value("retry.max_attempts", 3)
     fast_settings.set_value("preparation.materials", False)
     monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
-    with FakeOpenAI("ok", REPORT) as provider:
+    with FakeOpenAI("ok", SCORE_REPORT) as provider:
         set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
         url = site.add("/jobs/answer", Route(body=posting_html("Engineer", "Kept", ["Python"])))
         monkeypatch.setenv(CRASH_AFTER_RESPONSE, "score")
@@ -87,7 +86,7 @@ def _call(spend: SpendAuthority, lane: LaneProvider, attempt: int) -> ScoreRepor
     return call_lane(
         spend, "score", lane, job_id="job1", run_id="run1", attempt=attempt,
         output_type=ScoreReport, system="s", prompt=lambda: "p",
-        offline=lambda: ScoreReport.model_validate(REPORT),
+        offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
     )  # fmt: skip
 
 
@@ -102,7 +101,7 @@ def test_an_answer_stored_without_its_output_is_parsed_again_not_paid_again(
 ):
     monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
     spend = SpendAuthority(store, settings)
-    with FakeOpenAI("ok", REPORT) as provider:
+    with FakeOpenAI("ok", SCORE_REPORT) as provider:
         first = _call(spend, _lane(provider), 1)
         # As if the worker died before the output commit: the answer and usage only.
         with store.write() as tx:
@@ -126,7 +125,7 @@ def test_a_stored_answer_that_does_not_fit_is_asked_again(store, settings, monke
     answer was kept), and a valid new answer replaces it."""
     monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
     spend = SpendAuthority(store, settings)
-    with FakeOpenAI("malformed", REPORT) as provider:
+    with FakeOpenAI("malformed", SCORE_REPORT) as provider:
         try:
             _call(spend, _lane(provider), 1)
             raise AssertionError("a malformed answer is refused")
@@ -161,10 +160,10 @@ def test_a_second_attempt_of_the_same_step_waits_for_the_first_and_reuses_its_an
         return call_lane(
             spend, "score", lane, job_id="job1", run_id="run1", attempt=n,
             output_type=ScoreReport, system="s", prompt=lambda: "p",
-            offline=lambda: ScoreReport.model_validate(REPORT), keep_alive=keep_alive,
+            offline=lambda: ScoreReport.model_validate(SCORE_REPORT), keep_alive=keep_alive,
         )  # fmt: skip
 
-    with FakeOpenAI("ok", REPORT, delay=1.0) as provider:
+    with FakeOpenAI("ok", SCORE_REPORT, delay=1.0) as provider:
         lane = _lane(provider)
         with ThreadPoolExecutor(2) as pool:
             first = pool.submit(attempt, 1)

@@ -36,8 +36,7 @@ from jobctrl.llm import lanes
 from jobctrl.llm.spend import SpendAuthority
 from jobctrl.store import jobs, schema, stage_states
 from jobctrl.workflows import activities
-from tests.integration.test_paid_call_once import REPORT
-from tests.support.fake_openai import FakeOpenAI
+from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route, posting_html
 
 HELD_BACK_S = 2.2  # the first attempt's heartbeats: longer than the 1.5 s timeout
@@ -85,7 +84,7 @@ async def test_an_attempt_cancelled_while_its_answer_arrives_records_it_and_pays
         return record(tx, **kwargs)
 
     monkeypatch.setattr(lanes, "record_in", slow_write)
-    with FakeOpenAI("ok", REPORT, delay=ANSWER_DELAY_S) as provider:
+    with FakeOpenAI("ok", SCORE_REPORT, delay=ANSWER_DELAY_S) as provider:
         set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
         url = site.add("/jobs/cut", Route(body=posting_html("Engineer", "Cut", ["Python"])))
         view = await add_job(home, url)
@@ -149,7 +148,7 @@ def test_an_answer_the_busy_database_could_not_record_keeps_its_reservation(
         raise DatabaseBusyError()
 
     monkeypatch.setattr(lanes, "record_in", busy)
-    with FakeOpenAI("ok", REPORT) as provider:
+    with FakeOpenAI("ok", SCORE_REPORT) as provider:
         lane = LaneProvider(
             provider="openai", model="gpt-4o-mini", base_url=provider.base_url,
             api_key_env="FAKE_KEY",
@@ -158,7 +157,7 @@ def test_an_answer_the_busy_database_could_not_record_keeps_its_reservation(
             lanes.call_lane(
                 spend, "score", lane, job_id="job1", run_id="run1", attempt=1,
                 output_type=ScoreReport, system="s", prompt=lambda: "p",
-                offline=lambda: ScoreReport.model_validate(REPORT),
+                offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
             )  # fmt: skip
         assert len(provider.requests) == 1, "the provider answered"
     assert _observations(store) == 0

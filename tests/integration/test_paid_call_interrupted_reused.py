@@ -24,9 +24,8 @@ from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
 from jobctrl.stages.score import score
 from jobctrl.store import jobs, provider_results, schema, stage_states
-from tests.integration.test_paid_call_once import REPORT
 from tests.support.cited import LYING_RESUME, POSTING, TRUE_LETTER, TRUE_RESUME, scripted
-from tests.support.fake_openai import FakeOpenAI
+from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route
 
 OBS = schema.llm_usage_observations
@@ -72,7 +71,7 @@ def test_score_killed_after_its_output_is_finished_by_the_next_run_from_it(
     ctx, home, store, job_id, monkeypatch
 ):
     monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
-    with FakeOpenAI("ok", REPORT) as provider:
+    with FakeOpenAI("ok", SCORE_REPORT) as provider:
         set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
 
         def killed(*_args, **_kwargs):
@@ -151,10 +150,10 @@ def test_an_interrupted_answer_to_another_request_is_not_reused(store, settings,
         return call_lane(
             spend, "score", lane, job_id="job1", run_id=run_id, attempt=1,
             output_type=ScoreReport, system="s", prompt=lambda: prompt,
-            offline=lambda: ScoreReport.model_validate(REPORT), interrupted_run=earlier,
+            offline=lambda: ScoreReport.model_validate(SCORE_REPORT), interrupted_run=earlier,
         )  # fmt: skip
 
-    with FakeOpenAI("ok", REPORT) as provider:
+    with FakeOpenAI("ok", SCORE_REPORT) as provider:
         lane = LaneProvider(
             provider="openai", model="gpt-4o-mini", base_url=provider.base_url,
             api_key_env="FAKE_KEY",

@@ -18,26 +18,9 @@ from jobctrl.llm.lanes import CRASH_AFTER_CALL, call_lane
 from jobctrl.llm.remote import ProviderError
 from jobctrl.llm.spend import SpendAuthority
 from jobctrl.store import jobs, provider_results, schema, stage_states
-from tests.support.fake_openai import FakeOpenAI
+from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess, run_cli
-
-REPORT = {
-    "score": 81,
-    "verdict": "Strong fit",
-    "summary": "Meets the Python and PostgreSQL requirements.",
-    "provider": "openai",
-    "model": "gpt-4o-mini",
-    "requirements": [
-        {
-            "requirement": "Python",
-            "kind": "must",
-            "matched": True,
-            "matched_terms": ["python"],
-            "evidence": [{"source": "skills", "text": "Python", "ref": "skills[0]"}],
-        },
-    ],
-}
 
 
 async def test_kill_after_the_provider_answers_pays_once(
@@ -47,7 +30,7 @@ async def test_kill_after_the_provider_answers_pays_once(
     fast_settings.set_value("retry.max_attempts", 3)
     fast_settings.set_value("preparation.materials", False)
     monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
-    with FakeOpenAI("ok", REPORT) as provider:
+    with FakeOpenAI("ok", SCORE_REPORT) as provider:
         set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
         url = site.add("/jobs/paid", Route(body=posting_html("Engineer", "Paid", ["Python"])))
         monkeypatch.setenv(CRASH_AFTER_CALL, "score")
@@ -85,7 +68,7 @@ async def test_a_worker_killed_mid_call_leaves_the_call_counted_at_its_worst(
     fast_settings.set_value("budget.reservation_ttl_seconds", 1.0)
     fast_settings.set_value("preparation.materials", False)
     monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
-    with FakeOpenAI("ok", REPORT, delay=30) as provider:
+    with FakeOpenAI("ok", SCORE_REPORT, delay=30) as provider:
         set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
         url = site.add("/jobs/inflight", Route(body=posting_html("Engineer", "Paid", ["Python"])))
         worker = WorkerProcess()
@@ -136,7 +119,7 @@ def test_a_paid_call_writes_the_database_three_times_at_most(
 
     event.listen(store.writer, "begin", began)
     try:
-        with FakeOpenAI(mode, REPORT) as provider:
+        with FakeOpenAI(mode, SCORE_REPORT) as provider:
             lane = LaneProvider(
                 provider="openai", model="gpt-4o-mini", base_url=provider.base_url,
                 api_key_env="FAKE_KEY",
@@ -146,7 +129,7 @@ def test_a_paid_call_writes_the_database_three_times_at_most(
                 report = call_lane(
                     spend, "score", lane, job_id="job1", run_id="run1", attempt=1,
                     output_type=ScoreReport, system="s", prompt=lambda: "p",
-                    offline=lambda: ScoreReport.model_validate(REPORT),
+                    offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
                 )  # fmt: skip
                 assert mode == "ok" and report.score == 81
             except ProviderError:

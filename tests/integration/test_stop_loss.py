@@ -23,26 +23,9 @@ from jobctrl.app.lanes import set_lane
 from jobctrl.app.sources import add_source
 from jobctrl.demo.boards import DemoBoards, build_boards
 from jobctrl.store import stage_states, stop_loss
-from tests.support.fake_openai import FakeOpenAI
+from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess, run_cli
-
-REPORT = {
-    "score": 81,
-    "verdict": "Strong fit",
-    "summary": "Meets the Python requirement.",
-    "provider": "openai",
-    "model": "gpt-4o-mini",
-    "requirements": [
-        {
-            "requirement": "Python",
-            "kind": "must",
-            "matched": True,
-            "matched_terms": ["python"],
-            "evidence": [{"source": "skills", "text": "Python", "ref": "skills[0]"}],
-        },
-    ],
-}
 
 
 @pytest.fixture
@@ -95,7 +78,7 @@ async def test_five_auth_failures_pause_the_lane_after_five_calls_and_resume_wor
     home, store, site, start_worker, monkeypatch, api
 ):
     monkeypatch.setenv("FAKE_KEY", "sk-test-wrong-key")
-    with FakeOpenAI("unauthorized", REPORT) as provider:
+    with FakeOpenAI("unauthorized", SCORE_REPORT) as provider:
         set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
         start_worker()
         job_ids = []
@@ -155,7 +138,7 @@ async def test_five_auth_failures_pause_the_lane_after_five_calls_and_resume_wor
 
 async def test_rate_limits_never_trip_stop_loss(home, store, site, start_worker, monkeypatch):
     monkeypatch.setenv("FAKE_KEY", "sk-test-key")
-    with FakeOpenAI("rate_limited", REPORT) as provider:
+    with FakeOpenAI("rate_limited", SCORE_REPORT) as provider:
         set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
         start_worker()
         job_ids = []

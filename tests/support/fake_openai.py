@@ -37,6 +37,26 @@ _ERRORS: dict[str, tuple[int, str, str, dict[str, str]]] = {
 }
 
 
+# A score report as a provider answers it (the Score lane's schema): one matched
+# requirement; the tests that need a paid Score answer with it.
+SCORE_REPORT: dict[str, Any] = {
+    "score": 81,
+    "verdict": "Strong fit",
+    "summary": "Meets the Python and PostgreSQL requirements.",
+    "provider": "openai",
+    "model": "gpt-4o-mini",
+    "requirements": [
+        {
+            "requirement": "Python",
+            "kind": "must",
+            "matched": True,
+            "matched_terms": ["python"],
+            "evidence": [{"source": "skills", "text": "Python", "ref": "skills[0]"}],
+        },
+    ],
+}
+
+
 def requested_fields(request: dict[str, Any]) -> frozenset[str]:
     """The top-level fields of the output a chat-completions request asks for (its first
     tool's parameters, or its JSON response format): ``paragraphs`` is a letter."""

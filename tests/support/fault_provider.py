@@ -36,27 +36,11 @@ from tests.support.cited import (
     TRUE_RESUME,
     TRUE_SERVICES,
 )
-from tests.support.fake_openai import FakeOpenAI, requested_fields
+from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI, requested_fields
 from tests.support.loopback import Request, Response
 from tests.support.profile import TEST_PROFILE
 
 REQUIREMENTS = ["5+ years of Python", "Experience with PostgreSQL", "Kubernetes and Docker"]
-REPORT = {
-    "score": 81,
-    "verdict": "Strong fit",
-    "summary": "Meets the Python and PostgreSQL requirements.",
-    "provider": "openai",
-    "model": "gpt-4o-mini",
-    "requirements": [
-        {
-            "requirement": "Python",
-            "kind": "must",
-            "matched": True,
-            "matched_terms": ["python"],
-            "evidence": [{"source": "skills", "text": "Python", "ref": "skills[0]"}],
-        },
-    ],
-}
 _WORDS = [
     "Alder",
     "Birch",
@@ -180,7 +164,7 @@ def truthful_answer(body: dict[str, Any]) -> dict[str, Any]:
     lane, title, company = classify(body)
     if lane == "cover":
         return letter_for(title, company)
-    return TRUE_RESUME if lane == "tailor" else REPORT
+    return TRUE_RESUME if lane == "tailor" else SCORE_REPORT
 
 
 class FaultProvider(FakeOpenAI):
@@ -194,7 +178,7 @@ class FaultProvider(FakeOpenAI):
         per_minute: int | None = None,
         retry_after: int = 7,
     ) -> None:
-        super().__init__(mode, REPORT, delay=delay, answer=truthful_answer)
+        super().__init__(mode, SCORE_REPORT, delay=delay, answer=truthful_answer)
         self.per_minute = per_minute
         self.retry_after = retry_after
         self.lock = threading.Lock()
