@@ -1,7 +1,7 @@
 """Benchmark: full preparation (Enrich, Score, Tailor, Cover, PDF: five stages and two PDFs,
 offline provider) of N loopback postings, against bare five-activity workflows of the same
-shape (bench/bare5.py) on the same embedded Temporal server, in the same run. Prints one
-JSON object; see docs/PERFORMANCE.md.
+shape (``Bare5Workflow`` in bench/bare.py) on the same embedded Temporal server, in the same
+run. Prints one JSON object; see docs/PERFORMANCE.md.
 
     .venv/bin/python bench/prep_vs_bare.py [--n 60] [--rounds 3] [--profile]
 
@@ -39,7 +39,7 @@ from temporalio.worker import Worker
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bare5 import ACTIVITIES, Bare5Workflow
+from bare import ACTIVITIES5, Bare5Workflow
 from jobctrl.app.jobs import add_job
 from jobctrl.demo.postings import generate_postings
 from jobctrl.home import Home
@@ -169,7 +169,7 @@ async def main(n: int, concurrency: int, rounds: int, profile: bool) -> dict:
                     await Client.connect(client.service_client.config.target_host),
                     task_queue=default_task_queue() + "-bare5",
                     workflows=[Bare5Workflow],
-                    activities=ACTIVITIES,
+                    activities=ACTIVITIES5,
                     activity_executor=ThreadPoolExecutor(concurrency),
                     max_concurrent_activities=concurrency,
                 )
