@@ -1,8 +1,8 @@
 """Whether the store records as closed the execution that claims (or holds) a job's stage
 row: the job's preparation run (``workflow_run_projections`` by job), or a recovery
-execution, which records no job, through the cohorts that queued the job (its
-``StageQueued`` events name them). Read per row through indexed lookups: a claim and the
-reconciler's sweep of abandoned rows ask it for one job at a time.
+execution, which records no job, through the cohort whose run it is. Read per row through
+small lookups: a claim and the reconciler's sweep of abandoned rows ask it for one job at
+a time.
 """
 
 from __future__ import annotations
@@ -13,13 +13,11 @@ from typing import NamedTuple
 from sqlalchemy import Connection, select
 
 from jobctrl.domain.clock import as_utc
-from jobctrl.domain.events import StageQueued
 from jobctrl.domain.executions import WorkflowStatus
 from jobctrl.store import schema
 from jobctrl.store.operations_tables import recovery_cohorts
 
 WR = schema.workflow_run_projections
-E = schema.job_events
 RC = recovery_cohorts
 CLOSED = (
     WorkflowStatus.COMPLETED.value,
@@ -48,26 +46,20 @@ def closed_at(conn: Connection, job_id: str, run_id: str) -> Closed | None:
     ).first()
     if row is not None:  # one of the job's own runs
         return Closed(_aware(row.closed_at), row.status) if row.status in CLOSED else None
-    cohorts = {
-        str(payload["workflowId"])
-        for payload in conn.execute(
-            select(E.c.payload).where(E.c.job_id == job_id, E.c.type == StageQueued.type)
-        ).scalars()
-    }
-    if not cohorts:
+    # A recovery execution records no job: its cohort names its run (one small lookup,
+    # not a scan of the job's events).
+    cohort = conn.execute(
+        select(RC.c.workflow_id, RC.c.state, RC.c.updated_at).where(RC.c.run_id == run_id)
+    ).first()
+    if cohort is None:
         return None
     run = conn.execute(
         select(WR.c.status, WR.c.closed_at).where(
-            WR.c.workflow_id.in_(cohorts), WR.c.run_id == run_id
+            WR.c.workflow_id == cohort.workflow_id, WR.c.run_id == run_id
         )
     ).first()
     if run is not None and run.status in CLOSED:
         return Closed(_aware(run.closed_at), run.status)
-    cohort = conn.execute(
-        select(RC.c.updated_at).where(
-            RC.c.workflow_id.in_(cohorts), RC.c.run_id == run_id, RC.c.state == "closed"
-        )
-    ).first()
-    if cohort is None:
+    if cohort.state != "closed":
         return None
     return Closed(_aware(cohort.updated_at), WorkflowStatus.FAILED.value)
