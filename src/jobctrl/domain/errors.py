@@ -145,6 +145,25 @@ class Status(NamedTuple):
     http: int  # the API's HTTP status
 
 
+# A posting's own refusal: its address is unsafe or unusable, its page is gone, refused
+# by robots, too large, not a posting, or has no description. Trying again (automatic
+# recovery) cannot change it, and it is no failure of a lane (stop-loss): a queue of dead
+# postings must neither be retried nor pause Enrich for the live ones.
+POSTING_REFUSALS = frozenset(
+    {
+        DETAIL_UNSAFE_URL,
+        ENRICH_HTTP_NOT_FOUND,
+        ENRICH_INVALID_URL,
+        ENRICH_NO_CONTENT,
+        ENRICH_ROBOTS_DISALLOWED,
+        ENRICH_TOO_LARGE,
+        ENRICH_TOO_MANY_REDIRECTS,
+        ENRICH_UNSUPPORTED_CONTENT,
+        ENRICH_UNSUPPORTED_SCHEME,
+        SCORE_NO_DESCRIPTION,
+    }
+)
+
 DEFAULT_STATUS = Status(exit=1, http=400)
 
 # The one table from code to CLI exit status and HTTP status; a code not listed is a

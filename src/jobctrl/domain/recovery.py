@@ -27,20 +27,11 @@ from jobctrl.domain.errors import (
     CONFIG_INVALID,
     CONFIGURATION,
     COVER_FABRICATION,
-    DETAIL_UNSAFE_URL,
-    ENRICH_HTTP_NOT_FOUND,
-    ENRICH_INVALID_URL,
-    ENRICH_NO_CONTENT,
-    ENRICH_ROBOTS_DISALLOWED,
-    ENRICH_TOO_LARGE,
-    ENRICH_TOO_MANY_REDIRECTS,
-    ENRICH_UNSUPPORTED_CONTENT,
-    ENRICH_UNSUPPORTED_SCHEME,
     MIN_SCORE,
     MISSING_INPUT,
+    POSTING_REFUSALS,
     PROVIDER_AUTH,
     PROVIDER_REQUEST_REJECTED,
-    SCORE_NO_DESCRIPTION,
     TAILOR_FABRICATION,
 )
 from jobctrl.domain.stages import Stage
@@ -59,22 +50,12 @@ PAID_STAGES = frozenset({Stage.SCORE, Stage.TAILOR, Stage.COVER})
 # Never retried automatically, even on a row that says retryable: configuration, a key
 # that is wrong, missing input, an unsafe or refused posting, a document the truth check
 # refused, an explicit cancel; and the two codes with a recovery of their own.
-NON_RETRYABLE_CODES = frozenset(
+NON_RETRYABLE_CODES = POSTING_REFUSALS | frozenset(
     {
         CONFIGURATION,
         PROVIDER_AUTH,
         PROVIDER_REQUEST_REJECTED,
         MISSING_INPUT,
-        DETAIL_UNSAFE_URL,
-        ENRICH_ROBOTS_DISALLOWED,
-        ENRICH_INVALID_URL,
-        ENRICH_UNSUPPORTED_SCHEME,
-        ENRICH_UNSUPPORTED_CONTENT,
-        ENRICH_TOO_LARGE,
-        ENRICH_HTTP_NOT_FOUND,
-        ENRICH_TOO_MANY_REDIRECTS,
-        ENRICH_NO_CONTENT,
-        SCORE_NO_DESCRIPTION,
         TAILOR_FABRICATION,
         COVER_FABRICATION,
         MIN_SCORE,

@@ -27,26 +27,17 @@ from jobctrl.domain.errors import (
     CANCELED,
     CONFIG_INVALID,
     DATABASE_BUSY,
-    DETAIL_UNSAFE_URL,
     ENRICH_HTTP_CLIENT_ERROR,
-    ENRICH_HTTP_NOT_FOUND,
-    ENRICH_INVALID_URL,
-    ENRICH_NO_CONTENT,
     ENRICH_RATE_LIMITED,
-    ENRICH_ROBOTS_DISALLOWED,
-    ENRICH_TOO_LARGE,
-    ENRICH_TOO_MANY_REDIRECTS,
-    ENRICH_UNSUPPORTED_CONTENT,
-    ENRICH_UNSUPPORTED_SCHEME,
     MATERIALS_MISSING,
     MIN_SCORE,
     MISSING_INPUT,
     OWNERSHIP_LOST,
     POSTING_EXPIRED,
+    POSTING_REFUSALS,
     POSTING_UNAVAILABLE,
     PROVIDER_RATE_LIMITED,
     REQUIREMENT_FIT_MISSING,
-    SCORE_NO_DESCRIPTION,
     SOURCE_RATE_LIMITED,
     STAGE_INTERRUPTED,
 )
@@ -73,26 +64,16 @@ NEVER_COUNTS = frozenset(
 # an unsafe or unsupported address, a closed posting, a missing input of this job), a
 # database another process held, a worker that stopped mid-attempt. A queue of dead
 # postings must not pause Enrich for the live ones.
-NOT_THE_LANE = frozenset(
+NOT_THE_LANE = POSTING_REFUSALS | frozenset(
     {
         DATABASE_BUSY,
         STAGE_INTERRUPTED,
-        DETAIL_UNSAFE_URL,
         ENRICH_HTTP_CLIENT_ERROR,  # the posting's site refused this page (403, 410...)
-        ENRICH_HTTP_NOT_FOUND,
-        ENRICH_INVALID_URL,
-        ENRICH_NO_CONTENT,
-        ENRICH_ROBOTS_DISALLOWED,
-        ENRICH_TOO_LARGE,
-        ENRICH_TOO_MANY_REDIRECTS,
-        ENRICH_UNSUPPORTED_CONTENT,
-        ENRICH_UNSUPPORTED_SCHEME,
         MATERIALS_MISSING,
         MISSING_INPUT,
         POSTING_EXPIRED,
         POSTING_UNAVAILABLE,
         REQUIREMENT_FIT_MISSING,
-        SCORE_NO_DESCRIPTION,
     }
 )
 STREAK_JOBS_KEPT = 50  # the job ids (or source reads) of a streak kept on its row
