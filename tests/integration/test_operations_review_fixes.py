@@ -65,3 +65,24 @@ async def test_retry_leaves_a_stage_an_execution_works_on_alone(home, store) -> 
         await retry_stage(home, job_id)
     assert refused.value.code == errors.STAGE_BUSY
     assert _row(store, job_id)["state"] == "running"  # nothing reset
+
+
+def test_a_paused_lane_refuses_the_retry_of_an_attempt_its_own_execution_lost(store) -> None:
+    """Found by the fault suite under CI load: an attempt that timed out mid-call left its
+    row running under its run; Temporal's next attempt of the same execution was not
+    refused by the pause (the row was "running") and called the provider again."""
+    job_id, run_id = _claimed(store, "lost-attempt")
+    assert stage_control.refuse_paused(store, job_id, "enrich", run_id, "provider_auth")
+    row = _row(store, job_id)
+    assert (row["state"], row["error_code"], row["retryable"]) == (
+        "failed",
+        errors.AUTOMATION_PAUSED,
+        True,
+    )
+    assert row["attempts"] == 1, "the refusal uses no attempt"
+
+
+def test_a_paused_lane_leaves_a_row_another_execution_runs_alone(store) -> None:
+    job_id, _run_id = _claimed(store, "other-run")
+    assert not stage_control.refuse_paused(store, job_id, "enrich", "run-else", "provider_auth")
+    assert _row(store, job_id)["state"] == "running"

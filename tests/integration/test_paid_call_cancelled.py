@@ -95,9 +95,18 @@ async def test_an_attempt_cancelled_while_its_answer_arrives_records_it_and_pays
         while time.monotonic() < deadline and _open_reservations(store):
             await asyncio.sleep(0.1)
         requests = len(provider.requests)
+        history = await handle.fetch_history()
     assert held, "the first attempt's heartbeats were held back"
+    started = [
+        e.activity_task_started_event_attributes.attempt
+        for e in history.events
+        if e.HasField("activity_task_started_event_attributes")
+    ]
+    assert max(started) >= 2, "the first attempt timed out and a second one ran"
     score = {r["stage"]: r for r in stage_states.stage_rows(store, view["jobId"])}["score"]
-    assert score["state"] == "succeeded" and score["attempts"] >= 2, "timed out, then retried"
+    # The first attempt (cancelled, shielded) records its answer and finishes the stage
+    # before its cancellation is raised; the second finds it done or reuses the answer.
+    assert score["state"] == "succeeded"
     assert jobs.score_row(store, view["jobId"])["score"] == 81
     assert _settled_unrecorded(store) == [], "no reservation released as if unpaid"
     assert _observations(store) == 1, "the answer that arrived was recorded"

@@ -13,7 +13,7 @@ import pytest
 from temporalio.exceptions import CancelledError
 from temporalio.testing import ActivityEnvironment
 
-from jobctrl.workflows.activities import activity_keep_alive
+from jobctrl.workflows.activities import activity_heartbeat, activity_keep_alive, cooperative
 
 
 def _env(timeout: float | None) -> tuple[ActivityEnvironment, list[str]]:
@@ -86,3 +86,24 @@ def test_a_cancellation_lands_when_the_call_returns_not_while_it_runs():
     with pytest.raises(CancelledError):
         env.run(call)
     assert done == ["answer recorded"]
+
+
+def test_a_cooperative_activity_stops_at_its_next_heartbeat_not_mid_work():
+    """A cancel (or a heartbeat timeout) is not raised wherever the attempt's thread is —
+    inside a store transaction, holding the canary's turn — but at its next heartbeat,
+    and the SDK's own exception when the body ends."""
+    env, _ = _env(0.3)
+    reached: list[str] = []
+
+    @cooperative
+    def attempt() -> None:
+        env.cancel()
+        for _ in range(5):  # bytecode between the waits: an unshielded cancel lands here
+            time.sleep(0.02)
+        reached.append("write committed")
+        activity_heartbeat()  # the next unit of work starts here: it stops instead
+        reached.append("next unit")
+
+    with pytest.raises(CancelledError):
+        env.run(attempt)
+    assert reached == ["write committed"]

@@ -232,14 +232,20 @@ def refuse_paused(
     store: Store, job_id: str, stage: str, run_id: str, code: str, *, clock: Clock | None = None
 ) -> bool:
     """End the job's ``stage`` failed with ``automation_paused`` (retryable, attempts
-    unchanged) unless it is finished or running; True when it was refused."""
+    unchanged) unless it is finished or another execution runs it; True when it was
+    refused. A row still running under ``run_id`` is refused too: it is an earlier attempt
+    of this execution that Temporal gave up on (timed out mid-call), whose outcome was
+    never noted, and this attempt would otherwise take it over and call the provider."""
     with store.write(clock=clock) as tx:
         row = (
             tx.conn.execute(select(S).where(S.c.job_id == job_id, S.c.stage == stage))
             .mappings()
             .first()
         )
-        if row is None or row["state"] not in (StageState.PENDING.value, StageState.FAILED.value):
+        if row is None:
+            return False
+        ours = row["state"] == StageState.RUNNING.value and row["owner_run_id"] == run_id
+        if not ours and row["state"] not in (StageState.PENDING.value, StageState.FAILED.value):
             return False
         if row["state"] == StageState.FAILED.value and (
             not row["retryable"] or row["error_code"] == CANCELED
@@ -255,6 +261,7 @@ def refuse_paused(
             message=f"the {stage} lane is paused by stop-loss ({code}): `jobctrl resume {stage}`",
             retryable=True,
             key=f"stage-paused:{job_id}:{stage}:{run_id}:{tx.now.isoformat()}",
+            where=(S.c.state == row["state"],),
             owner_run_id=run_id,
         )
     return True

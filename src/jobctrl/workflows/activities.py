@@ -74,6 +74,27 @@ def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
         return False
 
 
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def cooperative(fn: F) -> F:
+    """Run a synchronous activity shielded from the SDK's cancellation exception, which it
+    would otherwise raise into the attempt's thread wherever that happens to be: inside a
+    store transaction, holding a lock, between a paid answer and its record. A cancelled
+    attempt (a cancel, a heartbeat timeout) stops instead at its next heartbeat
+    (``activity_heartbeat`` raises) or ``ctx.stopping()`` check, and the SDK's own
+    exception is raised when the body ends, whatever it returned."""
+
+    @functools.wraps(fn)
+    def run(*args: object, **kwargs: object) -> object:
+        if not activity.in_activity():
+            return fn(*args, **kwargs)
+        with activity.shield_thread_cancel_exception():
+            return fn(*args, **kwargs)
+
+    return run  # type: ignore[return-value]
+
+
 def activity_heartbeat(*details: object) -> None:
     """Heartbeat once the attempt has run for a third of its heartbeat timeout.
 
@@ -90,6 +111,9 @@ def activity_heartbeat(*details: object) -> None:
     # takes an async activity's heartbeats.
     if in_thread and activity.is_cancelled():
         raise asyncio.CancelledError
+    # A synchronous activity runs shielded (``cooperative``): it stops here.
+    if loop is None and activity.is_cancelled():
+        raise CancelledError("the attempt was cancelled")
     info = activity.info()
     timeout = info.heartbeat_timeout
     if timeout is not None and datetime.now(UTC) - info.started_time < timeout / 3:
@@ -130,7 +154,9 @@ def activity_keep_alive() -> Iterator[None]:
         while not stop.wait(every):
             try:
                 activity_heartbeat()
-            except BaseException:  # the activity is ending (cancelled, worker shutting down)
+            except (CancelledError, asyncio.CancelledError):
+                return  # cancelled: raised into the attempt when the block ends
+            except BaseException:  # the worker is shutting down
                 log.debug("keep-alive heartbeat not sent", exc_info=True)
 
     thread = threading.Thread(target=context.run, args=(beat,), name="keep-alive", daemon=True)
@@ -216,11 +242,13 @@ class PreparationActivities:
                 )
 
     @activity.defn(name=act.ENRICH)
+    @cooperative
     def enrich(self, inp: StageInput) -> EnrichResult:
         outcome = self._run(Stage.ENRICH, inp.job_id, lambda run: enrich(self.ctx, inp.job_id, run))
         return EnrichResult(inp.job_id, outcome.text_artifact, outcome.reused)
 
     @activity.defn(name=act.SCORE)
+    @cooperative
     def score(self, inp: StageInput) -> ScoreResult:
         outcome = self._run(
             Stage.SCORE,
@@ -232,6 +260,7 @@ class PreparationActivities:
         return ScoreResult(inp.job_id, outcome.score, outcome.below_threshold, outcome.reused)
 
     @activity.defn(name=act.TAILOR)
+    @cooperative
     def tailor(self, inp: StageInput) -> int:
         return self._run(
             Stage.TAILOR,
@@ -240,6 +269,7 @@ class PreparationActivities:
         ).generation
 
     @activity.defn(name=act.COVER)
+    @cooperative
     def cover(self, inp: StageInput) -> int:
         return self._run(
             Stage.COVER,
@@ -248,12 +278,14 @@ class PreparationActivities:
         ).generation
 
     @activity.defn(name=act.RENDER_PDF)
+    @cooperative
     def render_pdf(self, inp: StageInput) -> int:
         return self._run(
             Stage.PDF, inp.job_id, lambda run: materials.render(self.ctx, inp.job_id, run)
         ).generation
 
     @activity.defn(name=act.FINALIZE_PREPARATION)
+    @cooperative
     def finalize_preparation(self, inp: FinalizeInput) -> None:
         """Settle stage rows this run still owns, then record the workflow's outcome."""
         store = self.ctx.store

@@ -22,7 +22,7 @@ from jobctrl.stages import apply_claim
 from jobctrl.stages.context import StageContext
 from jobctrl.store import apply_claims, workflow_runs
 from jobctrl.workflows import activity_defs as act
-from jobctrl.workflows.activities import as_application_error
+from jobctrl.workflows.activities import as_application_error, cooperative
 from jobctrl.workflows.models import (
     ApplyClaimInput,
     ApplyClaimResult,
@@ -58,6 +58,7 @@ class ApplyActivities:
             raise as_application_error(internal) from None
 
     @activity.defn(name=act.APPLY_CLAIM)
+    @cooperative
     def claim(self, inp: ApplyClaimInput) -> ApplyClaimResult:
         ctx = self.ctx
 
@@ -85,6 +86,7 @@ class ApplyActivities:
         )
 
     @activity.defn(name=act.APPLY_PREPARE)
+    @cooperative
     def prepare(self, inp: ApplyPrepareInput) -> ApplyPrepareResult:
         def work() -> apply_claim.Prepared:
             try:
@@ -101,6 +103,7 @@ class ApplyActivities:
         )
 
     @activity.defn(name=act.APPLY_FINISH)
+    @cooperative
     def finish(self, inp: ApplyFinishInput) -> None:
         """Let go of the run's live claims, then record how it ended."""
         ctx = self.ctx

@@ -10,6 +10,7 @@ from temporalio import activity
 from jobctrl.stages import availability
 from jobctrl.stages.context import StageContext
 from jobctrl.workflows import activity_defs as act
+from jobctrl.workflows.activities import cooperative
 from jobctrl.workflows.models import SweepInput, SweepResult
 
 
@@ -20,6 +21,7 @@ class AvailabilityActivities:
         self.ctx = ctx
 
     @activity.defn(name=act.AVAILABILITY_SWEEP)
+    @cooperative
     def sweep(self, inp: SweepInput) -> SweepResult:
         counts = availability.sweep(self.ctx, limit=inp.limit, budget_seconds=inp.budget_seconds)
         return SweepResult(counts)

@@ -26,7 +26,11 @@ from jobctrl.store import discovery as runs
 from jobctrl.store import workflow_runs
 from jobctrl.workflows import activity_defs as act
 from jobctrl.workflows import starts
-from jobctrl.workflows.activities import as_application_error, heartbeat_from_threads
+from jobctrl.workflows.activities import (
+    as_application_error,
+    cooperative,
+    heartbeat_from_threads,
+)
 from jobctrl.workflows.models import FamilyInput, StepResult
 
 T = TypeVar("T")
@@ -110,6 +114,7 @@ class DiscoveryActivities:
                 runs.mark_planned(tx, ref, job_id, workflow_id)
 
     @activity.defn(name=act.DISCOVERY_PLAN)
+    @cooperative
     def plan(self, ref: ExecutionRef) -> DiscoveryPlan:
         return self._run(lambda: discover.plan(self.ctx, ref, activity.info().attempt))
 
@@ -150,6 +155,7 @@ class DiscoveryActivities:
         return StepResult(await self._run_async(work))
 
     @activity.defn(name=act.DISCOVERY_PREPARATION_FANOUT)
+    @cooperative
     def preparation_fanout(self, ref: ExecutionRef) -> StepResult:
         """Close membership: the run's jobs and their preparations are all accounted for."""
         self._run(lambda: discover.close_membership(self.ctx, ref, activity.info().attempt))
@@ -198,6 +204,7 @@ class DiscoveryActivities:
             raise
 
     @activity.defn(name=act.DISCOVERY_FINISH)
+    @cooperative
     def finish(self, fin: DiscoverFinish) -> None:
         discover.finish(self.ctx, fin)
 

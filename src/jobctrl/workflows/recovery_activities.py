@@ -15,6 +15,7 @@ from jobctrl.domain.errors import STAGE_INTERRUPTED, StageError
 from jobctrl.stages.context import StageContext
 from jobctrl.store import recovery, stage_states
 from jobctrl.workflows import activity_defs as act
+from jobctrl.workflows.activities import cooperative
 from jobctrl.workflows.models import RecoveryBeginInput, RecoveryFinishInput
 
 log = logging.getLogger(__name__)
@@ -25,10 +26,12 @@ class RecoveryActivities:
         self.ctx = ctx
 
     @activity.defn(name=act.RECOVERY_BEGIN)
+    @cooperative
     def recovery_begin(self, inp: RecoveryBeginInput) -> bool:
         return recovery.bind_run(self.ctx.store, inp.workflow_id, inp.run_id, clock=self.ctx.clock)
 
     @activity.defn(name=act.RECOVERY_FINISH)
+    @cooperative
     def recovery_finish(self, inp: RecoveryFinishInput) -> None:
         """A member still running under this run stopped without a result (its attempt
         is charged, like any interrupted attempt); a member never claimed is released as
