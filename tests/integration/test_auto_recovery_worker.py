@@ -103,9 +103,7 @@ async def test_a_score_that_failed_on_a_5xx_is_recovered_until_the_job_is_prepar
         )
         # The last cohort's run closes just after its member's row: wait for it, not for
         # the row alone, before stopping the worker (else its run is still open).
-        assert _eventually(lambda: recovery.open_cohorts(store) == []), recovery.open_cohorts(
-            store
-        )
+        assert _eventually(lambda: recovery.open_cohorts(store) == []), recovery.open_cohorts(store)
     worker.stop(signal.SIGTERM)
 
     assert set(_states(store, job_id).values()) == {"succeeded"}
