@@ -1,7 +1,13 @@
-"""Shared fixtures: a fresh jobctrl home per test."""
+"""Shared fixtures: a fresh jobctrl home per test, on SQLite or on PostgreSQL.
+
+The modules in ``BOTH_STORES`` run every test that uses a home twice: on the default
+SQLite file and on a fresh database of a throwaway PostgreSQL server (marked
+``postgres``; ``-m 'not postgres'`` leaves those out).
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -10,13 +16,90 @@ from jobctrl.app.home import init_home
 from jobctrl.home import Home
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
+from tests.support.postgres import PostgresServer, binaries
 from tests.support.profile import TEST_PROFILE
+
+# Store-level behaviour (store modules, spend, events and projections, report numbers,
+# stage fencing, settings) and the pipeline end to end, on both stores.
+BOTH_STORES = {
+    "tests.unit.test_spend",
+    "tests.unit.test_spend_unseen_answer",
+    "tests.unit.test_settings",
+    "tests.unit.test_reports",
+    "tests.unit.test_stop_loss_rules",
+    "tests.unit.test_availability_policy",
+    "tests.unit.test_profile_answers",
+    "tests.unit.test_start_intended",
+    "tests.integration.test_store_migrations",
+    "tests.integration.test_event_stream",
+    "tests.integration.test_apply_store",
+    "tests.integration.test_apply_claims",
+    "tests.integration.test_applications",
+    "tests.integration.test_auto_recovery_store",
+    "tests.integration.test_auto_recovery_stranded",
+    "tests.integration.test_reconcile_abandoned",
+    "tests.integration.test_cancel_reset",
+    "tests.integration.test_operations_store",
+    "tests.integration.test_truth_checks",
+    "tests.integration.test_materials_export",
+    "tests.integration.test_profile_versions",
+    "tests.integration.test_prepare_pipeline",
+    "tests.integration.test_store_postgres",
+}
+# Tests of SQLite itself, not of jobctrl's behaviour on a store.
+SQLITE_ONLY = {"test_the_database_runs_in_wal_mode"}
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if (
+        "database_url" in metafunc.fixturenames
+        and metafunc.module.__name__ in BOTH_STORES
+        and metafunc.function.__name__ not in SQLITE_ONLY
+    ):
+        metafunc.parametrize(
+            "database_url",
+            ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
+            indirect=True,
+        )
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One throwaway PostgreSQL server for this pytest process, its schema migrated into
+    the template database."""
+    bindir = binaries()
+    if bindir is None:
+        if os.environ.get("JOBCTRL_REQUIRE_POSTGRES"):
+            pytest.fail("JOBCTRL_REQUIRE_POSTGRES is set but no PostgreSQL binaries exist")
+        pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
+    server = PostgresServer(bindir).start()
+    try:
+        server.create_template()
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture
-def home(tmp_path, monkeypatch) -> Home:
+def database_url(request: pytest.FixtureRequest, monkeypatch) -> Iterator[str | None]:
+    """``JOBCTRL_DATABASE_URL`` for this test: unset (SQLite in the home), or a fresh
+    PostgreSQL database copied from the migrated template and dropped afterwards."""
+    if getattr(request, "param", "sqlite") == "sqlite":
+        monkeypatch.delenv("JOBCTRL_DATABASE_URL", raising=False)
+        yield None
+        return
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    name = server.new_database()
+    url = server.url(name)
+    monkeypatch.setenv("JOBCTRL_DATABASE_URL", url)
+    yield url
+    Store.forget(url)
+    server.drop_database(name)
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch, database_url: str | None) -> Home:
     monkeypatch.setenv("JOBCTRL_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("JOBCTRL_DATABASE_URL", raising=False)
     h = Home.resolve()
     init_home(h, profile=TEST_PROFILE)
     return h

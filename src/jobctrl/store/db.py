@@ -8,6 +8,14 @@ the write lock, so a read-only command never queues behind another process's wri
 
 A writer waits for the lock up to ``JOBCTRL_DB_BUSY_TIMEOUT`` seconds (default 30), then
 fails with ``DatabaseBusyError`` (``database_busy``: retryable, exit status 75).
+
+PostgreSQL (``postgresql+psycopg://…``) keeps the same contract: every write transaction
+first takes one transaction-scoped advisory lock (``WRITER_LOCK``), so writers from every
+process and host are serialised exactly as SQLite's single writer serialises them. Every
+read-then-write invariant of the store (the spend ceiling, report numbers, stage fences,
+claims, the event sequence's commit order) therefore holds across processes, not only
+under the process-local lock in ``store.py``. Reads run in REPEATABLE READ: one snapshot
+per read transaction, as SQLite's deferred transactions give.
 """
 
 from __future__ import annotations
@@ -33,6 +41,11 @@ from jobctrl.domain.errors import DatabaseBusyError
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
+# The key of the advisory lock every PostgreSQL write transaction holds ("jobctrl" in hex).
+WRITER_LOCK = 0x6A6F6263746C
+# Lock not available (lock_timeout), deadlock, serialization failure: retryable waits.
+_PG_BUSY = {"55P03", "40P01", "40001"}
+
 
 def busy_timeout_ms() -> int:
     """How long a writer waits for another's lock (``JOBCTRL_DB_BUSY_TIMEOUT`` seconds)."""
@@ -51,8 +64,9 @@ def busy_as_error() -> Iterator[None]:
         yield
     except (OperationalError, sqlite3.OperationalError) as exc:
         # SQLAlchemy wraps the driver's error, except when it came from our BEGIN hook.
-        message = str(getattr(exc, "orig", exc))
-        if "locked" in message or "busy" in message:
+        orig = getattr(exc, "orig", exc)
+        message = str(orig)
+        if "locked" in message or "busy" in message or getattr(orig, "sqlstate", "") in _PG_BUSY:
             raise DatabaseBusyError() from None
         raise
 
@@ -113,10 +127,34 @@ def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
     return engine
 
 
+def _postgresql_engine(url: str, *, writer: bool) -> Engine:
+    # A lock wait ends after the busy timeout (0 would mean "forever" to PostgreSQL).
+    lock_timeout = max(1, busy_timeout_ms())
+    engine = create_engine(
+        url,
+        pool_size=8,
+        max_overflow=8,
+        pool_pre_ping=True,
+        isolation_level="READ COMMITTED" if writer else "REPEATABLE READ",
+        connect_args={"options": f"-c lock_timeout={lock_timeout}"},
+    )
+    if writer:
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
+            # One writer at a time across every process: released at COMMIT/ROLLBACK, after
+            # the transaction became visible, so sequence order is commit order.
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITER_LOCK})")
+
+    return engine
+
+
 def create_engines(url: str) -> tuple[Engine, Engine]:
     """(writer, reader) engines for ``url``."""
     if url.startswith("sqlite"):
         return _sqlite_engine(url, immediate=True), _sqlite_engine(url, immediate=False)
+    if url.startswith("postgresql"):
+        return _postgresql_engine(url, writer=True), _postgresql_engine(url, writer=False)
     engine = create_engine(url, pool_pre_ping=True)
     return engine, engine
 
@@ -145,6 +183,10 @@ def migrate(writer: Engine, reader: Engine) -> None:
     _migrated.add(key)
 
 
+# Callers read ``rowcount`` (0: the row existed). SQLAlchemy reads an INSERT's rowcount only
+# when asked, and psycopg's cursor forgets it once closed (pysqlite's keeps it).
+_KEEP_ROWCOUNT = {"preserve_rowcount": True}
+
 _upserts: dict[tuple[str, str, tuple[str, ...], tuple[str, ...] | None], Any] = {}
 
 
@@ -165,7 +207,10 @@ def upsert(
     builder = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
     if isinstance(update, dict):
         stmt = builder(table).values(**values)
-        return conn.execute(stmt.on_conflict_do_update(index_elements=keys, set_=update))
+        return conn.execute(
+            stmt.on_conflict_do_update(index_elements=keys, set_=update),
+            execution_options=_KEEP_ROWCOUNT,
+        )
     cols = tuple(update) if update is not None else None
     cache_key = (conn.dialect.name, table.name, tuple(keys), cols)
     cached = _upserts.get(cache_key)
@@ -179,4 +224,4 @@ def upsert(
             )
         )
         _upserts[cache_key] = cached
-    return conn.execute(cached, values)
+    return conn.execute(cached, values, execution_options=_KEEP_ROWCOUNT)

@@ -176,14 +176,17 @@ class Unsettled:
 
 def unsettled(store: Store, day: str, now: datetime) -> Unsettled:
     with store.read() as conn:
+        # Grouped by a subquery's column: PostgreSQL will not match two copies of
+        # ``expires_at > :now`` (two bind parameters) as one grouping expression.
+        open_ = (
+            select((LR.c.expires_at > now).label("live"), LR.c.amount_usd)
+            .where(LR.c.day == day, LR.c.settled_at.is_(None))
+            .subquery()
+        )
         rows = conn.execute(
             select(
-                LR.c.expires_at > now,
-                func.count(),
-                func.coalesce(func.sum(LR.c.amount_usd), 0.0),
-            )
-            .where(LR.c.day == day, LR.c.settled_at.is_(None))
-            .group_by(LR.c.expires_at > now)
+                open_.c.live, func.count(), func.coalesce(func.sum(open_.c.amount_usd), 0.0)
+            ).group_by(open_.c.live)
         ).all()
     by_kind = {bool(live): (int(count), float(usd)) for live, count, usd in rows}
     in_flight, assumed = by_kind.get(True, (0, 0.0)), by_kind.get(False, (0, 0.0))

@@ -89,6 +89,15 @@ class Store:
             store.catch_up()
         return store
 
+    @classmethod
+    def forget(cls, url: str) -> None:
+        """Close and drop this process's store for ``url`` (a database about to be
+        dropped, as in the tests' throwaway PostgreSQL databases)."""
+        with _write_locks_guard:
+            store = _stores.pop(url, None)
+        if store is not None:
+            store.dispose()
+
     def dispose(self) -> None:
         """Close pooled connections (the store stays usable and opens new ones on demand)."""
         self.writer.dispose()
