@@ -12,7 +12,11 @@ and company, so every material passes the truth check.
 ``mode`` can be changed while it serves: ``ok``; ``rate_limited`` (429 with
 ``Retry-After: retry_after``); ``unauthorized`` (401). ``per_minute`` (when set) admits
 that many answered requests in any 60 s and refuses the rest with 429 and the seconds
-until a slot frees as ``Retry-After``. ``delay`` holds every answer (200 or refusal) back.
+until a slot frees as ``Retry-After``; like OpenAI, every answer and refusal then also
+carries ``x-ratelimit-limit-requests``, ``x-ratelimit-remaining-requests`` and
+``x-ratelimit-reset-requests`` (until the window is empty again, as ``1m0s``/``8.5s``/
+``20ms``), unless ``rate_headers`` is off (a provider that sends only Retry-After).
+``delay`` holds every answer (200 or refusal) back.
 
 Counts (all under a lock): ``sent`` (every POST), ``refused`` (429s), ``answered``
 (200s) by (lane, title), ``arrivals`` (epoch time, lane, title, status) per request.
@@ -167,6 +171,14 @@ def truthful_answer(body: dict[str, Any]) -> dict[str, Any]:
     return TRUE_RESUME if lane == "tailor" else SCORE_REPORT
 
 
+def openai_duration(seconds: float) -> str:
+    """``seconds`` as OpenAI writes a reset: ``1m0s``, ``8.5s``, ``20ms``."""
+    if seconds < 1:
+        return f"{round(seconds * 1000)}ms"
+    minutes, rest = divmod(seconds, 60)
+    return (f"{int(minutes)}m" if minutes else "") + f"{rest:.3g}s"
+
+
 class FaultProvider(FakeOpenAI):
     """Use as a context manager; point lanes at ``base_url`` (key in any variable)."""
 
@@ -177,9 +189,11 @@ class FaultProvider(FakeOpenAI):
         delay: float = 0.0,
         per_minute: int | None = None,
         retry_after: int = 7,
+        rate_headers: bool = True,
     ) -> None:
         super().__init__(mode, SCORE_REPORT, delay=delay, answer=truthful_answer)
         self.per_minute = per_minute
+        self.rate_headers = rate_headers
         self.retry_after = retry_after
         self.lock = threading.Lock()
         self.sent = 0
@@ -206,6 +220,17 @@ class FaultProvider(FakeOpenAI):
             return None
         return max(1, math.ceil(60 - (now - self._window[0])))
 
+    def _limits(self, now: float) -> dict[str, str]:
+        """OpenAI's request-limit headers for the window as it is now (locked)."""
+        if self.per_minute is None or not self.rate_headers:
+            return {}
+        reset = 60 - (now - self._window[-1]) if self._window else 0.0
+        return {
+            "x-ratelimit-limit-requests": str(self.per_minute),
+            "x-ratelimit-remaining-requests": str(max(0, self.per_minute - len(self._window))),
+            "x-ratelimit-reset-requests": openai_duration(reset),
+        }
+
     def _answer(self, request: Request) -> Response:
         body = json.loads(request.body or b"{}")
         lane, title, _ = classify(body)
@@ -224,13 +249,14 @@ class FaultProvider(FakeOpenAI):
                 self.answered[(lane, title)] += 1
                 status = 200
             self.arrivals.append((now, lane, title, status))
+            limits = self._limits(now)
         if status == 429:
             error = {
                 "message": "fake rate_limit_exceeded",
                 "type": "requests",
                 "code": "rate_limit_exceeded",
             }
-            headers = {"Retry-After": str(wait), "x-should-retry": "true"}
+            headers = {"Retry-After": str(wait), "x-should-retry": "true", **limits}
             return Response.json({"error": error}, status=429, headers=headers, delay=self.delay)
         if status == 401:
             error = {
@@ -239,7 +265,7 @@ class FaultProvider(FakeOpenAI):
                 "code": "invalid_api_key",
             }
             return Response.json({"error": error}, status=401, delay=self.delay)
-        return Response.json(self.completion(body), delay=self.delay)
+        return Response.json(self.completion(body), headers=limits, delay=self.delay)
 
     def counts(self) -> dict[str, Any]:
         """The figures so far (a copy)."""

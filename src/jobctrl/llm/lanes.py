@@ -16,6 +16,13 @@ should a second attempt of the same step start anyway (heartbeats that could not
 the server for longer than the timeout), one worker asks for one step at a time: the
 second waits for the first's answer and reuses it.
 
+A remote provider's requests are paced per endpoint (``llm.pacing``: provider-wide holds
+after a 429, starts at the rate the provider allows). A 429 is answered inside the
+attempt: it costs nothing, so the attempt keeps its reservation, waits (heartbeating;
+a cancel ends the wait) and asks again, without using one of the stage's attempts or
+counting towards stop-loss, for at most ``llm.rate_limit_max_wait_seconds`` of waiting;
+past that it fails ``PROVIDER_RATE_LIMITED`` (retryable) as any attempt would.
+
 A step retried in a new execution (automatic recovery after a worker died between the
 answer and the stage's result) is a new run: the stage passes the run of the interrupted
 attempt it follows (``Claim.interrupted_run``; never after a refused or invalid answer),
@@ -37,10 +44,13 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from jobctrl.config import LaneProvider, load_config
+from jobctrl.domain.errors import PROVIDER_RATE_LIMITED, JobctrlError
 from jobctrl.home import Home
+from jobctrl.llm import pacing
 from jobctrl.llm.remote import (
     LaneModel,
     ProviderError,
+    api_key,
     build_model,
     replay_structured,
     run_structured,
@@ -110,6 +120,7 @@ def call_lane(
     prompt: Callable[[], str],
     offline: Callable[[], T],
     keep_alive: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext,
+    heartbeat: Callable[[], object] = lambda: None,
     interrupted_run: str | None = None,
 ) -> T:
     """The lane's output for this step: offline, stored from an earlier attempt, or paid.
@@ -117,8 +128,10 @@ def call_lane(
     ``config`` is the lane's provider as the caller read it once (``lane_provider``), so
     the provider recorded with the output is the one that was asked; ``spend`` admits
     the attempt and records what it cost; ``keep_alive()`` is entered for the time the
-    provider is asked; ``interrupted_run`` is the run of an interrupted earlier attempt
-    of this step, whose answer to the same request is reused."""
+    provider is asked; ``heartbeat()`` is called while the request waits for its turn
+    at the provider (it raises when the attempt is cancelled, which ends the wait);
+    ``interrupted_run`` is the run of an interrupted earlier attempt of this step, whose
+    answer to the same request is reused."""
     observation_id = f"{lane}:{job_id}:{run_id}:{attempt}"
     if config.provider == "offline":
         return spend.guarded_call(
@@ -133,7 +146,8 @@ def call_lane(
         return _call_remote(
             spend, lane, config, key, observation_id,
             job_id=job_id, run_id=run_id, output_type=output_type, system=system,
-            prompt=prompt, keep_alive=keep_alive, interrupted_run=interrupted_run,
+            prompt=prompt, keep_alive=keep_alive, heartbeat=heartbeat,
+            interrupted_run=interrupted_run,
         )  # fmt: skip
 
 
@@ -150,6 +164,7 @@ def _call_remote(
     system: str,
     prompt: Callable[[], str],
     keep_alive: Callable[[], AbstractContextManager[object]],
+    heartbeat: Callable[[], object],
     interrupted_run: str | None,
 ) -> T:
     """The remote lane's output: reused from this run's earlier answer (or an interrupted
@@ -203,26 +218,33 @@ def _call_remote(
             os._exit(137)
 
     def call() -> tuple[T, Usage | None]:
-        try:
-            with keep_alive():
-                output, usage = run_structured(
-                    build_model(lane_model),
-                    output_type,
-                    system=system,
-                    prompt=text,
-                    max_output_tokens=max_out,
-                    on_response=record_response,
-                )
-        except ProviderError as error:
-            if error.usage is not None and not responses:  # not recorded as it arrived
-                spend.record(
-                    observation_id=observation_id,
-                    lane=lane,
-                    provider=config.provider,
-                    model=config.model,
-                    usage=error.usage,
-                )
-            raise
+        endpoint = pacing.endpoint_id(config.provider, config.base_url, api_key(lane_model))
+        pacer = pacing.pacer_for(endpoint)
+        give_up_at = pacer.clock() + float(spend.settings.get("llm.rate_limit_max_wait_seconds"))
+        while True:
+            ticket = _turn_at_provider(spend, observation_id, pacer, heartbeat, give_up_at)
+            try:
+                with keep_alive():
+                    output, usage = run_structured(
+                        build_model(lane_model, observe=ticket.observe),
+                        output_type,
+                        system=system,
+                        prompt=text,
+                        max_output_tokens=max_out,
+                        on_response=record_response,
+                    )
+                break
+            except ProviderError as error:
+                if error.code == PROVIDER_RATE_LIMITED and error.usage is None and not responses:
+                    # Refused, not answered: nothing paid. Hold (every request to the
+                    # endpoint does) and ask again; past the bound the turn raises.
+                    after = error.retry_after
+                    ticket.refused(after.total_seconds() if after is not None else None)
+                    continue
+                _record_failed(spend, error, responses, observation_id, lane, config)
+                raise
+            finally:
+                ticket.finish()
         _store(spend, key, lane, job_id, run_id, observation_id, output, usage, config)
         if os.environ.get(CRASH_AFTER_CALL) == lane:
             os._exit(137)
@@ -237,6 +259,45 @@ def _call_remote(
         input_tokens=estimate_tokens(system + text),
         max_output_tokens=max_out,
     )
+
+
+def _turn_at_provider(
+    spend: SpendAuthority,
+    observation_id: str,
+    pacer: pacing.Pacer,
+    heartbeat: Callable[[], object],
+    give_up_at: float,
+) -> pacing.Ticket:
+    """The request's turn at the provider. A wait the attempt's cancel ends (its heartbeat
+    raises) sent nothing: the attempt's reservation is closed before the cancel goes on
+    (an answer it had would have closed it already)."""
+    try:
+        return pacer.acquire(heartbeat, give_up_at)
+    except ProviderError:
+        raise  # past the bound: ``guarded_call`` closes the reservation
+    except BaseException:
+        with contextlib.suppress(JobctrlError):
+            spend.settle(observation_id)
+        raise
+
+
+def _record_failed(
+    spend: SpendAuthority,
+    error: ProviderError,
+    responses: int,
+    observation_id: str,
+    lane: str,
+    config: LaneProvider,
+) -> None:
+    """What a failed call spent, unless its response was recorded as it arrived."""
+    if error.usage is not None and not responses:
+        spend.record(
+            observation_id=observation_id,
+            lane=lane,
+            provider=config.provider,
+            model=config.model,
+            usage=error.usage,
+        )
 
 
 def _reuse(

@@ -1,7 +1,9 @@
 """Remote model calls through pydantic-ai: one structured request, errors mapped to codes.
 
 ``build_model`` turns a lane's provider settings into a pydantic-ai model whose SDK client
-never retries (``max_retries=0``): the activity's retry policy is the one retry layer.
+never retries (``max_retries=0``): the activity's retry policy, and the endpoint's pace
+(``llm.pacing``, which ``observe`` feeds every HTTP response's status and headers), are
+the retry layers.
 ``run_structured`` makes one request for a validated output and returns it with its token
 usage; every failure becomes a ``ProviderError`` with a stable code, a retryable flag, the
 provider's requested delay and the usage already spent. Messages never quote the prompt or
@@ -13,11 +15,13 @@ A model's HTTP client belongs to the event loop it is first used on: build one p
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
 
+import anthropic
+import openai
 from anthropic import AsyncAnthropic
 from openai import AsyncOpenAI
 from pydantic import BaseModel, ValidationError
@@ -81,7 +85,9 @@ class ProviderError(StageError):
         self.usage = usage
 
 
-def _api_key(lane: LaneModel) -> str:
+def api_key(lane: LaneModel) -> str:
+    """The lane's key from its environment variable (a placeholder where none is needed);
+    ``ProviderError`` (configuration) when it is missing. Never log it."""
     env = key_env_for(lane.provider, lane.base_url, lane.api_key_env)
     if env is None:
         return PLACEHOLDER_KEY
@@ -94,19 +100,35 @@ def _api_key(lane: LaneModel) -> str:
     return key
 
 
-def build_model(lane: LaneModel) -> Model:
-    """The pydantic-ai model for ``lane``, its SDK client built with retries off."""
+# Told each HTTP response's status and headers as it arrives (rate-limit figures).
+ObserveResponse = Callable[[int, Mapping[str, str]], None]
+
+
+def build_model(lane: LaneModel, observe: ObserveResponse | None = None) -> Model:
+    """The pydantic-ai model for ``lane``, its SDK client built with retries off;
+    ``observe`` (when given) is told every response's status and headers, through a
+    response hook on the SDK's own default HTTP client (its timeouts and limits kept)."""
     if lane.provider not in DEFAULT_KEY_ENV:
         raise ProviderError(
             errors.CONFIGURATION,
             f"unknown provider {lane.provider!r}; use one of offline, openai, anthropic",
         )
-    key = _api_key(lane)
+    key = api_key(lane)
+    hooks = {"response": [_response_hook(observe)]} if observe is not None else None
     if lane.provider == "openai":
-        client = AsyncOpenAI(api_key=key, base_url=lane.base_url, max_retries=0)
+        http = openai.DefaultAsyncHttpxClient(event_hooks=hooks) if hooks else None
+        client = AsyncOpenAI(api_key=key, base_url=lane.base_url, max_retries=0, http_client=http)
         return OpenAIChatModel(lane.model, provider=OpenAIProvider(openai_client=client))
-    anthropic = AsyncAnthropic(api_key=key, base_url=lane.base_url, max_retries=0)
-    return AnthropicModel(lane.model, provider=AnthropicProvider(anthropic_client=anthropic))
+    http = anthropic.DefaultAsyncHttpxClient(event_hooks=hooks) if hooks else None
+    sdk = AsyncAnthropic(api_key=key, base_url=lane.base_url, max_retries=0, http_client=http)
+    return AnthropicModel(lane.model, provider=AnthropicProvider(anthropic_client=sdk))
+
+
+def _response_hook(observe: ObserveResponse) -> Callable[[Any], Any]:
+    async def hook(response: Any) -> None:  # an httpx2 response, refusals included
+        observe(response.status_code, response.headers)
+
+    return hook
 
 
 # The usage of a response and the response itself (JSON, for ``replay_structured``).

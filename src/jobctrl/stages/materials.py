@@ -166,6 +166,7 @@ def _generate(
             system=spec.system,
             prompt=lambda: prompts.materials_prompt(title, company, report, profile),
             keep_alive=ctx.keep_alive,
+            heartbeat=ctx.heartbeat,  # while it waits for its turn at the provider
             offline=lambda: spec.offline(profile, report, title, company),
             interrupted_run=claims[-1].interrupted_run,  # its answer is reused if it fits
         )

@@ -96,6 +96,7 @@ def _score_owned(
         system=prompts.SCORE_SYSTEM,
         prompt=lambda: prompts.score_prompt(job["title"], description, profile),
         keep_alive=ctx.keep_alive,
+        heartbeat=ctx.heartbeat,  # while it waits for its turn at the provider
         offline=lambda: offline_provider.score(job["title"], description, profile)[0],
         interrupted_run=interrupted_run,  # its answer to the same request is reused
     )

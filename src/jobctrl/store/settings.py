@@ -40,6 +40,16 @@ def _float_at_least(low: float) -> Callable[[str], float]:
     return parse
 
 
+def _float_between(low: float, high: float) -> Callable[[str], float]:
+    def parse(raw: str) -> float:
+        value = float(raw)
+        if not math.isfinite(value) or not low <= value <= high:
+            raise ValueError(f"must be a number from {low:g} to {high:g}")
+        return value
+
+    return parse
+
+
 def _int_between(low: int, high: int) -> Callable[[str], int]:
     def parse(raw: str) -> int:
         value = int(raw)
@@ -229,6 +239,14 @@ SPECS: dict[str, SettingSpec] = {
             _float_at_least(1),
             "After this long an unsettled reservation (its worker died mid-call) is shown as "
             "assumed spend; it counts against the budget either way, until its day ends.",
+        ),
+        SettingSpec(
+            "llm.rate_limit_max_wait_seconds",
+            300.0,
+            # A stage attempt may run 10 minutes; its request itself may take 2 of them.
+            _float_between(0, 420),
+            "How long one stage attempt waits for a rate-limited provider (its Retry-After "
+            "and pace) before the attempt fails; 0: a 429 fails the attempt at once.",
         ),
         SettingSpec(
             "preparation.materials",
