@@ -21,8 +21,9 @@ install: $(STAMP)
 demo: $(STAMP)
 	JOBCTRL_HOME=$(DEMO_HOME) $(BIN)/jobctrl demo --serve $(DEMO_PORT)
 
+# Both cores: pytest-xdist, two worker processes (each starts its own Temporal dev server).
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
