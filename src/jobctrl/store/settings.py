@@ -311,6 +311,12 @@ SPECS: dict[str, SettingSpec] = {
             _int_between(1, 1000),
             "Consecutive failures with one code in a lane or source that pause its automation.",
         ),
+        SettingSpec(
+            "pipeline_internal_concurrency",
+            1,
+            _int_between(1, 16),
+            "Stage attempts automatic recovery runs at once, shared by all its batches.",
+        ),
         # -- applying (issue 12): the person's own SMTP account, and the apply loop
         SettingSpec("smtp.host", "", _text(smtp_host), "Your SMTP server's host name."),
         SettingSpec("smtp.port", 587, _int_between(1, 65535), "Your SMTP server's port."),
