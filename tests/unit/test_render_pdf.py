@@ -273,3 +273,27 @@ def test_a_template_failure_is_a_value_error_without_typst_markup() -> None:
     assert info.value.code == "render_failed"  # type: ignore[attr-defined]
     assert "#let" not in str(info.value)
     assert info.value.__cause__ is None
+
+
+def test_a_reused_compiler_renders_the_same_bytes_from_many_threads() -> None:
+    """Each thread keeps its own Typst compiler (fonts loaded once): a PDF is the bytes a
+    fresh compile makes, whatever thread renders which document."""
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    import typst
+
+    data = {"paper": "a4", "size": 11.0, "sender": "Ada", "contact": [], "date": "1 May 2026"}
+    data |= {"company": "Acme", "role": "Engineer", "greeting": "Dear team,"}
+    data |= {"paragraphs": ["I write to apply."], "closing": "Regards,", "signature": "Ada"}
+    fresh = typst.compile(
+        render.packaged_template("letter"),
+        format="pdf",
+        ignore_system_fonts=True,
+        sys_inputs={"data": json.dumps(data, ensure_ascii=False)},
+    )
+    assert render._compile(render.packaged_template, "letter", data) == fresh
+    documents = [_resume(roles=1 + i % 3) for i in range(6)]
+    alone = [render_resume(resume) for resume in documents]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(render_resume, documents * 3)) == alone * 3
