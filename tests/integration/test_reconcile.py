@@ -5,6 +5,8 @@ reports for each exact execution."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import time
 import uuid
 from datetime import timedelta
@@ -26,6 +28,7 @@ from jobctrl.worker import reconcile
 from jobctrl.worker.devserver import temporal_binary
 from jobctrl.workflows.client import connect
 from jobctrl.workflows.models import ApplyWorkflowInput, DiscoverInput, PrepInput
+from tests.support.processes import run_cli
 
 
 def _ctx(home, store, ahead: float = 0.0) -> StageContext:
@@ -304,3 +307,44 @@ async def test_a_run_the_queue_no_longer_lists_is_probed_first(
     done = await reconcile.reconcile_runs(client, ctx, probes=1)
     assert done["changed"] == 1
     assert workflow_runs.run_row(store, workflow_id, run_id)["status"] == "failed"
+
+
+async def test_jobctrl_runs_checks_an_open_run_with_temporal_before_showing_it(
+    home, store, client, task_queue
+) -> None:
+    """No worker runs (so no beat reconciles): `jobctrl runs --json` itself describes the
+    runs it is about to show as running — one terminated behind the store's back shows
+    its real end, one Temporal has no history of shows ``reconciled_not_found``."""
+    workflow_id = f"discover-test-{uuid.uuid4().hex[:8]}"
+    handle = await client.start_workflow(
+        "DiscoverWorkflow", DiscoverInput(), id=workflow_id, task_queue=task_queue
+    )
+    ended = ExecutionRef("local", workflow_id, handle.result_run_id or "")
+    discovery.open_run(store, ended, ["feed"], 3, 1, 1)
+    lost = ExecutionRef("local", ids.DISCOVER_WORKFLOW_ID, str(uuid.uuid4()))
+    discovery.open_run(store, lost, [], 2, 1, 0)
+    await handle.terminate()
+
+    result = await asyncio.to_thread(run_cli, "runs", "--json")
+
+    assert result.returncode == 0, result.stderr
+    shown = {r["runId"]: r for r in json.loads(result.stdout)}
+    assert (shown[ended.run_id]["status"], shown[ended.run_id]["errorCode"]) == (
+        "failed",
+        "WORKFLOW_TERMINATED",
+    )
+    assert shown[lost.run_id]["status"] == "reconciled_not_found"
+    assert "no Temporal server" not in result.stderr
+
+
+async def test_jobctrl_runs_without_a_server_shows_the_record_and_says_so(
+    home, store, no_temporal
+) -> None:
+    ref = ExecutionRef("local", ids.DISCOVER_WORKFLOW_ID, str(uuid.uuid4()))
+    discovery.open_run(store, ref, [], 2, 1, 0)
+
+    result = await asyncio.to_thread(run_cli, "runs", "--json")
+
+    assert result.returncode == 0, result.stderr
+    assert [r["status"] for r in json.loads(result.stdout)] == ["running"]
+    assert "no Temporal server answered" in result.stderr

@@ -7,13 +7,18 @@ from typing import Any
 from jobctrl import config as config_file
 from jobctrl.app import runtime
 from jobctrl.app.queries import discovery_runs
-from jobctrl.domain.executions import WorkflowType
+from jobctrl.domain.errors import UnavailableError
+from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.home import Home
+from jobctrl.stages.context import StageContext
 from jobctrl.store import workflow_runs
 from jobctrl.store.store import Store
+from jobctrl.worker import reconcile
 from jobctrl.workflows import starts
 
-__all__ = ["cancel_discovery", "start_discovery"]
+__all__ = ["cancel_discovery", "observed_runs", "start_discovery"]
+
+_OPEN = frozenset({WorkflowStatus.RUNNING.value, WorkflowStatus.RECONCILED_NOT_FOUND.value})
 
 
 async def start_discovery(
@@ -47,3 +52,23 @@ async def cancel_discovery(home: Home) -> dict[str, Any]:
     ]
     cancelled = await starts.cancel_discovery(client, open_ids)
     return {"workflowId": cancelled.workflow_id, "runId": cancelled.run_id, "cancelRequested": True}
+
+
+async def observed_runs(home: Home, limit: int = 20) -> tuple[list[dict[str, Any]], bool]:
+    """``discovery_runs`` after the open ones among them were described by their exact run
+    id (the reconciler's probe, not the worker's last beat): one Temporal reports closed
+    shows its real outcome, one it cannot find ``reconciled_not_found``. Also whether
+    they were checked; without a Temporal server the stored statuses are shown as they
+    are (False)."""
+    runs = discovery_runs(home, limit)
+    shown = [(r["workflowId"], r["runId"]) for r in runs if r["status"] in _OPEN and r["runId"]]
+    if not shown:
+        return runs, True
+    try:
+        client = await runtime.client_for(home)
+    except UnavailableError:
+        return runs, False
+    ctx = StageContext(home=home, store=Store.open(home))
+    if not await reconcile.observe_now(client, ctx, shown):
+        return runs, False
+    return discovery_runs(home, limit), True

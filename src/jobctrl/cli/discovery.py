@@ -95,8 +95,15 @@ def _discovery_snapshot() -> Callable[[], Snapshot | None]:
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
 @handle_errors
 def runs(as_json: bool) -> None:
-    """List recent discovery runs with their progress and counts."""
-    rows = queries.discovery_runs(home())
+    """List recent discovery runs with their progress and counts. A run the store holds
+    as running is first checked with Temporal (it may have ended since the worker's last
+    beat)."""
+    rows, checked = asyncio.run(app_discovery.observed_runs(home()))
+    if not checked:
+        click.echo(
+            "note: no Temporal server answered; open runs are shown as last recorded",
+            err=True,
+        )
     if as_json:
         echo_json(rows)
         return

@@ -30,6 +30,7 @@ import asyncio
 import logging
 import time
 from collections import Counter
+from collections.abc import Collection
 from datetime import datetime, timedelta
 
 from temporalio.client import Client, WorkflowExecutionStatus
@@ -102,17 +103,24 @@ async def probe_open_runs(
     probes: int,
     *,
     listed: set[tuple[str, str]] | None = None,
+    only: Collection[tuple[str, str]] | None = None,
 ) -> dict[str, int]:
     """Describe up to ``probes`` open executions (least recently probed first) and record
     each answer that differs from the store. ``listed`` (the executions Temporal lists as
     running on the queue) only orders the work: an open run missing from it has probably
-    closed and goes ``SUSPECT_HEAD_START`` seconds ahead; the describe decides."""
+    closed and goes ``SUSPECT_HEAD_START`` seconds ahead; the describe decides. ``only``
+    (workflow id, run id) limits the pass to those runs (what a command is about to
+    show)."""
     store = ctx.store
     runs = await asyncio.to_thread(workflow_runs.open_executions, store)
     runs = [r for r in runs if r.run_id]  # an empty run id names no exact execution
-    keep = {(store.url, r.workflow_id, r.run_id) for r in runs}
-    for key in [k for k in _probed if k[0] == store.url and k not in keep]:
-        del _probed[key]  # settled: no longer probed
+    if only is not None:
+        wanted = set(only)
+        runs = [r for r in runs if (r.workflow_id, r.run_id) in wanted]
+    else:
+        keep = {(store.url, r.workflow_id, r.run_id) for r in runs}
+        for key in [k for k in _probed if k[0] == store.url and k not in keep]:
+            del _probed[key]  # settled: no longer probed
 
     def due(run: workflow_runs.OpenExecution) -> float:
         last = _probed.get((store.url, run.workflow_id, run.run_id), 0.0)
@@ -173,6 +181,16 @@ async def probe_open_runs(
             said = ", ".join(f"{n} {what}" for what, n in sorted(verdicts.items()))
             log.warning("reconciled %d run(s) with Temporal: %s", sum(verdicts.values()), said)
     return counts
+
+
+async def observe_now(client: Client, ctx: StageContext, runs: Collection[tuple[str, str]]) -> bool:
+    """Describe these open runs now (a command is about to show them) and record what
+    differs; False when the server did not answer (nothing was changed then)."""
+    try:
+        await probe_open_runs(client, ctx, len(runs), only=runs)
+    except RPCError:
+        return False
+    return True
 
 
 def _adoptable(run: starts.ObservedRun) -> tuple[str, str | None] | None:
