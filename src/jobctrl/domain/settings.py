@@ -1,0 +1,264 @@
+"""Every runtime setting (``jobctrl settings get|set``), declared once: its key, default,
+parser for the CLI's string form and a one-line description; unknown keys and bad values
+are refused with a clear message. Stored and read by ``store.settings``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from jobctrl.domain.errors import UNKNOWN_SETTING, ConfigError
+from jobctrl.domain.mail import check_security_for_host, env_var_name, smtp_host, smtp_security
+from jobctrl.domain.setting_parsers import (
+    boolean,
+    cron,
+    float_at_least,
+    float_between,
+    host_list,
+    int_between,
+    lane_limits,
+    optional_address,
+    text,
+)
+
+
+@dataclass(frozen=True)
+class SettingSpec:
+    key: str
+    default: Any
+    parse: Callable[[str], Any]
+    help: str
+
+
+SPECS: dict[str, SettingSpec] = {
+    s.key: s
+    for s in (
+        SettingSpec(
+            "daily_budget_usd",
+            25.0,
+            float_at_least(0),
+            "Estimated USD the LLM lanes may spend per UTC day (0 = unlimited).",
+        ),
+        SettingSpec(
+            "lane_token_limits",
+            {},
+            lane_limits,
+            "Per-lane daily input+output token ceilings, e.g. score=200000 (0 = unlimited).",
+        ),
+        SettingSpec(
+            "min_fit_score",
+            50,
+            int_between(0, 100),
+            "Jobs scoring below this skip the later stages (MIN_SCORE).",
+        ),
+        SettingSpec(
+            "fetch.allow_hosts",
+            [],
+            host_list,
+            "Private hosts (names or addresses) that fetches may reach, e.g. an intranet.",
+        ),
+        SettingSpec(
+            "fetch.min_host_interval_seconds",
+            1.0,
+            float_at_least(0),
+            "Least time between two requests to the same host.",
+        ),
+        SettingSpec(
+            "fetch.max_bytes",
+            5_000_000,
+            int_between(10_000, 100_000_000),
+            "Largest decoded page Enrich reads, in bytes.",
+        ),
+        SettingSpec(
+            "fetch.timeout_seconds",
+            20.0,
+            float_at_least(0.1),
+            "Total time one page fetch may take, redirects included.",
+        ),
+        SettingSpec(
+            "fetch.respect_robots",
+            True,
+            boolean,
+            "Honour robots.txt (turn off only for hosts you own).",
+        ),
+        SettingSpec(
+            "retry.max_attempts",
+            3,
+            int_between(1, 10),
+            "Attempts a stage gets for transient errors (timeouts, 5xx, 429).",
+        ),
+        SettingSpec(
+            "retry.initial_interval_seconds",
+            5.0,
+            float_at_least(0.01),
+            "Delay before the first retry of a transient error (doubles each time).",
+        ),
+        SettingSpec(
+            "worker.heartbeat_timeout_seconds",
+            30.0,
+            float_at_least(0.5),
+            "How long a silent activity may go before another worker takes it over.",
+        ),
+        SettingSpec(
+            "budget.strict",
+            True,
+            boolean,
+            "Reserve each call's worst-case cost before sending it, so spend plus open "
+            "reservations never exceeds the daily budget.",
+        ),
+        SettingSpec(
+            "budget.reservation_ttl_seconds",
+            900.0,
+            float_at_least(1),
+            "After this long an unsettled reservation (its worker died mid-call) is shown as "
+            "assumed spend; it counts against the budget either way, until its day ends.",
+        ),
+        SettingSpec(
+            "llm.rate_limit_max_wait_seconds",
+            300.0,
+            # A stage attempt may run 10 minutes; its request itself may take 2 of them.
+            float_between(0, 420),
+            "How long one stage attempt waits for a rate-limited provider (its Retry-After "
+            "and pace) before the attempt fails; 0: a 429 fails the attempt at once.",
+        ),
+        SettingSpec(
+            "preparation.materials",
+            True,
+            boolean,
+            "After Score, write the tailored resume, cover letter and PDFs for jobs at or "
+            "above min_fit_score (applies to preparations started later).",
+        ),
+        SettingSpec(
+            "discovery.schedule_enabled",
+            False,
+            boolean,
+            "Run discovery on a schedule (takes effect at the worker's next heartbeat).",
+        ),
+        SettingSpec(
+            "discovery.schedule_cron",
+            "0 7 * * *",
+            cron,
+            "When scheduled discovery runs: a five-field cron expression (UTC).",
+        ),
+        SettingSpec(
+            "discovery.prepare_jobs",
+            True,
+            boolean,
+            "Start each newly discovered job's preparation at once (score as you discover).",
+        ),
+        SettingSpec(
+            "worker.heartbeat_seconds",
+            15.0,
+            float_at_least(0.2),
+            "How often the worker reconciles the schedule and runs availability checks.",
+        ),
+        SettingSpec(
+            "providers.offline.latency_ms",
+            0,
+            int_between(0, 600_000),
+            "Simulated latency of the offline provider (for benchmarks and crash drills).",
+        ),
+        SettingSpec(
+            "availability.enabled",
+            True,
+            boolean,
+            "Recheck saved postings on a schedule (24 h active, 7 d closed, backoff on errors).",
+        ),
+        SettingSpec(
+            "availability.batch_size",
+            25,
+            int_between(1, 500),
+            "Most saved postings one availability sweep checks.",
+        ),
+        # -- running itself (issue 13)
+        SettingSpec(
+            "recovery.enabled",
+            True,
+            boolean,
+            "Retry failed stages that can succeed later (timeouts, 5xx, interrupted workers) "
+            "on the heartbeat, with backoff, at most 5 automatic attempts.",
+        ),
+        SettingSpec(
+            "stop_loss.threshold",
+            5,
+            int_between(1, 1000),
+            "Consecutive failures with one code in a lane or source that pause its automation.",
+        ),
+        SettingSpec(
+            "pipeline_internal_concurrency",
+            1,
+            int_between(1, 16),
+            "Stage attempts automatic recovery runs at once, shared by all its batches.",
+        ),
+        # -- applying (issue 12): the person's own SMTP account, and the apply loop
+        SettingSpec("smtp.host", "", text(smtp_host), "Your SMTP server's host name."),
+        SettingSpec("smtp.port", 587, int_between(1, 65535), "Your SMTP server's port."),
+        SettingSpec(
+            "smtp.security",
+            "starttls",
+            text(smtp_security),
+            "starttls (port 587), tls (port 465) or none (a loopback host only).",
+        ),
+        SettingSpec("smtp.username", "", text(str.strip), "The user name to log in with."),
+        SettingSpec(
+            "smtp.password_env",
+            "JOBCTRL_SMTP_PASSWORD",
+            text(env_var_name),
+            "The environment variable holding the SMTP password (never the password).",
+        ),
+        SettingSpec(
+            "smtp.from", "", text(optional_address), "The address applications are sent from."
+        ),
+        SettingSpec(
+            "auto_apply",
+            False,
+            boolean,
+            "Keep the standing apply loop running: it prepares approved jobs' applications "
+            "and never sends or submits on its own.",
+        ),
+        SettingSpec(
+            "apply_approval_required",
+            True,
+            boolean,
+            "The apply loop takes a job only once its materials are all decided and its "
+            "resume approved; false: an approved resume is enough (read at each claim).",
+        ),
+        SettingSpec(
+            "apply_concurrency",
+            1,
+            int_between(1, 8),
+            "Applications the apply loop prepares at once (read at each claim).",
+        ),
+        SettingSpec(
+            "apply_poll_seconds",
+            30.0,
+            float_at_least(0.1),
+            "How long the standing apply loop waits before looking for approved jobs again "
+            "when it found none (read at each poll; at most an hour is used).",
+        ),
+        SettingSpec(
+            "apply_approval_ttl_seconds",
+            900,
+            int_between(1, 900),
+            "How long an email approval stays valid (at most 15 minutes).",
+        ),
+    )
+}
+
+
+def check_combination(values: dict[str, Any]) -> str | None:
+    """Why a set of values (all settings, as they would be) is not allowed together."""
+    return check_security_for_host(
+        str(values.get("smtp.security", "")), str(values.get("smtp.host", ""))
+    )
+
+
+def spec_for(key: str) -> SettingSpec:
+    try:
+        return SPECS[key]
+    except KeyError:
+        known = ", ".join(sorted(SPECS))
+        raise ConfigError(
+            f"unknown setting {key!r}; known settings: {known}", code=UNKNOWN_SETTING
+        ) from None
