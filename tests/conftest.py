@@ -44,7 +44,7 @@ BOTH_STORES = {
     "tests.integration.test_materials_export",
     "tests.integration.test_profile_versions",
     "tests.integration.test_prepare_pipeline",
-    "tests.integration.test_store_postgres",
+    "tests.integration.test_store_concurrency",
 }
 # Tests of SQLite itself, not of jobctrl's behaviour on a store.
 SQLITE_ONLY = {"test_the_database_runs_in_wal_mode"}
