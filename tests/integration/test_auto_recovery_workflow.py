@@ -61,7 +61,7 @@ async def _until(check, timeout: float = 30.0):
 async def test_a_cancelled_cohort_settles_what_it_claimed_and_releases_the_rest(
     store, settings, worker, client, site, ctx, monkeypatch
 ) -> None:
-    monkeypatch.setattr("jobctrl.worker.auto_recovery.CONCURRENCY", 1)
+    settings.set_value("pipeline_internal_concurrency", 1)  # one member at a time
     first = _failed(store, site.add("/slow/1", SLOW))
     second = _failed(store, site.add("/slow/2", SLOW))
     before = _row(store, second)

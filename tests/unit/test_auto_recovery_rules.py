@@ -114,3 +114,36 @@ def test_a_pending_enrich_waits_its_backoff_a_later_pending_stage_its_grace() ->
     assert not rules.pending_due(T0 + timedelta(seconds=119), "enrich", T0, 1)
     assert rules.pending_due(T0 + timedelta(seconds=30), "score", T0, 0)
     assert not rules.pending_due(T0 + timedelta(seconds=29), "tailor", T0, 3)
+
+
+def test_a_cohort_holds_the_smaller_of_its_workers_and_its_unfinished_members() -> None:
+    assert rules.cohort_share(3, 10) == 3
+    assert rules.cohort_share(3, 1) == 1
+    assert rules.cohort_share(3, 0) == 0  # every member finished: it holds nothing
+    assert rules.cohort_share(None, 10) == rules.LEGACY_WORKERS  # saved before the setting
+
+
+def test_a_new_cohort_gets_only_what_the_shared_setting_leaves() -> None:
+    assert rules.remaining_workers(1, []) == 1
+    assert rules.remaining_workers(4, [3]) == 1
+    assert rules.remaining_workers(4, [3, 1]) == 0  # no dispatch this beat
+    assert rules.remaining_workers(2, [2, 2]) == 0  # never negative, never multiplied
+
+
+@pytest.mark.parametrize(
+    ("stage", "status", "vetoed"),
+    [
+        ("tailor", "abandoned", True),
+        ("cover", "abandoned", True),
+        ("score", "abandoned", False),  # Enrich/Score are unchanged
+        ("enrich", "abandoned", False),
+        ("pdf", "abandoned", False),
+        ("tailor", "draft", False),
+        ("tailor", "sent", False),
+        ("tailor", None, False),  # no application yet
+    ],
+)
+def test_only_an_abandoned_application_vetoes_automatic_tailor_and_cover(
+    stage, status, vetoed
+) -> None:
+    assert rules.vetoed(stage, status) is vetoed

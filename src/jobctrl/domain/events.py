@@ -87,6 +87,46 @@ class StageQueued(DomainEvent):
     auto_attempt: int
 
 
+class StageDeclined(DomainEvent):
+    """Automatic recovery skipped ``stage`` (Tailor/Cover) because the person abandoned
+    the job's application: the row ends skipped with no error code, never retried
+    automatically (a MIN_SCORE skip is a StageSkipped). ``workflowId`` is the cohort."""
+
+    type = "StageDeclined"
+    job_id: str
+    stage: str
+    workflow_id: str
+
+
+class StageReservationReleased(DomainEvent):
+    """Before its frozen cohort was started again, a declined member that never started
+    was released (its state and attempts as they were): ``workflowId`` was its
+    reservation, ``reason`` why (``apply_declined``)."""
+
+    type = "StageReservationReleased"
+    job_id: str
+    stage: str
+    workflow_id: str
+    reason: str
+
+
+class EnrichmentFetchRechecked(DomainEvent):
+    """The worker re-resolved an Enrich refused with ``DETAIL_UNSAFE_URL`` (a host name
+    that resolved to a non-public address): ``cause`` is the failure's evidence, ``host``
+    the host name checked (no URL), ``result`` public|non_public|unresolved, ``checks``
+    how many so far, ``nextCheckAt`` when again (None: no more, or resolved). The
+    original StageFailed stays as it was."""
+
+    type = "EnrichmentFetchRechecked"
+    job_id: str
+    error_code: str
+    cause: str
+    host: str
+    result: str
+    checks: int
+    next_check_at: datetime | None = None
+
+
 class StopLossPaused(DomainEvent):
     """``threshold`` jobs in a row failed with ``code`` in one lane or source: its
     automation is paused until the person resumes it."""

@@ -20,6 +20,7 @@ import hashlib
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
+from jobctrl.domain.applications import ApplicationStatus
 from jobctrl.domain.errors import (
     AUTOMATION_PAUSED,
     BUDGET_EXCEEDED,
@@ -65,7 +66,16 @@ NON_RETRYABLE_CODES = POSTING_REFUSALS | frozenset(
     }
 )
 
+# A person's Apply decline (``jobctrl apply resolve JOB abandoned``) vetoes automatic
+# Tailor/Cover for that job: never selected, and a member claimed anyway ends skipped (no
+# error code, not retried). Explicit foreground generation and Enrich/Score are unchanged.
+DECLINE_VETOED_STAGES: tuple[str, ...] = (Stage.TAILOR, Stage.COVER)
+DECLINED_APPLICATION = ApplicationStatus.ABANDONED
+APPLY_DECLINED = "apply_declined"  # why a declined member's reservation was released
+
 COHORT_SIZE = 25  # jobs in one recovery execution, at most
+# The worker count of a cohort saved before it was saved with one (its input said 2).
+LEGACY_WORKERS = 2
 MAX_AUTO_ATTEMPTS = 5  # whatever the stage's own limit
 BACKOFF_BASE_SECONDS = 60.0  # the first automatic retry waits this long
 BACKOFF_CAP_SECONDS = 1800.0
@@ -145,3 +155,20 @@ def cohort_workflow_id(
     body = "|".join(f"{job}:{attempts}:{auto}" for job, attempts, auto in sorted(members))
     digest = hashlib.sha256(f"{stage}|{body}|{reserved_at.isoformat()}".encode()).hexdigest()
     return f"{WORKFLOW_PREFIX}-{stage}-{digest[:24]}"
+
+
+def vetoed(stage: str, application_status: str | None) -> bool:
+    """Automatic ``stage`` is refused for a job whose application is in this status."""
+    return stage in DECLINE_VETOED_STAGES and application_status == DECLINED_APPLICATION
+
+
+def cohort_share(workers: int | None, unfinished: int) -> int:
+    """The part of ``pipeline_internal_concurrency`` an open cohort holds: the smaller of
+    its immutable worker count and its members not finished yet."""
+    return max(0, min(LEGACY_WORKERS if workers is None else int(workers), int(unfinished)))
+
+
+def remaining_workers(concurrency: int, shares: Iterable[int]) -> int:
+    """What the setting leaves for a new cohort once the open ones took their shares
+    (0: no dispatch this beat): the setting is shared, never multiplied per batch."""
+    return max(0, int(concurrency) - sum(shares))

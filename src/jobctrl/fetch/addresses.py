@@ -19,7 +19,8 @@ from typing import Any
 
 import httpcore
 
-from jobctrl.domain.errors import DETAIL_UNSAFE_URL, ENRICH_UNREACHABLE, StageError
+from jobctrl.domain.errors import ENRICH_UNREACHABLE, StageError
+from jobctrl.domain.public_fetch import DNS_NON_PUBLIC, LITERAL_NON_PUBLIC, UnsafeAddressError
 
 Resolver = Callable[[str, int], list[str]]
 Connector = Callable[[str, int, float | None], httpcore.NetworkStream]
@@ -150,7 +151,7 @@ class AddressGuard:
             and not self.is_allowed(host)
             and not is_public_address(str(literal))
         ):
-            raise _unsafe(host)
+            raise _unsafe(host, LITERAL_NON_PUBLIC)
 
     def addresses(self, host: str, port: int) -> list[str]:
         """The checked addresses to connect to for ``host``; raises StageError otherwise."""
@@ -165,12 +166,14 @@ class AddressGuard:
         if not found:
             raise StageError(ENRICH_UNREACHABLE, f"could not resolve {host}", retryable=True)
         if not self.is_allowed(host) and not all(is_public_address(ip) for ip in found):
-            raise _unsafe(host)
+            raise _unsafe(host, DNS_NON_PUBLIC)
         return found
 
 
-def _unsafe(host: str) -> StageError:
-    return StageError(DETAIL_UNSAFE_URL, f"{host} is not a public address", retryable=False)
+def _unsafe(host: str, reason: str) -> StageError:
+    """``DETAIL_UNSAFE_URL`` with its evidence: a name that resolved to a non-public
+    address (the public-fetch recheck may try it again later) or a non-public literal."""
+    return UnsafeAddressError(host, reason)
 
 
 class GuardedNetworkBackend(httpcore.NetworkBackend):

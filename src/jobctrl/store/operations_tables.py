@@ -23,7 +23,29 @@ recovery_cohorts = Table(
     Column("run_id", String(64)),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    # Members it runs at once: its share of pipeline_internal_concurrency, frozen with it
+    # (the input it is started with, again and again); NULL before migration 0020 (2).
+    Column("workers", Integer),
     Index("ix_recovery_cohorts_state", "state", "created_at"),
+)
+
+# The public-fetch recheck (store/public_fetch.py): the typed evidence of an Enrich
+# refused because a host name resolved to a non-public address (one row per job: its
+# latest such failure, by run and attempt), and its checks. Migration 0020.
+public_fetch_rechecks = Table(
+    "public_fetch_rechecks",
+    metadata,
+    Column("job_id", String(32), primary_key=True),
+    Column("run_id", String(64), nullable=False),  # the failed attempt's run and number
+    Column("attempt", Integer, nullable=False),
+    Column("cause", String(32), nullable=False),  # domain.public_fetch: dns_non_public
+    Column("host", String(255), nullable=False),  # the failed request's host name
+    Column("checks", Integer, nullable=False),
+    Column("next_check_at", DateTime(timezone=True)),  # NULL: no more checks
+    Column("result", String(16)),  # the last check's: public | non_public | unresolved
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Index("ix_public_fetch_rechecks_due", "next_check_at"),
 )
 
 # What each worker process reports on its heartbeat (store/runtime.py): runtime facts that

@@ -386,6 +386,7 @@ HANDLERS: dict[type[DomainEvent], Callable[[_Fold, AppendedEvent], None]] = {
     ev.StageSucceeded: _job_event(_stage_state(StageState.SUCCEEDED)),
     ev.StageFailed: _job_event(_stage_state(StageState.FAILED)),
     ev.StageSkipped: _job_event(_stage_state(StageState.SKIPPED)),
+    ev.StageDeclined: _job_event(_stage_state(StageState.SKIPPED)),  # no code: a decline
     ev.StageReset: _job_event(_stage_state(StageState.PENDING)),
     ev.JobEnriched: _job_event(_enriched),
     ev.JobScored: _job_event(_scored),

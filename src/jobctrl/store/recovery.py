@@ -32,7 +32,7 @@ from jobctrl.domain.events import (
 )
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.domain.stages import NOT_ASKED_FOR, STAGE_ORDER, Stage, StageState
-from jobctrl.store import run_verdicts, schema, workflow_runs
+from jobctrl.store import recovery_admission, run_verdicts, schema, workflow_runs
 from jobctrl.store.operations_tables import recovery_cohorts
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
@@ -54,6 +54,7 @@ class Cohort:
     job_ids: tuple[str, ...]
     state: str
     run_id: str | None = None
+    workers: int | None = None  # members at once (None: saved before 0020, 2)
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,7 @@ def _candidates(
             S.c.job_id.not_in(intents),
             not_(busy),
             not_(unfinished_before),
+            not_(recovery_admission.vetoed_rows()),  # a person's Apply decline
         )
         .order_by(since, S.c.job_id)
         .limit(limit)
@@ -193,6 +195,7 @@ def reserve_cohort(
     grace: float = rules.PENDING_GRACE_SECONDS,
     size: int = rules.COHORT_SIZE,
     among: Collection[str] | None = None,
+    workers: int | None = None,
     clock: Clock | None = None,
 ) -> Cohort | None:
     """Reserve the next cohort in one write transaction: the stage (one of ``stages``: the
@@ -201,7 +204,8 @@ def reserve_cohort(
 
     ``among`` (the jobs an ``eligible`` read chose) narrows the read made under the write
     lock to those rows: every rule is checked again, and the lock is held for 25 rows,
-    not for a scan of the store."""
+    not for a scan of the store. ``workers`` (the parallelism left to it) is saved with
+    the cohort, at most its size: the input it is started with, every time."""
     with store.write(clock=clock) as tx:
         now = tx.now
         found = [
@@ -241,6 +245,7 @@ def reserve_cohort(
                 key=f"stage-queued:{c.job_id}:{stage}:{workflow_id}",
             )
         job_ids = tuple(c.job_id for c in chosen)
+        saved = None if workers is None else max(1, min(int(workers), len(job_ids)))
         tx.conn.execute(
             RC.insert().values(
                 workflow_id=workflow_id,
@@ -248,16 +253,22 @@ def reserve_cohort(
                 job_ids=list(job_ids),
                 state=RESERVED,
                 run_id=None,
+                workers=saved,
                 created_at=now,
                 updated_at=now,
             )
         )
-    return Cohort(workflow_id, stage, job_ids, RESERVED)
+    return Cohort(workflow_id, stage, job_ids, RESERVED, workers=saved)
 
 
 def _cohort(row: Any) -> Cohort:
     return Cohort(
-        row["workflow_id"], row["stage"], tuple(row["job_ids"]), row["state"], row["run_id"]
+        row["workflow_id"],
+        row["stage"],
+        tuple(row["job_ids"]),
+        row["state"],
+        row["run_id"],
+        row["workers"],
     )
 
 
@@ -373,6 +384,7 @@ def retry_demand(
                 or_(S.c.error_code.is_(None), S.c.error_code.not_in(rules.NON_RETRYABLE_CODES)),
                 S.c.auto_attempts < rules.max_auto_attempts(stage_limit),
                 or_(jobs.c.availability.is_(None), jobs.c.availability != Availability.UNAVAILABLE),
+                not_(recovery_admission.vetoed_rows()),
             )
         ).all()
     due = sum(

@@ -34,9 +34,10 @@ from jobctrl.domain.events import (
     StageStarted,
     StageSucceeded,
 )
+from jobctrl.domain.public_fetch import UnsafeAddressError
 from jobctrl.domain.recovery import retryable_code
 from jobctrl.domain.stages import STAGE_ORDER, StageState
-from jobctrl.store import closed_runs, schema
+from jobctrl.store import closed_runs, public_fetch, recovery_admission, schema
 from jobctrl.store.db import upsert
 from jobctrl.store.operations_tables import recovery_cohorts
 from jobctrl.store.store import Store, WriteTx
@@ -129,6 +130,10 @@ def claim_stage(
         state = StageState(row["state"])
         if state in (StageState.SUCCEEDED, StageState.SKIPPED):
             return Claim(attempt=row["attempts"], already=state)
+        if cohort is not None and recovery_admission.declined(tx.conn, job_id, stage):
+            # The person abandoned the job's application: no automatic Tailor/Cover.
+            recovery_admission.decline_stage(tx, job_id, stage, cohort)
+            return Claim(attempt=row["attempts"], already=StageState.SKIPPED)
         auto_attempts = row["auto_attempts"] + (1 if cohort is not None else 0)
         if posting_closed_in(tx.conn, job_id):  # not prepared any further
             skip_stage(tx, job_id, stage, POSTING_UNAVAILABLE)
@@ -232,6 +237,10 @@ def fail_stage(
             ),
             key=f"stage-failed:{job_id}:{stage}:{run_id}:{attempt}",
         )
+        if isinstance(error, UnsafeAddressError):  # its typed evidence, for the recheck
+            public_fetch.record_refusal(
+                tx, job_id, stage, run_id, attempt, error.reason, error.host
+            )
         if also is not None:
             also(tx)
 

@@ -4,12 +4,18 @@ Each beat:
 
 1. Open cohorts first. A cohort saved ``reserved`` but not known to be started (the
    worker died between the reservation and the start, or the start's answer was lost) is
-   started again under its saved id: ``USE_EXISTING``/``REJECT_DUPLICATE`` join the
-   execution if there is one, never a second. A ``started`` cohort whose exact execution
-   Temporal describes as closed without its finish is settled (its unclaimed members
-   released); one Temporal cannot find keeps its rows (missing history is no proof).
-2. At most one new cohort: the stage of the oldest eligible row whose lane may run now
-   (not paused by stop-loss; Score/Tailor/Cover only when the spend preflight passes), at
+   started again under its saved id and its saved worker count: ``USE_EXISTING``/
+   ``REJECT_DUPLICATE`` join the execution if there is one, never a second. Before that,
+   its Tailor/Cover members whose application the person abandoned since are released
+   (``store.recovery_admission.release_declined``); a cohort left with none is closed.
+   A ``started`` cohort whose exact execution Temporal describes as closed without its
+   finish is settled (its unclaimed members released); one Temporal cannot find keeps
+   its rows (missing history is no proof).
+2. At most one new cohort, and only while ``pipeline_internal_concurrency`` has room:
+   every open cohort holds the smaller of its worker count and its unfinished members,
+   and the new one gets what is left as its worker count (saved with it, never
+   rewritten). It takes the stage of the oldest eligible row whose lane may run now (not
+   paused by stop-loss; Score/Tailor/Cover only when the spend preflight passes), at
    most 25 of that stage's eligible jobs, reserved in one transaction
    (``store.recovery.reserve_cohort``), then started.
 
@@ -32,7 +38,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from jobctrl.domain import recovery as rules
 from jobctrl.domain.errors import BudgetExceededError
 from jobctrl.stages.context import StageContext
-from jobctrl.store import recovery, stop_loss
+from jobctrl.store import recovery, recovery_admission, stop_loss
 from jobctrl.workflows import starts
 from jobctrl.workflows.models import RecoveryInput
 
@@ -43,8 +49,6 @@ PENDING_GRACE_ENV = "JOBCTRL_RECOVERY_PENDING_GRACE_SECONDS"
 # Fault injection for the restart test: exit right after a cohort's reservation commits.
 CRASH_AFTER_RESERVE = "JOBCTRL_FAULT_EXIT_AFTER_RECOVERY_RESERVE"
 LANE = "lane"  # stop-loss kind of the stage lanes
-MAX_OPEN_COHORTS = 2  # executions recovery keeps at once (each runs a few members at once)
-CONCURRENCY = 2  # members of one cohort at once
 
 
 def backoff_base() -> float:
@@ -59,8 +63,10 @@ async def recover_preparations(client: Client, ctx: StageContext, values: dict[s
     """Dispatch at most one frozen cohort of retryable stage rows; returns its size."""
     if not values["recovery.enabled"]:
         return 0
-    open_now = await _tend_open_cohorts(client, ctx, values)
-    if open_now >= MAX_OPEN_COHORTS:
+    await _tend_open_cohorts(client, ctx, values)
+    in_use = await asyncio.to_thread(recovery_admission.in_use, ctx.store)
+    workers = rules.remaining_workers(int(values["pipeline_internal_concurrency"]), [in_use])
+    if workers <= 0:  # the open cohorts hold all of it: no dispatch this beat
         return 0
     stage_limit = int(values["retry.max_attempts"])
     found = await asyncio.to_thread(
@@ -92,6 +98,7 @@ async def recover_preparations(client: Client, ctx: StageContext, values: dict[s
         among=among,
         base=backoff_base(),
         grace=pending_grace(),
+        workers=workers,
         clock=ctx.clock,
     )
     if cohort is None:
@@ -131,9 +138,28 @@ async def _start(
         retry=starts.retry_settings(values),
         profile_version=defaults.profile_version,
         materials=defaults.materials,
-        concurrency=CONCURRENCY,
+        concurrency=rules.LEGACY_WORKERS if cohort.workers is None else cohort.workers,
     )
     return await starts.start_recovery(client, ctx.store, cohort.workflow_id, inp, clock=ctx.clock)
+
+
+async def _release_declined(ctx: StageContext, cohort: recovery.Cohort) -> bool:
+    """Release the declined members of a reserved cohort before it is started again; a
+    cohort left holding nothing is closed (it must not block other work). False then."""
+    released, held = await asyncio.to_thread(
+        recovery_admission.release_declined, ctx.store, cohort.workflow_id, clock=ctx.clock
+    )
+    if released:
+        log.info(
+            "automatic recovery: released %d declined member(s) of %s",
+            len(released),
+            cohort.workflow_id,
+        )
+    if held:
+        return True
+    await asyncio.to_thread(recovery.close_cohort, ctx.store, cohort.workflow_id, clock=ctx.clock)
+    log.info("automatic recovery: %s holds no member any more; closed", cohort.workflow_id)
+    return False
 
 
 # A started cohort whose exact run Temporal cannot find (its history lost: the dev
@@ -162,6 +188,8 @@ async def _tend_open_cohorts(client: Client, ctx: StageContext, values: dict[str
     still_open = 0
     for cohort in await asyncio.to_thread(recovery.open_cohorts, ctx.store):
         if cohort.state == recovery.RESERVED:
+            if not await _release_declined(ctx, cohort):
+                continue
             started = await _start(client, ctx, cohort, values)
             log.warning(
                 "automatic recovery: started reserved cohort %s again (%s)",

@@ -20,6 +20,9 @@ line with desired state, so a settings change takes effect without a restart.
 - Budget recovery: jobs stopped by a spent budget resume after the UTC day rolls over.
 - Automatic recovery: retryable failed stages are dispatched again in frozen cohorts,
   one per beat, with backoff and a cap (``worker.auto_recovery``).
+- Public-fetch recheck: an Enrich refused because its host resolved to a non-public
+  address is resolved again, and returned to pending once it is public
+  (``worker.public_fetch_recovery``).
 - config.yaml: while it cannot be read, a notice (once, not per job or beat); once it
   can be, the stages that stopped for it resume.
 
@@ -47,6 +50,7 @@ from jobctrl.store.settings import spec_for
 from jobctrl.worker.apply_loop import reconcile_apply_loop
 from jobctrl.worker.auto_recovery import recover_preparations
 from jobctrl.worker.inventory import RuntimeInventory
+from jobctrl.worker.public_fetch_recovery import recheck_public_fetch
 from jobctrl.worker.reconcile import reconcile_runs
 from jobctrl.worker.recovery import (
     resume_budget_stopped,
@@ -100,6 +104,7 @@ class WorkerHeartbeat:
             ),
             ("resuming budget-stopped jobs", lambda: resume_budget_stopped(self.client, self.ctx)),
             ("resuming config-stopped jobs", self._resume_config_stopped),
+            ("public-fetch recheck", lambda: recheck_public_fetch(self.ctx, values)),
             ("automatic recovery", lambda: recover_preparations(self.client, self.ctx, values)),
         ]
         for duty, run in duties:

@@ -209,7 +209,10 @@ class RecoveryInput:
     retry: RetrySettings = RetrySettings()  # its heartbeat timeout; attempts stay 1
     profile_version: int | None = None
     materials: bool = True
-    concurrency: int = 2  # members run at once
+    # Members run at once: the worker count the heartbeat gave it from what
+    # ``pipeline_internal_concurrency`` left; frozen with the cohort, never rewritten (2:
+    # the default of inputs recorded before the setting).
+    concurrency: int = 2
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@ frozen cohort of at most 25 jobs, started by the worker's heartbeat (automatic r
 
 It binds the cohort to its run first, so the members' claims are recognised, then runs
 the stage's normal activity (the same ``enrich``/``score``/``tailor``/``cover``/
-``render_pdf`` a preparation runs) for each member, a few at a time, each with ONE
+``render_pdf`` a preparation runs) for each member, at most ``concurrency`` at a time
+(its immutable share of ``pipeline_internal_concurrency``, frozen in its input), each with ONE
 Temporal attempt: the job's durable state and the next heartbeats own any later attempt
 (with backoff and a cap). A member whose reservation a person's cancel, retry or reset
 took back is skipped (its claim answers ``OWNERSHIP_LOST``); one member's failure leaves
@@ -44,7 +45,7 @@ STAGE_ACTIVITIES = {
 }
 BOOKKEEPING_TIMEOUT = timedelta(seconds=60)
 ONE_ATTEMPT = RetryPolicy(maximum_attempts=1)
-MAX_CONCURRENCY = 4
+MAX_CONCURRENCY = 16  # pipeline_internal_concurrency's bound (inputs before it said 2)
 
 
 @workflow.defn(name="PreparationRecoveryWorkflow")

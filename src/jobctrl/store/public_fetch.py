@@ -1,0 +1,250 @@
+"""The public-fetch recheck in the store: the typed evidence an Enrich refusal leaves
+(``public_fetch_rechecks``), the failures due for a check, and the one write
+transaction that records a check and, when the condition resolved, returns the stage
+to pending. The rules are in ``domain/public_fetch.py``.
+
+A candidate is the job's CURRENT Enrich failure: the row failed non-retryable with
+``DETAIL_UNSAFE_URL`` under exactly the run and attempt the evidence names, and the
+job's latest Enrich StageFailed is that same failure; nothing owns or reserves the row;
+the job is there and its posting not closed; its automatic attempts are not used up.
+Each check's transaction verifies all of that again before it writes anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import urlsplit
+
+from sqlalchemy import Connection, or_, select, update
+
+from jobctrl.domain import public_fetch as rules
+from jobctrl.domain.availability import Availability
+from jobctrl.domain.clock import Clock, as_utc
+from jobctrl.domain.errors import DETAIL_UNSAFE_URL
+from jobctrl.domain.events import EnrichmentFetchRechecked, StageReset
+from jobctrl.domain.recovery import max_auto_attempts
+from jobctrl.domain.stages import Stage, StageState
+from jobctrl.store import schema
+from jobctrl.store.db import upsert
+from jobctrl.store.operations_tables import public_fetch_rechecks
+from jobctrl.store.store import Store, WriteTx
+
+S = schema.job_stage_states
+R = public_fetch_rechecks
+E = schema.job_events
+
+
+@dataclass(frozen=True)
+class Candidate:
+    job_id: str
+    run_id: str  # the failed attempt's run and number
+    attempt: int
+    cause: str
+    host: str  # the failed request's host
+    posting_host: str  # the posting URL's host (the same, unless a redirect failed)
+    checks: int
+    due: datetime
+
+
+def record_refusal(
+    tx: WriteTx, job_id: str, stage: str, run_id: str, attempt: int, cause: str, host: str
+) -> None:
+    """Keep the evidence of an Enrich refusal, in the failing transaction: one row per
+    job (its latest refusal), no check made yet. Other stages and causes keep none."""
+    if stage != Stage.ENRICH or cause not in rules.RECHECKABLE:
+        return
+    values = {
+        "run_id": run_id,
+        "attempt": attempt,
+        "cause": cause,
+        "host": host.strip("[]").lower()[:255],
+        "checks": 0,
+        "next_check_at": None,
+        "result": None,
+        "created_at": tx.now,
+        "updated_at": tx.now,
+    }
+    upsert(tx.conn, R, {"job_id": job_id, **values}, keys=["job_id"], update=list(values))
+
+
+def _current(conn: Connection, job_id: str, run_id: str, attempt: int, stage_limit: int) -> bool:
+    """The failure is still the job's current, unowned, not exhausted Enrich failure."""
+    jobs = schema.jobs
+    row = (
+        conn.execute(
+            select(
+                S.c.state,
+                S.c.error_code,
+                S.c.retryable,
+                S.c.owner_run_id,
+                S.c.attempts,
+                S.c.reserved_by,
+                S.c.auto_attempts,
+                jobs.c.availability,
+            )
+            .join(jobs, jobs.c.id == S.c.job_id)
+            .where(S.c.job_id == job_id, S.c.stage == Stage.ENRICH.value)
+        )
+        .mappings()
+        .first()
+    )
+    if row is None:  # the job is gone
+        return False
+    if (
+        row["state"] != StageState.FAILED.value
+        or row["error_code"] != DETAIL_UNSAFE_URL
+        or row["retryable"]
+        or row["owner_run_id"] != run_id
+        or row["attempts"] != attempt
+        or row["reserved_by"] is not None
+        or row["availability"] == Availability.UNAVAILABLE
+        or row["auto_attempts"] >= max_auto_attempts(stage_limit)
+    ):
+        return False
+    return _latest_failure(conn, job_id) == (run_id, attempt)
+
+
+def _latest_failure(conn: Connection, job_id: str) -> tuple[str, int] | None:
+    """(run id, attempt) of the job's latest Enrich StageFailed event."""
+    rows = conn.execute(
+        select(E.c.payload)
+        .where(E.c.job_id == job_id, E.c.type == "StageFailed")
+        .order_by(E.c.seq.desc())
+    ).scalars()
+    for payload in rows:
+        if payload.get("stage") == Stage.ENRICH.value:
+            return str(payload.get("runId")), int(payload.get("attempt") or 0)
+    return None
+
+
+def _due_at(checks: int, created: datetime, scheduled: datetime | None, base: float) -> datetime:
+    if checks == 0 or scheduled is None:
+        return as_utc(created) + rules.check_delay(0, base=base)
+    return as_utc(scheduled)
+
+
+def due(
+    store: Store,
+    now: datetime,
+    *,
+    stage_limit: int,
+    base: float = rules.FIRST_CHECK_SECONDS,
+    limit: int = rules.CANDIDATES_PER_PASS,
+) -> list[Candidate]:
+    """At most ``limit`` failures due for a check now, the longest waiting first."""
+    jobs = schema.jobs
+    found: list[Candidate] = []
+    with store.read() as conn:
+        rows = conn.execute(
+            select(R, jobs.c.url)
+            .join(jobs, jobs.c.id == R.c.job_id)
+            .join(S, (S.c.job_id == R.c.job_id) & (S.c.stage == Stage.ENRICH.value))
+            .where(
+                R.c.cause.in_(rules.RECHECKABLE),
+                R.c.checks < rules.MAX_CHECKS,
+                or_(R.c.result.is_(None), R.c.result != rules.CheckResult.PUBLIC.value),
+                S.c.state == StageState.FAILED.value,
+                S.c.error_code == DETAIL_UNSAFE_URL,
+                S.c.owner_run_id == R.c.run_id,
+                S.c.attempts == R.c.attempt,
+            )
+            .order_by(R.c.updated_at)
+        ).mappings()
+        for r in rows:
+            when = _due_at(r["checks"], r["created_at"], r["next_check_at"], base)
+            if when > now:
+                continue
+            if not _current(conn, r["job_id"], r["run_id"], r["attempt"], stage_limit):
+                continue
+            found.append(
+                Candidate(
+                    job_id=r["job_id"],
+                    run_id=r["run_id"],
+                    attempt=int(r["attempt"]),
+                    cause=r["cause"],
+                    host=r["host"],
+                    posting_host=(urlsplit(r["url"]).hostname or "").lower(),
+                    checks=int(r["checks"]),
+                    due=when,
+                )
+            )
+    found.sort(key=lambda c: c.due)
+    return found[:limit]
+
+
+def settle_check(
+    store: Store,
+    candidate: Candidate,
+    result: rules.CheckResult,
+    *,
+    stage_limit: int,
+    base: float = rules.FIRST_CHECK_SECONDS,
+    clock: Clock | None = None,
+) -> bool | None:
+    """Record one check of ``candidate`` in one write transaction, after checking again
+    that it is still the job's current failure, unowned, its evidence unchanged. When
+    ``result`` is public, the stage returns to pending (attempts kept) with a StageReset
+    ``public_fetch_condition_resolved``. True: reset; False: recorded, still blocked;
+    None: the candidate changed meanwhile, nothing written."""
+    with store.write(clock=clock) as tx:
+        held = tx.conn.execute(
+            select(R.c.checks).where(
+                R.c.job_id == candidate.job_id,
+                R.c.run_id == candidate.run_id,
+                R.c.attempt == candidate.attempt,
+            )
+        ).scalar()
+        if held != candidate.checks or not _current(
+            tx.conn, candidate.job_id, candidate.run_id, candidate.attempt, stage_limit
+        ):
+            return None
+        checks = candidate.checks + 1
+        resolved = result == rules.CheckResult.PUBLIC
+        later = None if resolved else rules.next_check_at(tx.now, checks, base=base)
+        tx.conn.execute(
+            update(R)
+            .where(R.c.job_id == candidate.job_id)
+            .values(checks=checks, result=result.value, next_check_at=later, updated_at=tx.now)
+        )
+        tx.append(
+            EnrichmentFetchRechecked(
+                job_id=candidate.job_id,
+                error_code=DETAIL_UNSAFE_URL,
+                cause=candidate.cause,
+                host=candidate.host,
+                result=result.value,
+                checks=checks,
+                next_check_at=later,
+            ),
+            key=f"fetch-rechecked:{candidate.job_id}:{candidate.run_id}:{candidate.attempt}:{checks}",
+        )
+        if not resolved:
+            return False
+        tx.conn.execute(
+            update(S)
+            .where(S.c.job_id == candidate.job_id, S.c.stage == Stage.ENRICH.value)
+            .values(
+                state=StageState.PENDING.value,
+                error_code=None,
+                error_message=None,
+                retryable=None,
+                next_attempt_at=None,
+                updated_at=tx.now,
+            )
+        )
+        tx.append(
+            StageReset(
+                job_id=candidate.job_id, stage=Stage.ENRICH.value, reason=rules.RESET_REASON
+            ),
+            key=f"stage-reset:{candidate.job_id}:enrich:{rules.RESET_REASON}:{candidate.run_id}:"
+            f"{candidate.attempt}",
+        )
+    return True
+
+
+def evidence(store: Store, job_id: str) -> dict[str, object] | None:
+    """The job's recorded refusal evidence and its checks (None: none recorded)."""
+    with store.read() as conn:
+        row = conn.execute(select(R).where(R.c.job_id == job_id)).mappings().first()
+    return dict(row) if row else None
