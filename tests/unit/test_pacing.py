@@ -225,3 +225,13 @@ def test_the_endpoint_names_a_digest_of_the_key_never_the_key() -> None:
     assert key not in one and "secret" not in one
     assert one != endpoint_id("openai", "http://127.0.0.1:9/v1", key + "2")
     assert one == endpoint_id("openai", "http://127.0.0.1:9/v1", key)
+
+
+def test_a_start_counts_from_the_moment_its_request_is_sent() -> None:
+    clock = Clock()
+    pacer = Pacer(clock)
+    ticket = pacer.acquire(never, clock.now)
+    ticket.observe(200, {"x-ratelimit-limit-requests": "1"})
+    clock.now += 2  # a loaded machine: the request leaves two seconds after its turn
+    ticket.sent()
+    assert pacer.ready_at(clock.now) == 1002.0 + WINDOW + MARGIN

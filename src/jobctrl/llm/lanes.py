@@ -226,7 +226,7 @@ def _call_remote(
             try:
                 with keep_alive():
                     output, usage = run_structured(
-                        build_model(lane_model, observe=ticket.observe),
+                        build_model(lane_model, observe=ticket.observe, sent=ticket.sent),
                         output_type,
                         system=system,
                         prompt=text,

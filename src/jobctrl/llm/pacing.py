@@ -9,8 +9,10 @@ never the key). Every request to it starts with ``Pacer.acquire``, which returns
   provider-wide hold), not only the one refused;
 - starts are paced to the provider's request limit: at most ``limit`` starts of this worker
   in any ``WINDOW`` (a sliding log, ``MARGIN`` longer to cover the trip to the provider;
-  it keeps within a sliding-window and a token-bucket provider alike). The limit comes
-  from the rate-limit headers when the provider sends them (OpenAI
+  it keeps within a sliding-window and a token-bucket provider alike). A start is logged
+  when its turn is taken and moved to the moment the request is sent (``Ticket.sent``,
+  from the SDK client's request hook): on a loaded machine the two can be a second apart.
+  The limit comes from the rate-limit headers when the provider sends them (OpenAI
   ``x-ratelimit-*-requests``, Anthropic ``anthropic-ratelimit-requests-*``; the SDK
   client's response hook hands them to ``Ticket.observe``), else it is learned from a 429:
   the starts the provider admitted in the window before the refused one, when its
@@ -31,6 +33,7 @@ and stop on a cancel.
 
 from __future__ import annotations
 
+import bisect
 import email.utils
 import hashlib
 import math
@@ -150,6 +153,10 @@ class Ticket:
         self.seen: RateHeaders | None = None
         self.done = False
 
+    def sent(self) -> None:
+        """The request is on its way (the SDK client's request hook)."""
+        self.pacer.sent(self)
+
     def observe(self, status: int, headers: Mapping[str, str]) -> None:
         self.pacer.observe(self, status, read_headers(headers))
 
@@ -224,6 +231,15 @@ class Pacer:
                 if me in self._queue:
                     self._queue.remove(me)
                     self._cond.notify_all()
+
+    def sent(self, ticket: Ticket) -> None:
+        """Log the ticket's start at the moment it is sent (the log stays in order)."""
+        with self._cond:
+            if ticket.done or ticket.started not in self._starts:
+                return
+            self._starts.remove(ticket.started)
+            ticket.started = max(ticket.started, self.clock())
+            bisect.insort(self._starts, ticket.started)
 
     def observe(self, ticket: Ticket, status: int, seen: RateHeaders) -> None:
         """A response's headers: the limit they state replaces any learned one; none left

@@ -104,17 +104,26 @@ def api_key(lane: LaneModel) -> str:
 ObserveResponse = Callable[[int, Mapping[str, str]], None]
 
 
-def build_model(lane: LaneModel, observe: ObserveResponse | None = None) -> Model:
-    """The pydantic-ai model for ``lane``, its SDK client built with retries off;
-    ``observe`` (when given) is told every response's status and headers, through a
-    response hook on the SDK's own default HTTP client (its timeouts and limits kept)."""
+def build_model(
+    lane: LaneModel,
+    observe: ObserveResponse | None = None,
+    sent: Callable[[], None] | None = None,
+) -> Model:
+    """The pydantic-ai model for ``lane``, its SDK client built with retries off.
+    ``sent`` (when given) is called as each request leaves and ``observe`` is told each
+    response's status and headers, through event hooks on the SDK's own default HTTP
+    client (its timeouts and limits kept)."""
     if lane.provider not in DEFAULT_KEY_ENV:
         raise ProviderError(
             errors.CONFIGURATION,
             f"unknown provider {lane.provider!r}; use one of offline, openai, anthropic",
         )
     key = api_key(lane)
-    hooks = {"response": [_response_hook(observe)]} if observe is not None else None
+    hooks: dict[str, list[Callable[[Any], Any]]] = {}
+    if sent is not None:
+        hooks["request"] = [_request_hook(sent)]
+    if observe is not None:
+        hooks["response"] = [_response_hook(observe)]
     if lane.provider == "openai":
         http = openai.DefaultAsyncHttpxClient(event_hooks=hooks) if hooks else None
         client = AsyncOpenAI(api_key=key, base_url=lane.base_url, max_retries=0, http_client=http)
@@ -122,6 +131,13 @@ def build_model(lane: LaneModel, observe: ObserveResponse | None = None) -> Mode
     http = anthropic.DefaultAsyncHttpxClient(event_hooks=hooks) if hooks else None
     sdk = AsyncAnthropic(api_key=key, base_url=lane.base_url, max_retries=0, http_client=http)
     return AnthropicModel(lane.model, provider=AnthropicProvider(anthropic_client=sdk))
+
+
+def _request_hook(sent: Callable[[], None]) -> Callable[[Any], Any]:
+    async def hook(_request: Any) -> None:
+        sent()
+
+    return hook
 
 
 def _response_hook(observe: ObserveResponse) -> Callable[[Any], Any]:
