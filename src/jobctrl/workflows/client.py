@@ -1,6 +1,13 @@
 """Finding and reaching the Temporal server: ``JOBCTRL_TEMPORAL_ADDRESS``, else the
 embedded server a worker started for this home (its address is in ``run/temporal.json``).
 
+A server named by ``JOBCTRL_TEMPORAL_ADDRESS`` (a cluster, Temporal Cloud) is reached with
+``server_options``: its namespace (``JOBCTRL_TEMPORAL_NAMESPACE``), TLS with a CA and a
+client certificate and key (``JOBCTRL_TEMPORAL_TLS_CA``, ``_TLS_CERT``, ``_TLS_KEY``: PEM
+files; ``_TLS_SERVER_NAME`` when the certificate names another host than the address),
+or an API key read from the variable ``JOBCTRL_TEMPORAL_API_KEY_ENV`` names (never the key
+itself in a setting).
+
 ``connect`` gives one client per address and event loop; ``server_answers`` tells a
 server that serves real calls from a port that merely accepts connections.
 
@@ -31,8 +38,9 @@ from temporalio.runtime import (
     TelemetryConfig,
     TelemetryFilter,
 )
+from temporalio.service import TLSConfig
 
-from jobctrl.domain.errors import UnavailableError
+from jobctrl.domain.errors import ConfigError, UnavailableError
 from jobctrl.home import Home
 from jobctrl.workflows.converter import DATA_CONVERTER
 
@@ -116,6 +124,84 @@ def configured_address(home: Home) -> tuple[str | None, str]:
     return None, ""
 
 
+ADDRESS_ENV = "JOBCTRL_TEMPORAL_ADDRESS"
+_TLS_FILES = ("JOBCTRL_TEMPORAL_TLS_CA", "JOBCTRL_TEMPORAL_TLS_CERT", "JOBCTRL_TEMPORAL_TLS_KEY")
+_CLUSTER_ONLY = (
+    "JOBCTRL_TEMPORAL_NAMESPACE",
+    *_TLS_FILES,
+    "JOBCTRL_TEMPORAL_TLS_SERVER_NAME",
+    "JOBCTRL_TEMPORAL_API_KEY_ENV",
+)
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    """How to reach the server: its namespace, TLS (off, on with the system's roots, or a
+    ``TLSConfig``) and an API key."""
+
+    namespace: str = NAMESPACE
+    tls: bool | TLSConfig = False
+    api_key: str | None = None
+
+    def key(self) -> tuple[object, ...]:
+        """What tells two client configurations apart (the key itself is not kept)."""
+        return (self.namespace, repr(self.tls), self.api_key is not None)
+
+
+def server_options() -> ServerOptions:
+    """The connection options from the environment; ``ConfigError`` (one line naming the
+    variable) for a value that cannot work. They apply only to a server named by
+    ``JOBCTRL_TEMPORAL_ADDRESS``: the embedded server has the default namespace and no TLS."""
+    env = os.environ
+    if not env.get(ADDRESS_ENV):
+        stray = [name for name in _CLUSTER_ONLY if env.get(name)]
+        if stray:
+            raise ConfigError(
+                f"{stray[0]} applies to a server named by {ADDRESS_ENV}, which is not set "
+                "(the embedded server has the default namespace and no TLS)"
+            )
+        return ServerOptions()
+    namespace = env.get("JOBCTRL_TEMPORAL_NAMESPACE", "").strip() or NAMESPACE
+    ca, cert, key = (_pem(name) for name in _TLS_FILES)
+    if (cert is None) != (key is None):
+        raise ConfigError(
+            "JOBCTRL_TEMPORAL_TLS_CERT and JOBCTRL_TEMPORAL_TLS_KEY go together (a client "
+            "certificate and its private key)"
+        )
+    server_name = env.get("JOBCTRL_TEMPORAL_TLS_SERVER_NAME", "").strip() or None
+    api_key = None
+    key_env = env.get("JOBCTRL_TEMPORAL_API_KEY_ENV", "").strip()
+    if key_env:
+        api_key = env.get(key_env, "").strip()
+        if not api_key:
+            raise ConfigError(
+                f"JOBCTRL_TEMPORAL_API_KEY_ENV names {key_env}, which is not set or empty"
+            )
+    tls: bool | TLSConfig = False
+    if ca or cert or server_name:
+        tls = TLSConfig(
+            server_root_ca_cert=ca, client_cert=cert, client_private_key=key, domain=server_name
+        )
+    elif api_key:
+        tls = True  # an API key travels over TLS only (the system's roots)
+    return ServerOptions(namespace, tls, api_key)
+
+
+def _pem(name: str) -> bytes | None:
+    path = os.environ.get(name, "").strip()
+    if not path:
+        return None
+    try:
+        data = Path(path).expanduser().read_bytes()
+    except OSError as exc:
+        raise ConfigError(
+            f"{name}: cannot read {path} ({exc.strerror or type(exc).__name__})"
+        ) from None
+    if b"-----BEGIN " not in data:
+        raise ConfigError(f"{name}: {path} is not a PEM file")
+    return data
+
+
 async def server_answers(address: str, timeout: float = 2.0) -> bool:
     """True when a Temporal frontend at ``address`` serves a real call."""
     use_sdk_runtime()
@@ -175,12 +261,17 @@ async def connect(home: Home, timeout: float = 5.0) -> Client:
             "no Temporal server is running for this home: start one with `jobctrl worker` "
             "(or set JOBCTRL_TEMPORAL_ADDRESS)"
         )
+    options = server_options()
+    cache_key = f"{address}|{options.key()}"
     loop_clients = _clients.setdefault(asyncio.get_running_loop(), {})
-    if address in loop_clients:
-        return loop_clients[address]
+    if cache_key in loop_clients:
+        return loop_clients[cache_key]
+    hint = (
+        " (or check its namespace, TLS and API-key settings)" if options != ServerOptions() else ""
+    )
     unavailable = UnavailableError(
         f"the Temporal server at {address} (from {origin}) does not answer: "
-        "start one with `jobctrl worker` (or fix JOBCTRL_TEMPORAL_ADDRESS)"
+        f"start one with `jobctrl worker` (or fix JOBCTRL_TEMPORAL_ADDRESS){hint}"
     )
     # A worker that runs the embedded server restarts it within moments if it died: while
     # the record's owner is alive, the server is given that long to come back.
@@ -197,9 +288,16 @@ async def connect(home: Home, timeout: float = 5.0) -> Client:
     try:
         # Client.connect makes a real call, so a listening port alone does not pass.
         client = await asyncio.wait_for(
-            Client.connect(address, namespace=NAMESPACE, data_converter=DATA_CONVERTER), timeout
+            Client.connect(
+                address,
+                namespace=options.namespace,
+                tls=options.tls,
+                api_key=options.api_key,
+                data_converter=DATA_CONVERTER,
+            ),
+            timeout,
         )
     except Exception:
         raise unavailable from None
-    loop_clients[address] = client
+    loop_clients[cache_key] = client
     return client
