@@ -1,0 +1,108 @@
+"""``pipeline_internal_concurrency`` through the heartbeat step and the recovery workflow
+on an in-process worker: every open cohort holds the smaller of its frozen worker count
+and its unfinished members, a new cohort gets only what is left (none left: no dispatch
+this beat), the worker count is in the execution's input and never rewritten, and a run
+never has more members running than its workers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from jobctrl.domain import errors
+from jobctrl.stages.context import StageContext
+from jobctrl.store import jobs, recovery, recovery_admission, stage_states
+from jobctrl.worker.auto_recovery import BACKOFF_BASE_ENV, recover_preparations
+from tests.support.http import Route, posting_html
+
+SLOW = Route(body=posting_html("SRE", "Slow Co", ["Linux"]), delay=1.5)
+
+
+@pytest.fixture
+def ctx(home, store, monkeypatch):
+    monkeypatch.setenv(BACKOFF_BASE_ENV, "0.01")
+    context = StageContext(home=home, store=store)
+    yield context
+    context.close()
+
+
+def _failed(store, url: str) -> str:
+    job_id = jobs.create_job(store, url).job_id
+    claim = stage_states.claim_stage(store, job_id, "enrich", "run-gone")
+    error = errors.StageError(errors.ENRICH_TIMEOUT, "failed earlier", retryable=True)
+    stage_states.fail_stage(store, job_id, "enrich", "run-gone", claim.attempt, error)
+    return job_id
+
+
+def _state(store, job_id: str) -> str:
+    return next(r for r in stage_states.stage_rows(store, job_id) if r["stage"] == "enrich")[
+        "state"
+    ]
+
+
+async def _beat(client, ctx, settings) -> int:
+    await asyncio.sleep(0.05)  # past the shrunk backoff
+    return await recover_preparations(client, ctx, settings.all())
+
+
+async def _input_concurrency(client, workflow_id: str) -> int:
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    started = history.events[0].workflow_execution_started_event_attributes
+    return int(json.loads(started.input.payloads[0].data)["concurrency"])
+
+
+async def test_cohorts_share_the_setting_and_a_new_one_gets_only_what_is_left(
+    store, settings, worker, client, site, ctx
+) -> None:
+    settings.set_value("pipeline_internal_concurrency", 4)
+    first = [_failed(store, site.add(f"/a/{n}", SLOW)) for n in range(3)]
+
+    assert await _beat(client, ctx, settings) == 3
+    [a] = recovery.open_cohorts(store)
+    assert a.workers == 3  # at most its size
+    assert await _input_concurrency(client, a.workflow_id) == 3
+
+    later = [_failed(store, site.add(f"/b/{n}", SLOW)) for n in range(3)]
+    assert await _beat(client, ctx, settings) == 3
+    b = next(c for c in recovery.open_cohorts(store) if c.workflow_id != a.workflow_id)
+    assert b.workers == 1, "only what the open cohort left"
+    assert await _input_concurrency(client, b.workflow_id) == 1
+
+    third = _failed(store, site.add("/c/0", SLOW))
+    assert recovery_admission.in_use(store) == 4
+    assert await _beat(client, ctx, settings) == 0, "nothing left: no dispatch this beat"
+    assert {c.workflow_id for c in recovery.open_cohorts(store)} == {a.workflow_id, b.workflow_id}
+
+    settings.set_value("pipeline_internal_concurrency", 1)  # never rewrites a started input
+    peak_b = 0
+    deadline = asyncio.get_running_loop().time() + 60
+    while recovery.open_cohorts(store) or _state(store, third) != "succeeded":
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        running = [j for j in later if _state(store, j) == "running"]
+        peak_b = max(peak_b, len(running))
+        await recover_preparations(client, ctx, settings.all())
+        await asyncio.sleep(0.1)
+    assert peak_b == 1, "cohort b ran one member at a time"
+    assert all(_state(store, j) == "succeeded" for j in first + later + [third])
+    assert await _input_concurrency(client, a.workflow_id) == 3
+    assert await _input_concurrency(client, b.workflow_id) == 1
+
+
+async def test_a_run_runs_at_most_its_workers_members_at_once(
+    store, settings, worker, client, site, ctx
+) -> None:
+    settings.set_value("pipeline_internal_concurrency", 2)
+    ids = [_failed(store, site.add(f"/w/{n}", SLOW)) for n in range(5)]
+
+    assert await _beat(client, ctx, settings) == 5
+    [cohort] = recovery.open_cohorts(store)
+    assert cohort.workers == 2
+    peak = 0
+    while recovery.cohort(store, cohort.workflow_id).state != "closed":
+        peak = max(peak, sum(_state(store, j) == "running" for j in ids))
+        assert recovery_admission.in_use(store) <= 2
+        await asyncio.sleep(0.05)
+    assert peak == 2
+    assert all(_state(store, j) == "succeeded" for j in ids)
