@@ -7,13 +7,20 @@ point, a child process) with the stock settings (retries, recovery backoff) — 
 loopback fetches are allowed. Prints one JSON object; see docs/PERFORMANCE.md.
 
     .venv/bin/python bench/rate_limited.py [--jobs 100] [--per-minute 60] [--delay 1.5]
+        [--retry-after-only]
+
+The provider sends OpenAI's ``x-ratelimit-*-requests`` headers with every answer and
+refusal; ``--retry-after-only`` leaves them out (a provider that sends only Retry-After:
+the worker's pace is then learned from the 429s).
 
 Figures: jobs prepared per minute (from the first add to the last job prepared) ÷ the
 ceiling PER_MINUTE / 3 (three paid calls a job; goal ≥ 0.9), and the same after the first
 minute (the provider's window starts empty, so its first minute admits a burst); the 429
 storm ratio
-(requests refused ÷ requests sent); requests per job; and the paid-call check (no lane of
-a job answered twice beyond what the ledger shows as an interrupted call).
+(requests refused ÷ requests sent); requests per job; stage attempts beyond each stage's
+first (a 429 is answered inside the attempt, so none are expected); and the paid-call
+check (no lane of a job answered twice beyond what the ledger shows as an interrupted
+call).
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the fakes live in tests/
 
-from tests.support.fault import KEY_ENV, add_all, paid_calls, postings, prepared
+from tests.support.fault import KEY_ENV, add_all, by_job, paid_calls, postings, prepared
 from tests.support.fault_provider import FaultProvider
 from tests.support.http import FixtureServer
 from tests.support.processes import WorkerProcess
@@ -56,13 +63,21 @@ def fresh_test_home() -> tuple[Home, Store]:
     return home, Store.open(home)
 
 
-async def main(jobs: int, per_minute: int, delay: float, timeout: float) -> dict:
+async def main(
+    jobs: int, per_minute: int, delay: float, timeout: float, rate_headers: bool = True
+) -> dict:
     home, store = fresh_test_home()
     settings = Settings(store)
-    figures: dict = {"jobs": jobs, "per_minute": per_minute, "provider_delay_s": delay}
+    figures: dict = {
+        "jobs": jobs,
+        "per_minute": per_minute,
+        "provider_delay_s": delay,
+        "rate_headers": rate_headers,
+    }
     worker: WorkerProcess | None = None
+    provider = FaultProvider(delay=delay, per_minute=per_minute, rate_headers=rate_headers)
     try:
-        with FaultProvider(delay=delay, per_minute=per_minute) as provider, FixtureServer() as site:
+        with provider, FixtureServer() as site:
             for key, value in LOOPBACK_FETCH.items():
                 settings.set_value(key, value)
             for lane in ("score", "tailor", "cover"):
@@ -83,7 +98,10 @@ async def main(jobs: int, per_minute: int, delay: float, timeout: float) -> dict
                 await asyncio.sleep(1)
             elapsed = time.monotonic() - started
             counts = provider.counts()
+            with provider.lock:
+                arrivals = sorted(provider.arrivals)
             paid = paid_calls(store, provider, titles)
+            rows = by_job(store)
     finally:
         if worker is not None and worker.proc.poll() is None:
             worker.stop(signal.SIGTERM, timeout=60)
@@ -102,7 +120,12 @@ async def main(jobs: int, per_minute: int, delay: float, timeout: float) -> dict
         requests_sent=counts["sent"],
         requests_refused=counts["refused"],
         storm_ratio=round(counts["refused"] / max(1, counts["sent"]), 3),
+        # When the refusals came (s after the first request; the first 30).
+        refused_at_s=[round(t - arrivals[0][0], 1) for t, *_, s in arrivals if s == 429][:30],
         requests_per_job=round(counts["sent"] / max(1, done), 2),
+        stage_attempts_beyond_first=sum(
+            max(0, (r["attempts"] or 0) - 1) for job in rows.values() for r in job.values()
+        ),
         paid=paid,
         steady_jobs_per_minute_after_first_minute=steady and round(steady, 2),
         steady_ratio_vs_ceiling=steady and round(steady / (per_minute / 3), 3),
@@ -116,10 +139,20 @@ if __name__ == "__main__":
     parser.add_argument("--per-minute", type=int, default=60)
     parser.add_argument("--delay", type=float, default=1.5)
     parser.add_argument("--timeout", type=float, default=1800)
+    parser.add_argument("--retry-after-only", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault(KEY_ENV, "sk-bench-not-a-real-key")
     print(
         json.dumps(
-            asyncio.run(main(args.jobs, args.per_minute, args.delay, args.timeout)), indent=2
+            asyncio.run(
+                main(
+                    args.jobs,
+                    args.per_minute,
+                    args.delay,
+                    args.timeout,
+                    rate_headers=not args.retry_after_only,
+                )
+            ),
+            indent=2,
         )
     )
