@@ -37,6 +37,8 @@ BOTH_STORES = {
     "tests.integration.test_applications",
     "tests.integration.test_auto_recovery_store",
     "tests.integration.test_auto_recovery_stranded",
+    "tests.integration.test_auto_recovery_admission",
+    "tests.integration.test_public_fetch_recheck",
     "tests.integration.test_reconcile_abandoned",
     "tests.integration.test_cancel_reset",
     "tests.integration.test_operations_store",
