@@ -129,9 +129,10 @@ class PostgresServer:
         writer.dispose()
         reader.dispose()
 
-    def new_database(self) -> str:
+    def new_database(self, *, empty: bool = False) -> str:
+        """A fresh database: a copy of the migrated template, or ``empty``."""
         name = f"test_{os.getpid()}_{next(self._names)}"
-        self.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+        self.execute(f"CREATE DATABASE {name} TEMPLATE {'template0' if empty else TEMPLATE}")
         return name
 
     def drop_database(self, name: str) -> None:

@@ -9,6 +9,7 @@ does its part and prints one JSON line.
     python -m tests.support.store_writers report GO JOB_ID...
     python -m tests.support.store_writers hold-event GO READY KEY
     python -m tests.support.store_writers append-event GO KEY
+    python -m tests.support.store_writers open GO
 """
 
 from __future__ import annotations
@@ -118,8 +119,13 @@ def append_event(store: Store, go: str, key: str) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> None:
-    store = Store.open(Home.resolve())
     command, go, *rest = argv
+    if command == "open":  # the first open of an empty database: it migrates
+        _wait_for(go)
+        Store.open(Home.resolve())
+        print(json.dumps({"opened": True}), flush=True)
+        return
+    store = Store.open(Home.resolve())
     if command == "spend":
         out = spend(store, go, int(rest[0]), rest[1])
     elif command == "claim":

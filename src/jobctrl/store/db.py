@@ -136,6 +136,8 @@ def _postgresql_engine(url: str, *, writer: bool) -> Engine:
         max_overflow=8,
         pool_pre_ping=True,
         isolation_level="READ COMMITTED" if writer else "REPEATABLE READ",
+        # Every write goes through the writer (and its lock): the reader cannot write.
+        execution_options={} if writer else {"postgresql_readonly": True},
         connect_args={"options": f"-c lock_timeout={lock_timeout}"},
     )
     if writer:

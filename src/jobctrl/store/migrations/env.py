@@ -19,6 +19,11 @@ context.configure(
     connection=connection,
     target_metadata=metadata,
     render_as_batch=connection.dialect.name == "sqlite",
+    # The whole upgrade is one transaction on both stores (SQLite's DDL is transactional
+    # too; Alembic assumes not and commits per revision): the current revision is read
+    # under the write lock (BEGIN IMMEDIATE / the writers' advisory lock), so a second
+    # process opening the same new database waits, then finds nothing left to do.
+    transactional_ddl=True,
 )
 with context.begin_transaction():
     context.run_migrations()
