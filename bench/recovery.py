@@ -87,6 +87,7 @@ async def latency(args: argparse.Namespace) -> dict[str, Any]:
             "worker.heartbeat_seconds": args.beat,
             "availability.enabled": False,
             "preparation.materials": False,
+            "pipeline_internal_concurrency": args.concurrency,
         },
     )
     pages = list(generate_postings(args.failures, seed=SEED))
@@ -127,6 +128,7 @@ async def latency(args: argparse.Namespace) -> dict[str, Any]:
             "backoffBaseSeconds": args.backoff,
             "failures": args.failures,
             "failEverySeconds": args.every,
+            "pipelineInternalConcurrency": args.concurrency,
         },
         "recovered": await asyncio.to_thread(enriched, store, job_ids),
         "cohorts": len(cohorts),
@@ -176,6 +178,8 @@ def main() -> None:
     parser.add_argument("--beat", type=float, default=1.0)
     parser.add_argument("--backoff", type=float, default=1.0)
     parser.add_argument("--jobs", type=int, default=10_000)
+    # Attempts recovery runs at once, shared by its cohorts (the setting's default: 1).
+    parser.add_argument("--concurrency", type=int, default=1)
     args = parser.parse_args()
     result = asyncio.run(latency(args))
     if args.jobs:  # 0: latency only
