@@ -40,24 +40,33 @@ BOTH_STORES = {
     "tests.integration.test_auto_recovery_admission",
     "tests.integration.test_public_fetch_recheck",
     "tests.integration.test_reconcile_abandoned",
-    "tests.integration.test_cancel_reset",
     "tests.integration.test_operations_store",
     "tests.integration.test_truth_checks",
     "tests.integration.test_materials_export",
     "tests.integration.test_profile_versions",
-    "tests.integration.test_prepare_pipeline",
     "tests.integration.test_store_concurrency",
 }
+# From modules that mostly drive workflows end to end, the tests of store behaviour (the
+# fence, the projections' rebuild, racing adds): the suite stays short.
+BOTH_STORES_TESTS = {
+    "tests.integration.test_cancel_reset": {
+        "test_a_late_result_after_cancel_is_refused_by_the_fence",
+    },
+    "tests.integration.test_prepare_pipeline": {
+        "test_add_enriches_and_scores",
+        "test_racing_adds_give_one_job_one_execution_one_set_of_events",
+        "test_rebuilt_projections_equal_incremental_ones",
+    },
+}
+
 # Tests of SQLite itself, not of jobctrl's behaviour on a store.
 SQLITE_ONLY = {"test_the_database_runs_in_wal_mode"}
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if (
-        "database_url" in metafunc.fixturenames
-        and metafunc.module.__name__ in BOTH_STORES
-        and metafunc.function.__name__ not in SQLITE_ONLY
-    ):
+    module, name = metafunc.module.__name__, metafunc.function.__name__
+    both = module in BOTH_STORES or name in BOTH_STORES_TESTS.get(module, ())
+    if both and "database_url" in metafunc.fixturenames and name not in SQLITE_ONLY:
         metafunc.parametrize(
             "database_url",
             ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
