@@ -1,18 +1,29 @@
 """Writers in several processes on one store (SQLite and PostgreSQL): the invariants that
 one writer at a time gives SQLite hold across processes on PostgreSQL too — the spend
 ceiling, one attempt number per stage claim, gap-free report numbers, and an event
-sequence in commit order (a reader's ``seq > cursor`` never skips a late commit)."""
+sequence in commit order (a reader's ``seq > cursor`` never skips a late commit) — and a
+writer kept waiting past the busy timeout fails as busy on both."""
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import psycopg
+import pytest
+from sqlalchemy import make_url
+
+from jobctrl.domain.errors import DatabaseBusyError
+from jobctrl.domain.events import WorkflowCanceled
 from jobctrl.store import events, jobs, stage_states
+from jobctrl.store.db import WRITER_LOCK
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
@@ -112,3 +123,39 @@ def test_an_event_committed_late_is_never_skipped_by_a_reader(store: Store, tmp_
     a, b = _result(holder), _result(follower)
     seen = [e["seq"] for e in events.events_after(store, cursor)]
     assert seen == [a["seq"], b["seq"]] and a["seq"] < b["seq"]
+
+
+def test_a_writer_held_up_past_the_busy_timeout_fails_as_busy(
+    store: Store, monkeypatch, tmp_path: Path
+) -> None:
+    """Another connection holds the write lock; a writer gives up after
+    ``JOBCTRL_DB_BUSY_TIMEOUT`` with ``database_busy`` (retryable), not a crash or a hang."""
+    monkeypatch.setenv("JOBCTRL_DB_BUSY_TIMEOUT", "0.3")
+    impatient = Store(store.url, store.artifacts, run_migrations=False)
+    with _write_lock_held_elsewhere(store.url):
+        started = time.monotonic()
+        with pytest.raises(DatabaseBusyError), impatient.write() as tx:
+            tx.append(WorkflowCanceled(workflow_id="wf-busy", run_id="busy"), key="busy")
+        assert time.monotonic() - started < 10
+    impatient.dispose()
+    with impatient.write() as tx:  # the lock is free again: the same write goes through
+        assert tx.append(WorkflowCanceled(workflow_id="wf-busy", run_id="busy"), key="busy")
+    impatient.dispose()
+
+
+@contextmanager
+def _write_lock_held_elsewhere(url: str) -> Iterator[None]:
+    if url.startswith("sqlite"):
+        conn = sqlite3.connect(url.removeprefix("sqlite:///"), isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        finally:
+            conn.execute("ROLLBACK")
+            conn.close()
+        return
+    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(dsn) as conn:
+        conn.execute(f"SELECT pg_advisory_xact_lock({WRITER_LOCK})")  # type: ignore[arg-type]
+        yield
+        conn.rollback()
