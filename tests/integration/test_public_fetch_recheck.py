@@ -162,7 +162,10 @@ async def test_an_unresolved_check_leaves_it_blocked(store, settings, ctx, clock
 
 
 async def test_at_most_five_failures_are_checked_per_pass(store, settings, ctx, clock) -> None:
-    ids = [_refused(store, clock, n) for n in range(7)]
+    ids = []
+    for n in range(7):
+        ids.append(_refused(store, clock, n))
+        clock.advance(timedelta(seconds=1))
     resolver = Table(jobs_example_test=[PRIVATE])
     clock.advance(timedelta(seconds=61))
     await _pass(ctx, settings, resolver)

@@ -149,12 +149,16 @@ def due(
                 S.c.owner_run_id == R.c.run_id,
                 S.c.attempts == R.c.attempt,
             )
-            .order_by(R.c.updated_at)
         ).mappings()
-        for r in rows:
-            when = _due_at(r["checks"], r["created_at"], r["next_check_at"], base)
-            if when > now:
-                continue
+        waiting = [
+            (when, r)
+            for r in rows
+            if (when := _due_at(r["checks"], r["created_at"], r["next_check_at"], base)) <= now
+        ]
+        waiting.sort(key=lambda item: (item[0], item[1]["job_id"]))
+        for when, r in waiting:  # the full recheck only for the few a pass takes
+            if len(found) >= limit:
+                break
             if not _current(conn, r["job_id"], r["run_id"], r["attempt"], stage_limit):
                 continue
             found.append(
@@ -169,8 +173,7 @@ def due(
                     due=when,
                 )
             )
-    found.sort(key=lambda c: c.due)
-    return found[:limit]
+    return found
 
 
 def settle_check(
