@@ -182,7 +182,7 @@ async def test_what_is_never_rechecked(store, settings, ctx, clock) -> None:
     stage_states.fail_stage(store, literal, "enrich", "run-prep", claim.attempt, error, clock=clock)
     untyped = jobs.create_job(store, f"https://{HOST}/jobs/untyped").job_id
     claim = stage_states.claim_stage(store, untyped, "enrich", "run-prep", clock=clock)
-    legacy = errors.StageError(errors.DETAIL_UNSAFE_URL, f"{HOST} is not a public address")
+    legacy = errors.StageError(errors.DETAIL_UNSAFE_URL, f"{HOST} is not public, it said")
     stage_states.fail_stage(
         store, untyped, "enrich", "run-prep", claim.attempt, legacy, clock=clock
     )
@@ -239,3 +239,34 @@ async def test_nothing_is_checked_while_recovery_is_off(store, settings, ctx, cl
     clock.advance(timedelta(hours=1))
     assert await _pass(ctx, settings, resolver) == 0
     assert resolver.asked == []
+
+
+async def test_a_refusal_from_before_the_evidence_is_adopted_only_in_its_exact_shape(
+    store, settings, ctx, clock
+) -> None:
+    def legacy(n: str, host: str, message: str) -> str:
+        job_id = jobs.create_job(store, f"https://{host}/jobs/{n}").job_id
+        claim = stage_states.claim_stage(store, job_id, "enrich", "run-old", clock=clock)
+        error = errors.StageError(errors.DETAIL_UNSAFE_URL, message)  # untyped, as before
+        stage_states.fail_stage(
+            store, job_id, "enrich", "run-old", claim.attempt, error, clock=clock
+        )
+        assert public_fetch.evidence(store, job_id) is None
+        return job_id
+
+    exact = legacy("exact", HOST, f"{HOST} is not a public address")
+    literal = legacy("literal", "10.0.0.5", "10.0.0.5 is not a public address")
+    other = legacy("other", HOST, f"refused: {HOST} is not a public address")
+    resolver = Table(jobs_example_test=[PUBLIC])
+    clock.advance(timedelta(seconds=61))
+
+    assert await _pass(ctx, settings, resolver) == 1
+
+    evidence = public_fetch.evidence(store, exact)
+    assert evidence is not None and evidence["cause"] == rules.DNS_NON_PUBLIC
+    assert (evidence["host"], evidence["run_id"], evidence["attempt"]) == (HOST, "run-old", 1)
+    assert _events(store, "StageReset", exact)[0]["reason"] == rules.RESET_REASON
+    for job_id in (literal, other):
+        assert public_fetch.evidence(store, job_id) is None
+        assert _events(store, "EnrichmentFetchRechecked", job_id) == []
+        assert _row(store, job_id)["state"] == "failed"

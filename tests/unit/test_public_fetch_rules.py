@@ -83,3 +83,21 @@ def test_a_resolver_that_raises_proves_nothing() -> None:
         raise RuntimeError("resolver exploded")
 
     assert check_hosts(["x.example.test"], (), broken) == CheckResult.UNRESOLVED
+
+
+@pytest.mark.parametrize(
+    ("message", "host"),
+    [
+        ("jobs.example.test is not a public address", "jobs.example.test"),
+        ("intranet is not a public address", "intranet"),
+        ("10.0.0.5 is not a public address", None),  # a literal: never
+        ("::1 is not a public address", None),
+        ("JOBS.example.test is not a public address", None),  # not what jobctrl wrote
+        ("refused: jobs.example.test is not a public address", None),
+        ("jobs.example.test is not a public address.", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_only_the_exact_legacy_message_of_a_host_name_is_adopted(message, host) -> None:
+    assert rules.legacy_dns_host(message) == host

@@ -6,8 +6,10 @@ A fetch is refused when a host resolves to an address that is not public. When t
 host is a NAME, the refusal records typed evidence, ``dns_non_public``, with the host
 that failed: the name may later resolve to public addresses only (a DNS record fixed,
 a split-horizon answer gone). A private literal IP in the URL (``literal_non_public``)
-is what the person asked for and never changes: it is never rechecked, nor is a
-failure without typed evidence (its message text never decides).
+is what the person asked for and never changes: it is never rechecked. A refusal
+recorded before the evidence existed is adopted only in the exact shape jobctrl wrote
+then (``legacy_dns_host``: "<host name> is not a public address"); any other text
+never enables a recheck.
 
 The worker checks at most ``CANDIDATES_PER_PASS`` failures per heartbeat and each one at
 most ``MAX_CHECKS`` times: first ``FIRST_CHECK_SECONDS`` after the failure, then with
@@ -20,6 +22,8 @@ guarded dispatch (automatic recovery, its attempt cap and backoff) owns the retr
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -35,6 +39,8 @@ CANDIDATES_PER_PASS = 5
 MAX_CHECKS = 5
 FIRST_CHECK_SECONDS = 60.0
 CHECK_DEADLINE_SECONDS = 10.0
+# The message AddressGuard wrote for every refusal before the typed evidence: exactly this.
+_LEGACY_MESSAGE = re.compile(r"([a-z0-9_](?:[a-z0-9_.-]{0,251}[a-z0-9_])?) is not a public address")
 
 
 class CheckResult(StrEnum):
@@ -75,3 +81,17 @@ def combined(results: Iterable[CheckResult]) -> CheckResult:
     if CheckResult.UNRESOLVED in found or not found:
         return CheckResult.UNRESOLVED
     return CheckResult.PUBLIC
+
+
+def legacy_dns_host(message: str | None) -> str | None:
+    """The host NAME of a refusal recorded before its evidence was typed, when the
+    message is exactly the one jobctrl wrote then; None for a literal or any other text."""
+    found = _LEGACY_MESSAGE.fullmatch(message or "")
+    if found is None:
+        return None
+    host = found.group(1)
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    return None  # a literal: never rechecked

@@ -33,6 +33,7 @@ from jobctrl.store.store import Store, WriteTx
 S = schema.job_stage_states
 R = public_fetch_rechecks
 E = schema.job_events
+LEGACY_SCAN = 500  # refusals without evidence one pass reads, at most
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,41 @@ def record_refusal(
         "updated_at": tx.now,
     }
     upsert(tx.conn, R, {"job_id": job_id, **values}, keys=["job_id"], update=list(values))
+
+
+def adopt_legacy(store: Store, *, clock: Clock | None = None) -> int:
+    """Give typed evidence to Enrich refusals recorded before it existed, when their
+    message is exactly the one jobctrl wrote then for a host NAME (``legacy_dns_host``);
+    how many. A literal, or any other text, is never adopted."""
+    absent = ~select(R.c.job_id).where(R.c.job_id == S.c.job_id).exists()
+    with store.read() as conn:
+        rows = conn.execute(
+            select(S.c.job_id, S.c.owner_run_id, S.c.attempts, S.c.error_message, S.c.finished_at)
+            .where(
+                S.c.stage == Stage.ENRICH.value,
+                S.c.state == StageState.FAILED.value,
+                S.c.error_code == DETAIL_UNSAFE_URL,
+                S.c.owner_run_id.is_not(None),
+                absent,
+            )
+            .limit(LEGACY_SCAN)
+        ).all()
+    legacy = [(r, host) for r in rows if (host := rules.legacy_dns_host(r.error_message))]
+    if not legacy:
+        return 0
+    with store.write(clock=clock) as tx:
+        for r, host in legacy:
+            held = tx.conn.execute(select(R.c.job_id).where(R.c.job_id == r.job_id)).first()
+            if held is not None:
+                continue
+            record_refusal(
+                tx, r.job_id, Stage.ENRICH, r.owner_run_id, r.attempts, rules.DNS_NON_PUBLIC, host
+            )
+            if r.finished_at is not None:  # its first check counts from the failure itself
+                tx.conn.execute(
+                    update(R).where(R.c.job_id == r.job_id).values(created_at=r.finished_at)
+                )
+    return len(legacy)
 
 
 def _current(conn: Connection, job_id: str, run_id: str, attempt: int, stage_limit: int) -> bool:

@@ -2,7 +2,9 @@
 Enrich refused with ``DETAIL_UNSAFE_URL`` because a host NAME resolved to a non-public
 address is looked at again, in case the name now resolves to public addresses only.
 
-Each pass takes at most five due failures (``store.public_fetch.due``: still current,
+Each pass first adopts refusals recorded before their evidence was typed, in the exact
+shape jobctrl wrote then (``store.public_fetch.adopt_legacy``), then takes at most five
+due failures (``store.public_fetch.due``: still current,
 unowned, not exhausted; each at most five checks, the first a minute after the failure,
 then one, two, four... minutes later). A check only resolves the failed request's host
 and the posting's host, under the same address rules a fetch uses (``AddressGuard``,
@@ -106,6 +108,7 @@ async def recheck_public_fetch(
         return 0
     stage_limit = int(values["retry.max_attempts"])
     base = check_base()
+    await asyncio.to_thread(public_fetch.adopt_legacy, ctx.store, clock=ctx.clock)
     candidates = await asyncio.to_thread(
         public_fetch.due, ctx.store, ctx.now(), stage_limit=stage_limit, base=base
     )
