@@ -160,7 +160,8 @@ def _reserve(tx: WriteTx, job_id: str) -> tuple[int, str | None]:
         return int(row.number), row.path
     if tx.conn.execute(select(schema.jobs.c.id).where(schema.jobs.c.id == job_id)).first() is None:
         raise NotFoundError(f"no job {job_id!r}", code=JOB_NOT_FOUND)
-    # Writers are serialised (BEGIN IMMEDIATE on SQLite), so max + 1 leaves no gaps.
+    # Writers are serialised (BEGIN IMMEDIATE on SQLite, the writers' advisory lock on
+    # PostgreSQL), so max + 1 leaves no gaps.
     number = int(tx.conn.execute(select(func.coalesce(func.max(R.c.number), 0))).scalar_one()) + 1
     tx.conn.execute(insert(R).values(job_id=job_id, number=number, created_at=tx.now))
     return number, None
