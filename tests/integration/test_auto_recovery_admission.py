@@ -11,11 +11,13 @@ import pytest
 from sqlalchemy import select
 
 from jobctrl.domain import errors
+from jobctrl.domain import recovery as rules
 from jobctrl.domain.applications import Resolution
 from jobctrl.store import (
     applications,
     events,
     jobs,
+    operations,
     recovery,
     recovery_admission,
     schema,
@@ -229,3 +231,21 @@ def test_an_all_declined_cohort_holds_nothing(store, later) -> None:
 
     assert released == [declined] and held == 0
     assert recovery_admission.in_use(store) == 0
+
+
+def test_the_operations_snapshot_does_not_count_a_declined_tailor_as_remaining(store) -> None:
+    declined = _tailor_failed(store, "declined")
+    _tailor_failed(store, "kept")
+    _decline(store, declined)
+
+    counts = operations.scope_counts(
+        store,
+        None,
+        non_retryable=frozenset(rules.NON_RETRYABLE_CODES),
+        max_auto_attempts=3,
+    )
+
+    outside = counts.scopes["global_outside_execution"]
+    assert outside["remaining"]["tailor"] == 1, "only the kept job's Tailor will run again"
+    assert outside["failed"] == 1  # the declined one: failed for good, for automation
+    assert counts.demand.get("tailor") == 1

@@ -19,7 +19,7 @@ from jobctrl.domain.clock import as_utc
 from jobctrl.domain.discovery import Cohort, RunStatus
 from jobctrl.domain.executions import WorkflowStatus
 from jobctrl.domain.stages import Stage, StageState
-from jobctrl.store import recovery, schema
+from jobctrl.store import recovery, recovery_admission, schema
 from jobctrl.store.operations_tables import recovery_cohorts as RC
 from jobctrl.store.store import Store
 
@@ -170,7 +170,7 @@ def scope_counts(
         tally, member_rows, owned = _tally(conn, execution)
         failed_rows = conn.execute(
             select(M.c.cohort, S.c.job_id, S.c.stage, S.c.error_code, S.c.retryable)
-            .add_columns(S.c.auto_attempts)
+            .add_columns(S.c.auto_attempts, recovery_admission.vetoed_rows().label("declined"))
             .select_from(S.outerjoin(M, _member_join(execution)))
             .where(S.c.stage.in_(list(rules.OPS_STAGES)), S.c.state == StageState.FAILED.value)
         ).all()
@@ -203,7 +203,7 @@ def scope_counts(
     extra_scores = max(0, running_outside[Stage.SCORE.value])
     failed_jobs: dict[str, set[str]] = defaultdict(set)
     blocked_jobs: dict[str, set[str]] = defaultdict(set)
-    for cohort, job_id, stage, code, retryable, auto in failed_rows:
+    for cohort, job_id, stage, code, retryable, auto, declined in failed_rows:
         scope = _SCOPE_OF_COHORT.get(cohort, rules.GLOBAL) if cohort else rules.GLOBAL
         kind = rules.classify_failed(
             code,
@@ -212,6 +212,8 @@ def scope_counts(
             non_retryable=non_retryable,
             max_auto_attempts=max_auto_attempts,
         )
+        if declined:  # the person abandoned its application: recovery never runs it
+            kind = rules.RowClass.FAILED
         if kind is rules.RowClass.RETRY:
             scopes[scope]["remaining"][stage] += 1
             demand[stage] += 1
