@@ -150,7 +150,8 @@ async def test_a_rate_limited_window_resumes_by_itself_within_budget(
 async def test_a_429_holds_every_concurrent_call_and_uses_no_attempt(
     home, embedded, store, settings, site, zygote
 ):
-    jobs, delay, retry_after, refusing = 7, 0.2, 2, 4.0
+    jobs, delay, retry_after, refusing = 7, 0.2, 3, 5.0
+    slack = 0.5  # a loaded machine may take this long to act on an answer
     with FaultProvider(delay=delay, retry_after=retry_after) as provider:
         configure(home, settings, provider, lanes=("score",), preparation__materials=False)
         urls = list(postings(site, jobs).values())
@@ -173,13 +174,13 @@ async def test_a_429_holds_every_concurrent_call_and_uses_no_attempt(
     rows = await asyncio.to_thread(by_job, store)
     refusals = [t for t, _, _, status in arrivals if status == 429]
     # Sent before the first refusal was answered: refused together, as any client's would.
-    first_wave = [t for t in refusals if t < refusals[0] + delay + 0.1]
+    first_wave = [t for t in refusals if t < refusals[0] + delay + slack]
     later = refusals[len(first_wave) :]
     during_holds = [
         (t, lane, title)
         for refused_at in refusals
         for t, lane, title, _ in arrivals
-        if refused_at + delay + 0.4 < t < refused_at + retry_after - 0.2
+        if refused_at + delay + slack + 0.3 < t < refused_at + retry_after - 0.2
     ]
     figures = {
         "jobs": jobs,
@@ -196,7 +197,7 @@ async def test_a_429_holds_every_concurrent_call_and_uses_no_attempt(
     assert len(held) >= 2, "several calls waited out the refusals"
     assert during_holds == [], "no request reaches the provider during a hold"
     # After the first wave, one request (the probe) a hold.
-    assert all(b - a >= retry_after - 0.2 for a, b in itertools.pairwise(later))
+    assert all(b - a >= retry_after - slack for a, b in itertools.pairwise(later))
     assert len(later) <= refusing / retry_after + 2
     assert all(r["score"]["attempts"] == 1 for r in rows.values()), "a 429 used no attempt"
     assert counts["repeated_answers"] == {} and counts["answered"] == jobs
