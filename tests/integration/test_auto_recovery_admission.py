@@ -188,6 +188,14 @@ def test_a_recovery_runs_claim_of_a_declined_member_ends_it_skipped_without_a_co
         ).one()
     assert list(listed.stages["tailor"]) == ["skipped", None]  # folded: skipped, no code
     assert (listed.status, listed.current_stage, listed.error_code) == ("skipped", "tailor", None)
+    events.rebuild_projections(store)  # folded again from the log: the same row
+    with store.read() as conn:
+        rebuilt = conn.execute(
+            select(jl.c.status, jl.c.current_stage, jl.c.error_code, jl.c.stages).where(
+                jl.c.job_id == declined
+            )
+        ).one()
+    assert rebuilt == listed
 
 
 def test_declined_unstarted_members_are_released_before_their_cohort_starts_again(
