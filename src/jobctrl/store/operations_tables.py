@@ -110,3 +110,16 @@ stop_requests = Table(
     Column("observed_closed_at", DateTime(timezone=True)),
     Column("gave_up_at", DateTime(timezone=True)),
 )
+
+# Leases (store/leases.py): the heartbeat's singleton duties (recovery dispatch, the
+# schedule, sweeps, budget resumes...) run in the one worker holding its task queue's
+# lease, so several workers of one deployment never dispatch the same thing twice.
+# Migration 0021.
+worker_leases = Table(
+    "worker_leases",
+    metadata,
+    Column("name", String(160), primary_key=True),  # heartbeat-duties:<task queue>
+    Column("holder", String(128), nullable=False),  # the worker's runtime id
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("acquired_at", DateTime(timezone=True), nullable=False),
+)

@@ -26,6 +26,11 @@ line with desired state, so a settings change takes effect without a restart.
 - config.yaml: while it cannot be read, a notice (once, not per job or beat); once it
   can be, the stages that stopped for it resume.
 
+With several workers on one deployment (one task queue), the duties above but the
+inventory and the config.yaml notice are singletons: they run in the one worker that
+holds the task queue's lease (``store.leases``, renewed every beat, taken over by another
+worker once a dead holder's lease expires), so nothing is dispatched twice.
+
 A duty that meets a known condition says so once and again when it changes, never on
 every beat; an unexpected failure is logged with its traceback (to the worker's log).
 """
@@ -35,7 +40,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
 from temporalio.client import Client
@@ -46,10 +53,11 @@ from jobctrl.domain.errors import JobctrlError
 from jobctrl.stages import apply_email
 from jobctrl.stages.context import StageContext
 from jobctrl.store import availability as evidence
+from jobctrl.store import leases
 from jobctrl.store.settings import spec_for
 from jobctrl.worker.apply_loop import reconcile_apply_loop
 from jobctrl.worker.auto_recovery import recover_preparations
-from jobctrl.worker.inventory import RuntimeInventory
+from jobctrl.worker.inventory import RuntimeInventory, worker_identity
 from jobctrl.worker.public_fetch_recovery import recheck_public_fetch
 from jobctrl.worker.reconcile import reconcile_runs
 from jobctrl.worker.recovery import (
@@ -57,11 +65,30 @@ from jobctrl.worker.recovery import (
     resume_config_stopped,
     start_intended,
 )
+from jobctrl.workflows.client import default_task_queue
 from jobctrl.workflows.models import SweepInput
 from jobctrl.workflows.starts import reconcile_schedule, start_availability_sweep
 
 log = logging.getLogger(__name__)
 SWEEP_BUDGET_SECONDS = 20 * 60  # a sweep starts no new check after this (spec: 20 min)
+LEASE_BEATS = 3  # a holder that missed this many beats has lost the lease
+LEASE_MIN_SECONDS = 30.0
+
+
+def _dead_here(identity: str) -> bool:
+    """True when ``identity`` (``host:pid:token``) is a process of this host that no
+    longer exists: its lease need not be waited out."""
+    host, _, rest = identity.partition(":")
+    pid = rest.partition(":")[0]
+    if not pid.isdigit() or host != worker_identity().partition(":")[0]:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive (another user's)
+        return False
+    return False
 
 
 class WorkerHeartbeat:
@@ -72,6 +99,9 @@ class WorkerHeartbeat:
         self.ctx = ctx
         self.inventory = inventory
         self.beats = 0
+        self.identity = inventory.worker_id if inventory else worker_identity()
+        self.lease = f"heartbeat-duties:{default_task_queue()}"
+        self.leading = False
         self._said: dict[str, str | None] = {}
         self._intents_failed: dict[str, str] = {}  # an intent that cannot start: its code
 
@@ -86,10 +116,38 @@ class WorkerHeartbeat:
             log.warning("%s: working again", duty)
         self._said[duty] = message
 
+    async def _lead(self, values: dict[str, Any]) -> bool:
+        """Hold (or renew) the task queue's lease; True while this worker holds it."""
+        ttl = max(LEASE_MIN_SECONDS, LEASE_BEATS * float(values["worker.heartbeat_seconds"]))
+        store, lease = self.ctx.store, timedelta(seconds=ttl)
+        leading = await asyncio.to_thread(leases.hold, store, self.lease, self.identity, lease)
+        if not leading:  # held: by a process of this host that is gone (kill -9)?
+            held = await asyncio.to_thread(leases.holder, store, self.lease)
+            if held is not None and _dead_here(held["holder"]):
+                leading = await asyncio.to_thread(
+                    leases.take_over, store, self.lease, held["holder"], self.identity, lease
+                )
+        if leading != self.leading:
+            log.info(
+                "heartbeat duties: %s",
+                "this worker runs them" if leading else "another worker runs them",
+            )
+            self.leading = leading
+        return leading
+
+    async def step_down(self) -> None:
+        """A worker stopping gives the lease up: another takes it at its next beat."""
+        if self.leading:
+            await asyncio.to_thread(leases.release, self.ctx.store, self.lease, self.identity)
+            self.leading = False
+
     async def beat(self) -> None:
         values = await asyncio.to_thread(self.ctx.settings.all)
+        await self._config()
+        if not await self._lead(values):
+            self.beats += 1
+            return  # another worker of this deployment runs the duties
         duties: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
-            ("config.yaml", self._config),
             ("reconciling runs", lambda: reconcile_runs(self.client, self.ctx)),
             ("the discovery schedule", lambda: self._schedule(values)),
             ("availability checks", lambda: self._availability(values)),
@@ -110,8 +168,7 @@ class WorkerHeartbeat:
         for duty, run in duties:
             try:
                 await run()
-                if duty != "config.yaml":
-                    self._notice(duty, None)
+                self._notice(duty, None)
             except JobctrlError as exc:  # a known condition: said once, in one line
                 self._notice(duty, f"{duty}: {exc.message}")
             except RPCError as exc:  # the server is away (being restarted, say)
@@ -206,6 +263,10 @@ class WorkerHeartbeat:
         finally:
             if inventory is not None:
                 await inventory
+            try:
+                await self.step_down()
+            except Exception:  # it expires on its own
+                log.warning("heartbeat duties: the lease was not given up; it expires")
 
     async def _beats(self, stop: asyncio.Event) -> None:
         interval = float(spec_for("worker.heartbeat_seconds").default)

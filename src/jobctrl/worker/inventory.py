@@ -51,7 +51,8 @@ class _Running:
     local: bool  # a local activity (a short lifecycle write): not one of the ``capacity`` slots
 
 
-def _worker_id() -> str:
+def worker_identity() -> str:
+    """``host:pid:token``: which process of which host a worker is (the lease reads it)."""
     host = "".join(c for c in socket.gethostname() if c.isalnum() or c in "-._")[:64]
     return f"{host or 'host'}:{os.getpid()}:{secrets.token_hex(4)}"
 
@@ -62,7 +63,7 @@ class RuntimeInventory:
     def __init__(self, *, capacity: int, task_queue: str) -> None:
         self.capacity = capacity
         self.task_queue = task_queue
-        self.worker_id = _worker_id()
+        self.worker_id = worker_identity()
         self.started_at = datetime.now(UTC)
         self._lock = threading.Lock()
         self._running: dict[int, _Running] = {}
