@@ -33,7 +33,6 @@ BOTH_STORES = {
     "tests.integration.test_store_migrations",
     "tests.integration.test_event_stream",
     "tests.integration.test_apply_store",
-    "tests.integration.test_apply_claims",
     "tests.integration.test_applications",
     "tests.integration.test_auto_recovery_store",
     "tests.integration.test_auto_recovery_stranded",
@@ -42,15 +41,21 @@ BOTH_STORES = {
     "tests.integration.test_reconcile_abandoned",
     "tests.integration.test_operations_store",
     "tests.integration.test_truth_checks",
-    "tests.integration.test_materials_export",
     "tests.integration.test_profile_versions",
     "tests.integration.test_store_concurrency",
 }
-# From modules that mostly drive workflows end to end, the tests of store behaviour (the
-# fence, the projections' rebuild, racing adds): the suite stays short.
+# From modules whose other tests drive workflows end to end or spend their time outside
+# the store, the tests of store behaviour (the fence, the projections' rebuild, racing
+# adds, claims): the suite stays short.
 BOTH_STORES_TESTS = {
     "tests.integration.test_cancel_reset": {
         "test_a_late_result_after_cancel_is_refused_by_the_fence",
+    },
+    # One winner among claims racing in threads; the racing processes (30 s of spawning
+    # whichever the store) are left to test_store_concurrency's cross-process tests.
+    "tests.integration.test_apply_claims": {
+        "test_claims_racing_in_threads_on_one_job_one_wins",
+        "test_a_claim_holds_the_job_until_it_ends_or_its_lease_runs_out",
     },
     "tests.integration.test_prepare_pipeline": {
         "test_add_enriches_and_scores",
