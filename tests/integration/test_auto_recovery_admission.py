@@ -110,6 +110,20 @@ def test_a_cohort_holds_the_smaller_of_its_workers_and_its_unfinished_members(st
     assert recovery_admission.in_use(store) == 1  # a closed cohort holds nothing
 
 
+def test_the_reservation_reads_what_is_left_again_under_its_lock(store, later) -> None:
+    ids = [_job(store, n) for n in range(4)]
+    for job_id in ids:
+        _fail(store, job_id, "enrich", errors.ENRICH_TIMEOUT)
+    first = _reserve(store, later, concurrency=2, among=ids[:3])
+    assert first is not None and first.workers == 2
+
+    # Another heartbeat that read the store before this reservation still takes nothing.
+    assert _reserve(store, later, concurrency=2, among=ids[3:]) is None
+    assert _row(store, ids[3], "enrich")["reserved_by"] is None
+    second = _reserve(store, later, concurrency=3, among=ids[3:])
+    assert second is not None and second.workers == 1
+
+
 def test_a_cohort_saved_before_its_worker_count_holds_two(store, later) -> None:
     ids = [_job(store, n) for n in range(3)]
     for job_id in ids:

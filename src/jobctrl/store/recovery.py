@@ -196,6 +196,7 @@ def reserve_cohort(
     size: int = rules.COHORT_SIZE,
     among: Collection[str] | None = None,
     workers: int | None = None,
+    concurrency: int | None = None,
     clock: Clock | None = None,
 ) -> Cohort | None:
     """Reserve the next cohort in one write transaction: the stage (one of ``stages``: the
@@ -205,9 +206,17 @@ def reserve_cohort(
     ``among`` (the jobs an ``eligible`` read chose) narrows the read made under the write
     lock to those rows: every rule is checked again, and the lock is held for 25 rows,
     not for a scan of the store. ``workers`` (the parallelism left to it) is saved with
-    the cohort, at most its size: the input it is started with, every time."""
+    the cohort, at most its size: the input it is started with, every time. With
+    ``concurrency`` (``pipeline_internal_concurrency``) what the open cohorts leave is
+    read again under the lock (two workers' heartbeats never both take the last of it):
+    None when nothing is left."""
     with store.write(clock=clock) as tx:
         now = tx.now
+        if concurrency is not None:
+            left = rules.remaining_workers(concurrency, [recovery_admission.in_use_on(tx.conn)])
+            if left <= 0:
+                return None
+            workers = left if workers is None else min(workers, left)
         found = [
             c
             for c in _candidates(tx.conn, rules.max_auto_attempts(stage_limit), among=among)

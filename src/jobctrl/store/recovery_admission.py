@@ -110,23 +110,28 @@ def in_use(store: Store) -> int:
     """The part of ``pipeline_internal_concurrency`` the open cohorts hold: each the
     smaller of its frozen worker count and its members not finished (still reserved,
     or running under its run)."""
-    shares = []
     with store.read() as conn:
-        cohorts = conn.execute(
-            select(RC.c.workflow_id, RC.c.run_id, RC.c.workers, RC.c.job_ids).where(
-                RC.c.state.in_(OPEN_STATES)
+        return in_use_on(conn)
+
+
+def in_use_on(conn: Connection) -> int:
+    """``in_use`` on an open connection (the reservation's, under the write lock)."""
+    shares = []
+    cohorts = conn.execute(
+        select(RC.c.workflow_id, RC.c.run_id, RC.c.workers, RC.c.job_ids).where(
+            RC.c.state.in_(OPEN_STATES)
+        )
+    ).all()
+    for workflow_id, run_id, workers, job_ids in cohorts:
+        running = (
+            and_(S.c.owner_run_id == run_id, S.c.state == StageState.RUNNING.value)
+            if run_id
+            else false()
+        )
+        unfinished = conn.execute(
+            select(func.count(func.distinct(S.c.job_id))).where(
+                S.c.job_id.in_(list(job_ids)), or_(S.c.reserved_by == workflow_id, running)
             )
-        ).all()
-        for workflow_id, run_id, workers, job_ids in cohorts:
-            running = (
-                and_(S.c.owner_run_id == run_id, S.c.state == StageState.RUNNING.value)
-                if run_id
-                else false()
-            )
-            unfinished = conn.execute(
-                select(func.count(func.distinct(S.c.job_id))).where(
-                    S.c.job_id.in_(list(job_ids)), or_(S.c.reserved_by == workflow_id, running)
-                )
-            ).scalar()
-            shares.append(rules.cohort_share(workers, int(unfinished or 0)))
+        ).scalar()
+        shares.append(rules.cohort_share(workers, int(unfinished or 0)))
     return sum(shares)

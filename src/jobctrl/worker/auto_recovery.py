@@ -64,9 +64,9 @@ async def recover_preparations(client: Client, ctx: StageContext, values: dict[s
     if not values["recovery.enabled"]:
         return 0
     await _tend_open_cohorts(client, ctx, values)
+    concurrency = int(values["pipeline_internal_concurrency"])
     in_use = await asyncio.to_thread(recovery_admission.in_use, ctx.store)
-    workers = rules.remaining_workers(int(values["pipeline_internal_concurrency"]), [in_use])
-    if workers <= 0:  # the open cohorts hold all of it: no dispatch this beat
+    if rules.remaining_workers(concurrency, [in_use]) <= 0:  # no dispatch this beat
         return 0
     stage_limit = int(values["retry.max_attempts"])
     found = await asyncio.to_thread(
@@ -98,7 +98,7 @@ async def recover_preparations(client: Client, ctx: StageContext, values: dict[s
         among=among,
         base=backoff_base(),
         grace=pending_grace(),
-        workers=workers,
+        concurrency=concurrency,  # what is left, read again under the write lock
         clock=ctx.clock,
     )
     if cohort is None:
