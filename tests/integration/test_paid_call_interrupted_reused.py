@@ -175,3 +175,66 @@ def test_an_interrupted_answer_to_another_request_is_not_reused(store, settings,
             )
         ask(other, "run5", "profile v2", "run4")
         assert len(provider.requests) == 4
+
+
+def _killed_before_parsing(ctx, job_id: str, run_id: str, monkeypatch) -> None:
+    """Run ``run_id`` gets Tailor's answer (usage and answer committed) and dies before
+    it is parsed into an output."""
+
+    def killed(*_args, **_kwargs):
+        raise Killed
+
+    with monkeypatch.context() as patch:
+        patch.setattr(provider_results, "save_output", killed)
+        with pytest.raises(Killed):
+            materials.tailor(ctx, job_id, run_id, None)
+
+
+def test_killed_twice_in_a_row_on_one_step_the_third_run_still_reuses_the_answer(
+    ctx, home, store, job_id, monkeypatch
+):
+    """Run A got the answer and died before parsing it; run B died right after claiming
+    (before it looked for A's answer); run C follows B, whose run kept nothing, and still
+    finds A's answer to the same request."""
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    score(ctx, job_id, "run-0")  # offline
+    with FakeOpenAI("ok", answer=scripted({"resume": TRUE_RESUME, "letter": TRUE_LETTER})) as p:
+        _lanes(home, p)
+        _killed_before_parsing(ctx, job_id, "run-A", monkeypatch)
+        _interrupt(store, job_id, "tailor", "run-A")
+
+        def killed(*_args, **_kwargs):
+            raise Killed
+
+        with monkeypatch.context() as patch:
+            patch.setattr("jobctrl.llm.lanes.reuse_own", killed)
+            with pytest.raises(Killed):
+                materials.tailor(ctx, job_id, "run-B", None)
+        _interrupt(store, job_id, "tailor", "run-B")
+        outcome = materials.tailor(ctx, job_id, "run-C", None)
+        assert len(p.requests) == 1, "run C parsed run A's answer: not asked again"
+    assert outcome.generation == 1
+    assert _observations(store) == 1
+    assert _row(store, job_id, "tailor")["state"] == "succeeded"
+
+
+def test_a_retried_interrupted_row_reuses_the_answer_and_a_regenerated_one_asks_anew(
+    ctx, home, store, job_id, monkeypatch
+):
+    """`jobctrl retry` resets a row settled interrupted to pending (no owner left to
+    follow): the new run still finds the unparsed answer. Once a run parsed an answer, a
+    regenerate asks again."""
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    score(ctx, job_id, "run-0")  # offline
+    with FakeOpenAI("ok", answer=scripted({"resume": TRUE_RESUME, "letter": TRUE_LETTER})) as p:
+        _lanes(home, p)
+        _killed_before_parsing(ctx, job_id, "run-A", monkeypatch)
+        _interrupt(store, job_id, "tailor", "run-A")
+        stage_states.reset_stages(store, job_id, ("tailor",), "retry")
+        outcome = materials.tailor(ctx, job_id, "prepare-retry-run", None)
+        assert len(p.requests) == 1, "the retry parsed run A's answer"
+        assert outcome.generation == 1
+        stage_states.reset_stages(store, job_id, ("tailor",), "regenerate")
+        materials.tailor(ctx, job_id, "regenerate-run", None)
+        assert len(p.requests) == 2, "a regenerate asks anew"
+    assert _observations(store) == 2

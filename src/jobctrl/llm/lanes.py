@@ -28,13 +28,13 @@ answer and the stage's result) is a new run: the stage passes the run of the int
 attempt it follows (``Claim.interrupted_run``; never after a refused or invalid answer),
 and its answer is reused when it was an answer to exactly the same request (provider,
 model, system and prompt: their digest is kept with the answer), instead of paying again.
-"""
+So is any earlier run's answer to this lane of this job that was never parsed into an
+output (killed twice in a row on one step; a row retried after it was settled
+interrupted): ``llm.reuse``."""
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -52,9 +52,9 @@ from jobctrl.llm.remote import (
     ProviderError,
     api_key,
     build_model,
-    replay_structured,
     run_structured,
 )
+from jobctrl.llm.reuse import request_digest, reuse_earlier, reuse_own, store_output
 from jobctrl.llm.spend import SpendAuthority, Usage, record_in
 from jobctrl.store import provider_results
 
@@ -169,19 +169,20 @@ def _call_remote(
 ) -> T:
     """The remote lane's output: reused from this run's earlier answer (or an interrupted
     run's answer to the same request), or paid once."""
-    reused = _reuse(spend, key, lane, job_id, run_id, observation_id, output_type, system, config)
+    reused = reuse_own(
+        spend, key, lane, job_id, run_id, observation_id, output_type, system, config
+    )
     if reused is not None:
         return reused  # paid for already: never again
     text = prompt()
     asked = request_digest(config, system, text)
-    if interrupted_run is not None and interrupted_run != run_id:
-        earlier = _reuse_interrupted(
-            spend, key, f"{lane}:{job_id}:{interrupted_run}", asked,
-            lane=lane, job_id=job_id, run_id=run_id, observation_id=observation_id,
-            output_type=output_type, system=system,
-        )  # fmt: skip
-        if earlier is not None:
-            return earlier  # the interrupted attempt paid for this very request
+    earlier = reuse_earlier(
+        spend, key, asked, interrupted_run,
+        lane=lane, job_id=job_id, run_id=run_id, observation_id=observation_id,
+        output_type=output_type, system=system,
+    )  # fmt: skip
+    if earlier is not None:
+        return earlier  # an interrupted run paid for this very request
     max_out = MAX_OUTPUT_TOKENS.get(lane, 2_000)
     lane_model = LaneModel(config.provider, config.model, config.base_url, config.api_key_env)
 
@@ -245,7 +246,7 @@ def _call_remote(
                 raise
             finally:
                 ticket.finish()
-        _store(spend, key, lane, job_id, run_id, observation_id, output, usage, config)
+        store_output(spend, key, lane, job_id, run_id, observation_id, output, usage, config)
         if os.environ.get(CRASH_AFTER_CALL) == lane:
             os._exit(137)
         return output, None  # usage is already recorded: as it arrived, and with the output
@@ -297,113 +298,4 @@ def _record_failed(
             provider=config.provider,
             model=config.model,
             usage=error.usage,
-        )
-
-
-def _reuse(
-    spend: SpendAuthority,
-    key: str,
-    lane: str,
-    job_id: str,
-    run_id: str,
-    observation_id: str,
-    output_type: type[T],
-    system: str,
-    config: LaneProvider,
-) -> T | None:
-    """This run's paid output: stored, or parsed again from the stored answer (a worker
-    died between the answer and its output; its usage is recorded already). None when no
-    answer was stored, or the stored one does not fit (that attempt failed on it: ask
-    again, as its retry would)."""
-    found = provider_results.stored(spend.store, key)
-    if found is None:
-        return None
-    if found.output is not None:
-        return output_type.model_validate(found.output)
-    if found.response is None:
-        return None
-    try:
-        output = replay_structured(output_type, system=system, response=found.response)
-    except ProviderError:
-        return None
-    _store(spend, key, lane, job_id, run_id, observation_id, output, None, config)
-    return output
-
-
-def request_digest(config: LaneProvider, system: str, text: str) -> str:
-    """What identifies a request: the provider and model asked, the system and the prompt."""
-    asked = json.dumps([config.provider, config.model, system, text], ensure_ascii=False)
-    return hashlib.sha256(asked.encode()).hexdigest()
-
-
-def _reuse_interrupted(
-    spend: SpendAuthority,
-    key: str,
-    earlier_key: str,
-    asked: str,
-    *,
-    lane: str,
-    job_id: str,
-    run_id: str,
-    observation_id: str,
-    output_type: type[T],
-    system: str,
-) -> T | None:
-    """The interrupted run's answer under ``earlier_key``, when it answered exactly this
-    request (``asked``): its output, or its answer parsed again; kept under this run's
-    ``key`` too (answer, digest and output; its usage stays recorded once, by the run
-    that paid). None when there is none, it was asked something else, or it does not fit."""
-    found = provider_results.stored(spend.store, earlier_key)
-    if found is None or found.prompt != asked or found.response is None:
-        return None
-    try:
-        if found.output is not None:
-            output = output_type.model_validate(found.output)
-        else:
-            output = replay_structured(output_type, system=system, response=found.response)
-    except (ProviderError, ValueError):
-        return None
-    ids = {"key": key, "lane": lane, "job_id": job_id, "run_id": run_id}
-    with spend.store.write(clock=spend.clock) as tx:
-        provider_results.save_response(
-            tx, **ids, observation_id=observation_id, response=found.response, prompt=asked
-        )
-        provider_results.save_output(
-            tx, **ids, observation_id=observation_id, output=json.loads(output.model_dump_json())
-        )
-    return output
-
-
-def _store(
-    spend: SpendAuthority,
-    key: str,
-    lane: str,
-    job_id: str,
-    run_id: str,
-    observation_id: str,
-    output: BaseModel,
-    usage: Usage | None,
-    config: LaneProvider,
-) -> None:
-    """The output (and its usage, if the response tap did not record it already), in one
-    transaction, before anything else uses them."""
-    with spend.store.write(clock=spend.clock) as tx:
-        provider_results.save_output(
-            tx,
-            key=key,
-            lane=lane,
-            job_id=job_id,
-            run_id=run_id,
-            observation_id=observation_id,
-            output=json.loads(output.model_dump_json()),
-        )
-        if usage is None:
-            return
-        record_in(
-            tx,
-            observation_id=observation_id,
-            lane=lane,
-            provider=config.provider,
-            model=config.model,
-            usage=usage,
         )

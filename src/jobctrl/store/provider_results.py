@@ -43,10 +43,33 @@ def stored(store: Store, key: str) -> Stored | None:
         row = conn.execute(select(PR.c.output, PR.c.response).where(PR.c.key == key)).first()
     if row is None:
         return None
-    kept = row.response
+    return _stored(row.output, row.response)
+
+
+def _stored(output: Any, kept: Any) -> Stored:
     if isinstance(kept, dict) and "prompt" in kept:
-        return Stored(row.output, kept.get("answer"), str(kept["prompt"]))
-    return Stored(row.output, kept)
+        return Stored(output, kept.get("answer"), str(kept["prompt"]))
+    return Stored(output, kept)
+
+
+def unparsed_answers(store: Store, lane: str, job_id: str, *, exclude_run: str) -> list[Stored]:
+    """The answers to ``lane`` of ``job_id`` that no run parsed into an output (its worker
+    died between the answer and the output), newest first, except ``exclude_run``'s; only
+    those newer than the newest parsed one (after that, the step was done: asking again,
+    a regenerated draft say, is asking anew)."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(PR.c.output, PR.c.response)
+            .where(PR.c.lane == lane, PR.c.job_id == job_id, PR.c.run_id != exclude_run)
+            .order_by(PR.c.created_at.desc())
+        ).all()
+    unparsed = []
+    for row in rows:
+        if row.output is not None:
+            break
+        if row.response is not None:
+            unparsed.append(_stored(None, row.response))
+    return unparsed
 
 
 def stored_output(store: Store, key: str) -> Any | None:

@@ -330,6 +330,8 @@ provider_results = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     # The provider's answer (raw response message), committed with its usage (0019).
     Column("response", JSON, nullable=True),
+    # An earlier run's unparsed answers to one lane of one job (llm.reuse) (0022).
+    Index("ix_provider_results_lane_job", "lane", "job_id"),
 )
 
 # -- evaluation reports --------------------------------------------------------------------

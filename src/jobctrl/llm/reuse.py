@@ -1,0 +1,141 @@
+"""Paid answers reused instead of paying again (``llm.lanes``): this run's own answer, or
+an earlier run's answer to exactly the same request (``request_digest``: provider, model,
+system and prompt)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from jobctrl.config import LaneProvider
+from jobctrl.llm.remote import ProviderError, replay_structured
+from jobctrl.llm.spend import SpendAuthority, Usage, record_in
+from jobctrl.store import provider_results
+
+T = TypeVar("T", bound=BaseModel)
+
+
+def reuse_own(
+    spend: SpendAuthority,
+    key: str,
+    lane: str,
+    job_id: str,
+    run_id: str,
+    observation_id: str,
+    output_type: type[T],
+    system: str,
+    config: LaneProvider,
+) -> T | None:
+    """This run's paid output: stored, or parsed again from the stored answer (a worker
+    died between the answer and its output; its usage is recorded already). None when no
+    answer was stored, or the stored one does not fit (that attempt failed on it: ask
+    again, as its retry would)."""
+    found = provider_results.stored(spend.store, key)
+    if found is None:
+        return None
+    if found.output is not None:
+        return output_type.model_validate(found.output)
+    if found.response is None:
+        return None
+    try:
+        output = replay_structured(output_type, system=system, response=found.response)
+    except ProviderError:
+        return None
+    store_output(spend, key, lane, job_id, run_id, observation_id, output, None, config)
+    return output
+
+
+def request_digest(config: LaneProvider, system: str, text: str) -> str:
+    """What identifies a request: the provider and model asked, the system and the prompt."""
+    asked = json.dumps([config.provider, config.model, system, text], ensure_ascii=False)
+    return hashlib.sha256(asked.encode()).hexdigest()
+
+
+def reuse_earlier(
+    spend: SpendAuthority,
+    key: str,
+    asked: str,
+    interrupted_run: str | None,
+    *,
+    lane: str,
+    job_id: str,
+    run_id: str,
+    observation_id: str,
+    output_type: type[T],
+    system: str,
+) -> T | None:
+    """An earlier run's answer to exactly this request (``asked``), instead of paying
+    again: the interrupted run's this attempt follows (``Claim.interrupted_run``), else
+    the newest answer to this lane of this job that no run ever parsed into an output (a
+    worker killed between the answer and its output, then killed again before the next
+    run reused it; or a row a person retried after it was settled interrupted). Its
+    output, or its answer parsed again; kept under this run's ``key`` too (answer, digest
+    and output; its usage stays recorded once, by the run that paid). None when there is
+    none that answered this request and fits."""
+    candidates = []
+    if interrupted_run is not None and interrupted_run != run_id:
+        found = provider_results.stored(spend.store, f"{lane}:{job_id}:{interrupted_run}")
+        if found is not None:
+            candidates.append(found)
+    candidates += provider_results.unparsed_answers(spend.store, lane, job_id, exclude_run=run_id)
+    for found in candidates:
+        if found.prompt != asked or found.response is None:
+            continue
+        try:
+            if found.output is not None:
+                output = output_type.model_validate(found.output)
+            else:
+                output = replay_structured(output_type, system=system, response=found.response)
+        except (ProviderError, ValueError):
+            continue  # an answer that did not fit: its run failed on it, as this one would
+        ids = {"key": key, "lane": lane, "job_id": job_id, "run_id": run_id}
+        with spend.store.write(clock=spend.clock) as tx:
+            provider_results.save_response(
+                tx, **ids, observation_id=observation_id, response=found.response, prompt=asked
+            )
+            provider_results.save_output(
+                tx,
+                **ids,
+                observation_id=observation_id,
+                output=json.loads(output.model_dump_json()),
+            )
+        return output
+    return None
+
+
+def store_output(
+    spend: SpendAuthority,
+    key: str,
+    lane: str,
+    job_id: str,
+    run_id: str,
+    observation_id: str,
+    output: BaseModel,
+    usage: Usage | None,
+    config: LaneProvider,
+) -> None:
+    """The output (and its usage, if the response tap did not record it already), in one
+    transaction, before anything else uses them."""
+    with spend.store.write(clock=spend.clock) as tx:
+        provider_results.save_output(
+            tx,
+            key=key,
+            lane=lane,
+            job_id=job_id,
+            run_id=run_id,
+            observation_id=observation_id,
+            output=json.loads(output.model_dump_json()),
+        )
+        if usage is None:
+            return
+        record_in(
+            tx,
+            observation_id=observation_id,
+            lane=lane,
+            provider=config.provider,
+            model=config.model,
+            usage=usage,
+        )
