@@ -14,8 +14,9 @@ first takes one transaction-scoped advisory lock (``WRITER_LOCK``), so writers f
 process and host are serialised exactly as SQLite's single writer serialises them. Every
 read-then-write invariant of the store (the spend ceiling, report numbers, stage fences,
 claims, the event sequence's commit order) therefore holds across processes, not only
-under the process-local lock in ``store.py``. Reads run in REPEATABLE READ: one snapshot
-per read transaction, as SQLite's deferred transactions give.
+under the process-local lock in ``store.py``. Reads run in REPEATABLE READ, read-only:
+one snapshot per read transaction, as SQLite's deferred transactions give, and no write
+can bypass the lock.
 """
 
 from __future__ import annotations
