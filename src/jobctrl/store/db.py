@@ -133,8 +133,10 @@ def _postgresql_engine(url: str, *, writer: bool) -> Engine:
     lock_timeout = max(1, busy_timeout_ms())
     engine = create_engine(
         url,
-        pool_size=8,
-        max_overflow=8,
+        # A process writes through one connection at a time (store.py's lock), so the
+        # writer needs few; the server's connections are shared by every worker and app.
+        pool_size=2 if writer else 8,
+        max_overflow=2 if writer else 8,
         pool_pre_ping=True,
         isolation_level="READ COMMITTED" if writer else "REPEATABLE READ",
         # Every write goes through the writer (and its lock): the reader cannot write.
