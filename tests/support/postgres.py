@@ -74,7 +74,9 @@ class PostgresServer:
 
     def start(self) -> PostgresServer:
         user = _run_as()
-        self.root = Path(tempfile.mkdtemp(prefix="jobctrl-pg-"))
+        # Run as another user, the server needs a dir that user can reach: /tmp, not a
+        # TMPDIR under root's home.
+        self.root = Path(tempfile.mkdtemp(prefix="jobctrl-pg-", dir="/tmp" if user else None))
         as_user: dict[str, object] = {}
         if user is not None:
             os.chown(self.root, user.pw_uid, user.pw_gid)
