@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
-from typing import Any
+from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
 from jobctrl.demo.postings import COMPANIES, draw_opening, posting_description, posting_page
-from jobctrl.demo.site import LoopbackServer
+from jobctrl.demo.site import HOST, LoopbackServer
 
 
 @dataclass(frozen=True)
@@ -248,7 +248,10 @@ class DemoBoards(LoopbackServer):
                 parts = urlsplit(self.path)
                 query = parse_qs(parts.query)
                 segs = [s for s in parts.path.split("/") if s]
-                base = outer.base_url
+                # This request's server, not the site's: a request still in flight when
+                # the site stops is answered, not failed with a traceback.
+                _, port = cast(tuple[str, int], self.server.server_address)
+                base = f"http://{HOST}:{port}"
                 status, ctype, body = HTTPStatus.NOT_FOUND, "application/json", b'{"error":1}'
                 if parts.path == "/robots.txt":
                     status, ctype, body = HTTPStatus.OK, "text/plain", b"User-agent: *\nAllow: /\n"
