@@ -238,3 +238,32 @@ def test_a_retried_interrupted_row_reuses_the_answer_and_a_regenerated_one_asks_
         materials.tailor(ctx, job_id, "regenerate-run", None)
         assert len(p.requests) == 2, "a regenerate asks anew"
     assert _observations(store) == 2
+
+
+def test_an_answer_paid_while_a_pause_refused_its_row_is_reused_after_resume(
+    ctx, home, store, job_id, monkeypatch
+):
+    """Review finding: attempt 1 of run A is timed out mid-call and keeps running
+    (shielded); the lane pauses and attempt 2 of A refuses the row (`automation_paused`);
+    attempt 1's paid answer then arrives and is stored, its result refused. After
+    `jobctrl resume`, run B must reuse that answer, not pay again."""
+    from jobctrl.store import stage_control
+
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    with FakeOpenAI("ok", SCORE_REPORT) as provider:
+        set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
+
+        def killed(*_args, **_kwargs):
+            raise Killed  # attempt 1's result never lands (refused, timed out)
+
+        with monkeypatch.context() as patch:
+            patch.setattr(stage_states, "succeed_stage", killed)
+            with pytest.raises(Killed):
+                score(ctx, job_id, "run-A")
+        # Attempt 2 of the same run, behind the pause: the row is refused.
+        assert stage_control.refuse_paused(store, job_id, "score", "run-A", "provider_auth")
+        assert _row(store, job_id, "score")["error_code"] == "automation_paused"
+        outcome = score(ctx, job_id, "run-B")
+        assert len(provider.requests) == 1, "run B reused run A's paid answer"
+    assert outcome.score == 81
+    assert _observations(store) == 1

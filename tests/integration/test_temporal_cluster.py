@@ -117,4 +117,18 @@ def test_an_api_key_is_read_from_the_variable_named_and_goes_over_tls(monkeypatc
     monkeypatch.setenv("MY_TEMPORAL_KEY", "secret-key")
     options = temporal.server_options()
     assert (options.api_key, options.tls) == ("secret-key", True)
-    assert "secret-key" not in repr(options.key())
+    assert "secret-key" not in options.key() and "secret-key" not in repr(options)
+
+
+def test_no_secret_of_the_tls_settings_is_kept_in_a_repr_or_the_client_key(
+    tmp_path, monkeypatch
+) -> None:
+    from tests.support.tls_proxy import TlsProxy as _Certs
+
+    certs = _Certs("127.0.0.1:1", tmp_path)  # its files only; never started
+    monkeypatch.setenv("JOBCTRL_TEMPORAL_ADDRESS", "127.0.0.1:7233")
+    monkeypatch.setenv("JOBCTRL_TEMPORAL_TLS_CA", str(certs.files["ca"]))
+    monkeypatch.setenv("JOBCTRL_TEMPORAL_TLS_CERT", str(certs.files["cert"]))
+    monkeypatch.setenv("JOBCTRL_TEMPORAL_TLS_KEY", str(certs.files["key"]))
+    options = temporal.server_options()
+    assert "PRIVATE KEY" not in repr(options) and "PRIVATE KEY" not in options.key()

@@ -11,7 +11,15 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from jobctrl.domain.errors import PROVIDER_RATE_LIMITED
-from jobctrl.llm.pacing import MARGIN, WINDOW, Pacer, Ticket, endpoint_id, read_headers
+from jobctrl.llm.pacing import (
+    LEARNED_FOR,
+    MARGIN,
+    WINDOW,
+    Pacer,
+    Ticket,
+    endpoint_id,
+    read_headers,
+)
 from jobctrl.llm.remote import ProviderError
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -164,6 +172,32 @@ def test_a_refusal_asking_much_less_than_a_slot_teaches_no_rate() -> None:
     refused = pacer.acquire(never, clock.now)
     refused.refused(3.0)  # a 1-per-minute limit would ask for ~59 s
     assert pacer.limit is None and pacer.hold_until == clock.now + 3.0
+
+
+def test_a_429_without_retry_after_teaches_no_rate() -> None:
+    """A quota's 429 (or any without Retry-After) is no evidence of a per-minute rate."""
+    clock = Clock()
+    pacer = Pacer(clock)
+    for _ in range(3):
+        pacer.acquire(never, clock.now)
+        clock.now += 5
+    pacer.acquire(never, clock.now).refused(None)
+    assert pacer.limit is None
+
+
+def test_a_learned_rate_lapses_after_a_quiet_while() -> None:
+    clock = Clock()
+    pacer = Pacer(clock)
+    for _ in range(3):
+        pacer.acquire(never, clock.now)
+        clock.now += 5
+    refused = pacer.acquire(never, clock.now)
+    refused.refused(45.0)
+    refused.finish()
+    assert pacer.limit == 3
+    clock.now += LEARNED_FOR + 60  # no 429 since
+    pacer.acquire(never, clock.now + 60).finish()
+    assert pacer.limit is None, "the provider's rate again, not the one learned long ago"
 
 
 def test_the_wait_is_bounded() -> None:

@@ -57,9 +57,9 @@ async def cancel_discovery(home: Home) -> dict[str, Any]:
 async def observed_runs(home: Home, limit: int = 20) -> tuple[list[dict[str, Any]], bool]:
     """``discovery_runs`` after the open ones among them were described by their exact run
     id (the reconciler's probe, not the worker's last beat): one Temporal reports closed
-    shows its real outcome, one it cannot find ``reconciled_not_found``. Also whether
-    they were checked; without a Temporal server the stored statuses are shown as they
-    are (False)."""
+    shows its real outcome. One it cannot find is left to the worker's own pass (this
+    command's settings could name another namespace). Also whether they were checked;
+    without a Temporal server the stored statuses are shown as they are (False)."""
     runs = discovery_runs(home, limit)
     shown = [(r["workflowId"], r["runId"]) for r in runs if r["status"] in _OPEN and r["runId"]]
     if not shown:

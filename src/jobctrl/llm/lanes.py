@@ -72,7 +72,9 @@ _asking_guard = threading.Lock()
 
 @contextlib.contextmanager
 def _one_call_per_step(
-    key: str, keep_alive: Callable[[], AbstractContextManager[object]]
+    key: str,
+    keep_alive: Callable[[], AbstractContextManager[object]],
+    heartbeat: Callable[[], object],
 ) -> Iterator[None]:
     """One attempt of a step at a time in this worker: a later attempt of the same run
     waits (kept alive) until the earlier one's call has returned or raised, then finds its
@@ -86,10 +88,10 @@ def _one_call_per_step(
             if ahead is mine:
                 break
             with keep_alive():
-                # A cancellation raised into this thread lands here; a holder gone without
-                # setting its event (interrupted in its finally) frees the key too.
+                # A cancelled attempt stops here (the heartbeat raises); a holder gone
+                # without setting its event (interrupted in its finally) frees the key too.
                 while not ahead.wait(0.5) and _asking.get(key) is ahead:
-                    pass
+                    heartbeat()
         yield
     finally:
         with _asking_guard:
@@ -142,7 +144,7 @@ def call_lane(
             call=lambda: (offline(), None),
         )
     key = f"{lane}:{job_id}:{run_id}"
-    with _one_call_per_step(key, keep_alive):
+    with _one_call_per_step(key, keep_alive, heartbeat):
         return _call_remote(
             spend, lane, config, key, observation_id,
             job_id=job_id, run_id=run_id, output_type=output_type, system=system,

@@ -49,6 +49,7 @@ from jobctrl.domain import errors
 from jobctrl.llm.remote import ProviderError
 
 WINDOW = 60.0  # seconds: the providers' request limits are per minute
+LEARNED_FOR = 600.0  # seconds a learned limit holds after the 429 that taught it
 MARGIN = 1.0  # a start counts this much longer than the window (the trip to the provider)
 BEAT = 0.25  # longest sleep between two heartbeats of a waiting request
 DEFAULT_HOLD = 5.0  # a 429 that names no delay holds the endpoint this long
@@ -178,6 +179,7 @@ class Pacer:
         self.clock = clock
         self.limit: int | None = None
         self.limit_from: str | None = None  # "headers" | "learned"
+        self.learned_at = 0.0  # a learned limit lapses LEARNED_FOR after its last 429
         self.hold_until = 0.0
         self._probing = False  # since a 429, until a request is answered
         self._probe: Ticket | None = None  # the request sent while probing, not yet over
@@ -187,6 +189,8 @@ class Pacer:
 
     def ready_at(self, now: float) -> float:
         """When the next request may start (locked)."""
+        if self.limit_from == "learned" and now - self.learned_at > LEARNED_FOR:
+            self.limit = self.limit_from = None  # no 429 for long: the provider's, not ours
         while self._starts and self._starts[0] <= now - WINDOW - MARGIN:
             self._starts.popleft()
         ready = max(now, self.hold_until)
@@ -284,10 +288,13 @@ class Pacer:
         """The limit the provider kept to before refusing the request started at
         ``started``: the starts it admitted in the window before (locked)."""
         admitted = sum(1 for s in self._starts if started - WINDOW < s < started)
-        if admitted < 1 or (after is not None and after < AGREEMENT * WINDOW / admitted):
+        # Without a Retry-After that agrees it is a rate (a quota's 429, a short
+        # refusal), nothing is learned: a wrong limit would throttle the endpoint.
+        if admitted < 1 or after is None or after < AGREEMENT * WINDOW / admitted:
             return
         self.limit = admitted if self.limit is None else min(self.limit, admitted)
         self.limit_from = "learned"
+        self.learned_at = self.clock()
 
     def finish(self, ticket: Ticket) -> None:
         with self._cond:

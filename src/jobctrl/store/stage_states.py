@@ -19,6 +19,8 @@ from sqlalchemy import Connection, select, update
 from jobctrl.domain.availability import Availability
 from jobctrl.domain.clock import Clock
 from jobctrl.domain.errors import (
+    AUTOMATION_PAUSED,
+    CANCELED,
     MISSING_INPUT,
     OWNERSHIP_LOST,
     POSTING_UNAVAILABLE,
@@ -58,6 +60,9 @@ class Claim:
     interrupted_run: str | None = None
 
 
+_NOT_THE_ANSWER = frozenset({STAGE_INTERRUPTED, AUTOMATION_PAUSED, CANCELED})
+
+
 def _interrupted_run(row: Any, run_id: str) -> str | None:
     owner = row["owner_run_id"]
     if owner is None or owner == run_id:
@@ -65,7 +70,10 @@ def _interrupted_run(row: Any, run_id: str) -> str | None:
     state = row["state"]
     if state == StageState.RUNNING.value:
         return str(owner)
-    if state == StageState.FAILED.value and row["error_code"] == STAGE_INTERRUPTED:
+    # Ended by no fault of its answer: the worker died, a stop-loss pause refused the row
+    # while an attempt Temporal had timed out was still being answered, or the person
+    # cancelled. What such a run paid for is reused, never asked again.
+    if state == StageState.FAILED.value and row["error_code"] in _NOT_THE_ANSWER:
         return str(owner)
     return None
 

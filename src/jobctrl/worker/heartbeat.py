@@ -28,8 +28,8 @@ line with desired state, so a settings change takes effect without a restart.
 
 With several workers on one deployment (one task queue), the duties above but the
 inventory and the config.yaml notice are singletons: they run in the one worker that
-holds the task queue's lease (``store.leases``, renewed every beat, taken over by another
-worker once a dead holder's lease expires), so nothing is dispatched twice.
+holds the task queue's lease (``store.leases``, renewed before each duty, taken over by
+another worker once a dead holder's lease expires), so nothing is dispatched twice.
 
 A duty that meets a known condition says so once and again when it changes, never on
 every beat; an unexpected failure is logged with its traceback (to the worker's log).
@@ -72,7 +72,7 @@ from jobctrl.workflows.starts import reconcile_schedule, start_availability_swee
 log = logging.getLogger(__name__)
 SWEEP_BUDGET_SECONDS = 20 * 60  # a sweep starts no new check after this (spec: 20 min)
 LEASE_BEATS = 3  # a holder that missed this many beats has lost the lease
-LEASE_MIN_SECONDS = 30.0
+LEASE_MIN_SECONDS = 90.0  # longer than one duty's worst case (the recheck: 5 × 10 s)
 
 
 def _dead_here(identity: str) -> bool:
@@ -166,6 +166,8 @@ class WorkerHeartbeat:
             ("automatic recovery", lambda: recover_preparations(self.client, self.ctx, values)),
         ]
         for duty, run in duties:
+            if not await self._lead(values):  # renewed before each duty: a slow pass
+                break  # never outlives the lease while another worker takes it over
             try:
                 await run()
                 self._notice(duty, None)

@@ -104,13 +104,16 @@ async def probe_open_runs(
     *,
     listed: set[tuple[str, str]] | None = None,
     only: Collection[tuple[str, str]] | None = None,
+    record_not_found: bool = True,
 ) -> dict[str, int]:
     """Describe up to ``probes`` open executions (least recently probed first) and record
     each answer that differs from the store. ``listed`` (the executions Temporal lists as
     running on the queue) only orders the work: an open run missing from it has probably
     closed and goes ``SUSPECT_HEAD_START`` seconds ahead; the describe decides. ``only``
     (workflow id, run id) limits the pass to those runs (what a command is about to
-    show)."""
+    show); without ``record_not_found`` a run the server cannot find is left as it is
+    (a command's own settings may name another server or namespace than the worker's:
+    only the worker's pass records ``reconciled_not_found``)."""
     store = ctx.store
     runs = await asyncio.to_thread(workflow_runs.open_executions, store)
     runs = [r for r in runs if r.run_id]  # an empty run id names no exact execution
@@ -147,6 +150,8 @@ async def probe_open_runs(
         _probed[(store.url, run.workflow_id, run.run_id)] = time.monotonic()
         counts["probed"] += 1
         if description is None:
+            if not record_not_found:
+                return
             verdict, code, outcome = WorkflowStatus.RECONCILED_NOT_FOUND, None, None
         elif description.status == WorkflowExecutionStatus.RUNNING:
             verdict, code, outcome = WorkflowStatus.RUNNING, None, None
@@ -184,10 +189,10 @@ async def probe_open_runs(
 
 
 async def observe_now(client: Client, ctx: StageContext, runs: Collection[tuple[str, str]]) -> bool:
-    """Describe these open runs now (a command is about to show them) and record what
-    differs; False when the server did not answer (nothing was changed then)."""
+    """Describe these open runs now (a command is about to show them) and record the
+    ones that closed; False when the server did not answer (nothing was changed then)."""
     try:
-        await probe_open_runs(client, ctx, len(runs), only=runs)
+        await probe_open_runs(client, ctx, len(runs), only=runs, record_not_found=False)
     except RPCError:
         return False
     return True

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 import os
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
@@ -140,12 +141,20 @@ class ServerOptions:
     ``TLSConfig``) and an API key."""
 
     namespace: str = NAMESPACE
-    tls: bool | TLSConfig = False
-    api_key: str | None = None
+    tls: bool | TLSConfig = field(default=False, repr=False)  # may hold a private key
+    api_key: str | None = field(default=None, repr=False)
 
-    def key(self) -> tuple[object, ...]:
-        """What tells two client configurations apart (the key itself is not kept)."""
-        return (self.namespace, repr(self.tls), self.api_key is not None)
+    def key(self) -> str:
+        """What tells two client configurations apart: a digest, never a secret itself (a
+        rotated key or certificate makes another client)."""
+        tls = self.tls
+        parts: list[object] = [self.namespace, self.api_key or ""]
+        if isinstance(tls, TLSConfig):
+            parts += [tls.server_root_ca_cert, tls.client_cert, tls.client_private_key]
+            parts += [tls.domain]
+        else:
+            parts.append(tls)
+        return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
 def server_options() -> ServerOptions:
