@@ -86,3 +86,25 @@ def test_a_paused_lane_leaves_a_row_another_execution_runs_alone(store) -> None:
     job_id, _run_id = _claimed(store, "other-run")
     assert not stage_control.refuse_paused(store, job_id, "enrich", "run-else", "provider_auth")
     assert _row(store, job_id)["state"] == "running"
+
+
+def test_a_later_attempt_of_a_run_that_failed_a_stage_for_good_does_not_work_it_again(
+    store,
+) -> None:
+    """Found by CI under load (the five-401 fault test): attempt 1 was timed out by
+    Temporal while it was being answered 401; shielded, it finished and failed the row
+    for good (`provider_auth`), but attempt 2 of the same run was already scheduled and
+    claimed the row again — a request after the lane had paused."""
+    job_id, run_id = _claimed(store, "failed-for-good")
+    row = _row(store, job_id)
+    auth = errors.StageError(errors.PROVIDER_AUTH, "the key was refused")
+    stage_states.fail_stage(store, job_id, "enrich", run_id, row["attempts"], auth)
+
+    with pytest.raises(errors.StageError) as again:
+        stage_states.claim_stage(store, job_id, "enrich", run_id)
+
+    assert again.value.code == errors.PROVIDER_AUTH and not again.value.retryable
+    after = _row(store, job_id)
+    assert (after["state"], after["attempts"]) == ("failed", 1), "not claimed again"
+    # Another run (a person's retry, automatic recovery) may still claim it.
+    assert stage_states.claim_stage(store, job_id, "enrich", "run-retry").attempt == 2

@@ -138,6 +138,12 @@ def claim_stage(
         state = StageState(row["state"])
         if state in (StageState.SUCCEEDED, StageState.SKIPPED):
             return Claim(attempt=row["attempts"], already=state)
+        if state == StageState.FAILED and not row["retryable"] and row["owner_run_id"] == run_id:
+            # An attempt Temporal had timed out finished after all, failing for good (a
+            # 401, say), while the next attempt of this run was already scheduled: that one
+            # ends the same way, without doing the work (and paying) again.
+            code = str(row["error_code"])
+            raise StageError(code, f"{stage} of job {job_id} already failed in this run: {code}")
         if cohort is not None and recovery_admission.declined(tx.conn, job_id, stage):
             # The person abandoned the job's application: no automatic Tailor/Cover.
             recovery_admission.decline_stage(tx, job_id, stage, cohort)
