@@ -22,12 +22,13 @@ from jobctrl.domain import public_fetch as rules
 from jobctrl.domain.availability import Availability
 from jobctrl.domain.clock import Clock, as_utc
 from jobctrl.domain.errors import DETAIL_UNSAFE_URL
-from jobctrl.domain.events import EnrichmentFetchRechecked, StageReset
+from jobctrl.domain.events import EnrichmentFetchRechecked
 from jobctrl.domain.recovery import max_auto_attempts
 from jobctrl.domain.stages import Stage, StageState
 from jobctrl.store import schema
 from jobctrl.store.db import upsert
 from jobctrl.store.operations_tables import public_fetch_rechecks
+from jobctrl.store.stage_control import reset_row_in
 from jobctrl.store.store import Store, WriteTx
 
 S = schema.job_stage_states
@@ -260,22 +261,11 @@ def settle_check(
         )
         if not resolved:
             return False
-        tx.conn.execute(
-            update(S)
-            .where(S.c.job_id == candidate.job_id, S.c.stage == Stage.ENRICH.value)
-            .values(
-                state=StageState.PENDING.value,
-                error_code=None,
-                error_message=None,
-                retryable=None,
-                next_attempt_at=None,
-                updated_at=tx.now,
-            )
-        )
-        tx.append(
-            StageReset(
-                job_id=candidate.job_id, stage=Stage.ENRICH.value, reason=rules.RESET_REASON
-            ),
+        reset_row_in(
+            tx,
+            candidate.job_id,
+            Stage.ENRICH.value,
+            reason=rules.RESET_REASON,
             key=f"stage-reset:{candidate.job_id}:enrich:{rules.RESET_REASON}:{candidate.run_id}:"
             f"{candidate.attempt}",
         )

@@ -181,25 +181,35 @@ def reset_job_stage(
         ]
         wanted.sort(key=STAGE_ORDER.__getitem__)
         for name in wanted:
-            tx.conn.execute(
-                update(S)
-                .where(S.c.job_id == job_id, S.c.stage == name)
-                .values(
-                    state=StageState.PENDING.value,
-                    error_code=None,
-                    error_message=None,
-                    retryable=None,
-                    next_attempt_at=None,
-                    reserved_by=None,
-                    finished_at=None,
-                    updated_at=tx.now,
-                )
-            )
-            tx.append(
-                StageReset(job_id=job_id, stage=name, reason="reset"),
+            reset_row_in(
+                tx,
+                job_id,
+                name,
+                reason="reset",
                 key=f"stage-reset:{job_id}:{name}:{tx.now.isoformat()}",
             )
     return wanted
+
+
+def reset_row_in(tx: WriteTx, job_id: str, stage: str, *, reason: str, key: str) -> None:
+    """Put one stage row back to pending (attempts kept, no reservation) with its
+    ``StageReset`` event (keyed ``key``): a person's reset, a resolved public-fetch
+    recheck."""
+    tx.conn.execute(
+        update(S)
+        .where(S.c.job_id == job_id, S.c.stage == stage)
+        .values(
+            state=StageState.PENDING.value,
+            error_code=None,
+            error_message=None,
+            retryable=None,
+            next_attempt_at=None,
+            reserved_by=None,
+            finished_at=None,
+            updated_at=tx.now,
+        )
+    )
+    tx.append(StageReset(job_id=job_id, stage=stage, reason=reason), key=key)
 
 
 @dataclass(frozen=True)
