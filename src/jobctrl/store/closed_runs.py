@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import NamedTuple
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, bindparam, select
 
 from jobctrl.domain.clock import as_utc
 from jobctrl.domain.executions import WorkflowStatus
@@ -25,6 +25,13 @@ CLOSED = (
     WorkflowStatus.CANCELED.value,
 )
 _LONG_AGO = datetime.min.replace(tzinfo=UTC)
+# Asked at every stage claim: built once.
+_JOB_RUN = select(WR.c.status, WR.c.closed_at).where(
+    WR.c.job_id == bindparam("job_id"), WR.c.run_id == bindparam("run_id")
+)
+_COHORT_OF_RUN = select(RC.c.workflow_id, RC.c.state, RC.c.updated_at).where(
+    RC.c.run_id == bindparam("run_id")
+)
 
 
 class Closed(NamedTuple):
@@ -41,16 +48,12 @@ def _aware(value: datetime | None) -> datetime:
 def closed_at(conn: Connection, job_id: str, run_id: str) -> Closed | None:
     """When and how the store recorded ``run_id`` closed (the job's preparation run, or
     the run of a recovery cohort that queued the job); None while open, or not known."""
-    row = conn.execute(
-        select(WR.c.status, WR.c.closed_at).where(WR.c.job_id == job_id, WR.c.run_id == run_id)
-    ).first()
+    row = conn.execute(_JOB_RUN, {"job_id": job_id, "run_id": run_id}).first()
     if row is not None:  # one of the job's own runs
         return Closed(_aware(row.closed_at), row.status) if row.status in CLOSED else None
     # A recovery execution records no job: its cohort names its run (one small lookup,
     # not a scan of the job's events).
-    cohort = conn.execute(
-        select(RC.c.workflow_id, RC.c.state, RC.c.updated_at).where(RC.c.run_id == run_id)
-    ).first()
+    cohort = conn.execute(_COHORT_OF_RUN, {"run_id": run_id}).first()
     if cohort is None:
         return None
     run = conn.execute(

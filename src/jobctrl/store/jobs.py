@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, bindparam, select, update
 
 from jobctrl.domain import ids
 from jobctrl.domain.clock import Clock
@@ -111,16 +111,19 @@ def resolve_job_id(store: Store, ref: str) -> str:
     raise NotFoundError(f"no job {ref!r} (see `jobctrl jobs`)", code=JOB_NOT_FOUND)
 
 
+_JOB = select(J).where(J.c.id == bindparam("job_id"))
+_SCORE = select(schema.job_scores).where(schema.job_scores.c.job_id == bindparam("job_id"))
+
+
 def _job_row(conn: Connection, job_id: str) -> dict[str, Any]:
-    row = conn.execute(select(J).where(J.c.id == job_id)).mappings().first()
+    row = conn.execute(_JOB, {"job_id": job_id}).mappings().first()
     if row is None:
         raise NotFoundError(f"no job {job_id!r}", code=JOB_NOT_FOUND)
     return dict(row)
 
 
 def _score_row(conn: Connection, job_id: str) -> dict[str, Any] | None:
-    sc = schema.job_scores
-    row = conn.execute(select(sc).where(sc.c.job_id == job_id)).mappings().first()
+    row = conn.execute(_SCORE, {"job_id": job_id}).mappings().first()
     return dict(row) if row else None
 
 

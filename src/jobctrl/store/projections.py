@@ -20,7 +20,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
 
 from jobctrl.domain import events as ev
 from jobctrl.domain.discovery import StepState
@@ -39,6 +39,7 @@ PROJECTION_TABLES = (
 )
 JL = schema.job_list_projections
 E = schema.job_events
+PW = schema.projection_watermarks
 
 # Where a list row's title, company and location came from: the page Enrich read wins
 # over what a board listed.
@@ -55,12 +56,19 @@ class AppendedEvent(NamedTuple):
     occurred_at: datetime
 
 
+# Built once: a fold runs in every write transaction, and building a statement costs
+# several times what SQLite takes to run it.
+_READ_WATERMARK = select(PW.c.position).where(PW.c.name == WATERMARK)
+_ADVANCE_FROM = (
+    update(PW)
+    .where(PW.c.name == WATERMARK, PW.c.position == bindparam("expected"))
+    .values(position=bindparam("position"))
+)
+_LIST_ROW = select(JL).where(JL.c.job_id == bindparam("job_id"))
+
+
 def _watermark(conn: Connection) -> int:
-    pos = conn.execute(
-        select(schema.projection_watermarks.c.position).where(
-            schema.projection_watermarks.c.name == WATERMARK
-        )
-    ).scalar()
+    pos = conn.execute(_READ_WATERMARK).scalar()
     return int(pos or 0)
 
 
@@ -91,27 +99,26 @@ def fold_pending(
 ) -> int:
     """Fold every event after the watermark; returns how many were applied.
 
-    ``appended`` are the events the current transaction wrote: when they are exactly the
-    ones after the watermark (the usual case) they are folded without reading them back.
+    ``appended`` are the events the current transaction wrote. In the usual case they are
+    exactly the ones after the watermark: one statement moves the watermark past them on
+    that condition, and they are folded without reading them back. Otherwise (another
+    writer's events not folded yet, a gap a rolled-back PostgreSQL insert left in the
+    sequence, no watermark row yet) the log is read from the watermark on.
     """
+    if appended and _consecutive(appended):
+        moved = conn.execute(
+            _ADVANCE_FROM, {"expected": appended[0].seq - 1, "position": appended[-1].seq}
+        )
+        if moved.rowcount == 1:
+            _apply(conn, appended)
+            return len(appended)
     applied = 0
     position = _watermark(conn)
-    fast = appended if appended and appended[0].seq == position + 1 else None
-    if fast and [e.seq for e in fast] != list(range(position + 1, position + 1 + len(fast))):
-        fast = None
     while True:
-        if fast is not None:
-            events, fast = fast, []
-        else:
-            events = _read_after(conn, position, batch)
+        events = _read_after(conn, position, batch)
         if not events:
             break
-        fold = _Fold(conn)
-        for item in events:
-            handler = HANDLERS.get(type(item.event)) if item.event is not None else None
-            if handler is not None:
-                handler(fold, item)
-        fold.flush()
+        _apply(conn, events)
         position = events[-1].seq
         applied += len(events)
     if applied:
@@ -123,6 +130,20 @@ def fold_pending(
             update=["position"],
         )
     return applied
+
+
+def _consecutive(events: list[AppendedEvent]) -> bool:
+    first = events[0].seq
+    return all(e.seq == first + i for i, e in enumerate(events))
+
+
+def _apply(conn: Connection, events: list[AppendedEvent]) -> None:
+    fold = _Fold(conn)
+    for item in events:
+        handler = HANDLERS.get(type(item.event)) if item.event is not None else None
+        if handler is not None:
+            handler(fold, item)
+    fold.flush()
 
 
 def rebuild(conn: Connection) -> int:
@@ -154,7 +175,7 @@ class _Fold:
 
     def row(self, job_id: str) -> dict[str, Any] | None:
         if job_id not in self.rows:
-            found = self.conn.execute(select(JL).where(JL.c.job_id == job_id)).mappings().first()
+            found = self.conn.execute(_LIST_ROW, {"job_id": job_id}).mappings().first()
             self.rows[job_id] = (
                 None if found is None else {**found, "stages": dict(found["stages"] or {})}
             )

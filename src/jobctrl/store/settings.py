@@ -18,6 +18,9 @@ from jobctrl.store.store import Store
 __all__ = ["SPECS", "SettingSpec", "Settings", "check_combination", "spec_for"]
 
 
+_ALL = select(schema.settings.c.key, schema.settings.c.value)  # read at every stage: built once
+
+
 class Settings:
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -32,9 +35,7 @@ class Settings:
 
     def all(self) -> dict[str, Any]:
         with self.store.read() as conn:
-            stored = dict(
-                conn.execute(select(schema.settings.c.key, schema.settings.c.value)).all()
-            )
+            stored = dict(conn.execute(_ALL).all())
         return {key: stored.get(key, spec.default) for key, spec in sorted(SPECS.items())}
 
     @staticmethod

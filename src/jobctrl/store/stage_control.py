@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import and_, bindparam, select, update
 
 from jobctrl.domain.clock import Clock
 from jobctrl.domain.errors import AUTOMATION_PAUSED, CANCELED, STAGE_BUSY, StageError
@@ -222,17 +222,28 @@ class Gate:
     streak: int
 
 
+_STOP_REQUESTED = (
+    select(stop_requests.c.reason)
+    .where(
+        stop_requests.c.workflow_id == bindparam("workflow_id"),
+        stop_requests.c.run_id == bindparam("run_id"),
+    )
+    .limit(1)
+)
+_LANE_WINDOW = select(stop_loss.c.paused_code, stop_loss.c.streak).where(
+    and_(stop_loss.c.kind == LANE, stop_loss.c.name == bindparam("lane"))
+)
+
+
 def gate(store: Store, lane: str, workflow_id: str, run_id: str) -> Gate:
-    """One read for the three facts of ``Gate``."""
-    stop = select(stop_requests.c.reason).where(
-        stop_requests.c.workflow_id == workflow_id, stop_requests.c.run_id == run_id
-    )
-    window = select(stop_loss.c.paused_code, stop_loss.c.streak).where(
-        and_(stop_loss.c.kind == LANE, stop_loss.c.name == lane)
-    )
+    """One read for the three facts of ``Gate`` (its statements built once: every stage
+    attempt reads it)."""
     with store.read() as conn:
-        stopped = conn.execute(stop.limit(1)).first() is not None
-        row = conn.execute(window).first()
+        stopped = (
+            conn.execute(_STOP_REQUESTED, {"workflow_id": workflow_id, "run_id": run_id}).first()
+            is not None
+        )
+        row = conn.execute(_LANE_WINDOW, {"lane": lane}).first()
     if row is None:
         return Gate(stopped, None, 0)
     return Gate(stopped, row[0], int(row[1] or 0))

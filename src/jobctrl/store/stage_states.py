@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, bindparam, select, update
 
 from jobctrl.domain.availability import Availability
 from jobctrl.domain.clock import Clock
@@ -45,6 +45,29 @@ from jobctrl.store.operations_tables import recovery_cohorts
 from jobctrl.store.store import Store, WriteTx
 
 S = schema.job_stage_states
+
+# The statements every attempt runs, built once (building one costs several times what
+# SQLite takes to run it). Keys are prefixed: an UPDATE's SET takes the column names.
+_ROW = select(S).where(S.c.job_id == bindparam("k_job"), S.c.stage == bindparam("k_stage"))
+_ROWS_OF_JOB = select(S).where(S.c.job_id == bindparam("k_job"))
+_UPDATE_ROW = update(S).where(S.c.job_id == bindparam("k_job"), S.c.stage == bindparam("k_stage"))
+_UPDATE_OWNED = update(S).where(
+    S.c.job_id == bindparam("k_job"),
+    S.c.stage == bindparam("k_stage"),
+    S.c.owner_run_id == bindparam("k_run"),
+    S.c.attempts == bindparam("k_attempt"),
+    S.c.state == StageState.RUNNING.value,
+)
+_AVAILABILITY = select(schema.jobs.c.availability).where(schema.jobs.c.id == bindparam("k_job"))
+_OPEN_COHORT_OF_RUN = select(recovery_cohorts.c.workflow_id).where(
+    recovery_cohorts.c.state.in_(("reserved", "started")),
+    recovery_cohorts.c.run_id == bindparam("k_run"),
+)
+_RUNNING_OWNED = select(S.c.stage, S.c.attempts).where(
+    S.c.job_id == bindparam("k_job"),
+    S.c.owner_run_id == bindparam("k_run"),
+    S.c.state == StageState.RUNNING.value,
+)
 
 
 @dataclass(frozen=True)
@@ -80,19 +103,13 @@ def _interrupted_run(row: Any, run_id: str) -> str | None:
 
 def posting_closed_in(conn: Connection, job_id: str) -> bool:
     """True when the latest availability check confirmed the job's posting is closed."""
-    jobs = schema.jobs
-    state = conn.execute(select(jobs.c.availability).where(jobs.c.id == job_id)).scalar()
+    state = conn.execute(_AVAILABILITY, {"k_job": job_id}).scalar()
     return state == Availability.UNAVAILABLE
 
 
 def recovery_cohort_of(conn: Connection, run_id: str) -> str | None:
     """The workflow id of the open recovery cohort ``run_id`` executes, if it is one."""
-    rc = recovery_cohorts
-    return conn.execute(
-        select(rc.c.workflow_id).where(
-            rc.c.state.in_(("reserved", "started")), rc.c.run_id == run_id
-        )
-    ).scalar()
+    return conn.execute(_OPEN_COHORT_OF_RUN, {"k_run": run_id}).scalar()
 
 
 def _still_reserved(row: Any, cohort: str) -> bool:
@@ -120,11 +137,7 @@ def claim_stage(
     attempt Temporal timed out can still be running in its thread after its execution's
     finish settled the rows, and a row claimed then would stay running with no owner."""
     with store.write(clock=clock) as tx:
-        row = (
-            tx.conn.execute(select(S).where(S.c.job_id == job_id, S.c.stage == stage))
-            .mappings()
-            .first()
-        )
+        row = tx.conn.execute(_ROW, {"k_job": job_id, "k_stage": stage}).mappings().first()
         if row is None:
             raise NotFoundError(f"job {job_id} has no {stage} stage", code=MISSING_INPUT)
         if closed_runs.closed_at(tx.conn, job_id, run_id) is not None:
@@ -155,22 +168,23 @@ def claim_stage(
         attempt = row["attempts"] + 1
         interrupted = _interrupted_run(row, run_id)
         tx.conn.execute(
-            update(S)
-            .where(S.c.job_id == job_id, S.c.stage == stage)
-            .values(
-                state=StageState.RUNNING.value,
-                attempts=attempt,
-                auto_attempts=auto_attempts,
-                reserved_by=None,
-                owner_run_id=run_id,
-                error_code=None,
-                error_message=None,
-                retryable=None,
-                next_attempt_at=None,
-                started_at=tx.now,
-                finished_at=None,
-                updated_at=tx.now,
-            )
+            _UPDATE_ROW,
+            {
+                "k_job": job_id,
+                "k_stage": stage,
+                "state": StageState.RUNNING.value,
+                "attempts": attempt,
+                "auto_attempts": auto_attempts,
+                "reserved_by": None,
+                "owner_run_id": run_id,
+                "error_code": None,
+                "error_message": None,
+                "retryable": None,
+                "next_attempt_at": None,
+                "started_at": tx.now,
+                "finished_at": None,
+                "updated_at": tx.now,
+            },
         )
         tx.append(
             StageStarted(job_id=job_id, stage=stage, attempt=attempt, run_id=run_id),
@@ -181,15 +195,16 @@ def claim_stage(
 
 def _fenced(tx: WriteTx, job_id: str, stage: str, run_id: str, attempt: int, **values: Any) -> None:
     result = tx.conn.execute(
-        update(S)
-        .where(
-            S.c.job_id == job_id,
-            S.c.stage == stage,
-            S.c.owner_run_id == run_id,
-            S.c.attempts == attempt,
-            S.c.state == StageState.RUNNING.value,
-        )
-        .values(updated_at=tx.now, finished_at=tx.now, **values)
+        _UPDATE_OWNED,
+        {
+            "k_job": job_id,
+            "k_stage": stage,
+            "k_run": run_id,
+            "k_attempt": attempt,
+            "updated_at": tx.now,
+            "finished_at": tx.now,
+            **values,
+        },
     )
     if result.rowcount != 1:
         raise StageError(
@@ -369,7 +384,7 @@ def skip_stage(tx: WriteTx, job_id: str, stage: str, reason: str) -> None:
 
 def read_rows(conn: Connection, job_id: str) -> list[dict[str, Any]]:
     """The job's stage rows in pipeline order, on an open connection."""
-    rows = [dict(r) for r in conn.execute(select(S).where(S.c.job_id == job_id)).mappings()]
+    rows = [dict(r) for r in conn.execute(_ROWS_OF_JOB, {"k_job": job_id}).mappings()]
     return sorted(rows, key=lambda r: STAGE_ORDER.get(r["stage"], len(STAGE_ORDER)))
 
 
@@ -382,13 +397,7 @@ def stage_rows(store: Store, job_id: str) -> list[dict[str, Any]]:
 def running_stages_owned_by(store: Store, job_id: str, run_id: str) -> list[tuple[str, int]]:
     """(stage, attempt) of each stage of the job still running under ``run_id``."""
     with store.read() as conn:
-        rows = conn.execute(
-            select(S.c.stage, S.c.attempts).where(
-                S.c.job_id == job_id,
-                S.c.owner_run_id == run_id,
-                S.c.state == StageState.RUNNING.value,
-            )
-        ).all()
+        rows = conn.execute(_RUNNING_OWNED, {"k_job": job_id, "k_run": run_id}).all()
     return [(str(stage), int(attempts)) for stage, attempts in rows]
 
 
