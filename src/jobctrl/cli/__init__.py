@@ -26,6 +26,7 @@ from jobctrl.cli import (
     materials,
     operations,
     processes,
+    store_admin,
 )
 from jobctrl.cli.base import EXIT_BROKEN_PIPE
 
@@ -65,6 +66,7 @@ for command in (
     configure.llm,
     configure.profile,
     configure.projections,
+    store_admin.store_group,
     processes.worker,
     processes.up,
     processes.demo_boards,

@@ -98,6 +98,11 @@ WORKER_RUNTIME_UNAVAILABLE = "worker_runtime_unavailable"
 PORT_UNAVAILABLE = "port_unavailable"
 DATABASE_BUSY = "database_busy"  # another process held the write lock too long: try again
 INTERNAL_ERROR = "internal_error"  # a bug: details only in the home's log
+# `jobctrl store copy`: the target already holds jobctrl data (never overwritten), cannot be
+# reached, or refused the copy (rolled back: nothing of it was written).
+STORE_TARGET_NOT_EMPTY = "store_target_not_empty"
+STORE_TARGET_UNREACHABLE = "store_target_unreachable"
+STORE_COPY_FAILED = "store_copy_failed"
 # The local API's security refusals (api/security.py).
 FORBIDDEN_HOST = "forbidden_host"
 FORBIDDEN = "forbidden"
@@ -184,6 +189,8 @@ STATUS: dict[str, Status] = {
     TEMPORAL_UNAVAILABLE: Status(2, 503),
     WORKER_RUNTIME_UNAVAILABLE: Status(2, 503),
     DATABASE_BUSY: Status(75, 503),  # 75: EX_TEMPFAIL, "try again later"
+    STORE_TARGET_NOT_EMPTY: Status(1, 409),
+    STORE_TARGET_UNREACHABLE: Status(2, 503),  # like an unreachable Temporal server
     INTERNAL_ERROR: Status(1, 500),
     UNAUTHORIZED: Status(1, 401),
     FORBIDDEN: Status(1, 403),

@@ -1,0 +1,94 @@
+"""Moving a home's store: ``jobctrl store copy --to URL`` copies the home's SQLite database
+into an empty PostgreSQL database (issue 14's migration path).
+
+The home stays the home: config.yaml, the API token, ``artifacts/`` (pages, texts,
+reports and PDFs, referenced from the rows by sha256) and ``reports/`` are files, not
+rows, and are not copied. The target's workers and web app run with the same
+``JOBCTRL_HOME`` (or a shared or copied one) and ``JOBCTRL_DATABASE_URL`` set to the
+target.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from jobctrl.home import Home
+from jobctrl.store import copy, copy_target
+from jobctrl.store.copy import CopyProgress, CopyResult
+from jobctrl.store.store import Store
+
+__all__ = ["copy_store"]
+
+
+def copy_store(
+    home: Home, to: str, *, progress: Callable[[dict[str, Any]], None] | None = None
+) -> dict[str, Any]:
+    """Copy the home's SQLite store into the empty PostgreSQL database ``to``; what was
+    copied, as JSON (stable keys; the URL never with its password)."""
+    target = copy_target.target_url(to)  # a bad URL is refused before anything is opened
+    copy.source_database(home.database_url)
+
+    def report(p: CopyProgress) -> None:
+        if progress is not None:
+            progress({"phase": p.phase, "table": p.table, "done": p.done, "total": p.total})
+
+    result = copy.copy_to_postgresql(Store.open(home), target, progress=report)
+    return _as_json(home, result)
+
+
+def _as_json(home: Home, r: CopyResult) -> dict[str, Any]:
+    return {
+        "source": r.source,
+        "target": r.target,
+        "tables": r.tables,
+        "rows": sum(r.tables.values()),
+        "skipped": r.skipped,
+        "events": r.events,
+        "lastSeq": r.last_seq,
+        "sequences": r.sequences,
+        "projectionsRebuilt": True,
+        "eventsFolded": r.events_folded,
+        "projections": r.projections,
+        "projectionsMatchSource": not r.projection_differences,
+        "projectionDifferences": r.projection_differences,
+        "artifacts": {
+            "dir": str(home.artifacts_dir),
+            "referenced": r.artifacts,
+            "missing": r.artifacts_missing,
+        },
+        "reportsDir": str(home.reports_dir),
+        "workersRunning": r.workers_running,
+        "openRuns": r.open_runs,
+        "seconds": r.seconds,
+        "warnings": _warnings(r),
+    }
+
+
+def _warnings(r: CopyResult) -> list[str]:
+    found = []
+    if r.workers_running:
+        found.append(
+            f"{r.workers_running} worker(s) ran against the source moments ago: the copy is "
+            "the store as it was when it began; what they write later stays in the SQLite "
+            "store only — stop them (and `jobctrl up`) and copy into a new database again"
+        )
+    if r.open_runs:
+        found.append(
+            f"{r.open_runs} execution(s) were running: the target's workers must use the "
+            "same Temporal server (the embedded one keeps its history in this home's "
+            "temporal.db), or their runs end as not found and automatic recovery retries "
+            "them"
+        )
+    if r.artifacts_missing:
+        found.append(
+            f"{r.artifacts_missing} of {r.artifacts} artifacts are missing from the "
+            "artifacts dir already (the source misses them too)"
+        )
+    if r.projection_differences:
+        found.append(
+            "the projections rebuilt from the event log differ from the source's in "
+            f"{', '.join(r.projection_differences)}: the rebuilt ones are kept "
+            "(`jobctrl projections rebuild` on the source gives the same)"
+        )
+    return found
