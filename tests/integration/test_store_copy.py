@@ -349,3 +349,18 @@ def test_ctrl_c_during_a_copy_rolls_it_back(home, store, target, opened):
     assert seen[-1] == "interrupted\n" and copying.stdout.read() == ""
     copied = _open(target, home, opened)
     assert all(_count(copied, t) == 0 for t in schema.metadata.sorted_tables), "rolled back"
+
+
+def test_a_refused_target_leaves_the_source_untouched(tmp_path, monkeypatch):
+    monkeypatch.setenv("JOBCTRL_HOME", str(tmp_path / "old"))
+    monkeypatch.delenv("JOBCTRL_DATABASE_URL", raising=False)
+    old = Home.resolve()
+    old.root.mkdir()
+    sqlite3.connect(old.database_path).execute("PRAGMA user_version = 7").connection.close()
+    url = f"postgresql+psycopg://jobctrl@{closed_port_address()}/jobctrl"
+    with pytest.raises(JobctrlError) as refused:
+        copy_store(old, url)
+    assert refused.value.code == STORE_TARGET_UNREACHABLE
+    with sqlite3.connect(old.database_path) as db:  # not migrated, nothing created
+        assert db.execute("SELECT name FROM sqlite_master").fetchall() == []
+    assert sorted(p.name for p in old.root.iterdir()) == ["jobctrl.db"]

@@ -33,6 +33,10 @@ def copy_store(
         if progress is not None:
             progress({"phase": p.phase, "table": p.table, "done": p.done, "total": p.total})
 
+    # An unreachable or used target is refused before the source is opened (and migrated,
+    # as every command's first use does): a refused copy changes nothing anywhere.
+    report(CopyProgress("checking", None, 0, 0))
+    copy_target.refuse_used_target(target)
     result = copy.copy_to_postgresql(Store.open(home), target, progress=report)
     return _as_json(home, result)
 
