@@ -23,7 +23,7 @@ demo: $(STAMP)
 
 # Both cores: pytest-xdist, two worker processes (each starts its own Temporal dev server).
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=30
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

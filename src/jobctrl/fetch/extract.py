@@ -73,7 +73,7 @@ def extract_posting(html: bytes | str, url: str) -> ExtractedPosting:
     if posting is not None:
         result = _from_json_ld(posting, tree, url)
         if not result.description:
-            text, _ = _main_text(tree, url)
+            text, _ = _main_text(tree, url, want_title=False)
             result = result.model_copy(update={"description": text})
         return result
     return _from_main_text(tree, url)
@@ -389,9 +389,17 @@ def _labelled_location(tree: lxml.html.HtmlElement) -> str | None:
     return None
 
 
-def _main_text(tree: lxml.html.HtmlElement, url: str) -> tuple[str, str | None]:
-    """Main text (markdown-ish, normalised) and title from trafilatura, or ("", None)."""
-    options: dict[str, Any] = {"url": url, "include_formatting": True, "with_metadata": True}
+def _main_text(
+    tree: lxml.html.HtmlElement, url: str, *, want_title: bool = True
+) -> tuple[str, str | None]:
+    """Main text (markdown-ish, normalised) and title from trafilatura, or ("", None).
+    Without ``want_title`` (the page has its own heading) the title is not looked for:
+    trafilatura's metadata pass (title, dates, authors) is most of its time."""
+    options: dict[str, Any] = {
+        "url": url,
+        "include_formatting": True,
+        "with_metadata": want_title,
+    }
     doc = trafilatura.bare_extraction(tree, fast=True, **options)
     if doc is None or len(getattr(doc, "text", "") or "") < 200:
         # The quick pass found little; the fallback extractors cost ~3x but catch more.
@@ -412,7 +420,7 @@ def _from_main_text(tree: lxml.html.HtmlElement, url: str) -> ExtractedPosting:
     apply_url = _apply_link(tree, url)
     h1 = tree.xpath("//h1")
     heading = _text(h1[0].text_content()) if h1 else None
-    description, title = _main_text(tree, url)
+    description, title = _main_text(tree, url, want_title=heading is None)
     title = heading or title
     if not description and not title:
         return ExtractedPosting(company=company, location=location, apply_url=apply_url)

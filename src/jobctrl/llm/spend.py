@@ -64,9 +64,8 @@ class SpendAuthority:
         values = self.settings.all()
         budget = float(values["daily_budget_usd"])
         lane_limit = int(values["lane_token_limits"].get(lane, 0) or 0)
-        spent, tokens = ledger.read_spent_today(self.store, day, lane)
         # Calls whose worker died mid-call may have been paid: they count, at their worst.
-        spent += ledger.unsettled(self.store, day, now).assumed_usd
+        spent, tokens = ledger.preflight_reads(self.store, day, lane, now)
         if budget > 0 and spent >= budget:
             raise BudgetExceededError(
                 f"today's estimated spend ${spent:.4f} has reached the ${budget:.2f} daily budget"

@@ -16,7 +16,6 @@ import json
 import logging
 import re
 import threading
-import unicodedata
 from collections.abc import Callable
 from datetime import date as Date
 from functools import cache
@@ -249,6 +248,11 @@ def _checked(data: dict[str, Any]) -> dict[str, Any]:
     return cleaned
 
 
+# The control characters (Unicode category Cc) that are not whitespace: they go, and
+# whitespace collapses to single spaces.
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
+
+
 def _clean(text: str, where: str) -> str:
     """One line of printable text: whitespace runs collapse, control characters go."""
     if len(text) > MAX_FIELD_CHARS:
@@ -260,8 +264,7 @@ def _clean(text: str, where: str) -> str:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise RenderError(f"{where} is not valid Unicode", code=RENDER_INVALID_INPUT) from None
-    text = "".join(c for c in text if c.isspace() or unicodedata.category(c) != "Cc")
-    return " ".join(text.split())
+    return " ".join(_CONTROL.sub("", text).split())
 
 
 def _contact_items(contact: Contact) -> list[dict[str, str]]:

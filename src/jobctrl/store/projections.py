@@ -56,8 +56,7 @@ class AppendedEvent(NamedTuple):
     occurred_at: datetime
 
 
-# Built once: a fold runs in every write transaction, and building a statement costs
-# several times what SQLite takes to run it.
+# Built once: a fold runs in every write transaction.
 _READ_WATERMARK = select(PW.c.position).where(PW.c.name == WATERMARK)
 _ADVANCE_FROM = (
     update(PW)
@@ -99,16 +98,14 @@ def fold_pending(
 ) -> int:
     """Fold every event after the watermark; returns how many were applied.
 
-    ``appended`` are the events the current transaction wrote. In the usual case they are
-    exactly the ones after the watermark: one statement moves the watermark past them on
-    that condition, and they are folded without reading them back. Otherwise (another
-    writer's events not folded yet, a gap a rolled-back PostgreSQL insert left in the
-    sequence, no watermark row yet) the log is read from the watermark on.
+    ``appended`` are the current transaction's events. Usually they are exactly the ones
+    after the watermark: one statement moves it past them on that condition, and they are
+    folded without reading them back. Otherwise (another writer's events not folded, a
+    PostgreSQL sequence gap, no watermark row yet) the log is read from the watermark on.
     """
-    if appended and _consecutive(appended):
-        moved = conn.execute(
-            _ADVANCE_FROM, {"expected": appended[0].seq - 1, "position": appended[-1].seq}
-        )
+    first = appended[0].seq if appended else 0
+    if appended and [e.seq for e in appended] == list(range(first, first + len(appended))):
+        moved = conn.execute(_ADVANCE_FROM, {"expected": first - 1, "position": appended[-1].seq})
         if moved.rowcount == 1:
             _apply(conn, appended)
             return len(appended)
@@ -130,11 +127,6 @@ def fold_pending(
             update=["position"],
         )
     return applied
-
-
-def _consecutive(events: list[AppendedEvent]) -> bool:
-    first = events[0].seq
-    return all(e.seq == first + i for i, e in enumerate(events))
 
 
 def _apply(conn: Connection, events: list[AppendedEvent]) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, case, func, select, update
+from sqlalchemy import Connection, bindparam, case, func, select, update
 
 from jobctrl.store import schema
 from jobctrl.store.db import upsert
@@ -22,20 +22,29 @@ LR = schema.llm_reservations
 OBS = schema.llm_usage_observations
 
 
+# Read before every provider call: built once.
+_LANE_TOKENS = case(
+    (LS.c.lane == bindparam("lane"), LS.c.input_tokens + LS.c.output_tokens), else_=0
+)
+_SPENT_TODAY = select(
+    func.coalesce(func.sum(LS.c.cost_usd), 0.0), func.coalesce(func.sum(_LANE_TOKENS), 0)
+).where(LS.c.day == bindparam("day"))
+# Grouped by a subquery's column: PostgreSQL will not match two copies of
+# ``expires_at > :now`` (two bind parameters) as one grouping expression.
+_OPEN = (
+    select((LR.c.expires_at > bindparam("now")).label("live"), LR.c.amount_usd)
+    .where(LR.c.day == bindparam("day"), LR.c.settled_at.is_(None))
+    .subquery()
+)
+_UNSETTLED = select(
+    _OPEN.c.live, func.count(), func.coalesce(func.sum(_OPEN.c.amount_usd), 0.0)
+).group_by(_OPEN.c.live)
+
+
 def spent_today(conn: Connection, day: str, lane: str) -> tuple[float, int]:
     """(the day's estimated USD over all lanes, the lane's input+output tokens)."""
-    lane_tokens = case((LS.c.lane == lane, LS.c.input_tokens + LS.c.output_tokens), else_=0)
-    spent, tokens = conn.execute(
-        select(
-            func.coalesce(func.sum(LS.c.cost_usd), 0.0), func.coalesce(func.sum(lane_tokens), 0)
-        ).where(LS.c.day == day)
-    ).one()
+    spent, tokens = conn.execute(_SPENT_TODAY, {"day": day, "lane": lane}).one()
     return float(spent), int(tokens)
-
-
-def read_spent_today(store: Store, day: str, lane: str) -> tuple[float, int]:
-    with store.read() as conn:
-        return spent_today(conn, day, lane)
 
 
 @dataclass(frozen=True)
@@ -176,21 +185,22 @@ class Unsettled:
 
 def unsettled(store: Store, day: str, now: datetime) -> Unsettled:
     with store.read() as conn:
-        # Grouped by a subquery's column: PostgreSQL will not match two copies of
-        # ``expires_at > :now`` (two bind parameters) as one grouping expression.
-        open_ = (
-            select((LR.c.expires_at > now).label("live"), LR.c.amount_usd)
-            .where(LR.c.day == day, LR.c.settled_at.is_(None))
-            .subquery()
-        )
-        rows = conn.execute(
-            select(
-                open_.c.live, func.count(), func.coalesce(func.sum(open_.c.amount_usd), 0.0)
-            ).group_by(open_.c.live)
-        ).all()
+        return unsettled_in(conn, day, now)
+
+
+def unsettled_in(conn: Connection, day: str, now: datetime) -> Unsettled:
+    rows = conn.execute(_UNSETTLED, {"day": day, "now": now}).all()
     by_kind = {bool(live): (int(count), float(usd)) for live, count, usd in rows}
     in_flight, assumed = by_kind.get(True, (0, 0.0)), by_kind.get(False, (0, 0.0))
     return Unsettled(in_flight[0], in_flight[1], assumed[0], assumed[1])
+
+
+def preflight_reads(store: Store, day: str, lane: str, now: datetime) -> tuple[float, int]:
+    """(the day's USD, spent and assumed paid by unsettled reservations whose worker died;
+    the lane's tokens), in one read."""
+    with store.read() as conn:
+        spent, tokens = spent_today(conn, day, lane)
+        return spent + unsettled_in(conn, day, now).assumed_usd, tokens
 
 
 def lane_rows(store: Store, day: str) -> list[dict[str, Any]]:
