@@ -58,6 +58,11 @@ def test_a_dead_process_of_this_host_is_recognised() -> None:
     assert _dead_here(f"{host}:{gone}:abcd")
     assert not _dead_here(me), "this process is alive"
     assert not _dead_here(f"another-host:{gone}:abcd"), "another host's process is not judged"
+    name, _, space = host.partition("~")
+    assert space, "the identity names its PID space"
+    assert not _dead_here(f"{name}~{'0' * 8}:{gone}:abcd"), (
+        "a process of another PID space with the same host name (a container) is not judged"
+    )
 
 
 def _holder(store) -> str | None:
