@@ -23,7 +23,7 @@ from jobctrl.api.executions import register_executions
 from jobctrl.api.operations import register_operations
 from jobctrl.api.pages import register_pages
 from jobctrl.api.profile import register_profile
-from jobctrl.api.security import LocalSecurity, api_token
+from jobctrl.api.security import LocalSecurity, PublicOrigin, api_token
 from jobctrl.app import discovery, jobs, materials, queries
 from jobctrl.app import settings as app_settings
 from jobctrl.domain.errors import (
@@ -60,14 +60,18 @@ def create_app(
     *,
     port: int = 8765,
     host: str = "127.0.0.1",
+    public: tuple[PublicOrigin, ...] = (),
     keepalive_seconds: float = KEEPALIVE_SECONDS,
 ) -> FastAPI:
-    """The app for ``home`` served on ``host:port`` (the Host header must name them);
-    ``keepalive_seconds`` spaces the event stream's keep-alive comments."""
+    """The app for ``home`` served on ``host:port`` (the Host header must name them, or a
+    ``public`` URL a reverse proxy serves it as); ``keepalive_seconds`` spaces the event
+    stream's keep-alive comments."""
     app = FastAPI(title="jobctrl", version="1", docs_url=None, redoc_url=None)
     hosts = {f"127.0.0.1:{port}", f"localhost:{port}", "127.0.0.1", "localhost"}
     hosts |= {f"{host}:{port}", host}
-    app.add_middleware(LocalSecurity, hosts=frozenset(hosts), token=api_token(home.token_path))
+    app.add_middleware(
+        LocalSecurity, hosts=frozenset(hosts), token=api_token(home.token_path), public=public
+    )
 
     @app.exception_handler(JobctrlError)
     async def _jobctrl_error(_: Request, exc: JobctrlError) -> JSONResponse:

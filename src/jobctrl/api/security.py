@@ -1,9 +1,15 @@
 """Local-app security: a page the user visits must not be able to drive jobctrl.
 
-- Host header must be the bound loopback name or address (DNS rebinding) → 403.
+- Host header must be the bound loopback name or address (DNS rebinding) → 403; or, behind
+  a reverse proxy, a host named by one of the public URLs the operator gave
+  (``JOBCTRL_PUBLIC_URL``), each an exact name: no wildcards, so a rebinding name can never
+  match.
 - State-changing requests need the API token (``Authorization: Bearer``, compared in
   constant time) → 401 without one, 403 with a wrong one; or a same-origin browser
-  request (Origin and Sec-Fetch-Site). A cross-site browser request → 403.
+  request (Origin and Sec-Fetch-Site). A cross-site browser request → 403. A public URL's
+  origin counts as the same origin only with its exact scheme (``https://…``).
+- ``X-Forwarded-*`` headers are never read (uvicorn is told not to either): the scheme of a
+  request that names a public host comes from its configured URL, not from a header.
 - No CORS headers are ever sent; pages cannot be framed.
 
 Plain ASGI middleware rather than Starlette's BaseHTTPMiddleware: it wraps every request,
@@ -13,15 +19,27 @@ including the long-lived event stream, without buffering or an extra task.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 import os
+import re
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from jobctrl.domain.errors import CROSS_SITE, FORBIDDEN, FORBIDDEN_HOST, UNAUTHORIZED, status_of
+from jobctrl.domain.errors import (
+    CROSS_SITE,
+    FORBIDDEN,
+    FORBIDDEN_HOST,
+    INVALID_INPUT,
+    UNAUTHORIZED,
+    JobctrlError,
+    status_of,
+)
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -62,12 +80,100 @@ def api_token(path: Path) -> str:
     return token
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+# A DNS name or an IPv4 address as a browser writes it in Host (lower case, ASCII).
+HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*")
+
+
+@dataclass(frozen=True)
+class PublicOrigin:
+    """A URL a reverse proxy serves the app as: ``scheme://host[:port]``, lower case, the
+    scheme's default port left out (as a browser writes it in ``Origin``)."""
+
+    scheme: str
+    netloc: str
+
+    @property
+    def origin(self) -> str:
+        return f"{self.scheme}://{self.netloc}"
+
+    @property
+    def host_headers(self) -> frozenset[str]:
+        """The ``Host`` values that name it: as written, and with the default port spelled."""
+        if self.netloc.rsplit(":", 1)[-1].isdigit():
+            return frozenset({self.netloc})
+        return frozenset({self.netloc, f"{self.netloc}:{DEFAULT_PORTS[self.scheme]}"})
+
+
+def public_origins(value: str | None) -> tuple[PublicOrigin, ...]:
+    """``JOBCTRL_PUBLIC_URL``: one URL or a comma list, each ``http(s)://name[:port]`` with
+    no path, user, query or wildcard; a bad one is refused with the reason."""
+    found: dict[str, PublicOrigin] = {}
+    for raw in (value or "").split(","):
+        text = raw.strip()
+        if not text:
+            continue
+        origin = _public_origin(text)
+        for host in origin.host_headers:
+            if host in found and found[host] != origin:
+                raise _bad(text, f"{host} is already named as {found[host].origin}")
+            found[host] = origin
+    return tuple(dict.fromkeys(found.values()))
+
+
+def _public_origin(text: str) -> PublicOrigin:
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as exc:
+        raise _bad(text, str(exc)) from None
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS:
+        raise _bad(text, "it must start with https:// (or http://)")
+    if "*" in parts.netloc:
+        raise _bad(text, "name each host exactly: no wildcard")
+    if not parts.hostname:
+        raise _bad(text, "it names no host")
+    if not (HOST_NAME.fullmatch(parts.hostname) or _is_ipv6(parts.hostname)):
+        raise _bad(text, "not a host name (an international one in its xn-- form)")
+    if parts.username is not None or parts.password is not None:
+        raise _bad(text, "a user or password does not belong in it")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise _bad(text, "jobctrl is served at the root of its own host name: no path")
+    host = parts.hostname.lower()
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None and port != DEFAULT_PORTS[scheme]:
+        netloc = f"{netloc}:{port}"
+    return PublicOrigin(scheme, netloc)
+
+
+def _is_ipv6(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).version == 6
+    except ValueError:
+        return False
+
+
+def _bad(text: str, why: str) -> JobctrlError:
+    return JobctrlError(f"JOBCTRL_PUBLIC_URL {text!r} cannot be used: {why}", code=INVALID_INPUT)
+
+
 class LocalSecurity:
-    def __init__(self, app: ASGIApp, *, hosts: frozenset[str], token: str) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        hosts: frozenset[str],
+        token: str,
+        public: tuple[PublicOrigin, ...] = (),
+    ) -> None:
         self.app = app
-        self.hosts = hosts
+        # The scheme a public host's requests are served under, by its Host header.
+        self.public_hosts = {h: p.scheme for p in public for h in p.host_headers}
+        self.hosts = hosts | frozenset(self.public_hosts)
         # An Origin names a port (or its scheme's default): only host:port entries match.
         self.origins = frozenset(h for h in hosts if h.rsplit(":", 1)[-1].isdigit())
+        self.public_origins = frozenset(p.origin for p in public)
         self.token = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -93,6 +199,10 @@ class LocalSecurity:
             await send({"type": "http.response.body", "body": body})
             return
 
+        scheme = self.public_hosts.get((headers.get("host") or "").lower())
+        if scheme is not None:
+            # The proxy ended TLS: a URL the app builds (a redirect) names the public scheme.
+            scope = {**scope, "scheme": scheme}
         extra = (
             EMBEDDABLE_HEADERS if scope["path"].startswith(EMBEDDABLE_PREFIX) else RESPONSE_HEADERS
         )
@@ -106,7 +216,10 @@ class LocalSecurity:
 
     def _refusal(self, method: str, headers: Headers) -> tuple[int, str, str] | None:
         if (headers.get("host") or "").lower() not in self.hosts:
-            return _refused(FORBIDDEN_HOST, "this server answers only on its loopback address")
+            return _refused(
+                FORBIDDEN_HOST,
+                "this server answers only to its loopback address and JOBCTRL_PUBLIC_URL's hosts",
+            )
         if method in SAFE_METHODS:
             return None
         auth = headers.get("authorization", "")
@@ -118,7 +231,10 @@ class LocalSecurity:
         site = headers.get("sec-fetch-site")
         if origin is None and site is None:
             return _refused(UNAUTHORIZED, "send Authorization: Bearer TOKEN (see api-token)")
-        same_origin = origin is not None and origin.split("://", 1)[-1].lower() in self.origins
+        same_origin = origin is not None and (
+            origin.split("://", 1)[-1].lower() in self.origins
+            or origin.lower() in self.public_origins
+        )
         if same_origin and site in (None, "same-origin"):
             return None
         return _refused(CROSS_SITE, "a request from another site cannot change jobctrl")

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 import uvicorn
 
 from jobctrl.api.app import create_app
+from jobctrl.api.security import PublicOrigin
 from jobctrl.domain.errors import PORT_UNAVAILABLE, JobctrlError
 from jobctrl.home import Home
 
@@ -61,14 +62,20 @@ async def serve_app(
     stop: asyncio.Event,
     *,
     on_ready: Callable[[str], None] | None = None,
+    public: tuple[PublicOrigin, ...] = (),
 ) -> None:
-    """Serve the app on ``sock`` until ``stop`` is set."""
+    """Serve the app on ``sock`` until ``stop`` is set; ``public``: the URLs a reverse proxy
+    serves it as (``JOBCTRL_PUBLIC_URL``)."""
     host, port = sock.getsockname()[:2]
     config = uvicorn.Config(
-        create_app(home, port=port, host=host),
+        create_app(home, port=port, host=host, public=public),
         log_level="warning",
         access_log=False,
         lifespan="off",
+        # Never take the client's address or scheme from X-Forwarded-* (uvicorn would, from
+        # FORWARDED_ALLOW_IPS, 127.0.0.1 by default): nothing here needs them, and a public
+        # host's scheme comes from JOBCTRL_PUBLIC_URL (api/security.py).
+        proxy_headers=False,
         timeout_graceful_shutdown=2,
     )
     server = _Server(config)

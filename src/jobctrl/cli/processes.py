@@ -10,11 +10,15 @@ import asyncio
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from jobctrl.cli.base import handle_errors, home
 from jobctrl.domain.errors import JobctrlError
+
+if TYPE_CHECKING:
+    from jobctrl.api.security import PublicOrigin
 
 
 def _server_lost(exc: JobctrlError) -> None:
@@ -26,7 +30,9 @@ def _server_lost(exc: JobctrlError) -> None:
     os._exit(exc.exit_status)
 
 
-def _run_worker_cmd(app: tuple[str, int] | None = None) -> None:
+def _run_worker_cmd(
+    app: tuple[str, int] | None = None, public: tuple[PublicOrigin, ...] = ()
+) -> None:
     # Heavy imports (see the module docstring): only these commands need them.
     from jobctrl.api.server import bind, serve_app
     from jobctrl.app.worker import run_worker
@@ -38,10 +44,11 @@ def _run_worker_cmd(app: tuple[str, int] | None = None) -> None:
         sock = bind(*app)  # before anything starts: a taken port is a clean error
 
         def app_ready(url: str) -> None:
-            click.echo(f"jobctrl is up: {url}  (API token in {here.token_path})")
+            via = "".join(f", and as {p.origin} through your proxy" for p in public)
+            click.echo(f"jobctrl is up: {url}  (API token in {here.token_path}{via})")
 
         async def alongside(stop: asyncio.Event) -> None:
-            await serve_app(here, sock, stop, on_ready=app_ready)
+            await serve_app(here, sock, stop, on_ready=app_ready, public=public)
 
     def ready(address: str) -> None:
         click.echo(f"worker ready: Temporal at {address}, home {here.root} (Ctrl-C to stop)")
@@ -65,12 +72,28 @@ def worker() -> None:
     show_default=True,
     help="Address to listen on; keep it loopback unless you know why not.",
 )
+@click.option(
+    "--public-url",
+    envvar="JOBCTRL_PUBLIC_URL",
+    metavar="URL[,URL…]",
+    default=None,
+    help="Behind a reverse proxy: the https://NAME it serves the app as (exact names, comma"
+    " list; env JOBCTRL_PUBLIC_URL). Its Host and Origin are accepted too; default: loopback"
+    " only.",
+)
 @handle_errors
-def up(port: int, host: str) -> None:
+def up(port: int, host: str, public_url: str | None) -> None:
     """Run the worker, its Temporal server and the web app; prints the app's URL."""
+    from jobctrl.api.security import public_origins
+
+    public = public_origins(public_url)  # a bad URL is one line before anything starts
     if host not in ("127.0.0.1", "::1", "localhost"):
-        click.echo(f"warning: listening on {host}, not loopback", err=True)
-    _run_worker_cmd(app=(host, port))
+        click.echo(
+            f"warning: listening on {host}, not loopback: whoever reaches it can read"
+            " everything (only changes need the API token); see docs/DEPLOY.md",
+            err=True,
+        )
+    _run_worker_cmd(app=(host, port), public=public)
 
 
 @click.command("demo-boards")
