@@ -13,11 +13,14 @@ from collections.abc import Iterator
 import pytest
 
 from jobctrl.app.home import init_home
+from jobctrl.domain.tenants import token_sha256
 from jobctrl.home import Home
+from jobctrl.store import tenants
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 from tests.support.postgres import PostgresServer, binaries
 from tests.support.profile import TEST_PROFILE
+from tests.support.tenants import ACME, ACME_TOKEN, TwoTenants
 
 # Store-level behaviour (store modules, spend, events and projections, report numbers,
 # stage fencing, settings) and the pipeline end to end, on both stores.
@@ -43,6 +46,8 @@ BOTH_STORES = {
     "tests.integration.test_truth_checks",
     "tests.integration.test_profile_versions",
     "tests.integration.test_store_concurrency",
+    "tests.integration.test_tenant_migration",
+    "tests.integration.test_tenant_store",
 }
 # From modules whose other tests drive workflows end to end or spend their time outside
 # the store, the tests of store behaviour (the fence, the projections' rebuild, racing
@@ -131,3 +136,13 @@ def store(home: Home) -> Iterator[Store]:
 @pytest.fixture
 def settings(store: Store) -> Settings:
     return Settings(store)
+
+
+@pytest.fixture
+def two_tenants(home: Home, store: Store) -> TwoTenants:
+    """``local`` (``home``, ``store``) and ``acme``, added as an operator would, on the
+    same database (both stores in ``BOTH_STORES`` modules), each with its config.yaml."""
+    tenants.add(store, ACME, token_sha256(ACME_TOKEN))
+    acme_home = home.with_tenant(ACME)
+    init_home(acme_home, profile=TEST_PROFILE)
+    return TwoTenants(store, Store.open(acme_home), home, acme_home)

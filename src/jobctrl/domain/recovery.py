@@ -20,6 +20,7 @@ import hashlib
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
+from jobctrl.domain import ids
 from jobctrl.domain.applications import ApplicationStatus
 from jobctrl.domain.errors import (
     AUTOMATION_PAUSED,
@@ -36,6 +37,7 @@ from jobctrl.domain.errors import (
     TAILOR_FABRICATION,
 )
 from jobctrl.domain.stages import Stage
+from jobctrl.domain.tenants import LOCAL
 
 # The stages automatic recovery re-dispatches (Discover and Apply never).
 RECOVERABLE_STAGES: tuple[str, ...] = (
@@ -82,7 +84,14 @@ BACKOFF_CAP_SECONDS = 1800.0
 # A pending row left by a stopped preparation waits this long untouched first, so a
 # preparation just started (recorded a moment after its first stage ran) claims it.
 PENDING_GRACE_SECONDS = 30.0
-WORKFLOW_PREFIX = "prepare-auto-local"
+
+
+def workflow_prefix(tenant: str = LOCAL) -> str:
+    """What every automatic recovery execution id of ``tenant`` starts with."""
+    return f"prepare-{ids.AUTO_KIND}-{tenant}"
+
+
+WORKFLOW_PREFIX = workflow_prefix(LOCAL)  # the local tenant's
 
 
 def max_auto_attempts(stage_limit: int) -> int:
@@ -147,14 +156,17 @@ def pending_due(
 
 
 def cohort_workflow_id(
-    stage: str, members: Iterable[tuple[str, int, int]], reserved_at: datetime
+    stage: str,
+    members: Iterable[tuple[str, int, int]],
+    reserved_at: datetime,
+    tenant: str = LOCAL,
 ) -> str:
-    """``prepare-auto-local-<stage>-<24 hex>``: a digest of the frozen cohort (each
+    """``prepare-auto-<tenant>-<stage>-<24 hex>``: a digest of the frozen cohort (each
     member's job id, attempts and automatic attempts, and when it was reserved), so two
     cohorts never share an id and one cohort keeps its id across restarts (it is saved)."""
     body = "|".join(f"{job}:{attempts}:{auto}" for job, attempts, auto in sorted(members))
     digest = hashlib.sha256(f"{stage}|{body}|{reserved_at.isoformat()}".encode()).hexdigest()
-    return f"{WORKFLOW_PREFIX}-{stage}-{digest[:24]}"
+    return f"{workflow_prefix(tenant)}-{stage}-{digest[:24]}"
 
 
 def vetoed(stage: str, application_status: str | None) -> bool:

@@ -19,7 +19,7 @@ from sqlalchemy import (
     text,
 )
 
-from jobctrl.store.schema import metadata
+from jobctrl.store.schema import metadata, tenant_id
 
 # One row per job application (store/applications.py); a tracker row may have no job (an
 # imported one). The email's recipients, subject and body live only here, never in events.
@@ -53,7 +53,8 @@ applications = Table(
     Column("source", String(16), nullable=False, server_default="jobctrl"),
     # A career-ops row's cells as imported (migration 0014; store/application_tracker.py).
     Column("tracker", JSON),
-    Index("ix_applications_status", "status"),
+    tenant_id(),
+    Index("ix_applications_status", "tenant_id", "status"),
 )
 
 # Send and prefill attempts; at most one live (intent | data_sent | prefilling) per
@@ -71,6 +72,7 @@ apply_attempts = Table(
     Column("started_at", DateTime(timezone=True), nullable=False),
     Column("finished_at", DateTime(timezone=True)),
     Column("error_code", String(64)),
+    tenant_id(),
     Index("ix_apply_attempts_application", "application_id", "started_at"),
     Index(
         "uq_apply_attempts_live",
@@ -97,6 +99,7 @@ apply_run_projections = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Column("last_seq", Integer, nullable=False),
+    tenant_id(),
     Index("ix_apply_run_projections_job", "job_id"),
 )
 
@@ -116,6 +119,7 @@ apply_claims = Table(
     Column("lease_until", DateTime(timezone=True), nullable=False),
     Column("finished_at", DateTime(timezone=True)),
     Column("retry_at", DateTime(timezone=True)),  # a failed claim: not before this
+    tenant_id(),
     Index("ix_apply_claims_job", "job_id", "claimed_at"),
     Index("ix_apply_claims_run", "workflow_id", "run_id"),
     Index(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import JSON, Column, DateTime, Float, Index, Integer, String, Table
 
-from jobctrl.store.schema import metadata
+from jobctrl.store.schema import metadata, tenant_id
 
 # Automatic preparation recovery (store/recovery.py): one frozen cohort per recovery
 # execution (one stage, at most 25 jobs), reserved in one transaction with its
@@ -26,7 +26,8 @@ recovery_cohorts = Table(
     # Members it runs at once: its share of pipeline_internal_concurrency, frozen with it
     # (the input it is started with, again and again); NULL before migration 0020 (2).
     Column("workers", Integer),
-    Index("ix_recovery_cohorts_state", "state", "created_at"),
+    tenant_id(),
+    Index("ix_recovery_cohorts_state", "tenant_id", "state", "created_at"),
 )
 
 # The public-fetch recheck (store/public_fetch.py): the typed evidence of an Enrich
@@ -45,7 +46,8 @@ public_fetch_rechecks = Table(
     Column("result", String(16)),  # the last check's: public | non_public | unresolved
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
-    Index("ix_public_fetch_rechecks_due", "next_check_at"),
+    tenant_id(),
+    Index("ix_public_fetch_rechecks_due", "tenant_id", "next_check_at"),
 )
 
 # What each worker process reports on its heartbeat (store/runtime.py): runtime facts that
@@ -74,6 +76,7 @@ worker_runtime_heartbeats = Table(
 stop_loss = Table(
     "stop_loss",
     metadata,
+    tenant_id(pk=True),  # lanes and sources are each tenant's own configuration
     Column("kind", String(8), primary_key=True),  # lane | source
     Column("name", String(128), primary_key=True),
     Column("streak_code", String(64)),
@@ -96,6 +99,7 @@ orphan_executions = Table(
     Column("started_at", DateTime(timezone=True)),
     Column("first_seen_at", DateTime(timezone=True), nullable=False),
     Column("last_seen_at", DateTime(timezone=True), nullable=False),
+    tenant_id(),  # ids.tenant_of(workflow_id); an execution not of ours: local's
 )
 
 stop_requests = Table(
@@ -109,6 +113,7 @@ stop_requests = Table(
     Column("last_issued_at", DateTime(timezone=True)),
     Column("observed_closed_at", DateTime(timezone=True)),
     Column("gave_up_at", DateTime(timezone=True)),
+    tenant_id(),
 )
 
 # Leases (store/leases.py): the heartbeat's singleton duties (recovery dispatch, the

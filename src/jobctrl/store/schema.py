@@ -21,6 +21,12 @@ from sqlalchemy import (
 
 metadata = MetaData()
 
+
+def tenant_id(*, pk: bool = False) -> Column[str]:
+    """The row's tenant (store/tenancy.py), ``local`` unless a writer stamps another."""
+    return Column("tenant_id", String(64), nullable=False, server_default="local", primary_key=pk)
+
+
 jobs = Table(
     "jobs",
     metadata,
@@ -51,7 +57,8 @@ jobs = Table(
     Column("availability_next_check_at", DateTime(timezone=True)),
     Column("availability_failures", Integer, nullable=False, server_default="0"),
     Column("availability_code", String(64)),
-    Index("ix_jobs_availability_due", "availability_next_check_at"),
+    tenant_id(),
+    Index("ix_jobs_availability_due", "tenant_id", "availability_next_check_at"),
 )
 
 job_stage_states = Table(
@@ -74,9 +81,10 @@ job_stage_states = Table(
     # frozen cohort holds this row (None: no reservation).
     Column("auto_attempts", Integer, nullable=False, server_default="0"),
     Column("reserved_by", String(128)),
-    Index("ix_job_stage_states_state", "stage", "state"),
+    tenant_id(),
+    Index("ix_job_stage_states_state", "tenant_id", "stage", "state"),
     # The newest finished rows per stage and state: the ETA's duration samples (0018).
-    Index("ix_job_stage_states_finished", "stage", "state", "finished_at"),
+    Index("ix_job_stage_states_finished", "tenant_id", "stage", "state", "finished_at"),
 )
 
 job_events = Table(
@@ -89,7 +97,9 @@ job_events = Table(
     Column("payload", JSON, nullable=False),
     Column("idempotency_key", String(255), nullable=False, unique=True),
     Column("occurred_at", DateTime(timezone=True), nullable=False),
+    tenant_id(),  # a key outside ``local`` is stored as ``tenant/key`` (store.WriteTx)
     Index("ix_job_events_job", "job_id", "seq"),
+    Index("ix_job_events_tenant", "tenant_id", "seq"),
 )
 
 job_scores = Table(
@@ -104,8 +114,10 @@ job_scores = Table(
     Column("report_artifact", String(64), nullable=False),
     Column("owner_run_id", String(64), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    tenant_id(),
 )
 
+_RANK = (text("(score IS NULL)"), text("score DESC"), "job_id")  # best fit first
 job_list_projections = Table(
     "job_list_projections",
     metadata,
@@ -127,14 +139,13 @@ job_list_projections = Table(
     # computed from it), and where title/company/location came from (page or listing).
     Column("stages", JSON),
     Column("title_source", String(16)),
-    Index("ix_job_list_score", "score"),
+    tenant_id(),
+    Index("ix_job_list_score", "tenant_id", "score"),
     # One per order of the Jobs list (store/job_list.py), with its exact expressions.
-    Index("ix_job_list_rank", text("(score IS NULL)"), text("score DESC"), "job_id"),
-    Index(
-        "ix_job_list_status_rank", "status", text("(score IS NULL)"), text("score DESC"), "job_id"
-    ),
-    Index("ix_job_list_updated", text("updated_at DESC"), "job_id"),
-    Index("ix_job_list_created", text("created_at DESC"), "job_id"),
+    Index("ix_job_list_rank", "tenant_id", *_RANK),
+    Index("ix_job_list_status_rank", "tenant_id", "status", *_RANK),
+    Index("ix_job_list_updated", "tenant_id", text("updated_at DESC"), "job_id"),
+    Index("ix_job_list_created", "tenant_id", text("created_at DESC"), "job_id"),
 )
 
 workflow_run_projections = Table(
@@ -150,7 +161,9 @@ workflow_run_projections = Table(
     Column("started_at", DateTime(timezone=True), nullable=False),
     Column("closed_at", DateTime(timezone=True)),
     Column("last_seq", Integer, nullable=False),
+    tenant_id(),
     Index("ix_workflow_runs_job", "job_id", "status"),  # a job's runs (migration 0017)
+    Index("ix_workflow_runs_tenant", "tenant_id", "status"),
 )
 
 projection_watermarks = Table(
@@ -163,6 +176,7 @@ projection_watermarks = Table(
 llm_spend = Table(
     "llm_spend",
     metadata,
+    tenant_id(pk=True),
     Column("day", String(10), primary_key=True),  # UTC day, YYYY-MM-DD
     Column("lane", String(32), primary_key=True),
     Column("input_tokens", BigInteger, nullable=False, server_default="0"),
@@ -184,11 +198,13 @@ llm_usage_observations = Table(
     Column("output_tokens", BigInteger, nullable=False),
     Column("cost_usd", Float, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    tenant_id(),
 )
 
 settings = Table(
     "settings",
     metadata,
+    tenant_id(pk=True),
     Column("key", String(128), primary_key=True),
     Column("value", JSON, nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
@@ -221,8 +237,9 @@ source_observations = Table(
     Column("first_seen_at", DateTime(timezone=True), nullable=False),
     Column("last_seen_at", DateTime(timezone=True), nullable=False),
     Column("last_run_id", String(64)),
+    tenant_id(),
     UniqueConstraint("job_id", "source_kind", "source_name", "url", name="uq_source_observation"),
-    Index("ix_source_observations_external", "source_kind", "external_id"),
+    Index("ix_source_observations_external", "tenant_id", "source_kind", "external_id"),
 )
 
 discovery_runs = Table(
@@ -270,6 +287,7 @@ pipeline_step_projections = Table(
     Column("started_at", DateTime(timezone=True)),
     Column("finished_at", DateTime(timezone=True)),
     Column("last_seq", Integer, nullable=False),
+    tenant_id(),
 )
 
 # -- spend reservations and materials (issue 4) ------------------------------------------
@@ -287,16 +305,19 @@ llm_reservations = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("settled_at", DateTime(timezone=True)),
-    Index("ix_llm_reservations_open", "day", "settled_at"),
+    tenant_id(),
+    Index("ix_llm_reservations_open", "tenant_id", "day", "settled_at"),
 )
 
 profile_versions = Table(
     "profile_versions",
     metadata,
     Column("version", Integer, primary_key=True, autoincrement=True),
-    Column("sha256", String(64), nullable=False, unique=True),
+    Column("sha256", String(64), nullable=False),
     Column("profile", JSON, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    tenant_id(),
+    UniqueConstraint("tenant_id", "sha256", name="uq_profile_sha"),
 )
 
 materials = Table(
@@ -315,6 +336,7 @@ materials = Table(
     Column("owner_run_id", String(64), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("decided_at", DateTime(timezone=True)),
+    tenant_id(),
     UniqueConstraint("job_id", "kind", "generation", name="uq_material_generation"),
 )
 
@@ -330,6 +352,7 @@ provider_results = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     # The provider's answer (raw response message), committed with its usage (0019).
     Column("response", JSON, nullable=True),
+    tenant_id(),
     # An earlier run's unparsed answers to one lane of one job (llm.reuse) (0022).
     Index("ix_provider_results_lane_job", "lane", "job_id"),
 )
@@ -342,10 +365,12 @@ report_numbers = Table(
     "report_numbers",
     metadata,
     Column("job_id", String(32), primary_key=True),
-    Column("number", Integer, nullable=False, unique=True),
+    Column("number", Integer, nullable=False),  # 1, 2, ... per tenant
     Column("path", Text),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("written_at", DateTime(timezone=True)),
+    tenant_id(),
+    UniqueConstraint("tenant_id", "number", name="uq_report_number"),
 )
 
 # -- durable start intents -------------------------------------------------------------------
@@ -360,7 +385,8 @@ start_intents = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("started_at", DateTime(timezone=True)),
     Column("run_id", String(64)),
-    Index("ix_start_intents_open", "started_at", "created_at"),
+    tenant_id(),
+    Index("ix_start_intents_open", "tenant_id", "started_at", "created_at"),
 )
 
 # -- truth checks (issue 11) ---------------------------------------------------------------
@@ -384,6 +410,7 @@ truth_checks = Table(
     Column("findings", JSON, nullable=False),  # [{where, sentence, kind, claim}]
     Column("profile_version", Integer),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    tenant_id(),
     UniqueConstraint("job_id", "stage", "run_id", "attempt", name="uq_truth_check_attempt"),
     Index("ix_truth_checks_job", "job_id", "id"),
 )

@@ -1,4 +1,9 @@
-"""Small typed values that cross workflow and activity boundaries: ids, codes, refs only."""
+"""Small typed values that cross workflow and activity boundaries: ids, codes, refs only.
+
+Every input names the tenant it acts for (``tenant_id``). Its default, ``local``, is what
+an input recorded before tenants means: their histories replay and their executions in
+flight at an upgrade go on as the local tenant's.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from datetime import timedelta
 from temporalio.common import RetryPolicy
 
 from jobctrl.domain.discovery import ExecutionRef, FamilyPlan
+from jobctrl.domain.tenants import LOCAL
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,7 @@ class PrepInput:
     retry: RetrySettings = RetrySettings()
     profile_version: int | None = None  # the profile this work was admitted under
     materials: bool = True  # run Tailor, Cover and PDF after a passing Score
+    tenant_id: str = LOCAL
 
 
 @dataclass(frozen=True)
@@ -47,6 +54,7 @@ class StageInput:
     job_id: str
     profile_version: int | None = None
     materials: bool = True  # Score marks the later stages skipped (MATERIALS_OFF) if not
+    tenant_id: str = LOCAL
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,7 @@ class FinalizeInput:
     run_id: str
     outcome: str  # an executions.Outcome value
     error_code: str | None = None
+    tenant_id: str = LOCAL
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,7 @@ class SweepInput:
     limit: int  # at most this many checks
     budget_seconds: float  # no new check starts after this long
     heartbeat_timeout_seconds: float = 30.0
+    tenant_id: str = LOCAL
 
 
 @dataclass(frozen=True)
@@ -101,7 +111,7 @@ class SweepResult:
 
 @dataclass(frozen=True)
 class DiscoverInput:
-    tenant_id: str = "local"
+    tenant_id: str = LOCAL
     retry: RetrySettings = RetrySettings()
 
 
@@ -139,6 +149,7 @@ class ApplyWorkflowInput:
     polls_per_run: int = 200  # then continue-as-new, so the history stays bounded
     retry: RetrySettings = RetrySettings()
     counts: dict[str, int] = field(default_factory=dict)
+    tenant_id: str = LOCAL  # carried across continue-as-new with the rest
 
 
 @dataclass(frozen=True)
@@ -147,6 +158,7 @@ class ApplyClaimInput:
     run_id: str
     job_id: str | None = None  # None: the standing loop's next jobs
     first: bool = False  # the run's first poll: the run is recorded as started
+    tenant_id: str = LOCAL
 
 
 @dataclass(frozen=True)
@@ -168,6 +180,7 @@ class ApplyClaimResult:
 class ApplyPrepareInput:
     claim_id: str
     job_id: str
+    tenant_id: str = LOCAL
 
 
 @dataclass(frozen=True)
@@ -187,6 +200,7 @@ class ApplyFinishInput:
     status: str  # an ApplyRunStatus value
     outcome: str | None = None
     error_code: str | None = None
+    tenant_id: str = LOCAL
 
 
 @dataclass(frozen=True)
@@ -213,12 +227,14 @@ class RecoveryInput:
     # ``pipeline_internal_concurrency`` left; frozen with the cohort, never rewritten (2:
     # the default of inputs recorded before the setting).
     concurrency: int = 2
+    tenant_id: str = LOCAL
 
 
 @dataclass(frozen=True)
 class RecoveryBeginInput:
     workflow_id: str
     run_id: str
+    tenant_id: str = LOCAL
 
 
 @dataclass(frozen=True)
@@ -229,6 +245,7 @@ class RecoveryFinishInput:
     job_ids: list[str]
     status: str  # completed | failed | canceled
     error_code: str | None = None
+    tenant_id: str = LOCAL
 
 
 @dataclass(frozen=True)
