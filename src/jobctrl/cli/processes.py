@@ -84,7 +84,7 @@ def worker() -> None:
 @handle_errors
 def up(port: int, host: str, public_url: str | None) -> None:
     """Run the worker, its Temporal server and the web app; prints the app's URL."""
-    from jobctrl.api.security import public_origins
+    from jobctrl.api.security import public_origins  # the web stack loads for `up` only
 
     public = public_origins(public_url)  # a bad URL is one line before anything starts
     if host not in ("127.0.0.1", "::1", "localhost"):
