@@ -96,8 +96,8 @@ job_events = Table(
     Column("job_id", String(32)),
     Column("payload", JSON, nullable=False),
     Column("idempotency_key", String(255), nullable=False, unique=True),
-    Column("occurred_at", DateTime(timezone=True), nullable=False),
     tenant_id(),  # a key outside ``local`` is stored as ``tenant/key`` (store.WriteTx)
+    Column("occurred_at", DateTime(timezone=True), nullable=False),
     Index("ix_job_events_job", "job_id", "seq"),
     Index("ix_job_events_tenant", "tenant_id", "seq"),
 )
