@@ -466,16 +466,28 @@ async def _answers(handle: WorkflowHandle[Any, Any]) -> bool:
     return True
 
 
+# When this process last saw a worker poll a queue (by server, namespace and queue): a
+# command or the web app adding many jobs in a row asks the server once, not per job.
+_polled_at: dict[tuple[str, str, str], float] = {}
+POLLED_RECENTLY_SECONDS = 2.0
+
+
 async def worker_polling(client: Client, patience: float = 5.0) -> bool:
     """True when some worker polls this home's task queue (a worker that has just started
     shows up within a moment, so an empty answer is asked again for ``patience`` s);
-    ``UnavailableError`` when the server does not answer."""
+    ``UnavailableError`` when the server does not answer. A poller this process saw in
+    the last ``POLLED_RECENTLY_SECONDS`` counts without asking again."""
+    queue = default_task_queue()
+    seen = (client.service_client.config.target_host, client.namespace, queue)
+    loop = asyncio.get_running_loop()
+    if loop.time() - _polled_at.get(seen, float("-inf")) < POLLED_RECENTLY_SECONDS:
+        return True
     request = DescribeTaskQueueRequest(
         namespace=client.namespace,
-        task_queue=TaskQueue(name=default_task_queue()),
+        task_queue=TaskQueue(name=queue),
         task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
     )
-    deadline = asyncio.get_running_loop().time() + patience
+    deadline = loop.time() + patience
     while True:
         try:
             pollers = (await client.workflow_service.describe_task_queue(request)).pollers
@@ -484,6 +496,7 @@ async def worker_polling(client: Client, patience: float = 5.0) -> bool:
                 raise
             raise UnavailableError("the Temporal server does not answer") from None
         if pollers:
+            _polled_at[seen] = loop.time()
             return True
         if asyncio.get_running_loop().time() > deadline:
             return False
