@@ -8,7 +8,7 @@ import hashlib
 import json
 
 from pydantic import ValidationError
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from jobctrl.domain.errors import MISSING_INPUT, ConfigError, NotFoundError
 from jobctrl.domain.events import ProfileVersionRecorded
@@ -29,11 +29,25 @@ def _sha(profile: Profile) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+# The last profile hashed and its digest: every start of a preparation asks for the
+# version of config.yaml's profile, the same object while the file is unchanged
+# (config.load_config caches it; nothing changes a loaded profile in place), and dumping
+# and hashing it costs milliseconds.
+_last_hashed: tuple[Profile, str] | None = None
+_VERSION_BY_SHA = select(PV.c.version).where(PV.c.sha256 == bindparam("sha"))
+
+
 def version_of(store: Store, profile: Profile) -> int:
     """The version number of ``profile``, recording it (and its event) when it is new."""
-    sha = _sha(profile)
+    global _last_hashed
+    last = _last_hashed
+    if last is not None and last[0] is profile:  # held here, so its id is not reused
+        sha = last[1]
+    else:
+        sha = _sha(profile)
+        _last_hashed = (profile, sha)
     with store.read() as conn:
-        known = conn.execute(select(PV.c.version).where(PV.c.sha256 == sha)).scalar()
+        known = conn.execute(_VERSION_BY_SHA, {"sha": sha}).scalar()
     if known is not None:
         return int(known)
     with store.write() as tx:
