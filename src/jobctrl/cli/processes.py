@@ -89,8 +89,9 @@ def up(port: int, host: str, public_url: str | None) -> None:
     public = public_origins(public_url)  # a bad URL is one line before anything starts
     if host not in ("127.0.0.1", "::1", "localhost"):
         click.echo(
-            f"warning: listening on {host}, not loopback: whoever reaches it can read"
-            " everything (only changes need the API token); see docs/DEPLOY.md",
+            f"warning: listening on {host}, not loopback: whoever reaches it can read and"
+            " change everything (the page check stops other web pages, not other programs);"
+            " allow only your proxy to reach it, see docs/DEPLOY.md",
             err=True,
         )
     _run_worker_cmd(app=(host, port), public=public)
