@@ -45,6 +45,8 @@ class Home:
         """The tenant's own files: the root for ``local``, else ``tenants/NAME``."""
         if self.tenant == LOCAL_TENANT:
             return self.root
+        if not self.tenant.isalnum():  # a name, never a path ("..", "a/b"): checked before
+            raise ValueError(f"not a tenant name: {self.tenant!r}")
         return self.root / "tenants" / self.tenant
 
     @property

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from jobctrl import config as config_file
+from jobctrl.domain import tenants
 from jobctrl.home import Home
 from jobctrl.store.store import Store
 
@@ -27,3 +28,12 @@ def init_home(
         "configCreated": wrote,
         "database": home.database_url,
     }
+
+
+def current_home() -> Home:
+    """The home and tenant a command acts for (``JOBCTRL_HOME``, ``JOBCTRL_TENANT``); a
+    tenant name that cannot be one is refused before any of its files is touched (the
+    name is a directory under the home)."""
+    home = Home.resolve()
+    tenants.checked_name(home.tenant)
+    return home

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
+from jobctrl.app.home import current_home
 from jobctrl.domain.errors import JobctrlError, StageError
 from jobctrl.home import Home
 
@@ -29,7 +30,7 @@ def stop_writing_stdout() -> None:
 
 
 def home() -> Home:
-    return Home.resolve()
+    return current_home()
 
 
 def echo_json(data: Any) -> None:
