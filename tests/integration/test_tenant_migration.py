@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from alembic import command
 from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -50,6 +51,12 @@ def _migrate(url: str, revision: str, *, down: bool = False) -> None:
         config.attributes["connection"] = connection
         (command.downgrade if down else command.upgrade)(config, revision)
     engine.dispose()
+
+
+def _head() -> str | None:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    return ScriptDirectory.from_config(config).get_current_head()
 
 
 @pytest.fixture
@@ -141,12 +148,16 @@ def test_report_numbers_and_profiles_are_per_tenant(home: Home, store: Store) ->
         conn.execute(insert(r).values(tenant_id="acme", job_id="c", number=1, created_at=NOW))
     with store.writer.begin() as conn:
         conn.execute(insert(p).values(tenant_id="local", sha256="s", profile={}, created_at=NOW))
-    # The old key stays unique until store/profiles.py upserts per tenant (issue 14, WP2).
+    # The same profile in another tenant (0024 dropped the old key's index), not twice in one.
+    with store.writer.begin() as conn:
+        conn.execute(insert(p).values(tenant_id="acme", sha256="s", profile={}, created_at=NOW))
     with pytest.raises(IntegrityError), store.writer.begin() as conn:
         conn.execute(insert(p).values(tenant_id="acme", sha256="s", profile={}, created_at=NOW))
     with store.reader.connect() as conn:
         numbers = conn.execute(select(r.c.tenant_id, r.c.number).order_by(r.c.tenant_id))
         assert numbers.all() == [("acme", 1), ("local", 1)]
+        shas = conn.execute(select(p.c.tenant_id, p.c.sha256).order_by(p.c.tenant_id))
+        assert shas.all() == [("acme", "s"), ("local", "s")]
 
 
 def test_going_below_0023_is_refused_while_another_tenant_exists(home: Home, store: Store) -> None:
@@ -156,5 +167,6 @@ def test_going_below_0023_is_refused_while_another_tenant_exists(home: Home, sto
         _migrate(home.database_url, BEFORE, down=True)
     engine = create_engine(home.database_url)
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0023"
+        # The whole downgrade is one transaction: nothing of it stays.
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == _head()
     engine.dispose()

@@ -13,7 +13,7 @@ from sqlalchemy import bindparam, select
 from jobctrl.domain.errors import MISSING_INPUT, ConfigError, NotFoundError
 from jobctrl.domain.events import ProfileVersionRecorded
 from jobctrl.domain.profile import Profile
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store
 
@@ -32,9 +32,12 @@ def _sha(profile: Profile) -> str:
 # The last profile hashed and its digest: every start of a preparation asks for the
 # version of config.yaml's profile, the same object while the file is unchanged
 # (config.load_config caches it; nothing changes a loaded profile in place), and dumping
-# and hashing it costs milliseconds.
+# and hashing it costs milliseconds. The digest is the profile's alone; its version is
+# the tenant's (the same profile in two tenants has two versions): always looked up.
 _last_hashed: tuple[Profile, str] | None = None
-_VERSION_BY_SHA = select(PV.c.version).where(PV.c.sha256 == bindparam("sha"))
+_VERSION_BY_SHA = select(PV.c.version).where(
+    PV.c.tenant_id == tenancy.tenant_param(), PV.c.sha256 == bindparam("sha")
+)
 
 
 def version_of(store: Store, profile: Profile) -> int:
@@ -47,17 +50,26 @@ def version_of(store: Store, profile: Profile) -> int:
         sha = _sha(profile)
         _last_hashed = (profile, sha)
     with store.read() as conn:
-        known = conn.execute(_VERSION_BY_SHA, {"sha": sha}).scalar()
+        known = conn.execute(
+            _VERSION_BY_SHA, {"tenant": tenancy.tenant_of(conn), "sha": sha}
+        ).scalar()
     if known is not None:
         return int(known)
     with store.write() as tx:
         upsert(
             tx.conn,
             PV,
-            {"sha256": sha, "profile": profile.model_dump(mode="json"), "created_at": tx.now},
-            keys=["sha256"],
+            {
+                "tenant_id": tx.tenant,
+                "sha256": sha,
+                "profile": profile.model_dump(mode="json"),
+                "created_at": tx.now,
+            },
+            keys=["tenant_id", "sha256"],
         )
-        version = int(tx.conn.execute(select(PV.c.version).where(PV.c.sha256 == sha)).scalar_one())
+        version = int(
+            tx.conn.execute(_VERSION_BY_SHA, {"tenant": tx.tenant, "sha": sha}).scalar_one()
+        )
         tx.append(
             ProfileVersionRecorded(version=version, sha256=sha),
             key=f"profile-version:{sha}",
@@ -67,7 +79,9 @@ def version_of(store: Store, profile: Profile) -> int:
 
 def load_version(store: Store, version: int) -> Profile:
     with store.read() as conn:
-        data = conn.execute(select(PV.c.profile).where(PV.c.version == version)).scalar()
+        data = conn.execute(
+            select(PV.c.profile).where(tenancy.scoped(PV, conn), PV.c.version == version)
+        ).scalar()
     if data is None:
         raise NotFoundError(f"no profile version {version}", code=MISSING_INPUT)
     try:

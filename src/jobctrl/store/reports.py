@@ -113,20 +113,29 @@ def report_filename(number: int, company: str | None, role: str | None, today: s
 def write_report(
     home: Home, store: Store, job_id: str, *, today: str | None = None, clock: Clock | None = None
 ) -> Path:
-    """Write (or rewrite) the job's report, dated ``today`` (default: the clock's UTC day);
-    its number and file name never change."""
+    """Write (or rewrite) the job's report, dated ``today`` (default: the clock's UTC day),
+    in the tenant's ``reports/`` (``home`` and ``store`` act for the same tenant); its
+    number and file name never change."""
+    if home.tenant != store.tenant:
+        raise ValueError(f"home of tenant {home.tenant}, store of tenant {store.tenant}")
     job = job_row(store, job_id)
     scored = score_row(store, job_id)
     if scored is None:
         raise NotFoundError(f"job {job_id} has no score to report", code=JOB_NOT_SCORED)
     report = ScoreReport.model_validate(scored["report"])
     day = date.fromisoformat(today).isoformat() if today else (clock or utcnow)().date().isoformat()
-    number, rel = _retrying(lambda: _reserve_in_tx(store, job_id, (job, day), clock))
+    # Relative to the root, as it always was: ``reports/…`` (local), ``tenants/T/reports/…``.
+    folder = home.reports_dir.relative_to(home.root).as_posix()
+    number, rel = _retrying(lambda: _reserve_in_tx(store, job_id, (job, day, folder), clock))
     assert rel is not None
     target = home.root / rel
     _write_atomically(target, render_report(job, report, number, day))
     with store.write(clock=clock) as tx:
-        tx.conn.execute(update(R).where(R.c.job_id == job_id).values(written_at=tx.now))
+        tx.conn.execute(
+            update(R)
+            .where(R.c.tenant_id == tx.tenant, R.c.job_id == job_id)
+            .values(written_at=tx.now)
+        )
         tx.append(
             ReportWritten(job_id=job_id, number=number, path=rel),
             key=f"report-written:{job_id}:{number}",
@@ -140,30 +149,40 @@ def write_report(
 def _reserve_in_tx(
     store: Store,
     job_id: str,
-    naming: tuple[dict[str, Any], str] | None,
+    naming: tuple[dict[str, Any], str, str] | None,
     clock: Clock | None = None,
 ) -> tuple[int, str | None]:
-    """Reserve the number and, given (job, day), fix the report's path on first use."""
+    """Reserve the number and, given (job, day, folder), fix the report's path on first use."""
     with store.write(clock=clock) as tx:
         number, path = _reserve(tx, job_id)
         if path is None and naming is not None:
-            job, day = naming
+            job, day, folder = naming
             name = report_filename(number, job.get("company"), job.get("title"), day)
-            path = f"reports/{name}"
-            tx.conn.execute(update(R).where(R.c.job_id == job_id).values(path=path))
+            path = f"{folder}/{name}"
+            tx.conn.execute(
+                update(R).where(R.c.tenant_id == tx.tenant, R.c.job_id == job_id).values(path=path)
+            )
         return number, path
 
 
 def _reserve(tx: WriteTx, job_id: str) -> tuple[int, str | None]:
-    row = tx.conn.execute(select(R.c.number, R.c.path).where(R.c.job_id == job_id)).first()
+    mine = R.c.tenant_id == tx.tenant
+    row = tx.conn.execute(select(R.c.number, R.c.path).where(mine, R.c.job_id == job_id)).first()
     if row is not None:
         return int(row.number), row.path
-    if tx.conn.execute(select(schema.jobs.c.id).where(schema.jobs.c.id == job_id)).first() is None:
+    J = schema.jobs
+    if (
+        tx.conn.execute(select(J.c.id).where(J.c.tenant_id == tx.tenant, J.c.id == job_id)).first()
+        is None
+    ):
         raise NotFoundError(f"no job {job_id!r}", code=JOB_NOT_FOUND)
     # Writers are serialised (BEGIN IMMEDIATE on SQLite, the writers' advisory lock on
-    # PostgreSQL), so max + 1 leaves no gaps.
-    number = int(tx.conn.execute(select(func.coalesce(func.max(R.c.number), 0))).scalar_one()) + 1
-    tx.conn.execute(insert(R).values(job_id=job_id, number=number, created_at=tx.now))
+    # PostgreSQL), so the tenant's max + 1 leaves no gaps: numbers run 1, 2, 3... per tenant.
+    highest = tx.conn.execute(select(func.coalesce(func.max(R.c.number), 0)).where(mine))
+    number = int(highest.scalar_one()) + 1
+    tx.conn.execute(
+        insert(R).values(tenant_id=tx.tenant, job_id=job_id, number=number, created_at=tx.now)
+    )
     return number, None
 
 

@@ -6,19 +6,24 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from jobctrl.domain.errors import INVALID_SETTING, ConfigError
 from jobctrl.domain.events import SettingChanged
 from jobctrl.domain.settings import SPECS, SettingSpec, check_combination, spec_for
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store
 
 __all__ = ["SPECS", "SettingSpec", "Settings", "check_combination", "spec_for"]
 
 
-_ALL = select(schema.settings.c.key, schema.settings.c.value)  # read at every stage: built once
+ST = schema.settings
+# Read at every stage: built once, for the tenant passed as ``{"tenant": …}``.
+_ALL = select(ST.c.key, ST.c.value).where(ST.c.tenant_id == tenancy.tenant_param())
+_ONE = select(ST.c.value).where(
+    ST.c.tenant_id == tenancy.tenant_param(), ST.c.key == bindparam("key")
+)
 
 
 class Settings:
@@ -28,14 +33,12 @@ class Settings:
     def get(self, key: str) -> Any:
         spec = spec_for(key)
         with self.store.read() as conn:
-            value = conn.execute(
-                select(schema.settings.c.value).where(schema.settings.c.key == key)
-            ).scalar()
+            value = conn.execute(_ONE, {"tenant": tenancy.tenant_of(conn), "key": key}).scalar()
         return spec.default if value is None else value
 
     def all(self) -> dict[str, Any]:
         with self.store.read() as conn:
-            stored = dict(conn.execute(_ALL).all())
+            stored = dict(conn.execute(_ALL, {"tenant": tenancy.tenant_of(conn)}).all())
         return {key: stored.get(key, spec.default) for key, spec in sorted(SPECS.items())}
 
     @staticmethod
@@ -55,9 +58,7 @@ class Settings:
         for key in values:
             spec_for(key)
         with self.store.write() as tx:
-            stored = dict(
-                tx.conn.execute(select(schema.settings.c.key, schema.settings.c.value)).all()
-            )
+            stored = dict(tx.conn.execute(_ALL, {"tenant": tx.tenant}).all())
             merged = {k: stored.get(k, spec.default) for k, spec in SPECS.items()} | values
             refused = check_combination(merged)
             if refused:
@@ -65,9 +66,9 @@ class Settings:
             for key, value in values.items():
                 upsert(
                     tx.conn,
-                    schema.settings,
-                    {"key": key, "value": value, "updated_at": tx.now},
-                    keys=["key"],
+                    ST,
+                    {"tenant_id": tx.tenant, "key": key, "value": value, "updated_at": tx.now},
+                    keys=["tenant_id", "key"],
                     update=["value", "updated_at"],
                 )
                 tx.append(SettingChanged(key=key), key=f"setting:{key}:{tx.now.isoformat()}")

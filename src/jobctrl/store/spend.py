@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, case, func, select, update
 
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store, WriteTx
 
@@ -22,18 +22,22 @@ LR = schema.llm_reservations
 OBS = schema.llm_usage_observations
 
 
-# Read before every provider call: built once.
+# Read before every provider call: built once, for the tenant passed as ``{"tenant": …}``.
 _LANE_TOKENS = case(
     (LS.c.lane == bindparam("lane"), LS.c.input_tokens + LS.c.output_tokens), else_=0
 )
 _SPENT_TODAY = select(
     func.coalesce(func.sum(LS.c.cost_usd), 0.0), func.coalesce(func.sum(_LANE_TOKENS), 0)
-).where(LS.c.day == bindparam("day"))
+).where(LS.c.tenant_id == tenancy.tenant_param(), LS.c.day == bindparam("day"))
 # Grouped by a subquery's column: PostgreSQL will not match two copies of
 # ``expires_at > :now`` (two bind parameters) as one grouping expression.
 _OPEN = (
     select((LR.c.expires_at > bindparam("now")).label("live"), LR.c.amount_usd)
-    .where(LR.c.day == bindparam("day"), LR.c.settled_at.is_(None))
+    .where(
+        LR.c.tenant_id == tenancy.tenant_param(),
+        LR.c.day == bindparam("day"),
+        LR.c.settled_at.is_(None),
+    )
     .subquery()
 )
 _UNSETTLED = select(
@@ -43,7 +47,8 @@ _UNSETTLED = select(
 
 def spent_today(conn: Connection, day: str, lane: str) -> tuple[float, int]:
     """(the day's estimated USD over all lanes, the lane's input+output tokens)."""
-    spent, tokens = conn.execute(_SPENT_TODAY, {"day": day, "lane": lane}).one()
+    params = {"tenant": tenancy.tenant_of(conn), "day": day, "lane": lane}
+    spent, tokens = conn.execute(_SPENT_TODAY, params).one()
     return float(spent), int(tokens)
 
 
@@ -58,7 +63,9 @@ class Held:
 def open_reservation(tx: WriteTx, reservation_id: str) -> float | None:
     """The USD an open reservation with this id holds, or None."""
     row = tx.conn.execute(
-        select(LR.c.amount_usd, LR.c.settled_at).where(LR.c.reservation_id == reservation_id)
+        select(LR.c.amount_usd, LR.c.settled_at).where(
+            LR.c.tenant_id == tx.tenant, LR.c.reservation_id == reservation_id
+        )
     ).first()
     if row is None or row.settled_at is not None:
         return None
@@ -72,7 +79,7 @@ def held(tx: WriteTx, day: str, lane: str) -> Held:
         select(
             func.coalesce(func.sum(LR.c.amount_usd), 0.0),
             func.coalesce(func.sum(case((LR.c.lane == lane, LR.c.tokens), else_=0)), 0),
-        ).where(LR.c.day == day, LR.c.settled_at.is_(None))
+        ).where(LR.c.tenant_id == tx.tenant, LR.c.day == day, LR.c.settled_at.is_(None))
     ).one()
     return Held(float(usd), int(tokens))
 
@@ -90,6 +97,7 @@ def add_reservation(
     expires_at: datetime,
 ) -> None:
     row = {
+        "tenant_id": tx.tenant,
         "reservation_id": reservation_id,
         "day": day,
         "lane": lane,
@@ -108,7 +116,11 @@ def settle(tx: WriteTx, reservation_id: str) -> None:
     """Close the reservation (if still open)."""
     tx.conn.execute(
         update(LR)
-        .where(LR.c.reservation_id == reservation_id, LR.c.settled_at.is_(None))
+        .where(
+            LR.c.tenant_id == tx.tenant,
+            LR.c.reservation_id == reservation_id,
+            LR.c.settled_at.is_(None),
+        )
         .values(settled_at=tx.now)
     )
 
@@ -134,6 +146,7 @@ def add_observation(
         tx.conn,
         OBS,
         {
+            "tenant_id": tx.tenant,
             "observation_id": observation_id,
             "day": day,
             "lane": lane,
@@ -152,6 +165,7 @@ def add_observation(
         tx.conn,
         LS,
         {
+            "tenant_id": tx.tenant,
             "day": day,
             "lane": lane,
             "input_tokens": input_tokens,
@@ -160,7 +174,7 @@ def add_observation(
             "calls": 1,
             "updated_at": tx.now,
         },
-        keys=["day", "lane"],
+        keys=["tenant_id", "day", "lane"],
         update={
             "input_tokens": LS.c.input_tokens + input_tokens,
             "output_tokens": LS.c.output_tokens + output_tokens,
@@ -189,7 +203,8 @@ def unsettled(store: Store, day: str, now: datetime) -> Unsettled:
 
 
 def unsettled_in(conn: Connection, day: str, now: datetime) -> Unsettled:
-    rows = conn.execute(_UNSETTLED, {"day": day, "now": now}).all()
+    params = {"tenant": tenancy.tenant_of(conn), "day": day, "now": now}
+    rows = conn.execute(_UNSETTLED, params).all()
     by_kind = {bool(live): (int(count), float(usd)) for live, count, usd in rows}
     in_flight, assumed = by_kind.get(True, (0, 0.0)), by_kind.get(False, (0, 0.0))
     return Unsettled(in_flight[0], in_flight[1], assumed[0], assumed[1])
@@ -206,7 +221,9 @@ def preflight_reads(store: Store, day: str, lane: str, now: datetime) -> tuple[f
 def lane_rows(store: Store, day: str) -> list[dict[str, Any]]:
     """The day's ledger rows, one per lane, by lane name."""
     with store.read() as conn:
-        rows = conn.execute(select(LS).where(LS.c.day == day).order_by(LS.c.lane)).mappings()
+        rows = conn.execute(
+            select(LS).where(tenancy.scoped(LS, conn), LS.c.day == day).order_by(LS.c.lane)
+        ).mappings()
         return [dict(r) for r in rows]
 
 
@@ -215,7 +232,7 @@ def daily_totals(store: Store, first: str, last: str) -> dict[str, float]:
     with store.read() as conn:
         rows = conn.execute(
             select(LS.c.day, func.sum(LS.c.cost_usd))
-            .where(LS.c.day >= first, LS.c.day <= last)
+            .where(tenancy.scoped(LS, conn), LS.c.day >= first, LS.c.day <= last)
             .group_by(LS.c.day)
         ).all()
     return {str(day): float(total or 0.0) for day, total in rows}

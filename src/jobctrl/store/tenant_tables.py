@@ -6,11 +6,11 @@ exists, with or without a row: it has one once its API token's hash is recorded.
 migration adds no row, so a migrated database is still empty (``jobctrl store copy``
 copies only into one).
 
-Four tables are keyed by tenant now (settings, spend, stop-loss, profile versions), but
-their modules still upsert on the old key (``ON CONFLICT (key)``), which needs a unique
-index on exactly those columns. Until each module upserts on its tenant key, the old key
-stays unique through a ``*_legacy`` index here: a second tenant cannot yet have the same
-settings key, spend day or profile. A later migration drops them (issue 14, WP2/WP3).
+Four tables are keyed by tenant now (settings, spend, stop-loss, profile versions). An
+upsert names exactly the columns of a unique index (``ON CONFLICT (kind, name)``): until a
+module upserts on its tenant key, its old key stays unique through a ``*_legacy`` index
+here, and a second tenant cannot yet have the same stop-loss name. Settings, spend and
+profile versions upsert on their tenant keys; migration 0024 dropped their legacy indexes.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 from sqlalchemy import Column, DateTime, Index, String, Table, UniqueConstraint
 
 from jobctrl.store import operations_tables
-from jobctrl.store.schema import llm_spend, metadata, profile_versions, settings
+from jobctrl.store.schema import metadata
 
 tenants = Table(
     "tenants",
@@ -31,9 +31,6 @@ tenants = Table(
 )
 
 LEGACY_UNIQUE = (
-    Index("uq_settings_key_legacy", settings.c.key, unique=True),
-    Index("uq_llm_spend_day_lane_legacy", llm_spend.c.day, llm_spend.c.lane, unique=True),
-    Index("uq_profile_sha_legacy", profile_versions.c.sha256, unique=True),
     Index(
         "uq_stop_loss_kind_name_legacy",
         operations_tables.stop_loss.c.kind,
