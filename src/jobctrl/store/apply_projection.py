@@ -15,6 +15,7 @@ from sqlalchemy import Connection, select
 
 from jobctrl.domain import events as ev
 from jobctrl.domain.applications import ApplicationStatus
+from jobctrl.store import tenancy
 from jobctrl.store.application_tables import apply_run_projections as AP
 from jobctrl.store.db import upsert
 
@@ -49,9 +50,12 @@ def _naive(at: datetime | None, conn: Connection) -> datetime | None:
 
 
 def fold(conn: Connection, seq: int, event: ev.ApplicationEvent, occurred_at: datetime) -> None:
-    """Apply one Application* event to its application's row."""
+    """Apply one Application* event to its application's row (``conn`` acts for the
+    event's tenant)."""
     found = (
-        conn.execute(select(AP).where(AP.c.application_id == event.application_id))
+        conn.execute(
+            select(AP).where(AP.c.application_id == event.application_id, tenancy.scoped(AP, conn))
+        )
         .mappings()
         .first()
     )
@@ -69,6 +73,7 @@ def fold(conn: Connection, seq: int, event: ev.ApplicationEvent, occurred_at: da
             "attempts": 0,
             "approved_until": None,
             "created_at": at,
+            "tenant_id": tenancy.tenant_of(conn),
         }
     )
     status = _STATUS.get(type(event))

@@ -2,7 +2,7 @@
 row: the job's preparation run (``workflow_run_projections`` by job), or a recovery
 execution, which records no job, through the cohort whose run it is. Read per row through
 small lookups: a claim and the reconciler's sweep of abandoned rows ask it for one job at
-a time.
+a time. Within the connection's tenant (``k_tenant``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from sqlalchemy import Connection, bindparam, select
 
 from jobctrl.domain.clock import as_utc
 from jobctrl.domain.executions import WorkflowStatus
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from jobctrl.store.operations_tables import recovery_cohorts
 
 WR = schema.workflow_run_projections
@@ -27,10 +27,17 @@ CLOSED = (
 _LONG_AGO = datetime.min.replace(tzinfo=UTC)
 # Asked at every stage claim: built once.
 _JOB_RUN = select(WR.c.status, WR.c.closed_at).where(
-    WR.c.job_id == bindparam("job_id"), WR.c.run_id == bindparam("run_id")
+    WR.c.job_id == bindparam("job_id"),
+    WR.c.run_id == bindparam("run_id"),
+    WR.c.tenant_id == bindparam("k_tenant"),
 )
 _COHORT_OF_RUN = select(RC.c.workflow_id, RC.c.state, RC.c.updated_at).where(
-    RC.c.run_id == bindparam("run_id")
+    RC.c.run_id == bindparam("run_id"), RC.c.tenant_id == bindparam("k_tenant")
+)
+_COHORT_RUN = select(WR.c.status, WR.c.closed_at).where(
+    WR.c.workflow_id == bindparam("workflow_id"),
+    WR.c.run_id == bindparam("run_id"),
+    WR.c.tenant_id == bindparam("k_tenant"),
 )
 
 
@@ -48,19 +55,17 @@ def _aware(value: datetime | None) -> datetime:
 def closed_at(conn: Connection, job_id: str, run_id: str) -> Closed | None:
     """When and how the store recorded ``run_id`` closed (the job's preparation run, or
     the run of a recovery cohort that queued the job); None while open, or not known."""
-    row = conn.execute(_JOB_RUN, {"job_id": job_id, "run_id": run_id}).first()
+    tenant = tenancy.tenant_of(conn)
+    row = conn.execute(_JOB_RUN, {"job_id": job_id, "run_id": run_id, "k_tenant": tenant}).first()
     if row is not None:  # one of the job's own runs
         return Closed(_aware(row.closed_at), row.status) if row.status in CLOSED else None
     # A recovery execution records no job: its cohort names its run (one small lookup,
     # not a scan of the job's events).
-    cohort = conn.execute(_COHORT_OF_RUN, {"run_id": run_id}).first()
+    cohort = conn.execute(_COHORT_OF_RUN, {"run_id": run_id, "k_tenant": tenant}).first()
     if cohort is None:
         return None
-    run = conn.execute(
-        select(WR.c.status, WR.c.closed_at).where(
-            WR.c.workflow_id == cohort.workflow_id, WR.c.run_id == run_id
-        )
-    ).first()
+    params = {"workflow_id": cohort.workflow_id, "run_id": run_id, "k_tenant": tenant}
+    run = conn.execute(_COHORT_RUN, params).first()
     if run is not None and run.status in CLOSED:
         return Closed(_aware(run.closed_at), run.status)
     if cohort.state != "closed":

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import func, or_, select
 
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from jobctrl.store.store import Store
 
 JL = schema.job_list_projections
@@ -43,8 +43,9 @@ def find(
         where.append(JL.c.score >= min_score)
     if q:
         where.append(or_(JL.c.title.ilike(f"%{q}%"), JL.c.company.ilike(f"%{q}%")))
-    query = select(JL).where(*where).order_by(*_ORDER_BY[sort]).limit(limit).offset(offset)
     with store.read() as conn:
+        where.insert(0, tenancy.scoped(JL, conn))  # first: the list indexes lead with it
+        query = select(JL).where(*where).order_by(*_ORDER_BY[sort]).limit(limit).offset(offset)
         rows = [dict(r) for r in conn.execute(query).mappings()]
         if limit is None and not offset:
             return rows, len(rows)

@@ -1,6 +1,10 @@
 """Jobs: creation (with their first stage rows), what stages save on the job (extracted
 fields, the score), and reads of a job as a whole. Stage rows and their fenced
 transitions are ``store.stage_states``.
+
+Every statement keeps to the store's tenant. Job ids are unique across tenants (the
+idempotency key is salted with the tenant), so job-keyed rows need no tenant in their
+keys; ``create_job_in`` refuses the rare id another tenant already holds.
 """
 
 from __future__ import annotations
@@ -12,10 +16,16 @@ from sqlalchemy import Connection, bindparam, select, update
 
 from jobctrl.domain import ids
 from jobctrl.domain.clock import Clock
-from jobctrl.domain.errors import AMBIGUOUS_JOB, JOB_NOT_FOUND, NotFoundError
+from jobctrl.domain.errors import (
+    AMBIGUOUS_JOB,
+    EXISTS,
+    JOB_NOT_FOUND,
+    JobctrlError,
+    NotFoundError,
+)
 from jobctrl.domain.events import JobCreated
 from jobctrl.domain.stages import PREPARATION_STAGES
-from jobctrl.store import schema, stage_states
+from jobctrl.store import schema, stage_states, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store, WriteTx
 
@@ -41,7 +51,7 @@ def create_job_in(tx: WriteTx, url: str, *, source: str = "manual") -> NewJob:
     """``create_job`` inside the caller's transaction (discovery links and observes the
     job in the same one)."""
     canonical = ids.canonical_url(url)
-    key = ids.idempotency_key(canonical)
+    key = ids.idempotency_key(canonical, tx.tenant)
     job_id = ids.job_id_for(key)
     created = upsert(
         tx.conn,
@@ -54,9 +64,12 @@ def create_job_in(tx: WriteTx, url: str, *, source: str = "manual") -> NewJob:
             "source": source,
             "created_at": tx.now,
             "updated_at": tx.now,
+            "tenant_id": tx.tenant,
         },
         keys=["id"],
     ).rowcount
+    if not created:
+        _check_same_job(tx, job_id, key)
     stage_states.ensure_stages(tx, job_id, PREPARATION_STAGES)
     tx.append(
         JobCreated(
@@ -71,6 +84,25 @@ def create_job_in(tx: WriteTx, url: str, *, source: str = "manual") -> NewJob:
     return NewJob(job_id, key, canonical, bool(created))
 
 
+# Which posting holds an id, in whichever tenant: only to refuse a collision.
+_HOLDER = tenancy.all_tenants(
+    select(J.c.idempotency_key, J.c.tenant_id).where(J.c.id == bindparam("job_id"))
+)
+
+
+def _check_same_job(tx: WriteTx, job_id: str, key: str) -> None:
+    """The existing job ``job_id`` is this posting in this tenant; never another's job.
+
+    Ids are 48 bits of the tenant-salted key: two postings (or one in two tenants)
+    sharing an id is improbable (about 2e-5 at 100k jobs) but is refused, not merged."""
+    holder = tx.conn.execute(_HOLDER, {"job_id": job_id}).first()
+    if holder is not None and (holder.idempotency_key, holder.tenant_id) != (key, tx.tenant):
+        raise JobctrlError(
+            f"job id {job_id} is already taken by another posting; this one cannot be added",
+            code=EXISTS,
+        )
+
+
 # -- what stages save on the job -----------------------------------------------------------
 
 
@@ -78,7 +110,7 @@ def record_enrichment(tx: WriteTx, job_id: str, fields: dict[str, Any], method: 
     """The posting's extracted fields and artifact references, as Enrich read them."""
     tx.conn.execute(
         update(J)
-        .where(J.c.id == job_id)
+        .where(J.c.id == job_id, tenancy.scoped(J, tx.conn))
         .values(**fields, extraction_method=method, updated_at=tx.now)
     )
 
@@ -86,7 +118,8 @@ def record_enrichment(tx: WriteTx, job_id: str, fields: dict[str, Any], method: 
 def save_score(tx: WriteTx, job_id: str, run_id: str, **values: Any) -> None:
     """The job's score and requirement-fit report (a rescore replaces them)."""
     row = {**values, "owner_run_id": run_id, "created_at": tx.now}
-    upsert(tx.conn, schema.job_scores, {"job_id": job_id, **row}, keys=["job_id"], update=list(row))
+    new = {"job_id": job_id, "tenant_id": tx.tenant, **row}
+    upsert(tx.conn, schema.job_scores, new, keys=["job_id"], update=list(row))
 
 
 # -- reads ---------------------------------------------------------------------------------
@@ -96,14 +129,12 @@ def resolve_job_id(store: Store, ref: str) -> str:
     """A job id from a full id or a unique prefix of at least 4 characters."""
     ref = ref.strip().lower()
     with store.read() as conn:
-        if conn.execute(select(J.c.id).where(J.c.id == ref)).first():
+        mine = tenancy.scoped(J, conn)
+        if conn.execute(select(J.c.id).where(J.c.id == ref, mine)).first():
             return ref
         if len(ref) >= 4:
-            matches = (
-                conn.execute(select(J.c.id).where(J.c.id.startswith(ref, autoescape=True)).limit(2))
-                .scalars()
-                .all()
-            )
+            prefixed = J.c.id.startswith(ref, autoescape=True)
+            matches = conn.execute(select(J.c.id).where(prefixed, mine).limit(2)).scalars().all()
             if len(matches) == 1:
                 return str(matches[0])
             if len(matches) > 1:
@@ -111,19 +142,26 @@ def resolve_job_id(store: Store, ref: str) -> str:
     raise NotFoundError(f"no job {ref!r} (see `jobctrl jobs`)", code=JOB_NOT_FOUND)
 
 
-_JOB = select(J).where(J.c.id == bindparam("job_id"))
-_SCORE = select(schema.job_scores).where(schema.job_scores.c.job_id == bindparam("job_id"))
+_JS = schema.job_scores
+_JOB = select(J).where(J.c.id == bindparam("job_id"), J.c.tenant_id == tenancy.tenant_param())
+_SCORE = select(_JS).where(
+    _JS.c.job_id == bindparam("job_id"), _JS.c.tenant_id == tenancy.tenant_param()
+)
+
+
+def _params(conn: Connection, job_id: str) -> dict[str, str]:
+    return {"job_id": job_id, tenancy.TENANT_PARAM: tenancy.tenant_of(conn)}
 
 
 def _job_row(conn: Connection, job_id: str) -> dict[str, Any]:
-    row = conn.execute(_JOB, {"job_id": job_id}).mappings().first()
+    row = conn.execute(_JOB, _params(conn, job_id)).mappings().first()
     if row is None:
         raise NotFoundError(f"no job {job_id!r}", code=JOB_NOT_FOUND)
     return dict(row)
 
 
 def _score_row(conn: Connection, job_id: str) -> dict[str, Any] | None:
-    row = conn.execute(_SCORE, {"job_id": job_id}).mappings().first()
+    row = conn.execute(_SCORE, _params(conn, job_id)).mappings().first()
     return dict(row) if row else None
 
 
@@ -154,8 +192,14 @@ def job_record(store: Store, job_id: str) -> JobRecord:
     rn, jl = schema.report_numbers, schema.job_list_projections
     with store.read() as conn:
         job = _job_row(conn, job_id)
-        report = conn.execute(select(rn).where(rn.c.job_id == job_id)).mappings().first()
-        status = conn.execute(select(jl.c.status).where(jl.c.job_id == job_id)).scalar()
+        report = (
+            conn.execute(select(rn).where(rn.c.job_id == job_id, tenancy.scoped(rn, conn)))
+            .mappings()
+            .first()
+        )
+        status = conn.execute(
+            select(jl.c.status).where(jl.c.job_id == job_id, tenancy.scoped(jl, conn))
+        ).scalar()
         return JobRecord(
             job,
             stage_states.read_rows(conn, job_id),

@@ -6,6 +6,11 @@ transaction, so every event is applied exactly once. ``rebuild`` truncates the
 projections and the watermark and folds the whole log again; the result equals the
 incrementally folded rows.
 
+The watermark is global (one sequence over every tenant's events); each event is folded
+as its own tenant's: while its handler runs the connection acts for the event's tenant
+(``_acting_for``), so its projection rows carry that ``tenant_id`` and every statement
+on them has that predicate.
+
 - ``job_list_projections``: one row per job for the Jobs list. Its ``stages`` column
   keeps each stage's (state, code) as the events told it, which is what a job's status
   is computed from (``domain.stages.job_status``).
@@ -16,7 +21,8 @@ incrementally folded rows.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -27,7 +33,8 @@ from jobctrl.domain.discovery import StepState
 from jobctrl.domain.events import DomainEvent, parse_event
 from jobctrl.domain.executions import WorkflowStatus
 from jobctrl.domain.stages import Stage, StageState, job_status
-from jobctrl.store import apply_projection, schema
+from jobctrl.domain.tenants import LOCAL
+from jobctrl.store import apply_projection, schema, tenancy
 from jobctrl.store.db import upsert
 
 WATERMARK = "jobs"
@@ -49,11 +56,12 @@ FROM_LISTING = "listing"
 
 class AppendedEvent(NamedTuple):
     """An event as the fold sees it: its sequence, its typed model (None for a type no
-    projection reads) and when it happened."""
+    projection reads), when it happened and its tenant."""
 
     seq: int
     event: DomainEvent | None
     occurred_at: datetime
+    tenant_id: str = LOCAL
 
 
 # Built once: a fold runs in every write transaction.
@@ -63,7 +71,17 @@ _ADVANCE_FROM = (
     .where(PW.c.name == WATERMARK, PW.c.position == bindparam("expected"))
     .values(position=bindparam("position"))
 )
-_LIST_ROW = select(JL).where(JL.c.job_id == bindparam("job_id"))
+_LIST_ROW = select(JL).where(
+    JL.c.job_id == bindparam("job_id"), JL.c.tenant_id == tenancy.tenant_param()
+)
+# The fold and its checks read every tenant's events (the watermark is global).
+_LATEST = tenancy.all_tenants(select(func.coalesce(func.max(E.c.seq), 0)))
+_AFTER = tenancy.all_tenants(
+    select(E.c.seq, E.c.type, E.c.payload, E.c.occurred_at, E.c.tenant_id)
+    .where(E.c.seq > bindparam("position"))
+    .order_by(E.c.seq)
+    .limit(bindparam("batch"))
+)
 
 
 def _watermark(conn: Connection) -> int:
@@ -73,21 +91,19 @@ def _watermark(conn: Connection) -> int:
 
 def behind(conn: Connection) -> bool:
     """True when the log holds events the projections have not folded."""
-    latest = conn.execute(select(func.coalesce(func.max(E.c.seq), 0))).scalar_one()
+    latest = conn.execute(_LATEST).scalar_one()
     return int(latest) > _watermark(conn)
 
 
 def _read_after(conn: Connection, position: int, batch: int) -> list[AppendedEvent]:
-    rows = conn.execute(
-        select(E.c.seq, E.c.type, E.c.payload, E.c.occurred_at)
-        .where(E.c.seq > position)
-        .order_by(E.c.seq)
-        .limit(batch)
-    ).all()
+    rows = conn.execute(_AFTER, {"position": position, "batch": batch}).all()
     # Only the types a projection reads are parsed: the rest just move the watermark.
     return [
         AppendedEvent(
-            r.seq, parse_event(r.type, r.payload) if r.type in FOLDED else None, r.occurred_at
+            r.seq,
+            parse_event(r.type, r.payload) if r.type in FOLDED else None,
+            r.occurred_at,
+            r.tenant_id,
         )
         for r in rows
     ]
@@ -107,7 +123,12 @@ def fold_pending(
     if appended and [e.seq for e in appended] == list(range(first, first + len(appended))):
         moved = conn.execute(_ADVANCE_FROM, {"expected": first - 1, "position": appended[-1].seq})
         if moved.rowcount == 1:
-            _apply(conn, appended)
+            # The transaction's own events are its tenant's.
+            tenant = tenancy.tenant_of(conn)
+            _apply(
+                conn,
+                [e if e.tenant_id == tenant else e._replace(tenant_id=tenant) for e in appended],
+            )
             return len(appended)
     applied = 0
     position = _watermark(conn)
@@ -129,19 +150,35 @@ def fold_pending(
     return applied
 
 
+@contextmanager
+def _acting_for(conn: Connection, tenant: str) -> Iterator[None]:
+    """``conn`` acts for ``tenant`` inside the block, then for its own tenant again."""
+    own = conn.get_execution_options().get(tenancy.TENANT_OPTION)
+    if own == tenant:
+        yield
+        return
+    tenancy.bind(conn, tenant)
+    try:
+        yield
+    finally:
+        conn.execution_options(**{tenancy.TENANT_OPTION: own})
+
+
 def _apply(conn: Connection, events: list[AppendedEvent]) -> None:
     fold = _Fold(conn)
     for item in events:
         handler = HANDLERS.get(type(item.event)) if item.event is not None else None
         if handler is not None:
-            handler(fold, item)
+            with _acting_for(conn, item.tenant_id):
+                handler(fold, item)
     fold.flush()
 
 
 def rebuild(conn: Connection) -> int:
-    """Drop every projection row and the watermark, then fold the whole log again."""
+    """Drop every projection row (of every tenant) and the watermark, then fold the whole
+    log again."""
     for table in PROJECTION_TABLES:
-        conn.execute(delete(table))
+        conn.execute(tenancy.all_tenants(delete(table)))
     conn.execute(
         delete(schema.projection_watermarks).where(schema.projection_watermarks.c.name == WATERMARK)
     )
@@ -166,8 +203,11 @@ class _Fold:
         self.dirty: set[str] = set()
 
     def row(self, job_id: str) -> dict[str, Any] | None:
+        """The job's list row, within the tenant the connection acts for (job ids are
+        unique across tenants, so the cache is keyed by id)."""
         if job_id not in self.rows:
-            found = self.conn.execute(_LIST_ROW, {"job_id": job_id}).mappings().first()
+            params = {"job_id": job_id, tenancy.TENANT_PARAM: tenancy.tenant_of(self.conn)}
+            found = self.conn.execute(_LIST_ROW, params).mappings().first()
             self.rows[job_id] = (
                 None if found is None else {**found, "stages": dict(found["stages"] or {})}
             )
@@ -186,13 +226,14 @@ class _Fold:
             stages = {name: (state, code) for name, (state, code) in row["stages"].items()}
             status, current, error_code = job_status(stages)
             row.update(status=status.value, current_stage=current, error_code=error_code)
-            upsert(
-                self.conn,
-                JL,
-                row,
-                keys=["job_id"],
-                update=[k for k in row if k not in ("job_id", "created_at")],
-            )
+            with _acting_for(self.conn, row["tenant_id"]):
+                upsert(
+                    self.conn,
+                    JL,
+                    row,
+                    keys=["job_id"],
+                    update=[k for k in row if k not in ("job_id", "created_at")],
+                )
         self.dirty.clear()
 
 
@@ -214,6 +255,7 @@ def _on_job_created(fold: _Fold, item: AppendedEvent) -> None:
         "created_at": at,
         "stages": {Stage.ENRICH.value: (StageState.PENDING.value, None)},
         "title_source": None,
+        "tenant_id": item.tenant_id,
     }
     fold.touch(row, item)
 
@@ -289,12 +331,17 @@ def fold_workflow_run(conn: Connection, item: AppendedEvent) -> None:
     e, wr = item.event, schema.workflow_run_projections
     if isinstance(e, ev.WorkflowStarted):
         row: dict[str, Any] = {"workflow_id": e.workflow_id, "run_id": e.run_id}
+        row.update(tenant_id=tenancy.tenant_of(conn))
         row.update(workflow_type=e.workflow_type, job_id=e.job_id, last_seq=item.seq)
         row.update(status=WorkflowStatus.RUNNING.value, started_at=item.occurred_at)
         upsert(conn, wr, row, keys=["workflow_id", "run_id"])
         return
     assert isinstance(e, WORKFLOW_LIFECYCLE[1:])
-    key = (wr.c.workflow_id == e.workflow_id, wr.c.run_id == e.run_id)
+    key = (
+        wr.c.workflow_id == e.workflow_id,
+        wr.c.run_id == e.run_id,
+        tenancy.scoped(wr, conn),
+    )
     if isinstance(e, ev.WorkflowReconciled):  # closed verdicts: the closing event follows
         reopened = e.verdict == WorkflowStatus.RUNNING.value
         lost = e.verdict == WorkflowStatus.RECONCILED_NOT_FOUND.value
@@ -356,6 +403,7 @@ def _pipeline_step(fold: _Fold, item: AppendedEvent) -> None:
         ps.c.run_id == e.run_id,
         ps.c.step_kind == e.step_kind,
         ps.c.item_key == e.item_key,
+        tenancy.scoped(ps, fold.conn),
     )
     row = fold.conn.execute(select(ps.c.attempt, ps.c.state).where(*key)).first()
     if row is not None and (
@@ -381,6 +429,7 @@ def _pipeline_step(fold: _Fold, item: AppendedEvent) -> None:
                 run_id=e.run_id,
                 step_kind=e.step_kind,
                 item_key=e.item_key,
+                tenant_id=tenancy.tenant_of(fold.conn),
                 **values,
             )
         )

@@ -12,6 +12,8 @@
   its execution was asked to stop, whether its lane is paused, and the lane's streak.
 - ``refuse_paused``: a stage refused because its lane is paused ends ``failed`` with
   ``automation_paused`` (retryable, no attempt used) in one write.
+
+Every statement keeps to the store's tenant.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from jobctrl.domain.errors import AUTOMATION_PAUSED, CANCELED, STAGE_BUSY, Stage
 from jobctrl.domain.events import StageFailed, StageReset
 from jobctrl.domain.stages import STAGE_ORDER, StageState
 from jobctrl.domain.stop_loss import LANE, LANES
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.operations_tables import stop_loss, stop_requests
 from jobctrl.store.store import Store, WriteTx
@@ -44,7 +46,13 @@ def request_stop_in(tx: WriteTx, workflow_id: str, run_id: str, reason: str) -> 
     upsert(
         tx.conn,
         stop_requests,
-        {"workflow_id": workflow_id, "run_id": run_id, "reason": reason, "requested_at": tx.now},
+        {
+            "workflow_id": workflow_id,
+            "run_id": run_id,
+            "reason": reason,
+            "requested_at": tx.now,
+            "tenant_id": tx.tenant,
+        },
         keys=["workflow_id", "run_id"],
     )
 
@@ -77,7 +85,7 @@ def fail_row_in(
     ``values`` are more columns to set. False when ``where`` matched nothing."""
     result = tx.conn.execute(
         update(S)
-        .where(S.c.job_id == job_id, S.c.stage == stage, *where)
+        .where(S.c.job_id == job_id, S.c.stage == stage, tenancy.scoped(S, tx.conn), *where)
         .values(
             state=StageState.FAILED.value,
             error_code=code,
@@ -118,7 +126,10 @@ def cancel_job(
     with store.write(clock=clock) as tx:
         for workflow_id, run_id in runs:
             request_stop_in(tx, workflow_id, run_id, JOB_CANCEL)
-        rows = [dict(r) for r in tx.conn.execute(select(S).where(S.c.job_id == job_id)).mappings()]
+        mine = tenancy.scoped(S, tx.conn)
+        rows = [
+            dict(r) for r in tx.conn.execute(select(S).where(S.c.job_id == job_id, mine)).mappings()
+        ]
         rows.sort(key=lambda r: STAGE_ORDER.get(str(r["stage"]), len(STAGE_ORDER)))
         canceled: list[str] = []
         for row in rows:
@@ -143,14 +154,14 @@ def cancel_job(
             canceled.append(stage)
         tx.conn.execute(
             update(S)
-            .where(S.c.job_id == job_id, S.c.reserved_by.is_not(None))
+            .where(S.c.job_id == job_id, S.c.reserved_by.is_not(None), mine)
             .values(reserved_by=None)
         )
         # An intent `add` left unstarted would be started by the worker's reconciler:
         # settled here, it never is (a later `jobctrl retry` starts the job again).
         tx.conn.execute(
             update(SI)
-            .where(SI.c.job_id == job_id, SI.c.started_at.is_(None))
+            .where(SI.c.job_id == job_id, SI.c.started_at.is_(None), tenancy.scoped(SI, tx.conn))
             .values(started_at=tx.now)
         )
     return canceled
@@ -164,7 +175,9 @@ def reset_job_stage(
     with store.write(clock=clock) as tx:
         rows = {
             str(r.stage): str(r.state)
-            for r in tx.conn.execute(select(S.c.stage, S.c.state).where(S.c.job_id == job_id))
+            for r in tx.conn.execute(
+                select(S.c.stage, S.c.state).where(S.c.job_id == job_id, tenancy.scoped(S, tx.conn))
+            )
         }
         if rows.get(stage) == StageState.RUNNING.value:
             raise StageError(
@@ -197,7 +210,7 @@ def reset_row_in(tx: WriteTx, job_id: str, stage: str, *, reason: str, key: str)
     recheck."""
     tx.conn.execute(
         update(S)
-        .where(S.c.job_id == job_id, S.c.stage == stage)
+        .where(S.c.job_id == job_id, S.c.stage == stage, tenancy.scoped(S, tx.conn))
         .values(
             state=StageState.PENDING.value,
             error_code=None,
@@ -227,11 +240,16 @@ _STOP_REQUESTED = (
     .where(
         stop_requests.c.workflow_id == bindparam("workflow_id"),
         stop_requests.c.run_id == bindparam("run_id"),
+        stop_requests.c.tenant_id == bindparam("k_tenant"),
     )
     .limit(1)
 )
 _LANE_WINDOW = select(stop_loss.c.paused_code, stop_loss.c.streak).where(
-    and_(stop_loss.c.kind == LANE, stop_loss.c.name == bindparam("lane"))
+    and_(
+        stop_loss.c.kind == LANE,
+        stop_loss.c.name == bindparam("lane"),
+        stop_loss.c.tenant_id == bindparam("k_tenant"),
+    )
 )
 
 
@@ -239,11 +257,10 @@ def gate(store: Store, lane: str, workflow_id: str, run_id: str) -> Gate:
     """One read for the three facts of ``Gate`` (its statements built once: every stage
     attempt reads it)."""
     with store.read() as conn:
-        stopped = (
-            conn.execute(_STOP_REQUESTED, {"workflow_id": workflow_id, "run_id": run_id}).first()
-            is not None
-        )
-        row = conn.execute(_LANE_WINDOW, {"lane": lane}).first()
+        tenant = tenancy.tenant_of(conn)
+        run = {"workflow_id": workflow_id, "run_id": run_id, "k_tenant": tenant}
+        stopped = conn.execute(_STOP_REQUESTED, run).first() is not None
+        row = conn.execute(_LANE_WINDOW, {"lane": lane, "k_tenant": tenant}).first()
     if row is None:
         return Gate(stopped, None, 0)
     return Gate(stopped, row[0], int(row[1] or 0))
@@ -259,7 +276,11 @@ def refuse_paused(
     never noted, and this attempt would otherwise take it over and call the provider."""
     with store.write(clock=clock) as tx:
         row = (
-            tx.conn.execute(select(S).where(S.c.job_id == job_id, S.c.stage == stage))
+            tx.conn.execute(
+                select(S).where(
+                    S.c.job_id == job_id, S.c.stage == stage, tenancy.scoped(S, tx.conn)
+                )
+            )
             .mappings()
             .first()
         )

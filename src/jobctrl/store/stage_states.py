@@ -5,6 +5,7 @@ A running row records the Temporal run id and the attempt that own it; every lat
 for that stage is fenced on both, so a late write from a lost owner (a timed-out attempt
 that kept running) is refused instead of applied. Each transition appends its event in
 the same transaction; every time it stamps is its transaction's clock (``WriteTx.now``).
+Every statement keeps to the store's tenant (``k_tenant``: ``tenancy.tenant_of(conn)``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from jobctrl.domain.events import (
 from jobctrl.domain.public_fetch import UnsafeAddressError
 from jobctrl.domain.recovery import retryable_code
 from jobctrl.domain.stages import STAGE_ORDER, StageState
-from jobctrl.store import closed_runs, public_fetch, recovery_admission, schema
+from jobctrl.store import closed_runs, public_fetch, recovery_admission, schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.operations_tables import recovery_cohorts
 from jobctrl.store.store import Store, WriteTx
@@ -48,22 +49,30 @@ S = schema.job_stage_states
 
 # The statements every attempt runs, built once (building one costs several times what
 # SQLite takes to run it). Keys are prefixed: an UPDATE's SET takes the column names.
-_ROW = select(S).where(S.c.job_id == bindparam("k_job"), S.c.stage == bindparam("k_stage"))
-_ROWS_OF_JOB = select(S).where(S.c.job_id == bindparam("k_job"))
-_UPDATE_ROW = update(S).where(S.c.job_id == bindparam("k_job"), S.c.stage == bindparam("k_stage"))
+_MINE = S.c.tenant_id == bindparam("k_tenant")
+_ROW = select(S).where(S.c.job_id == bindparam("k_job"), S.c.stage == bindparam("k_stage"), _MINE)
+_ROWS_OF_JOB = select(S).where(S.c.job_id == bindparam("k_job"), _MINE)
+_UPDATE_ROW = update(S).where(
+    S.c.job_id == bindparam("k_job"), S.c.stage == bindparam("k_stage"), _MINE
+)
 _UPDATE_OWNED = update(S).where(
+    _MINE,
     S.c.job_id == bindparam("k_job"),
     S.c.stage == bindparam("k_stage"),
     S.c.owner_run_id == bindparam("k_run"),
     S.c.attempts == bindparam("k_attempt"),
     S.c.state == StageState.RUNNING.value,
 )
-_AVAILABILITY = select(schema.jobs.c.availability).where(schema.jobs.c.id == bindparam("k_job"))
+_AVAILABILITY = select(schema.jobs.c.availability).where(
+    schema.jobs.c.id == bindparam("k_job"), schema.jobs.c.tenant_id == bindparam("k_tenant")
+)
 _OPEN_COHORT_OF_RUN = select(recovery_cohorts.c.workflow_id).where(
+    recovery_cohorts.c.tenant_id == bindparam("k_tenant"),
     recovery_cohorts.c.state.in_(("reserved", "started")),
     recovery_cohorts.c.run_id == bindparam("k_run"),
 )
 _RUNNING_OWNED = select(S.c.stage, S.c.attempts).where(
+    _MINE,
     S.c.job_id == bindparam("k_job"),
     S.c.owner_run_id == bindparam("k_run"),
     S.c.state == StageState.RUNNING.value,
@@ -103,13 +112,15 @@ def _interrupted_run(row: Any, run_id: str) -> str | None:
 
 def posting_closed_in(conn: Connection, job_id: str) -> bool:
     """True when the latest availability check confirmed the job's posting is closed."""
-    state = conn.execute(_AVAILABILITY, {"k_job": job_id}).scalar()
+    params = {"k_job": job_id, "k_tenant": tenancy.tenant_of(conn)}
+    state = conn.execute(_AVAILABILITY, params).scalar()
     return state == Availability.UNAVAILABLE
 
 
 def recovery_cohort_of(conn: Connection, run_id: str) -> str | None:
     """The workflow id of the open recovery cohort ``run_id`` executes, if it is one."""
-    return conn.execute(_OPEN_COHORT_OF_RUN, {"k_run": run_id}).scalar()
+    params = {"k_run": run_id, "k_tenant": tenancy.tenant_of(conn)}
+    return conn.execute(_OPEN_COHORT_OF_RUN, params).scalar()
 
 
 def _still_reserved(row: Any, cohort: str) -> bool:
@@ -137,7 +148,8 @@ def claim_stage(
     attempt Temporal timed out can still be running in its thread after its execution's
     finish settled the rows, and a row claimed then would stay running with no owner."""
     with store.write(clock=clock) as tx:
-        row = tx.conn.execute(_ROW, {"k_job": job_id, "k_stage": stage}).mappings().first()
+        key = {"k_job": job_id, "k_stage": stage, "k_tenant": tx.tenant}
+        row = tx.conn.execute(_ROW, key).mappings().first()
         if row is None:
             raise NotFoundError(f"job {job_id} has no {stage} stage", code=MISSING_INPUT)
         if closed_runs.closed_at(tx.conn, job_id, run_id) is not None:
@@ -170,8 +182,7 @@ def claim_stage(
         tx.conn.execute(
             _UPDATE_ROW,
             {
-                "k_job": job_id,
-                "k_stage": stage,
+                **key,
                 "state": StageState.RUNNING.value,
                 "attempts": attempt,
                 "auto_attempts": auto_attempts,
@@ -201,6 +212,7 @@ def _fenced(tx: WriteTx, job_id: str, stage: str, run_id: str, attempt: int, **v
             "k_stage": stage,
             "k_run": run_id,
             "k_attempt": attempt,
+            "k_tenant": tx.tenant,
             "updated_at": tx.now,
             "finished_at": tx.now,
             **values,
@@ -284,6 +296,7 @@ def schedule_retry(store: Store, job_id: str, stage: str, run_id: str, when: dat
                 S.c.stage == stage,
                 S.c.owner_run_id == run_id,
                 S.c.state == StageState.FAILED.value,
+                tenancy.scoped(S, tx.conn),
             )
             .values(next_attempt_at=when)
         )
@@ -302,6 +315,7 @@ def ensure_stages(tx: WriteTx, job_id: str, stages: Iterable[str]) -> None:
                 "attempts": 0,
                 "created_at": tx.now,
                 "updated_at": tx.now,
+                "tenant_id": tx.tenant,
             },
             keys=["job_id", "stage"],
         )
@@ -314,7 +328,9 @@ def reset_stages(
     with store.write(clock=clock) as tx:
         rows = {
             r.stage: r.state
-            for r in tx.conn.execute(select(S.c.stage, S.c.state).where(S.c.job_id == job_id))
+            for r in tx.conn.execute(
+                select(S.c.stage, S.c.state).where(S.c.job_id == job_id, tenancy.scoped(S, tx.conn))
+            )
         }
         busy = [s for s in stages if rows.get(s) == StageState.RUNNING.value]
         if busy:
@@ -331,6 +347,7 @@ def reset_stages(
                     "reserved_by": None,  # a person's reset takes the row from recovery
                     "created_at": tx.now,
                     "updated_at": tx.now,
+                    "tenant_id": tx.tenant,
                 },
                 keys=["job_id", "stage"],
                 update=["state", "reserved_by", "updated_at"],
@@ -348,7 +365,10 @@ def skip_pending(tx: WriteTx, job_id: str, stages: Iterable[str], reason: str) -
     ensure_stages(tx, job_id, wanted)
     pending = tx.conn.execute(
         select(S.c.stage).where(
-            S.c.job_id == job_id, S.c.stage.in_(wanted), S.c.state == StageState.PENDING.value
+            S.c.job_id == job_id,
+            S.c.stage.in_(wanted),
+            S.c.state == StageState.PENDING.value,
+            tenancy.scoped(S, tx.conn),
         )
     ).scalars()
     for stage in list(pending):
@@ -369,7 +389,14 @@ def skip_stage(tx: WriteTx, job_id: str, stage: str, reason: str) -> None:
     upsert(
         tx.conn,
         S,
-        {"job_id": job_id, "stage": stage, "attempts": 0, "created_at": tx.now, **values},
+        {
+            "job_id": job_id,
+            "stage": stage,
+            "attempts": 0,
+            "created_at": tx.now,
+            "tenant_id": tx.tenant,
+            **values,
+        },
         keys=["job_id", "stage"],
         update=list(values),
     )
@@ -384,7 +411,8 @@ def skip_stage(tx: WriteTx, job_id: str, stage: str, reason: str) -> None:
 
 def read_rows(conn: Connection, job_id: str) -> list[dict[str, Any]]:
     """The job's stage rows in pipeline order, on an open connection."""
-    rows = [dict(r) for r in conn.execute(_ROWS_OF_JOB, {"k_job": job_id}).mappings()]
+    params = {"k_job": job_id, "k_tenant": tenancy.tenant_of(conn)}
+    rows = [dict(r) for r in conn.execute(_ROWS_OF_JOB, params).mappings()]
     return sorted(rows, key=lambda r: STAGE_ORDER.get(r["stage"], len(STAGE_ORDER)))
 
 
@@ -397,7 +425,8 @@ def stage_rows(store: Store, job_id: str) -> list[dict[str, Any]]:
 def running_stages_owned_by(store: Store, job_id: str, run_id: str) -> list[tuple[str, int]]:
     """(stage, attempt) of each stage of the job still running under ``run_id``."""
     with store.read() as conn:
-        rows = conn.execute(_RUNNING_OWNED, {"k_job": job_id, "k_run": run_id}).all()
+        params = {"k_job": job_id, "k_run": run_id, "k_tenant": tenancy.tenant_of(conn)}
+        rows = conn.execute(_RUNNING_OWNED, params).all()
     return [(str(stage), int(attempts)) for stage, attempts in rows]
 
 
@@ -406,7 +435,11 @@ def failed_stages_with(store: Store, code: str) -> list[tuple[str, str, datetime
     with store.read() as conn:
         rows = conn.execute(
             select(S.c.job_id, S.c.stage, S.c.finished_at)
-            .where(S.c.state == StageState.FAILED.value, S.c.error_code == code)
+            .where(
+                S.c.state == StageState.FAILED.value,
+                S.c.error_code == code,
+                tenancy.scoped(S, conn),
+            )
             .order_by(S.c.finished_at)
         ).all()
     return [(str(job_id), str(stage), finished) for job_id, stage, finished in rows]

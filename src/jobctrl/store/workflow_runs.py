@@ -19,7 +19,7 @@ from jobctrl.domain.events import (
     parse_event,
 )
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
-from jobctrl.store import projections, run_verdicts, schema, start_intents
+from jobctrl.store import projections, run_verdicts, schema, start_intents, tenancy
 from jobctrl.store.store import Store, WriteTx
 
 WR = schema.workflow_run_projections
@@ -100,7 +100,13 @@ def run_row(store: Store, workflow_id: str, run_id: str) -> dict[str, Any] | Non
     """One execution as ``workflow_run_projections`` has it (None: never recorded)."""
     with store.read() as conn:
         row = (
-            conn.execute(select(WR).where(WR.c.workflow_id == workflow_id, WR.c.run_id == run_id))
+            conn.execute(
+                select(WR).where(
+                    WR.c.workflow_id == workflow_id,
+                    WR.c.run_id == run_id,
+                    tenancy.scoped(WR, conn),
+                )
+            )
             .mappings()
             .first()
         )
@@ -112,7 +118,7 @@ def latest_runs(store: Store, workflow_id: str, limit: int = 1) -> list[dict[str
     with store.read() as conn:
         rows = conn.execute(
             select(WR)
-            .where(WR.c.workflow_id == workflow_id)
+            .where(WR.c.workflow_id == workflow_id, tenancy.scoped(WR, conn))
             .order_by(WR.c.started_at.desc(), WR.c.last_seq.desc())
             .limit(limit)
         ).mappings()
@@ -125,7 +131,11 @@ def preparation_ids(store: Store, job_id: str) -> list[str]:
     with store.read() as conn:
         rows = conn.execute(
             select(WR.c.workflow_id)
-            .where(WR.c.job_id == job_id, WR.c.workflow_type == WorkflowType.PREPARATION.value)
+            .where(
+                WR.c.job_id == job_id,
+                WR.c.workflow_type == WorkflowType.PREPARATION.value,
+                tenancy.scoped(WR, conn),
+            )
             .distinct()
         ).all()
     return sorted(str(workflow_id) for (workflow_id,) in rows)
@@ -139,6 +149,7 @@ def running_count(store: Store, workflow_type: str) -> int:
                 select(func.count()).where(
                     WR.c.workflow_type == workflow_type,
                     WR.c.status == WorkflowStatus.RUNNING.value,
+                    tenancy.scoped(WR, conn),
                 )
             ).scalar_one()
         )
@@ -149,7 +160,9 @@ def open_runs(store: Store) -> list[dict[str, Any]]:
     provisional ``reconciled_not_found``), oldest first, as rows."""
     with store.read() as conn:
         rows = conn.execute(
-            select(WR).where(WR.c.status.in_(OPEN)).order_by(WR.c.started_at)
+            select(WR)
+            .where(WR.c.status.in_(OPEN), tenancy.scoped(WR, conn))
+            .order_by(WR.c.started_at)
         ).mappings()
         return [dict(r) for r in rows]
 
@@ -171,11 +184,13 @@ def open_executions(store: Store) -> list[OpenExecution]:
     with store.read() as conn:
         runs = conn.execute(
             select(WR.c.workflow_id, WR.c.run_id, WR.c.workflow_type, WR.c.status).where(
-                WR.c.status.in_(OPEN)
+                WR.c.status.in_(OPEN), tenancy.scoped(WR, conn)
             )
         ).all()
         found = conn.execute(
-            select(dr.c.workflow_id, dr.c.run_id, dr.c.status).where(dr.c.status.in_(OPEN))
+            select(dr.c.workflow_id, dr.c.run_id, dr.c.status).where(
+                dr.c.status.in_(OPEN), tenancy.scoped(dr, conn)
+            )
         ).all()
     out = {(r.workflow_id, r.run_id): OpenExecution(*r) for r in runs}
     for wid, rid, status in found:
@@ -192,7 +207,11 @@ def adopt(
     discovery schedule's runs, a start whose record was lost) as started; True if new."""
     with store.write() as tx:
         known = tx.conn.execute(
-            select(WR.c.status).where(WR.c.workflow_id == workflow_id, WR.c.run_id == run_id)
+            select(WR.c.status).where(
+                WR.c.workflow_id == workflow_id,
+                WR.c.run_id == run_id,
+                tenancy.scoped(WR, tx.conn),
+            )
         ).first()
         if known is not None:
             return False
@@ -205,7 +224,7 @@ def adopt(
 def repair_missing(store: Store) -> int:
     """Projection recovery: executions whose ``WorkflowStarted`` is in the log but whose
     ``workflow_run_projections`` row is missing get it back, folded again from their
-    lifecycle events. Returns how many rows were rebuilt."""
+    lifecycle events (the store's tenant's). Returns how many rows were rebuilt."""
     e = schema.job_events
     types = [cls.type for cls in projections.WORKFLOW_LIFECYCLE]
     with store.read() as conn:
@@ -215,13 +234,13 @@ def repair_missing(store: Store) -> int:
         missing = _missing(tx.conn)
         rows = tx.conn.execute(
             select(e.c.seq, e.c.type, e.c.payload, e.c.occurred_at)
-            .where(e.c.type.in_(types))
+            .where(e.c.type.in_(types), tenancy.scoped(e, tx.conn))
             .order_by(e.c.seq)
         ).all()
         for r in rows:
             if (r.payload.get("workflowId"), r.payload.get("runId")) in missing:
                 item = projections.AppendedEvent(
-                    r.seq, parse_event(r.type, r.payload), r.occurred_at
+                    r.seq, parse_event(r.type, r.payload), r.occurred_at, tx.tenant
                 )
                 projections.fold_workflow_run(tx.conn, item)
         return len(missing)
@@ -231,9 +250,15 @@ def _missing(conn: Connection) -> set[tuple[str, str]]:
     e = schema.job_events
     started = {
         (p.get("workflowId"), p.get("runId"))
-        for (p,) in conn.execute(select(e.c.payload).where(e.c.type == WorkflowStarted.type)).all()
+        for (p,) in conn.execute(
+            select(e.c.payload).where(e.c.type == WorkflowStarted.type, tenancy.scoped(e, conn))
+        ).all()
     }
     if not started:
         return set()
-    have = set(conn.execute(select(WR.c.workflow_id, WR.c.run_id)).tuples().all())
+    have = set(
+        conn.execute(select(WR.c.workflow_id, WR.c.run_id).where(tenancy.scoped(WR, conn)))
+        .tuples()
+        .all()
+    )
     return started - have
