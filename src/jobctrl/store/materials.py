@@ -15,7 +15,7 @@ from jobctrl.domain.clock import Clock
 from jobctrl.domain.errors import NO_DRAFT, NotFoundError
 from jobctrl.domain.events import MaterialDecided, MaterialGenerated, MaterialsRendered
 from jobctrl.domain.materials import MaterialKind, MaterialState
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from jobctrl.store.store import Store, WriteTx
 
 M = schema.materials
@@ -27,7 +27,7 @@ def latest(store: Store, job_id: str, kind: str) -> dict[str, Any] | None:
         row = (
             conn.execute(
                 select(M)
-                .where(M.c.job_id == job_id, M.c.kind == kind)
+                .where(tenancy.scoped(M, conn), M.c.job_id == job_id, M.c.kind == kind)
                 .order_by(M.c.generation.desc())
                 .limit(1)
             )
@@ -41,7 +41,9 @@ def list_materials(store: Store, job_id: str) -> list[dict[str, Any]]:
     """Every generation of the job's materials, by kind then generation."""
     with store.read() as conn:
         rows = conn.execute(
-            select(M).where(M.c.job_id == job_id).order_by(M.c.kind, M.c.generation)
+            select(M)
+            .where(tenancy.scoped(M, conn), M.c.job_id == job_id)
+            .order_by(M.c.kind, M.c.generation)
         ).mappings()
         return [dict(r) for r in rows]
 
@@ -50,7 +52,7 @@ def next_generation(conn: Connection, job_id: str, kind: str) -> int:
     """The number the job's next generation of ``kind`` gets."""
     newest = conn.execute(
         select(func.coalesce(func.max(M.c.generation), 0)).where(
-            M.c.job_id == job_id, M.c.kind == kind
+            tenancy.scoped(M, conn), M.c.job_id == job_id, M.c.kind == kind
         )
     ).scalar_one()
     return int(newest) + 1
@@ -71,6 +73,7 @@ def add_generation(
     generation = next_generation(tx.conn, job_id, kind)
     tx.conn.execute(
         M.insert().values(
+            tenant_id=tx.tenant,
             job_id=job_id,
             kind=kind,
             generation=generation,
@@ -103,9 +106,10 @@ def attach_pdfs(
     key: str,
 ) -> None:
     """Point the rendered generations at their PDF artifacts, with one event."""
-    tx.conn.execute(update(M).where(M.c.id == resume_id).values(pdf_artifact=resume_pdf))
+    mine = M.c.tenant_id == tx.tenant
+    tx.conn.execute(update(M).where(mine, M.c.id == resume_id).values(pdf_artifact=resume_pdf))
     if letter_id is not None and letter_pdf is not None:
-        tx.conn.execute(update(M).where(M.c.id == letter_id).values(pdf_artifact=letter_pdf))
+        tx.conn.execute(update(M).where(mine, M.c.id == letter_id).values(pdf_artifact=letter_pdf))
     tx.append(
         MaterialsRendered(job_id=job_id, resume_pdf=resume_pdf, cover_pdf=letter_pdf), key=key
     )
@@ -117,10 +121,12 @@ def decide(
     """Approve or reject the newest draft of each kind; what was decided."""
     decided = []
     with store.write(clock=clock) as tx:
+        mine = M.c.tenant_id == tx.tenant
         for kind in MaterialKind:
             draft = tx.conn.execute(
                 select(M.c.id, M.c.generation)
                 .where(
+                    mine,
                     M.c.job_id == job_id,
                     M.c.kind == kind.value,
                     M.c.state == MaterialState.DRAFT.value,
@@ -133,6 +139,7 @@ def decide(
                 tx.conn.execute(
                     update(M)
                     .where(
+                        mine,
                         M.c.job_id == job_id,
                         M.c.kind == kind.value,
                         M.c.state == MaterialState.APPROVED.value,
@@ -140,7 +147,9 @@ def decide(
                     .values(state=MaterialState.SUPERSEDED.value, decided_at=tx.now)
                 )
             tx.conn.execute(
-                update(M).where(M.c.id == draft.id).values(state=state.value, decided_at=tx.now)
+                update(M)
+                .where(mine, M.c.id == draft.id)
+                .values(state=state.value, decided_at=tx.now)
             )
             tx.append(
                 MaterialDecided(
@@ -160,6 +169,8 @@ def pdf_owner(store: Store, artifact_id: str) -> tuple[str, str, int] | None:
     """(job id, kind, generation) of the material whose PDF is ``artifact_id``."""
     with store.read() as conn:
         row = conn.execute(
-            select(M.c.job_id, M.c.kind, M.c.generation).where(M.c.pdf_artifact == artifact_id)
+            select(M.c.job_id, M.c.kind, M.c.generation).where(
+                tenancy.scoped(M, conn), M.c.pdf_artifact == artifact_id
+            )
         ).first()
     return None if row is None else (str(row.job_id), str(row.kind), int(row.generation))

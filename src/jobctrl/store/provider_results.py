@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store, WriteTx
 
@@ -40,7 +40,9 @@ def _kept(response: Any, prompt: str | None) -> Any:
 def stored(store: Store, key: str) -> Stored | None:
     """What was paid for under ``key``, or None when no answer arrived yet."""
     with store.read() as conn:
-        row = conn.execute(select(PR.c.output, PR.c.response).where(PR.c.key == key)).first()
+        row = conn.execute(
+            select(PR.c.output, PR.c.response).where(tenancy.scoped(PR, conn), PR.c.key == key)
+        ).first()
     if row is None:
         return None
     return _stored(row.output, row.response)
@@ -60,7 +62,12 @@ def unparsed_answers(store: Store, lane: str, job_id: str, *, exclude_run: str) 
     with store.read() as conn:
         rows = conn.execute(
             select(PR.c.output, PR.c.response)
-            .where(PR.c.lane == lane, PR.c.job_id == job_id, PR.c.run_id != exclude_run)
+            .where(
+                tenancy.scoped(PR, conn),
+                PR.c.lane == lane,
+                PR.c.job_id == job_id,
+                PR.c.run_id != exclude_run,
+            )
             .order_by(PR.c.created_at.desc())
         ).all()
     unparsed = []
@@ -79,7 +86,9 @@ def stored_output(store: Store, key: str) -> Any | None:
 
 
 def _output_in(tx: WriteTx, key: str) -> tuple[bool, Any | None]:
-    row = tx.conn.execute(select(PR.c.output).where(PR.c.key == key)).first()
+    row = tx.conn.execute(
+        select(PR.c.output).where(PR.c.tenant_id == tx.tenant, PR.c.key == key)
+    ).first()
     return (row is not None, None if row is None else row.output)
 
 
@@ -105,7 +114,7 @@ def save_response(
     if exists:
         tx.conn.execute(
             update(PR)
-            .where(PR.c.key == key)
+            .where(PR.c.tenant_id == tx.tenant, PR.c.key == key)
             .values(response=response, observation_id=observation_id, created_at=tx.now)
         )
         return
@@ -113,6 +122,7 @@ def save_response(
         tx.conn,
         PR,
         {
+            "tenant_id": tx.tenant,
             "key": key,
             "lane": lane,
             "job_id": job_id,
@@ -141,12 +151,15 @@ def save_output(
     if stored_output_ is not None:
         return
     if exists:
-        tx.conn.execute(update(PR).where(PR.c.key == key).values(output=output))
+        tx.conn.execute(
+            update(PR).where(PR.c.tenant_id == tx.tenant, PR.c.key == key).values(output=output)
+        )
         return
     upsert(
         tx.conn,
         PR,
         {
+            "tenant_id": tx.tenant,
             "key": key,
             "lane": lane,
             "job_id": job_id,

@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import Connection, func, select
 
 from jobctrl.domain.truth import Finding
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store, WriteTx
 
@@ -63,6 +63,7 @@ def record(
         tx.conn,
         TC,
         {
+            "tenant_id": tx.tenant,
             "job_id": job_id,
             "stage": stage,
             "run_id": run_id,
@@ -82,7 +83,12 @@ def record(
 def latest_in(conn: Connection, job_id: str) -> dict[str, Any] | None:
     """The job's most recent check (either stage), on an open connection."""
     row = (
-        conn.execute(select(TC).where(TC.c.job_id == job_id).order_by(TC.c.id.desc()).limit(1))
+        conn.execute(
+            select(TC)
+            .where(tenancy.scoped(TC, conn), TC.c.job_id == job_id)
+            .order_by(TC.c.id.desc())
+            .limit(1)
+        )
         .mappings()
         .first()
     )
@@ -102,6 +108,6 @@ def refusals(store: Store, job_id: str) -> int:
         count = conn.execute(
             select(func.count())
             .select_from(TC)
-            .where(TC.c.job_id == job_id, TC.c.passed.is_(False))
+            .where(tenancy.scoped(TC, conn), TC.c.job_id == job_id, TC.c.passed.is_(False))
         ).scalar_one()
     return int(count)
