@@ -14,12 +14,12 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from sqlalchemy import Connection, exists, func, select, update
+from sqlalchemy import Connection, and_, exists, func, select, update
 
 from jobctrl.domain import events as ev
 from jobctrl.domain.applications import ApplicationStatus, new_application_id
 from jobctrl.domain.ids import canonical_url
-from jobctrl.store import apply_attempts, schema
+from jobctrl.store import apply_attempts, schema, tenancy
 from jobctrl.store.application_tables import applications as A
 from jobctrl.store.store import Store, WriteTx
 
@@ -41,8 +41,17 @@ J, SC, R, M = schema.jobs, schema.job_scores, schema.report_numbers, schema.mate
 def tracker_rows(store: Store) -> list[dict[str, Any]]:
     """Every application, most recently changed first, with its job's title, company,
     URL, score, report number and path, and whether a material PDF exists."""
-    has_pdf = exists().where(M.c.job_id == A.c.job_id, M.c.pdf_artifact.is_not(None))
-    query = (
+    with store.read() as conn:
+        return [dict(r) for r in conn.execute(_tracker_query(conn)).mappings()]
+
+
+def _tracker_query(conn: Connection) -> Any:
+    has_pdf = exists().where(
+        tenancy.scoped(M, conn), M.c.job_id == A.c.job_id, M.c.pdf_artifact.is_not(None)
+    )
+    # Job ids are unique across tenants: each joined table is kept to the tenant anyway,
+    # so no row of another tenant is ever read.
+    return (
         select(
             A,
             J.c.title.label("job_title"),
@@ -54,14 +63,13 @@ def tracker_rows(store: Store) -> list[dict[str, Any]]:
             has_pdf.label("has_pdf"),
         )
         .select_from(
-            A.outerjoin(J, J.c.id == A.c.job_id)
-            .outerjoin(SC, SC.c.job_id == A.c.job_id)
-            .outerjoin(R, R.c.job_id == A.c.job_id)
+            A.outerjoin(J, and_(J.c.id == A.c.job_id, tenancy.scoped(J, conn)))
+            .outerjoin(SC, and_(SC.c.job_id == A.c.job_id, tenancy.scoped(SC, conn)))
+            .outerjoin(R, and_(R.c.job_id == A.c.job_id, tenancy.scoped(R, conn)))
         )
+        .where(tenancy.scoped(A, conn))
         .order_by(A.c.updated_at.desc(), A.c.id)
     )
-    with store.read() as conn:
-        return [dict(r) for r in conn.execute(query).mappings()]
 
 
 def _norm(text: str | None) -> str:
@@ -73,14 +81,18 @@ def match_job(conn: Connection, *, url: str | None, company: str, role: str) -> 
     company and title are the same (case and spacing aside); None if none or several."""
     if url:
         found = conn.execute(
-            select(J.c.id).where(J.c.canonical_url == canonical_url(url)).limit(1)
+            select(J.c.id)
+            .where(tenancy.scoped(J, conn), J.c.canonical_url == canonical_url(url))
+            .limit(1)
         ).scalar()
         if found:
             return str(found)
     if not _norm(company) or not _norm(role) or company.strip() == "?":
         return None
     rows = conn.execute(
-        select(J.c.id, J.c.title).where(func.lower(J.c.company) == company.strip().lower())
+        select(J.c.id, J.c.title).where(
+            tenancy.scoped(J, conn), func.lower(J.c.company) == company.strip().lower()
+        )
     ).all()
     same = [r.id for r in rows if _norm(r.title) == _norm(role)]
     return str(same[0]) if len(same) == 1 else None
@@ -93,8 +105,8 @@ def find_imported(conn: Connection, number: int | None, company: str) -> dict[st
         return None
     query = (
         select(A, J.c.company.label("job_company"))
-        .select_from(A.outerjoin(J, J.c.id == A.c.job_id))
-        .where(A.c.tracker.is_not(None))
+        .select_from(A.outerjoin(J, and_(J.c.id == A.c.job_id, tenancy.scoped(J, conn))))
+        .where(tenancy.scoped(A, conn), A.c.tracker.is_not(None))
     )
     for row in conn.execute(query).mappings():
         if str((row["tracker"] or {}).get("num", "")).strip() != str(number):
@@ -140,6 +152,7 @@ def insert_imported(
 ) -> str:
     """A tracker row with no job, imported from career-ops; its id."""
     row = {
+        "tenant_id": tx.tenant,
         "id": new_application_id(),
         "job_id": None,
         "company": company,
@@ -173,7 +186,11 @@ def mark_status(
     values: dict[str, Any] = {"status": status, "error_code": None, "updated_at": tx.now}
     if status == _S.APPLIED and row.get("applied_at") is None:
         values["applied_at"] = _day(on) or tx.now
-    tx.conn.execute(update(A).where(A.c.id == row["id"]).values(**values))
+    changed = tx.conn.execute(
+        update(A).where(A.c.tenant_id == tx.tenant, A.c.id == row["id"]).values(**values)
+    )
+    if not changed.rowcount:  # not this tenant's application
+        return False
     row.update(values)
     _recorded(tx, row, status, row.get("outcome"), source)
     return True
@@ -188,5 +205,7 @@ def update_tracked(tx: WriteTx, application_id: str, values: dict[str, Any]) -> 
         raise ValueError(f"not tracker fields: {sorted(unknown)}")
     if values:
         tx.conn.execute(
-            update(A).where(A.c.id == application_id).values(**values, updated_at=tx.now)
+            update(A)
+            .where(A.c.tenant_id == tx.tenant, A.c.id == application_id)
+            .values(**values, updated_at=tx.now)
         )

@@ -33,7 +33,7 @@ from jobctrl.domain.errors import (
     JobctrlError,
     NotFoundError,
 )
-from jobctrl.store import apply_attempts, schema
+from jobctrl.store import apply_attempts, schema, tenancy
 from jobctrl.store.application_tables import applications as A
 from jobctrl.store.application_tables import apply_attempts as T
 from jobctrl.store.store import Store, WriteTx
@@ -58,7 +58,7 @@ __all__ = [
 
 
 def _one(conn: Connection, *where: Any) -> dict[str, Any] | None:
-    row = conn.execute(select(A).where(*where)).mappings().first()
+    row = conn.execute(select(A).where(tenancy.scoped(A, conn), *where)).mappings().first()
     return dict(row) if row else None
 
 
@@ -76,7 +76,9 @@ def by_id(store: Store, application_id: str) -> dict[str, Any] | None:
 def list_all(store: Store) -> list[dict[str, Any]]:
     """Every application, most recently changed first (the tracker)."""
     with store.read() as conn:
-        rows = conn.execute(select(A).order_by(A.c.updated_at.desc(), A.c.id)).mappings()
+        rows = conn.execute(
+            select(A).where(tenancy.scoped(A, conn)).order_by(A.c.updated_at.desc(), A.c.id)
+        ).mappings()
         return [dict(r) for r in rows]
 
 
@@ -103,6 +105,7 @@ def ensure_for_job(
     fields = {"company": company, "role": role, "url": url, "score": score}
     if row is None:
         row = {
+            "tenant_id": tx.tenant,
             "id": new_application_id(),
             "job_id": job_id,
             "status": ApplicationStatus.DRAFT.value,
@@ -115,7 +118,11 @@ def ensure_for_job(
         return _one(tx.conn, A.c.id == row["id"]) or row
     changed = {k: v for k, v in fields.items() if v is not None and row.get(k) != v}
     if changed:
-        tx.conn.execute(update(A).where(A.c.id == row["id"]).values(**changed, updated_at=tx.now))
+        tx.conn.execute(
+            update(A)
+            .where(A.c.tenant_id == tx.tenant, A.c.id == row["id"])
+            .values(**changed, updated_at=tx.now)
+        )
         row.update(changed, updated_at=tx.now)
     return row
 
@@ -162,7 +169,7 @@ def save_email(
     _withdraw_approval(tx, row)
     tx.conn.execute(
         update(A)
-        .where(A.c.id == application_id)
+        .where(A.c.tenant_id == tx.tenant, A.c.id == application_id)
         .values(
             **values,
             status=ApplicationStatus.DRAFT.value,
@@ -196,7 +203,7 @@ def set_channel(tx: WriteTx, application_id: str, channel: str, *, form_url: str
     _withdraw_approval(tx, row)
     tx.conn.execute(
         update(A)
-        .where(A.c.id == application_id)
+        .where(A.c.tenant_id == tx.tenant, A.c.id == application_id)
         .values(
             channel=channel,
             form_url=form_url,
@@ -223,7 +230,7 @@ def approve(
     row = require(tx, application_id)
     tx.conn.execute(
         update(A)
-        .where(A.c.id == application_id)
+        .where(A.c.tenant_id == tx.tenant, A.c.id == application_id)
         .values(
             status=ApplicationStatus.APPROVED.value,
             approval_digest=digest,
@@ -267,7 +274,9 @@ def resolve(tx: WriteTx, application_id: str, resolution: Resolution) -> str:
         values["applied_at"] = tx.now
     if status == ApplicationStatus.NOT_SENT:
         values.update(approval_digest=None, approved_at=None, approval_expires_at=None)
-    tx.conn.execute(update(A).where(A.c.id == application_id).values(**values))
+    tx.conn.execute(
+        update(A).where(A.c.tenant_id == tx.tenant, A.c.id == application_id).values(**values)
+    )
     tx.append(
         ev.ApplicationResolved(
             application_id=application_id,
@@ -294,7 +303,9 @@ def set_outcome(
         values["notes"] = note
     if follow_up is not None:
         values["follow_up"] = follow_up
-    tx.conn.execute(update(A).where(A.c.id == application_id).values(**values))
+    tx.conn.execute(
+        update(A).where(A.c.tenant_id == tx.tenant, A.c.id == application_id).values(**values)
+    )
     tx.append(
         ev.ApplicationOutcomeSet(
             application_id=application_id,
@@ -308,7 +319,9 @@ def set_outcome(
 
 def posting_unavailable(conn: Connection, job_id: str) -> bool:
     """Whether the job's posting is confirmed closed (the availability check's evidence)."""
-    state = conn.execute(select(J.c.availability).where(J.c.id == job_id)).scalar()
+    state = conn.execute(
+        select(J.c.availability).where(tenancy.scoped(J, conn), J.c.id == job_id)
+    ).scalar()
     return state == Availability.UNAVAILABLE.value
 
 
@@ -344,7 +357,11 @@ def record_browser_result(
     Fenced: an attempt that ended otherwise meanwhile (the application resolved by the
     person) is left as it is."""
     state = _BROWSER_STATES.get(status)
-    found = tx.conn.execute(select(T).where(T.c.id == attempt)).mappings().first()
+    found = (
+        tx.conn.execute(select(T).where(T.c.tenant_id == tx.tenant, T.c.id == attempt))
+        .mappings()
+        .first()
+    )
     if state is None or found is None:
         return None
     if state == AttemptState.FAILED:
@@ -367,12 +384,12 @@ def record_browser_result(
         event = ev.ApplicationSubmitted(**ids, how="detected")
     tx.conn.execute(
         update(T)
-        .where(T.c.id == attempt)
+        .where(T.c.tenant_id == tx.tenant, T.c.id == attempt)
         .values(state=state.value, finished_at=tx.now, error_code=code)
     )
     tx.conn.execute(
         update(A)
-        .where(A.c.id == row["id"])
+        .where(A.c.tenant_id == tx.tenant, A.c.id == row["id"])
         .values(**app_values, error_code=code, updated_at=tx.now)
     )
     tx.append(event, key=f"application-attempt:{attempt}:{state.value}")

@@ -29,6 +29,7 @@ from jobctrl.domain.errors import (
     JobctrlError,
     NotFoundError,
 )
+from jobctrl.store import tenancy
 from jobctrl.store.application_tables import applications as A
 from jobctrl.store.application_tables import apply_attempts as T
 from jobctrl.store.store import Store, WriteTx
@@ -46,7 +47,11 @@ _LIVE = [s.value for s in LIVE_ATTEMPT_STATES]
 
 
 def _application(tx: WriteTx, application_id: str) -> dict[str, Any]:
-    row = tx.conn.execute(select(A).where(A.c.id == application_id)).mappings().first()
+    row = (
+        tx.conn.execute(select(A).where(A.c.tenant_id == tx.tenant, A.c.id == application_id))
+        .mappings()
+        .first()
+    )
     if row is None:
         raise NotFoundError(f"no application {application_id}", code=APPLY_NOT_PREPARED)
     return dict(row)
@@ -54,7 +59,13 @@ def _application(tx: WriteTx, application_id: str) -> dict[str, Any]:
 
 def live_attempt(conn: Connection, application_id: str) -> dict[str, Any] | None:
     row = (
-        conn.execute(select(T).where(T.c.application_id == application_id, T.c.state.in_(_LIVE)))
+        conn.execute(
+            select(T).where(
+                tenancy.scoped(T, conn),
+                T.c.application_id == application_id,
+                T.c.state.in_(_LIVE),
+            )
+        )
         .mappings()
         .first()
     )
@@ -82,6 +93,7 @@ def start_attempt(
     email = kind == Channel.EMAIL
     tx.conn.execute(
         T.insert().values(
+            tenant_id=tx.tenant,
             id=new_id,
             application_id=application_id,
             kind=kind,
@@ -95,7 +107,7 @@ def start_attempt(
     if email:
         tx.conn.execute(
             update(A)
-            .where(A.c.id == application_id)
+            .where(A.c.tenant_id == tx.tenant, A.c.id == application_id)
             .values(status=ApplicationStatus.SENDING.value, error_code=None, updated_at=tx.now)
         )
         tx.append(
@@ -114,7 +126,9 @@ def mark_data_sent(tx: WriteTx, attempt: str) -> bool:
     """The message data is about to go out: from now on the outcome may be unknown."""
     result = tx.conn.execute(
         update(T)
-        .where(T.c.id == attempt, T.c.state == AttemptState.INTENT.value)
+        .where(
+            T.c.tenant_id == tx.tenant, T.c.id == attempt, T.c.state == AttemptState.INTENT.value
+        )
         .values(state=AttemptState.DATA_SENT.value)
     )
     return bool(result.rowcount)
@@ -136,12 +150,16 @@ def finish_attempt(
     """End a live attempt as ``state`` (fenced: False if it was no longer live) and set its
     application's status, with the event. For email: sent, failed (``error_code``: nothing
     was delivered) or unknown (``error_code`` says why the outcome is not known)."""
-    found = tx.conn.execute(select(T).where(T.c.id == attempt)).mappings().first()
+    found = (
+        tx.conn.execute(select(T).where(T.c.tenant_id == tx.tenant, T.c.id == attempt))
+        .mappings()
+        .first()
+    )
     if found is None or found["state"] not in _LIVE:
         return False
     tx.conn.execute(
         update(T)
-        .where(T.c.id == attempt)
+        .where(T.c.tenant_id == tx.tenant, T.c.id == attempt)
         .values(state=state.value, finished_at=tx.now, error_code=error_code)
     )
     status = _FINISH[state]
@@ -150,7 +168,11 @@ def finish_attempt(
     values: dict[str, Any] = {"status": status.value, "error_code": error_code}
     if status in (ApplicationStatus.SENT, ApplicationStatus.SUBMITTED):
         values["applied_at"] = tx.now
-    tx.conn.execute(update(A).where(A.c.id == app_id).values(**values, updated_at=tx.now))
+    tx.conn.execute(
+        update(A)
+        .where(A.c.tenant_id == tx.tenant, A.c.id == app_id)
+        .values(**values, updated_at=tx.now)
+    )
     ids = {"application_id": app_id, "job_id": row["job_id"], "attempt_id": attempt}
     event: ev.DomainEvent
     if state == AttemptState.SENT:
@@ -177,7 +199,7 @@ def finish_attempt(
 def live_attempts(store: Store, kind: str | None = None) -> list[dict[str, Any]]:
     """Every live attempt (for finding those whose process died)."""
     with store.read() as conn:
-        query = select(T).where(T.c.state.in_(_LIVE))
+        query = select(T).where(tenancy.scoped(T, conn), T.c.state.in_(_LIVE))
         if kind is not None:
             query = query.where(T.c.kind == kind)
         return [dict(r) for r in conn.execute(query).mappings()]
@@ -187,6 +209,8 @@ def attempts_of(store: Store, application_id: str) -> list[dict[str, Any]]:
     """An application's attempts, oldest first."""
     with store.read() as conn:
         rows = conn.execute(
-            select(T).where(T.c.application_id == application_id).order_by(T.c.started_at)
+            select(T)
+            .where(tenancy.scoped(T, conn), T.c.application_id == application_id)
+            .order_by(T.c.started_at)
         ).mappings()
         return [dict(r) for r in rows]

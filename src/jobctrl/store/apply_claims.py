@@ -36,7 +36,7 @@ from jobctrl.domain.errors import (
     NotFoundError,
 )
 from jobctrl.domain.materials import MaterialKind, MaterialState
-from jobctrl.store import applications, schema
+from jobctrl.store import applications, schema, tenancy
 from jobctrl.store.application_tables import applications as A
 from jobctrl.store.application_tables import apply_attempts as T
 from jobctrl.store.application_tables import apply_claims as C
@@ -106,14 +106,20 @@ _CHUNK = 500  # ids per IN (...) list
 def _facts_chunk(conn: Connection, job_ids: list[str], now: datetime) -> dict[str, ClaimFacts]:
     closed = {
         row.id: row.availability == Availability.UNAVAILABLE  # as stage_states.posting_closed_in
-        for row in conn.execute(select(J.c.id, J.c.availability).where(J.c.id.in_(job_ids)))
+        for row in conn.execute(
+            select(J.c.id, J.c.availability).where(tenancy.scoped(J, conn), J.c.id.in_(job_ids))
+        )
     }
-    scores = dict(conn.execute(select(S.c.job_id, S.c.score).where(S.c.job_id.in_(job_ids))).all())
+    scores = dict(
+        conn.execute(
+            select(S.c.job_id, S.c.score).where(tenancy.scoped(S, conn), S.c.job_id.in_(job_ids))
+        ).all()
+    )
     newest: dict[tuple[str, str], Any] = {}
     approved: set[str] = set()
     for row in conn.execute(
         select(M.c.job_id, M.c.kind, M.c.generation, M.c.state, M.c.pdf_artifact).where(
-            M.c.job_id.in_(job_ids)
+            tenancy.scoped(M, conn), M.c.job_id.in_(job_ids)
         )
     ):
         key = (row.job_id, row.kind)
@@ -126,19 +132,24 @@ def _facts_chunk(conn: Connection, job_ids: list[str], now: datetime) -> dict[st
     apps = {
         row.job_id: row
         for row in conn.execute(
-            select(A.c.id, A.c.job_id, A.c.status, A.c.channel).where(A.c.job_id.in_(job_ids))
+            select(A.c.id, A.c.job_id, A.c.status, A.c.channel).where(
+                tenancy.scoped(A, conn), A.c.job_id.in_(job_ids)
+            )
         )
     }
     live_apps = set(
         conn.execute(
             select(T.c.application_id).where(
+                tenancy.scoped(T, conn),
                 T.c.application_id.in_([a.id for a in apps.values()]),
                 T.c.state.in_([s.value for s in LIVE_ATTEMPT_STATES]),
             )
         ).scalars()
     )
     claimed = set(
-        conn.execute(select(C.c.job_id).where(C.c.job_id.in_(job_ids), _live(now))).scalars()
+        conn.execute(
+            select(C.c.job_id).where(tenancy.scoped(C, conn), C.c.job_id.in_(job_ids), _live(now))
+        ).scalars()
     )
     result = {}
     for job_id, is_closed in closed.items():
@@ -164,32 +175,9 @@ def candidates(
     rendered resume, no application prepared yet, no live claim and not waiting after a
     failed preparation; those the claim would refuse (materials awaiting approval, a
     score below the bar, a closed posting ...) are counted by code, not taken."""
-    latest = (
-        select(C.c.job_id, func.max(C.c.claimed_at).label("at")).group_by(C.c.job_id).subquery()
-    )
-    waiting = exists().where(
-        C.c.job_id == J.c.id,
-        C.c.job_id == latest.c.job_id,
-        C.c.claimed_at == latest.c.at,
-        C.c.state == ClaimState.FAILED.value,
-        C.c.retry_at > as_utc(now),
-    )
-    rendered = exists().where(
-        M.c.job_id == J.c.id,
-        M.c.kind == MaterialKind.RESUME.value,
-        M.c.pdf_artifact.is_not(None),
-    )
-    prepared = exists().where(A.c.job_id == J.c.id, A.c.channel.is_not(None))
-    live = exists().where(C.c.job_id == J.c.id, _live(now))
-    query = (
-        select(J.c.id, S.c.score)
-        .select_from(J.outerjoin(S, S.c.job_id == J.c.id))
-        .where(rendered, ~prepared, ~live, ~waiting)
-        .order_by(S.c.score.is_(None), S.c.score.desc(), J.c.id)
-    )
     found = Candidates()
     with store.read() as conn:
-        job_ids = [str(job_id) for job_id, _ in conn.execute(query).all()]
+        job_ids = [str(job_id) for job_id, _ in conn.execute(_candidates(conn, now)).all()]
         known = facts_of(conn, job_ids, now)
     for job_id in job_ids:
         code = claim_refusal(
@@ -200,6 +188,42 @@ def candidates(
         elif len(found.job_ids) < limit:
             found.job_ids.append(job_id)
     return found
+
+
+def _candidates(conn: Connection, now: datetime) -> Any:
+    """The tenant's jobs with a rendered resume, no prepared application, no live claim
+    and not waiting after a failed one (job ids, scores), best fit first."""
+    mine = tenancy.scoped(C, conn)
+    latest = (
+        select(C.c.job_id, func.max(C.c.claimed_at).label("at"))
+        .where(mine)
+        .group_by(C.c.job_id)
+        .subquery()
+    )
+    waiting = exists().where(
+        mine,
+        C.c.job_id == J.c.id,
+        C.c.job_id == latest.c.job_id,
+        C.c.claimed_at == latest.c.at,
+        C.c.state == ClaimState.FAILED.value,
+        C.c.retry_at > as_utc(now),
+    )
+    rendered = exists().where(
+        tenancy.scoped(M, conn),
+        M.c.job_id == J.c.id,
+        M.c.kind == MaterialKind.RESUME.value,
+        M.c.pdf_artifact.is_not(None),
+    )
+    prepared = exists().where(
+        tenancy.scoped(A, conn), A.c.job_id == J.c.id, A.c.channel.is_not(None)
+    )
+    live = exists().where(mine, C.c.job_id == J.c.id, _live(now))
+    return (
+        select(J.c.id, S.c.score)
+        .select_from(J.outerjoin(S, and_(S.c.job_id == J.c.id, tenancy.scoped(S, conn))))
+        .where(tenancy.scoped(J, conn), rendered, ~prepared, ~live, ~waiting)
+        .order_by(S.c.score.is_(None), S.c.score.desc(), J.c.id)
+    )
 
 
 def claim(
@@ -217,15 +241,21 @@ def claim(
     the run's own live claim is returned again (a retried activity)."""
     with store.write(clock=clock) as tx:
         now = tx.now
+        mine = C.c.tenant_id == tx.tenant
         tx.conn.execute(  # a dead workflow's claim lets the job go once its lease ran out
             update(C)
-            .where(C.c.job_id == job_id, C.c.state == ClaimState.CLAIMED.value)
+            .where(mine, C.c.job_id == job_id, C.c.state == ClaimState.CLAIMED.value)
             .where(C.c.lease_until <= now)
             .values(state=ClaimState.RELEASED.value, finished_at=now)
         )
         own = tx.conn.execute(
             select(C.c.id)
-            .where(C.c.job_id == job_id, C.c.run_id == run_id, C.c.workflow_id == workflow_id)
+            .where(
+                mine,
+                C.c.job_id == job_id,
+                C.c.run_id == run_id,
+                C.c.workflow_id == workflow_id,
+            )
             .where(_live(now))
         ).scalar()
         if own is not None:
@@ -244,6 +274,7 @@ def claim(
         try:
             tx.conn.execute(
                 C.insert().values(
+                    tenant_id=tx.tenant,
                     id=claim_id,
                     job_id=job_id,
                     workflow_id=workflow_id,
@@ -262,14 +293,24 @@ def claim(
 
 def get(store: Store, claim_id: str) -> dict[str, Any] | None:
     with store.read() as conn:
-        row = conn.execute(select(C).where(C.c.id == claim_id)).mappings().first()
+        row = (
+            conn.execute(select(C).where(tenancy.scoped(C, conn), C.c.id == claim_id))
+            .mappings()
+            .first()
+        )
     return dict(row) if row else None
 
 
 def require_live(tx: WriteTx, claim_id: str) -> dict[str, Any]:
     """The claim's row, if it is still live (the fence of every write made under it);
     ``OWNERSHIP_LOST`` if it was released or its lease ran out."""
-    row = tx.conn.execute(select(C).where(C.c.id == claim_id, _live(tx.now))).mappings().first()
+    row = (
+        tx.conn.execute(
+            select(C).where(C.c.tenant_id == tx.tenant, C.c.id == claim_id, _live(tx.now))
+        )
+        .mappings()
+        .first()
+    )
     if row is None:
         raise JobctrlError(f"claim {claim_id} is no longer live", code=OWNERSHIP_LOST)
     return dict(row)
@@ -277,12 +318,20 @@ def require_live(tx: WriteTx, claim_id: str) -> dict[str, Any]:
 
 def application_of(tx: WriteTx, job_id: str) -> dict[str, Any] | None:
     """The job's application as it is inside ``tx`` (None: it has none)."""
-    row = tx.conn.execute(select(A).where(A.c.job_id == job_id)).mappings().first()
+    row = (
+        tx.conn.execute(select(A).where(A.c.tenant_id == tx.tenant, A.c.job_id == job_id))
+        .mappings()
+        .first()
+    )
     return dict(row) if row else None
 
 
 def _finish(tx: WriteTx, claim_id: str, **values: Any) -> None:
-    tx.conn.execute(update(C).where(C.c.id == claim_id).values(**values, finished_at=tx.now))
+    tx.conn.execute(
+        update(C)
+        .where(C.c.tenant_id == tx.tenant, C.c.id == claim_id)
+        .values(**values, finished_at=tx.now)
+    )
 
 
 def ready(tx: WriteTx, claim_id: str, application_id: str) -> None:
@@ -302,7 +351,7 @@ def fail(
     failures = 1
     for (state,) in tx.conn.execute(
         select(C.c.state)
-        .where(C.c.job_id == job_id, C.c.id != claim_id)
+        .where(C.c.tenant_id == tx.tenant, C.c.job_id == job_id, C.c.id != claim_id)
         .order_by(C.c.claimed_at.desc())
     ):
         if state != ClaimState.FAILED:
@@ -315,7 +364,7 @@ def fail(
         app_id = app["id"]
         tx.conn.execute(
             update(A)
-            .where(A.c.id == app_id)
+            .where(A.c.tenant_id == tx.tenant, A.c.id == app_id)
             .values(status=ApplicationStatus.FAILED.value, error_code=code, updated_at=tx.now)
         )
         tx.append(
@@ -341,6 +390,7 @@ def release_run(store: Store, workflow_id: str, run_id: str, *, clock: Clock | N
     with store.write(clock=clock) as tx:
         result = tx.conn.execute(
             update(C)
+            .where(C.c.tenant_id == tx.tenant)
             .where(C.c.workflow_id == workflow_id, C.c.run_id == run_id)
             .where(C.c.state == ClaimState.CLAIMED.value)
             .values(state=ClaimState.RELEASED.value, finished_at=tx.now)
@@ -352,6 +402,7 @@ def claims_of_run(store: Store, workflow_id: str, run_id: str) -> list[dict[str,
     with store.read() as conn:
         rows = conn.execute(
             select(C)
+            .where(tenancy.scoped(C, conn))
             .where(C.c.workflow_id == workflow_id, C.c.run_id == run_id)
             .order_by(C.c.claimed_at)
         ).mappings()
@@ -360,8 +411,10 @@ def claims_of_run(store: Store, workflow_id: str, run_id: str) -> list[dict[str,
 
 def state_counts(store: Store, workflow_id: str, since: datetime | None = None) -> dict[str, int]:
     """How many claims of ``workflow_id`` (all its runs) are in each state."""
-    query = select(C.c.state, func.count()).where(C.c.workflow_id == workflow_id)
-    if since is not None:
-        query = query.where(C.c.claimed_at >= as_utc(since))
     with store.read() as conn:
+        query = select(C.c.state, func.count()).where(
+            tenancy.scoped(C, conn), C.c.workflow_id == workflow_id
+        )
+        if since is not None:
+            query = query.where(C.c.claimed_at >= as_utc(since))
         return {str(s): int(n) for s, n in conn.execute(query.group_by(C.c.state)).all()}
