@@ -247,6 +247,32 @@ SPECS: dict[str, SettingSpec] = {
 }
 
 
+# Settings a tenant may not set for itself over HTTP (issue 14): each would reach past the
+# tenant. Only the operator (the CLI, which has the database) sets them, for any tenant.
+# Key -> the values refused (None: every value), with why.
+OPERATOR_ONLY: dict[str, tuple[frozenset[str] | None, str]] = {
+    "fetch.allow_hosts": (
+        None,
+        "it would let the worker fetch the deployment's own hosts (its database, Temporal)",
+    ),
+    "smtp.password_env": (None, "it names an environment variable of the worker's host"),
+    "smtp.security": (frozenset({"none"}), "unencrypted SMTP is for a loopback test server"),
+}
+
+
+def operator_only(key: str, value: Any) -> str | None:
+    """Why only the operator may set ``key`` to ``value`` (a tenant over HTTP may not), or
+    None when a tenant may."""
+    rule = OPERATOR_ONLY.get(key)
+    if rule is None:
+        return None
+    refused, why = rule
+    if refused is not None and str(value).strip().lower() not in refused:
+        return None
+    shown = key if refused is None else f"{key}={value}"
+    return f"{shown} is set by the operator only: {why}"
+
+
 def check_combination(values: dict[str, Any]) -> str | None:
     """Why a set of values (all settings, as they would be) is not allowed together."""
     return check_security_for_host(
