@@ -6,22 +6,30 @@ incrementally folded rows. On both stores."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from sqlalchemy import insert, select
 
+from jobctrl.app import queries
 from jobctrl.domain import ids
+from jobctrl.domain.discovery import ExecutionRef
 from jobctrl.domain.errors import JobctrlError, NotFoundError, StageError
+from jobctrl.domain.executions import WorkflowType
 from jobctrl.domain.stages import Stage, StageState
 from jobctrl.store import (
+    backlog,
+    discovery,
     events,
     job_list,
     jobs,
     projections,
+    run_verdicts,
     schema,
     stage_control,
     stage_states,
+    start_intents,
     tenancy,
     workflow_runs,
 )
@@ -33,6 +41,7 @@ pytestmark = pytest.mark.parametrize(
 )
 
 URL = "https://boards.example.com/acme/jobs/1"
+PREP = WorkflowType.PREPARATION.value
 
 
 def _rows(store: Store, table: Any) -> list[tuple[Any, ...]]:
@@ -124,7 +133,7 @@ def test_runs_and_events_are_read_per_tenant(two_tenants: TwoTenants) -> None:
     theirs = jobs.create_job(acme, URL).job_id
     for store, job in ((local, mine), (acme, theirs)):
         workflow_runs.record_workflow_started(
-            store, workflow_id=f"prep-{job}", run_id="r1", workflow_type="preparation", job_id=job
+            store, workflow_id=f"prep-{job}", run_id="r1", workflow_type=PREP, job_id=job
         )
     assert [r["job_id"] for r in events.events_after(acme, 0)] == [theirs, theirs]
     assert {r["tenant_id"] for r in events.events_after(local, before)} == {"local"}
@@ -134,11 +143,12 @@ def test_runs_and_events_are_read_per_tenant(two_tenants: TwoTenants) -> None:
     assert workflow_runs.run_row(acme, f"prep-{theirs}", "r1")["tenant_id"] == ACME  # type: ignore[index]
     assert [r["workflow_id"] for r in workflow_runs.open_runs(acme)] == [f"prep-{theirs}"]
     assert workflow_runs.preparation_ids(local, theirs) == []
-    assert workflow_runs.running_count(acme, "preparation") == 1
+    assert workflow_runs.preparation_ids(acme, theirs) == [f"prep-{theirs}"]
+    assert workflow_runs.running_count(acme, PREP) == 1
     assert [e.workflow_id for e in workflow_runs.open_executions(local)] == [f"prep-{mine}"]
     assert workflow_runs.latest_runs(local, f"prep-{theirs}") == []
     assert not workflow_runs.adopt(
-        acme, workflow_id=f"prep-{theirs}", run_id="r1", workflow_type="preparation", job_id=None
+        acme, workflow_id=f"prep-{theirs}", run_id="r1", workflow_type=PREP, job_id=None
     )
 
 
@@ -149,7 +159,7 @@ def test_projections_rebuilt_equal_the_incremental_ones_with_two_tenants(
     for n, store in enumerate((local, acme, local, acme)):
         job = jobs.create_job(store, f"{URL}{n}").job_id
         workflow_runs.record_workflow_started(
-            store, workflow_id=f"prep-{job}", run_id="r", workflow_type="preparation", job_id=job
+            store, workflow_id=f"prep-{job}", run_id="r", workflow_type=PREP, job_id=job
         )
         claim = stage_states.claim_stage(store, job, Stage.ENRICH.value, "r")
         with store.write() as tx:
@@ -174,3 +184,73 @@ def test_projections_rebuilt_equal_the_incremental_ones_with_two_tenants(
     assert {t.name: _rows(local, t) for t in tables} == folded
     assert len(job_list.find(local)[0]) == len(job_list.find(acme)[0]) == 2
     assert {r["status"] for r in job_list.find(acme)[0]} == {job_list.find(local)[0][0]["status"]}
+
+
+def test_start_intents_and_verdicts_stay_within_their_tenant(two_tenants: TwoTenants) -> None:
+    local, acme = two_tenants.local, two_tenants.acme
+    job = jobs.create_job(local, URL).job_id
+    wid = ids.prep_workflow_id(jobs.job_row(local, job)["idempotency_key"])
+    with local.write() as tx:
+        start_intents.intend(tx, wid, job)
+    later = datetime.now(UTC) + timedelta(hours=1)
+    assert (
+        start_intents.unstarted(acme, later) == []
+        and start_intents.unstarted_for(acme, job) is None
+    )
+    with acme.write() as tx:
+        start_intents.mark_started(tx, wid, "r-acme")
+    assert start_intents.unstarted(local, later) == [(wid, job)]
+    workflow_runs.record_workflow_started(
+        local, workflow_id=wid, run_id="r1", workflow_type=PREP, job_id=job
+    )
+    assert start_intents.unstarted_for(local, job) is None
+    stage_states.claim_stage(local, job, Stage.ENRICH.value, "r1")
+    assert not run_verdicts.reconcile(acme, wid, "r1", "completed")  # not acme's to close
+    with acme.write() as tx:
+        assert run_verdicts.settle_interrupted(tx, "r1") == 0
+    assert run_verdicts.settle_abandoned(acme, grace=0) == 0
+    assert workflow_runs.run_row(local, wid, "r1")["status"] == "running"  # type: ignore[index]
+    assert run_verdicts.reconcile(local, wid, "r1", "completed")
+    assert stage_states.stage_rows(local, job)[0]["error_code"] == "STAGE_INTERRUPTED"
+
+
+def test_discovery_runs_members_and_the_backlog_stay_within_their_tenant(
+    two_tenants: TwoTenants,
+) -> None:
+    local, acme = two_tenants.local, two_tenants.acme
+    mine = jobs.create_job(local, URL).job_id
+    theirs = jobs.create_job(acme, URL).job_id
+    ref = ExecutionRef("local", "discover-local", "run-1")
+    acme_ref = ExecutionRef(ACME, ids.discover_workflow_id(ACME), "run-1")
+    discovery.open_run(local, ref, ["greenhouse"], 3, 1, 1)
+    with pytest.raises(tenancy.TenancyError):  # a ref of another tenant is a bug
+        discovery.open_run(acme, ref, ["greenhouse"], 3, 1, 1)
+    assert [r["run_id"] for r in discovery.recent_runs(local)] == ["run-1"]
+    assert discovery.recent_runs(acme) == []
+    assert [j.id for j in discovery.known_postings(acme)[0]] == [theirs]
+    assert [c[0] for c in backlog.candidates(acme, acme_ref, 10)] == [theirs]
+    with acme.write() as tx:
+        assert backlog.admit(tx, acme_ref, 10) == 1
+    (swept,) = backlog.to_start(acme, acme_ref)
+    assert swept.job_id == theirs and swept.workflow_id.startswith("prepare-sweep-acme-")
+    assert ids.tenant_of(swept.workflow_id) == ACME
+    assert discovery.member_count(acme, acme_ref) == 1 and backlog.swept_count(acme, acme_ref) == 1
+    assert discovery.pending_members(acme, acme_ref)[0][0] == theirs
+    assert [c[0] for c in backlog.candidates(local, ref, 10)] == [mine]
+    with local.write() as tx:
+        backlog.admit(tx, ref, 10)
+    (own,) = backlog.to_start(local, ref)
+    assert own.workflow_id.startswith("prepare-sweep-local-")  # as before
+    assert start_intents.unstarted_for(local, theirs) is None
+    assert discovery.member_count(local, ref) == 1
+
+
+def test_a_posting_text_is_read_only_through_the_tenants_own_job(
+    two_tenants: TwoTenants,
+) -> None:
+    job = jobs.create_job(two_tenants.local, URL).job_id
+    sha = two_tenants.local.artifacts.put(b"the posting")
+    with two_tenants.local.write() as tx:
+        jobs.record_enrichment(tx, job, {"text_artifact": sha}, "test")
+    assert queries.posting_text(two_tenants.local_home, sha) == "the posting"
+    assert queries.posting_text(two_tenants.acme_home, sha) == ""

@@ -232,11 +232,13 @@ def job_timeline(home: Home, job_id: str) -> list[dict[str, Any]]:
 
 
 def posting_text(home: Home, sha: str | None, limit: int = 20_000) -> str:
-    """A posting's extracted plain text (never its HTML), shortened to ``limit``."""
-    if not sha:
+    """A posting's extracted plain text (never its HTML), shortened to ``limit``; only
+    the text of one of the tenant's jobs (artifacts are shared by every tenant)."""
+    store = Store.open(home)
+    if not sha or not jobs.has_text_artifact(store, sha):
         return ""
     try:
-        text = Store.open(home).artifacts.get(sha).decode("utf-8", "replace")
+        text = store.artifacts.get(sha).decode("utf-8", "replace")
     except (OSError, JobctrlError):
         return ""
     return text if len(text) <= limit else text[:limit] + " …"

@@ -4,13 +4,16 @@ and the run's pipeline-step events.
 
 A run's progress counts one step per source family plus the terminal enrichment pass and
 preparation fan-out, and only ever moves forward.
+
+Every statement keeps to the store's tenant; an ``ExecutionRef`` of another tenant is a
+bug (``tenancy.TenancyError``), never a way into its rows.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, select, update
+from sqlalchemy import ColumnElement, Connection, func, select, update
 
 from jobctrl.domain.clock import Clock
 from jobctrl.domain.discovery import (
@@ -34,7 +37,7 @@ from jobctrl.domain.events import (
     WorkflowFailed,
 )
 from jobctrl.domain.executions import WorkflowType
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store, WriteTx
 
@@ -43,17 +46,27 @@ DEJ = schema.discovery_execution_jobs
 SO = schema.source_observations
 
 
-def _run_key(ref: ExecutionRef) -> tuple[ColumnElement[bool], ...]:
+def run_tenant(conn: Connection, ref: ExecutionRef) -> str:
+    """The connection's tenant, which must be ``ref``'s."""
+    tenant = tenancy.tenant_of(conn)
+    if ref.tenant_id != tenant:
+        raise tenancy.TenancyError(f"run {ref.workflow_id} is {ref.tenant_id}'s, not {tenant}'s")
+    return tenant
+
+
+def _run_key(conn: Connection, ref: ExecutionRef) -> tuple[ColumnElement[bool], ...]:
     return (
-        DR.c.tenant_id == ref.tenant_id,
+        DR.c.tenant_id == run_tenant(conn, ref),
         DR.c.workflow_id == ref.workflow_id,
         DR.c.run_id == ref.run_id,
     )
 
 
-def _member_key(ref: ExecutionRef, job_id: str) -> tuple[ColumnElement[bool], ...]:
+def _member_key(
+    conn: Connection, ref: ExecutionRef, job_id: str
+) -> tuple[ColumnElement[bool], ...]:
     return (
-        DEJ.c.tenant_id == ref.tenant_id,
+        DEJ.c.tenant_id == run_tenant(conn, ref),
         DEJ.c.discover_workflow_id == ref.workflow_id,
         DEJ.c.discover_run_id == ref.run_id,
         DEJ.c.job_id == job_id,
@@ -90,15 +103,17 @@ def record_step(
 def advance(tx: WriteTx, ref: ExecutionRef, done: int) -> None:
     """Move progress forward to ``done``; never back."""
     tx.conn.execute(
-        update(DR).where(*_run_key(ref), DR.c.progress_done < done).values(progress_done=done)
+        update(DR)
+        .where(*_run_key(tx.conn, ref), DR.c.progress_done < done)
+        .values(progress_done=done)
     )
 
 
 def set_counts(tx: WriteTx, ref: ExecutionRef, item: str, counts: dict[str, int]) -> None:
     """Record one step's counts; a retried step replaces its earlier attempt's counts."""
-    row = dict(tx.conn.execute(select(DR.c.counts).where(*_run_key(ref))).scalar() or {})
+    row = dict(tx.conn.execute(select(DR.c.counts).where(*_run_key(tx.conn, ref))).scalar() or {})
     row[item] = counts
-    tx.conn.execute(update(DR).where(*_run_key(ref)).values(counts=row))
+    tx.conn.execute(update(DR).where(*_run_key(tx.conn, ref)).values(counts=row))
 
 
 def open_run(
@@ -117,7 +132,7 @@ def open_run(
             tx.conn,
             DR,
             {
-                "tenant_id": ref.tenant_id,
+                "tenant_id": run_tenant(tx.conn, ref),
                 "workflow_id": ref.workflow_id,
                 "run_id": ref.run_id,
                 "status": RunStatus.RUNNING.value,
@@ -207,7 +222,7 @@ def finish_run(store: Store, fin: DiscoverFinish, *, clock: Clock | None = None)
     with store.write(clock=clock) as tx:
         tx.conn.execute(
             update(DR)
-            .where(*_run_key(ref))
+            .where(*_run_key(tx.conn, ref))
             .values(status=fin.status, error_code=fin.error_code, finished_at=tx.now)
         )
         tx.append(
@@ -245,7 +260,9 @@ def known_postings(store: Store) -> tuple[list[Any], list[Any]]:
     j = schema.jobs
     with store.read() as conn:
         jobs = conn.execute(
-            select(j.c.id, j.c.url, j.c.title, j.c.company, j.c.location, j.c.source)
+            select(j.c.id, j.c.url, j.c.title, j.c.company, j.c.location, j.c.source).where(
+                tenancy.scoped(j, conn)
+            )
         ).all()
         listings = conn.execute(
             select(
@@ -257,7 +274,7 @@ def known_postings(store: Store) -> tuple[list[Any], list[Any]]:
                 SO.c.company,
                 SO.c.location,
                 SO.c.source_name,
-            )
+            ).where(tenancy.scoped(SO, conn))
         ).all()
     return list(jobs), list(listings)
 
@@ -292,6 +309,7 @@ def observe(
             "first_seen_at": tx.now,
             "last_seen_at": tx.now,
             "last_run_id": ref.run_id,
+            "tenant_id": run_tenant(tx.conn, ref),
         },
         keys=["job_id", "source_kind", "source_name", "url"],
         update=["last_seen_at", "last_run_id", "external_id", "title", "company", "location"],
@@ -319,7 +337,7 @@ def link_member(tx: WriteTx, ref: ExecutionRef, job_id: str, cohort: Cohort) -> 
         tx.conn,
         DEJ,
         {
-            "tenant_id": ref.tenant_id,
+            "tenant_id": run_tenant(tx.conn, ref),
             "discover_workflow_id": ref.workflow_id,
             "discover_run_id": ref.run_id,
             "job_id": job_id,
@@ -333,7 +351,7 @@ def link_member(tx: WriteTx, ref: ExecutionRef, job_id: str, cohort: Cohort) -> 
     if cohort == Cohort.OBSERVED:
         tx.conn.execute(
             update(DEJ)
-            .where(*_member_key(ref, job_id), DEJ.c.cohort == Cohort.BACKLOG.value)
+            .where(*_member_key(tx.conn, ref, job_id), DEJ.c.cohort == Cohort.BACKLOG.value)
             .values(cohort=Cohort.OBSERVED.value, updated_at=tx.now)
         )
 
@@ -341,19 +359,24 @@ def link_member(tx: WriteTx, ref: ExecutionRef, job_id: str, cohort: Cohort) -> 
 def pending_members(store: Store, ref: ExecutionRef) -> list[tuple[str, str, str | None]]:
     """(job id, idempotency key, its preparation workflow id if one was started) of each
     member still waiting for a preparation: one query for the whole cohort."""
-    wr = schema.workflow_run_projections
-    existing = (
-        select(wr.c.workflow_id)
-        .where(wr.c.job_id == DEJ.c.job_id, wr.c.workflow_type == WorkflowType.PREPARATION.value)
-        .limit(1)
-        .scalar_subquery()
-    )
+    wr, j = schema.workflow_run_projections, schema.jobs
     with store.read() as conn:
-        rows = conn.execute(
-            select(DEJ.c.job_id, schema.jobs.c.idempotency_key, existing)
-            .join(schema.jobs, schema.jobs.c.id == DEJ.c.job_id)
+        existing = (
+            select(wr.c.workflow_id)
             .where(
-                DEJ.c.tenant_id == ref.tenant_id,
+                wr.c.job_id == DEJ.c.job_id,
+                wr.c.workflow_type == WorkflowType.PREPARATION.value,
+                tenancy.scoped(wr, conn),
+            )
+            .limit(1)
+            .scalar_subquery()
+        )
+        rows = conn.execute(
+            select(DEJ.c.job_id, j.c.idempotency_key, existing)
+            .join(j, j.c.id == DEJ.c.job_id)
+            .where(
+                DEJ.c.tenant_id == run_tenant(conn, ref),
+                tenancy.scoped(j, conn),
                 DEJ.c.discover_workflow_id == ref.workflow_id,
                 DEJ.c.discover_run_id == ref.run_id,
                 DEJ.c.work_plan_state == PlanState.PENDING.value,
@@ -366,7 +389,7 @@ def mark_planned(tx: WriteTx, ref: ExecutionRef, job_id: str, workflow_id: str) 
     """The member's preparation is started (as ``workflow_id``)."""
     tx.conn.execute(
         update(DEJ)
-        .where(*_member_key(ref, job_id))
+        .where(*_member_key(tx.conn, ref, job_id))
         .values(
             work_plan_state=PlanState.PLANNED.value, prep_workflow_id=workflow_id, updated_at=tx.now
         )
@@ -378,6 +401,7 @@ def member_count(store: Store, ref: ExecutionRef) -> int:
         return int(
             conn.execute(
                 select(func.count()).where(
+                    DEJ.c.tenant_id == run_tenant(conn, ref),
                     DEJ.c.discover_workflow_id == ref.workflow_id,
                     DEJ.c.discover_run_id == ref.run_id,
                 )
@@ -389,14 +413,16 @@ def jobs_created_by(store: Store, ref: ExecutionRef) -> int:
     """Members of this run whose job did not exist before the run started."""
     j = schema.jobs
     with store.read() as conn:
-        started = conn.execute(select(DR.c.started_at).where(*_run_key(ref))).scalar()
+        started = conn.execute(select(DR.c.started_at).where(*_run_key(conn, ref))).scalar()
         return int(
             conn.execute(
                 select(func.count())
                 .select_from(DEJ.join(j, j.c.id == DEJ.c.job_id))
                 .where(
+                    DEJ.c.tenant_id == run_tenant(conn, ref),
                     DEJ.c.discover_workflow_id == ref.workflow_id,
                     DEJ.c.discover_run_id == ref.run_id,
+                    tenancy.scoped(j, conn),
                     j.c.created_at >= started,
                 )
             ).scalar_one()
@@ -405,11 +431,15 @@ def jobs_created_by(store: Store, ref: ExecutionRef) -> int:
 
 def progress_total(store: Store, ref: ExecutionRef) -> int:
     with store.read() as conn:
-        return int(conn.execute(select(DR.c.progress_total).where(*_run_key(ref))).scalar() or 0)
+        return int(
+            conn.execute(select(DR.c.progress_total).where(*_run_key(conn, ref))).scalar() or 0
+        )
 
 
 def recent_runs(store: Store, limit: int = 20) -> list[dict[str, Any]]:
     """The newest ``limit`` discovery runs' rows, newest first."""
     with store.read() as conn:
-        rows = conn.execute(select(DR).order_by(DR.c.started_at.desc()).limit(limit)).mappings()
+        rows = conn.execute(
+            select(DR).where(tenancy.scoped(DR, conn)).order_by(DR.c.started_at.desc()).limit(limit)
+        ).mappings()
         return [dict(r) for r in rows]

@@ -165,6 +165,16 @@ def _score_row(conn: Connection, job_id: str) -> dict[str, Any] | None:
     return dict(row) if row else None
 
 
+def has_text_artifact(store: Store, sha: str) -> bool:
+    """Whether ``sha`` is the extracted text of one of the tenant's jobs (artifacts are
+    shared by every tenant: a text is read only through a job of its own)."""
+    with store.read() as conn:
+        found = conn.execute(
+            select(J.c.id).where(J.c.text_artifact == sha, tenancy.scoped(J, conn)).limit(1)
+        ).first()
+    return found is not None
+
+
 def job_row(store: Store, job_id: str) -> dict[str, Any]:
     with store.read() as conn:
         return _job_row(conn, job_id)

@@ -9,7 +9,8 @@ a discovery run's terminal status and ``DiscoveryRun*`` event.
 
 On every beat besides (``settle_abandoned``): a stage row left ``running`` under a run the
 store recorded closed a while ago (an attempt that claimed it after that run's finish) is
-settled the same way.
+settled the same way. Every statement keeps to the store's tenant: a verdict on another
+tenant's execution finds nothing open and writes nothing.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from jobctrl.domain.events import (
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.domain.recovery import RECOVERABLE_STAGES
 from jobctrl.domain.stages import StageState
-from jobctrl.store import closed_runs, discovery, schema, stage_control, stage_states
+from jobctrl.store import closed_runs, discovery, schema, stage_control, stage_states, tenancy
 from jobctrl.store.store import Store, WriteTx
 
 WR = schema.workflow_run_projections
@@ -72,14 +73,20 @@ def reconcile(
         row = (
             tx.conn.execute(
                 select(WR.c.status, WR.c.workflow_type, WR.c.job_id).where(
-                    WR.c.workflow_id == workflow_id, WR.c.run_id == run_id
+                    WR.c.workflow_id == workflow_id,
+                    WR.c.run_id == run_id,
+                    tenancy.scoped(WR, tx.conn),
                 )
             )
             .mappings()
             .first()
         )
         found = tx.conn.execute(
-            select(DR.c.status).where(DR.c.workflow_id == workflow_id, DR.c.run_id == run_id)
+            select(DR.c.status).where(
+                DR.c.workflow_id == workflow_id,
+                DR.c.run_id == run_id,
+                tenancy.scoped(DR, tx.conn),
+            )
         ).scalar()
         statuses = [s for s in (row["status"] if row else None, found) if s in OPEN]
         if all(s == verdict for s in statuses):  # none open, or all agree already
@@ -139,7 +146,10 @@ def settle_interrupted(
     scope = (S.c.job_id == job_id, S.c.stage.in_(RECOVERABLE_STAGES)) if job_id else ()
     rows = tx.conn.execute(
         select(S.c.job_id, S.c.stage, S.c.attempts).where(
-            *scope, S.c.owner_run_id == run_id, S.c.state == StageState.RUNNING.value
+            *scope,
+            S.c.owner_run_id == run_id,
+            S.c.state == StageState.RUNNING.value,
+            tenancy.scoped(S, tx.conn),
         )
     ).all()
     for job, stage, attempt in rows:
@@ -176,7 +186,9 @@ def settle_abandoned(
     with store.read() as conn:
         running = conn.execute(
             select(S.c.job_id, S.c.stage, S.c.owner_run_id, S.c.attempts).where(
-                S.c.stage.in_(RECOVERABLE_STAGES), S.c.state == StageState.RUNNING.value
+                S.c.stage.in_(RECOVERABLE_STAGES),
+                S.c.state == StageState.RUNNING.value,
+                tenancy.scoped(S, conn),
             )
         ).all()
         abandoned = [
@@ -213,7 +225,12 @@ def reconcile_discovery(
     ``reconciled_not_found``, or restored to ``running`` when its history is found again.
     Counts and progress stay as the run left them."""
     was = [RunStatus.RUNNING.value, WorkflowStatus.RECONCILED_NOT_FOUND.value]
-    key = (DR.c.workflow_id == workflow_id, DR.c.run_id == run_id, DR.c.status.in_(was))
+    key = (
+        DR.c.workflow_id == workflow_id,
+        DR.c.run_id == run_id,
+        DR.c.status.in_(was),
+        tenancy.scoped(DR, tx.conn),
+    )
     if verdict in was:
         tx.conn.execute(update(DR).where(*key).values(status=verdict))
         return
@@ -237,6 +254,7 @@ def reconcile_discovery(
                 ps.c.workflow_id == workflow_id,
                 ps.c.run_id == run_id,
                 ps.c.state.in_([StepState.QUEUED.value, StepState.RUNNING.value]),
+                tenancy.scoped(ps, tx.conn),
             )
         ).all()
         ref_ = ExecutionRef(tenant_id, workflow_id, run_id)
