@@ -22,19 +22,21 @@ from sqlalchemy import make_url
 
 from jobctrl.domain.errors import DatabaseBusyError
 from jobctrl.domain.events import WorkflowCanceled
-from jobctrl.store import events, jobs, stage_states
+from jobctrl.llm.spend import utc_day
+from jobctrl.store import events, jobs, spend, stage_states
 from jobctrl.store.db import WRITER_LOCK
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
+from tests.support.tenants import ACME, TwoTenants
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _start(*args: str) -> subprocess.Popen[str]:
+def _start(*args: str, tenant: str | None = None) -> subprocess.Popen[str]:
+    env = os.environ.copy() | ({"JOBCTRL_TENANT": tenant} if tenant else {})
     return subprocess.Popen(
         [sys.executable, "-m", "tests.support.store_writers", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-        env=os.environ.copy(),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
     )  # fmt: skip
 
 
@@ -75,6 +77,47 @@ def test_fifty_paid_calls_from_three_processes_never_exceed_the_ceiling(
     # Every call costs its reservation ($0.075): 13 fit in $1, a 14th would make $1.05.
     assert float(spent[0]) <= 1.0, results
     assert int(spent[1]) == sum(r["admitted"] for r in results) == 13
+
+
+def test_each_tenants_ceiling_holds_under_paid_calls_from_several_processes(
+    two_tenants: TwoTenants, tmp_path: Path
+) -> None:
+    """Two tenants on one database, 50 paid calls each from two processes apiece: each
+    tenant's spend and reservations count against its own ceiling only."""
+    for store in (two_tenants.local, two_tenants.acme):
+        Settings(store).set_value("daily_budget_usd", 1.0)
+    go = tmp_path / "go"
+    procs = {
+        tenant: [_start("spend", str(go), "25", f"{tenant}{i}-", tenant=tenant) for i in (0, 1)]
+        for tenant in ("local", ACME)
+    }
+    _release(go, 4)
+    for tenant, store in (("local", two_tenants.local), (ACME, two_tenants.acme)):
+        results = [_result(p) for p in procs[tenant]]
+        assert sum(r["admitted"] + r["refused"] for r in results) == 50
+        assert all(r["peak"] <= 1.0 + 1e-9 for r in results), (tenant, results)
+        rows = spend.lane_rows(store, utc_day())
+        assert sum(r["cost_usd"] for r in rows) <= 1.0, (tenant, results)
+        # 13 calls of $0.075 fit in $1 (a 14th would make $1.05), in each tenant.
+        assert sum(r["calls"] for r in rows) == sum(r["admitted"] for r in results) == 13
+
+
+def test_report_numbers_from_processes_of_two_tenants_run_from_one_in_each(
+    two_tenants: TwoTenants, tmp_path: Path
+) -> None:
+    made = {
+        tenant: [jobs.create_job(store, f"https://example.com/r/{n}").job_id for n in range(12)]
+        for tenant, store in (("local", two_tenants.local), (ACME, two_tenants.acme))
+    }
+    go = tmp_path / "go"
+    procs = {
+        tenant: [_start("report", str(go), *ids[i::2], tenant=tenant) for i in (0, 1)]
+        for tenant, ids in made.items()
+    }
+    _release(go, 4)
+    for tenant in made:
+        numbers = [n for p in procs[tenant] for n in _result(p)["numbers"].values()]
+        assert sorted(numbers) == list(range(1, 13)), tenant
 
 
 def test_two_processes_claiming_the_same_stages_get_distinct_attempts(
