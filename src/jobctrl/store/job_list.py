@@ -12,8 +12,8 @@ from jobctrl.store.store import Store
 JL = schema.job_list_projections
 SORTS = ("score", "updated", "created")
 
-# Each order matches an index of migration 0009 expression for expression, so a page is
-# read in index order.
+# Each order matches an index of migration 0009 expression for expression (led by
+# tenant_id since 0023, which every query fixes first), so a page is read in index order.
 _ORDER_BY = {
     "score": (JL.c.score.is_(None), JL.c.score.desc(), JL.c.job_id),
     "updated": (JL.c.updated_at.desc(), JL.c.job_id),
