@@ -19,7 +19,7 @@ from jobctrl.app.materials import decide_materials
 from jobctrl.domain.applications import AttemptState, Channel
 from jobctrl.domain.errors import APPLY_ATTEMPT_LIVE, SEND_INTERRUPTED, JobctrlError
 from jobctrl.stages import smtp_session
-from jobctrl.store import applications, apply_attempts, apply_projection, jobs, schema
+from jobctrl.store import applications, apply_attempts, apply_projection, jobs, schema, tenancy
 from jobctrl.store.application_tables import apply_attempts as attempts_table
 from tests.support.materials import prepared_job
 from tests.support.processes import run_cli
@@ -62,8 +62,8 @@ def test_the_schema_itself_refuses_a_second_live_attempt(store) -> None:
     with pytest.raises(IntegrityError), store.write() as tx:  # past the store's own check
         tx.conn.execute(
             insert(attempts_table).values(
-                id="att-bypass", application_id=app_id, kind="email", state="intent",
-                started_at=tx.now,
+                tenant_id=tx.tenant, id="att-bypass", application_id=app_id, kind="email",
+                state="intent", started_at=tx.now,
             )
         )  # fmt: skip
 
@@ -80,7 +80,12 @@ def test_projections_rebuild_gives_the_folded_apply_rows(store) -> None:
     with store.write() as tx:
         apply_attempts.finish_attempt(tx, attempt, AttemptState.FAILED, error_code="SMTP_X")
     with store.read() as conn:
-        folded = [dict(r) for r in conn.execute(select(apply_projection.TABLE)).mappings()]
+        folded = [
+            dict(r)
+            for r in conn.execute(
+                select(apply_projection.TABLE).where(tenancy.scoped(apply_projection.TABLE, conn))
+            ).mappings()
+        ]
     assert [(r["status"], r["error_code"], r["attempts"]) for r in folded] == [
         ("failed", "SMTP_X", 1)
     ]
@@ -88,7 +93,12 @@ def test_projections_rebuild_gives_the_folded_apply_rows(store) -> None:
     result = run_cli("projections", "rebuild")
     assert result.returncode == 0, result.stderr
     with store.read() as conn:
-        rebuilt = [dict(r) for r in conn.execute(select(apply_projection.TABLE)).mappings()]
+        rebuilt = [
+            dict(r)
+            for r in conn.execute(
+                select(apply_projection.TABLE).where(tenancy.scoped(apply_projection.TABLE, conn))
+            ).mappings()
+        ]
     assert rebuilt == folded
 
 
@@ -158,8 +168,19 @@ def test_an_edit_after_approval_withdraws_it_in_the_log(store) -> None:
     with store.write() as tx:
         applications.save_email(tx, app_id, **{**same, "subject": "s2"})
     with store.read() as conn:
-        types = [r.type for r in conn.execute(select(schema.job_events.c.type))]
-        row = conn.execute(select(apply_projection.TABLE)).mappings().one()
+        types = [
+            r.type
+            for r in conn.execute(
+                select(schema.job_events.c.type).where(tenancy.scoped(schema.job_events, conn))
+            )
+        ]
+        row = (
+            conn.execute(
+                select(apply_projection.TABLE).where(tenancy.scoped(apply_projection.TABLE, conn))
+            )
+            .mappings()
+            .one()
+        )
     assert types[-2:] == ["ApplicationCancelled", "ApplicationPrepared"]
     assert types.count("ApplicationCancelled") == 1, "an unchanged message keeps its approval"
     assert (row["status"], row["approved_until"]) == ("draft", None)

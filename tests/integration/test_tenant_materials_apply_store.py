@@ -182,7 +182,7 @@ def test_the_tracker_import_matches_only_the_tenants_jobs(two_tenants: TwoTenant
     with local.write() as tx:
         tx.conn.execute(
             update(schema.jobs)
-            .where(schema.jobs.c.id == job)
+            .where(schema.jobs.c.tenant_id == tx.tenant, schema.jobs.c.id == job)
             .values(company="Acme", title="Engineer")
         )
     url = "https://example.com/jobs/1"

@@ -36,7 +36,7 @@ from jobctrl.stages import materials
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
 from jobctrl.stages.score import score
-from jobctrl.store import jobs, schema, stage_states, truth_checks
+from jobctrl.store import jobs, schema, stage_states, tenancy, truth_checks
 from jobctrl.store import materials as stored
 from tests.support.cited import (
     COMPANY,
@@ -91,8 +91,9 @@ def _states(store, job_id: str) -> dict[str, dict]:
 
 def _event_text(store) -> str:
     with store.read() as conn:
-        events = conn.execute(select(schema.job_events.c.payload)).scalars()
-        lists = conn.execute(select(schema.job_list_projections)).mappings()
+        ev, lp = schema.job_events, schema.job_list_projections
+        events = conn.execute(select(ev.c.payload).where(tenancy.scoped(ev, conn))).scalars()
+        lists = conn.execute(select(lp).where(tenancy.scoped(lp, conn))).mappings()
         return json.dumps([*events, *(dict(r) for r in lists)], default=str)
 
 
@@ -128,7 +129,9 @@ def test_a_refused_resume_fails_tailor_with_its_findings_and_nothing_is_saved(
     assert stored.list_materials(store, job_id) == []
     with store.read() as conn:
         failed = conn.execute(
-            select(schema.job_events.c.payload).where(schema.job_events.c.type == "StageFailed")
+            select(schema.job_events.c.payload).where(
+                tenancy.scoped(schema.job_events, conn), schema.job_events.c.type == "StageFailed"
+            )
         ).scalar_one()
     assert failed["errorCode"] == TAILOR_FABRICATION and failed["findings"] == len(error.findings)
     leaked = [m for m in LIE_MARKERS if m in _event_text(store) + (row["error_message"] or "")]

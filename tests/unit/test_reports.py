@@ -13,7 +13,7 @@ from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.home import Home
 from jobctrl.llm.offline import score_offline
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from jobctrl.store.jobs import create_job, job_row
 from jobctrl.store.reports import render_report, reserve_number, write_report
 from jobctrl.store.store import Store, upsert, utcnow
@@ -38,7 +38,7 @@ def _job(
     with store.write() as tx:
         tx.conn.execute(
             update(schema.jobs)
-            .where(schema.jobs.c.id == job_id)
+            .where(schema.jobs.c.tenant_id == tx.tenant, schema.jobs.c.id == job_id)
             .values(company=company, title=title)
         )
     return job_id
@@ -49,6 +49,7 @@ def _score(store: Store, job_id: str) -> ScoreReport:
         "Backend Engineer", POSTING, Profile.model_validate(TEST_PROFILE), today=date(2025, 6, 1)
     )
     values = {
+        "tenant_id": store.tenant,
         "job_id": job_id,
         "score": report.score,
         "verdict": report.verdict,
@@ -68,7 +69,9 @@ def _report_events(store: Store, job_id: str) -> list[dict]:
     with store.read() as conn:
         rows = conn.execute(
             select(schema.job_events).where(
-                schema.job_events.c.type == "ReportWritten", schema.job_events.c.job_id == job_id
+                tenancy.scoped(schema.job_events, conn),
+                schema.job_events.c.type == "ReportWritten",
+                schema.job_events.c.job_id == job_id,
             )
         ).mappings()
         return [dict(r) for r in rows]
@@ -103,7 +106,11 @@ def test_twenty_threads_get_exactly_one_to_twenty(store: Store) -> None:
         t.join()
     assert sorted(got.values()) == list(range(1, 21))
     with store.read() as conn:
-        count = conn.execute(select(func.count()).select_from(schema.report_numbers)).scalar()
+        count = conn.execute(
+            select(func.count())
+            .select_from(schema.report_numbers)
+            .where(tenancy.scoped(schema.report_numbers, conn))
+        ).scalar()
     assert count == 20
 
 
@@ -167,7 +174,10 @@ def test_rewriting_keeps_the_number_and_file_and_appends_the_event_once(
     with store.read() as conn:
         row = (
             conn.execute(
-                select(schema.report_numbers).where(schema.report_numbers.c.job_id == job_id)
+                select(schema.report_numbers).where(
+                    tenancy.scoped(schema.report_numbers, conn),
+                    schema.report_numbers.c.job_id == job_id,
+                )
             )
             .mappings()
             .one()
@@ -181,7 +191,14 @@ def test_a_job_without_a_score_raises_and_reserves_nothing(home: Home, store: St
     with pytest.raises(NotFoundError):
         write_report(home, store, job_id)
     with store.read() as conn:
-        assert conn.execute(select(func.count()).select_from(schema.report_numbers)).scalar() == 0
+        assert (
+            conn.execute(
+                select(func.count())
+                .select_from(schema.report_numbers)
+                .where(tenancy.scoped(schema.report_numbers, conn))
+            ).scalar()
+            == 0
+        )
     assert _report_events(store, job_id) == []
 
 

@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from jobctrl.domain.errors import BudgetExceededError
 from jobctrl.llm.spend import SpendAuthority, Usage, estimate_cost_usd
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 
 
 class FakeProvider:
@@ -107,7 +107,13 @@ def test_ledger_upserts_by_utc_day_and_lane(authority, store, clock):
     _call(authority, provider, 3)
     with store.read() as conn:
         rows = (
-            conn.execute(select(schema.llm_spend).order_by(schema.llm_spend.c.day)).mappings().all()
+            conn.execute(
+                select(schema.llm_spend)
+                .where(tenancy.scoped(schema.llm_spend, conn))
+                .order_by(schema.llm_spend.c.day)
+            )
+            .mappings()
+            .all()
         )
     assert [(r["day"], r["lane"], r["calls"], r["input_tokens"]) for r in rows] == [
         ("2026-11-29", "score", 2, 2000),
