@@ -16,7 +16,7 @@ from jobctrl.app.sources import add_source
 from jobctrl.demo.boards import DemoBoards, build_boards, posting_url_paths
 from jobctrl.domain.discovery import ExecutionRef
 from jobctrl.domain.stages import StageState
-from jobctrl.store import backlog, jobs, schema
+from jobctrl.store import backlog, jobs, schema, tenancy
 from jobctrl.worker.run import WORKFLOWS
 from jobctrl.workflows.converter import DATA_CONVERTER
 from tests.support.http import Route, posting_html
@@ -43,7 +43,7 @@ def _fail_enrich(store, job_id: str) -> None:
     with store.write() as tx:
         tx.conn.execute(
             update(S)
-            .where(S.c.job_id == job_id, S.c.stage == "enrich")
+            .where(S.c.job_id == job_id, S.c.stage == "enrich", tenancy.scoped(S, tx.conn))
             .values(state=StageState.FAILED.value, error_code="FETCH_NOT_FOUND", retryable=False)
         )
 
@@ -159,7 +159,9 @@ def test_admission_is_bounded_oldest_first_and_idempotent(home, store, settings)
     assert [s.job_id for s in swept] == made[:2], "oldest first"
     assert len({s.workflow_id for s in swept}) == 2
     with store.read() as conn:
-        intents = conn.execute(select(schema.start_intents.c.workflow_id)).scalars().all()
+        si = schema.start_intents
+        intents = conn.execute(select(si.c.workflow_id).where(tenancy.scoped(si, conn)))
+        intents = intents.scalars().all()
     assert sorted(intents) == sorted(s.workflow_id for s in swept), "each start is intended"
     # Another execution does not sweep jobs with an unstarted intent (the worker owns them).
     other = ExecutionRef("local", "discover-local", "run-2")
@@ -173,29 +175,32 @@ def test_work_something_else_owns_is_not_swept(home, store, settings):
     ids = {name: _create(store, f"https://jobs.example/{name}") for name in
            ("open", "reserved", "canceled", "closed", "behind", "free", "scored")}  # fmt: skip
     with store.write() as tx:
-        c = tx.conn
+        c, mine, jobs_ = tx.conn, tenancy.scoped(S, tx.conn), schema.jobs
         c.execute(WR.insert().values(workflow_id="prep-x", run_id="r", last_seq=0,
                                      workflow_type="JobPreparationWorkflow", job_id=ids["open"],
-                                     status="reconciled_not_found", started_at=tx.now))  # fmt: skip
-        c.execute(update(S).where(S.c.job_id == ids["reserved"]).values(reserved_by="recover-1"))
+                                     status="reconciled_not_found", started_at=tx.now,
+                                     tenant_id=tx.tenant))  # fmt: skip
+        c.execute(
+            update(S).where(S.c.job_id == ids["reserved"], mine).values(reserved_by="recover-1")
+        )
         c.execute(
             update(S)
-            .where(S.c.job_id == ids["canceled"], S.c.stage == "enrich")
+            .where(S.c.job_id == ids["canceled"], S.c.stage == "enrich", mine)
             .values(state="failed", error_code="canceled", retryable=False)
         )
         c.execute(
-            update(schema.jobs)
-            .where(schema.jobs.c.id == ids["closed"])
+            update(jobs_)
+            .where(jobs_.c.id == ids["closed"], tenancy.scoped(jobs_, c))
             .values(availability="unavailable")
         )
         c.execute(
             update(S)
-            .where(S.c.job_id == ids["behind"], S.c.stage == "enrich")
+            .where(S.c.job_id == ids["behind"], S.c.stage == "enrich", mine)
             .values(state="running")
         )
         c.execute(
             update(S)
-            .where(S.c.job_id == ids["scored"], S.c.stage == "enrich")
+            .where(S.c.job_id == ids["scored"], S.c.stage == "enrich", mine)
             .values(state="succeeded")
         )
     found = {job_id: stage for job_id, _key, stage in backlog.candidates(store, ref, 100)}

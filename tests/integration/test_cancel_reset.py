@@ -21,7 +21,7 @@ from temporalio.worker import Replayer
 from jobctrl.api.app import create_app
 from jobctrl.domain import ids
 from jobctrl.domain.errors import OWNERSHIP_LOST, StageError
-from jobctrl.store import jobs, schema, stage_control, stage_states, start_intents
+from jobctrl.store import jobs, schema, stage_control, stage_states, start_intents, tenancy
 from jobctrl.worker.run import WORKFLOWS
 from jobctrl.workflows.converter import DATA_CONVERTER
 from tests.support.http import Route, posting_html
@@ -43,7 +43,9 @@ def _event_types(store, job_id: str) -> list[str]:
     with store.read() as conn:
         return list(
             conn.execute(
-                select(ev.c.type).where(ev.c.job_id == job_id).order_by(ev.c.seq)
+                select(ev.c.type)
+                .where(ev.c.job_id == job_id, tenancy.scoped(ev, conn))
+                .order_by(ev.c.seq)
             ).scalars()
         )
 

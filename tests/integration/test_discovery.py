@@ -17,7 +17,7 @@ from jobctrl.app.sources import add_source
 from jobctrl.demo.boards import DemoBoards, build_boards, duplicate_pairs
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.executions import WorkflowType
-from jobctrl.store import schema, workflow_runs
+from jobctrl.store import schema, tenancy, workflow_runs
 from jobctrl.workflows.models import DiscoverInput, RetrySettings
 
 
@@ -37,7 +37,10 @@ def configured(home, boards, fast_settings) -> DemoBoards:
 
 def _count(store, table, *where) -> int:
     with store.read() as conn:
-        return conn.execute(select(func.count()).select_from(table).where(*where)).scalar_one()
+        mine = tenancy.scoped(table, conn)
+        return conn.execute(
+            select(func.count()).select_from(table).where(mine, *where)
+        ).scalar_one()
 
 
 async def _wait_prepared(store, n: int, timeout: float = 60) -> None:

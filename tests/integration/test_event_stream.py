@@ -18,7 +18,7 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from jobctrl.store import jobs, schema
+from jobctrl.store import jobs, schema, tenancy
 from jobctrl.store.store import Store
 from tests.support.app import live_server
 
@@ -57,13 +57,18 @@ async def _messages(response: httpx.Response) -> AsyncIterator[dict[str, str]]:
 
 def _latest(store: Store) -> int:
     with store.read() as conn:
-        return conn.execute(select(func.coalesce(func.max(E.c.seq), 0))).scalar_one()
+        mine = tenancy.scoped(E, conn)
+        return conn.execute(select(func.coalesce(func.max(E.c.seq), 0)).where(mine)).scalar_one()
 
 
 def _seqs_after(store: Store, start: int) -> list[int]:
     with store.read() as conn:
         return (
-            conn.execute(select(E.c.seq).where(E.c.seq > start).order_by(E.c.seq)).scalars().all()
+            conn.execute(
+                select(E.c.seq).where(E.c.seq > start, tenancy.scoped(E, conn)).order_by(E.c.seq)
+            )
+            .scalars()
+            .all()
         )
 
 
@@ -94,7 +99,8 @@ async def test_new_events_arrive_with_their_seq_type_and_identifiers(http, store
             if len(got) == len(expected):
                 break
     with store.read() as conn:
-        rows = {r.seq: r for r in conn.execute(select(E).where(E.c.seq > start))}
+        mine = tenancy.scoped(E, conn)
+        rows = {r.seq: r for r in conn.execute(select(E).where(E.c.seq > start, mine))}
     assert [int(m["id"]) for m in got] == expected
     for m in got:
         data = json.loads(m["data"])
