@@ -24,10 +24,12 @@ from jobctrl.store import (
     events,
     job_list,
     jobs,
+    observations,
     projections,
     run_verdicts,
     schema,
     stage_control,
+    stage_lookups,
     stage_states,
     start_intents,
     tenancy,
@@ -114,8 +116,8 @@ def test_stage_rows_of_one_tenant_cannot_be_claimed_or_changed_by_another(
     # The fence finds no row of acme's to own.
     with pytest.raises(StageError), acme.write() as tx:
         stage_states.succeed_stage(tx, job, Stage.ENRICH.value, "run-l", claim.attempt)
-    assert stage_states.running_stages_owned_by(acme, job, "run-l") == []
-    assert stage_states.running_stages_owned_by(local, job, "run-l") == [("enrich", 1)]
+    assert stage_lookups.running_stages_owned_by(acme, job, "run-l") == []
+    assert stage_lookups.running_stages_owned_by(local, job, "run-l") == [("enrich", 1)]
     assert stage_control.cancel_job(acme, job, []) == []
     assert stage_control.reset_job_stage(acme, job, Stage.ENRICH.value) == []
     assert not stage_control.refuse_paused(acme, job, "enrich", "run-l", "x")
@@ -227,7 +229,7 @@ def test_discovery_runs_members_and_the_backlog_stay_within_their_tenant(
         discovery.open_run(acme, ref, ["greenhouse"], 3, 1, 1)
     assert [r["run_id"] for r in discovery.recent_runs(local)] == ["run-1"]
     assert discovery.recent_runs(acme) == []
-    assert [j.id for j in discovery.known_postings(acme)[0]] == [theirs]
+    assert [j.id for j in observations.known_postings(acme)[0]] == [theirs]
     assert [c[0] for c in backlog.candidates(acme, acme_ref, 10)] == [theirs]
     with acme.write() as tx:
         assert backlog.admit(tx, acme_ref, 10) == 1

@@ -32,7 +32,7 @@ from jobctrl.sources.dedupe import Deduper
 from jobctrl.sources.filtering import filter_postings
 from jobctrl.sources.registry import make_source
 from jobctrl.stages.context import StageContext
-from jobctrl.store import backlog, jobs, stop_loss
+from jobctrl.store import backlog, jobs, observations, stop_loss
 from jobctrl.store import discovery as runs
 
 StartPreparations = Callable[[ExecutionRef], Awaitable[dict[str, int]]]
@@ -74,7 +74,7 @@ class _Linker:
 
     def seed(self) -> None:
         """Existing jobs join the deduper first, so a posting seen before maps to its job."""
-        known_jobs, listings = runs.known_postings(self.ctx.store)
+        known_jobs, listings = observations.known_postings(self.ctx.store)
         for row in known_jobs:
             known = DiscoveredPosting(
                 source_kind=row.source,
@@ -106,7 +106,7 @@ class _Linker:
             job = None
             if job_id is None:
                 job = jobs.create_job_in(tx, posting.url, source=posting.source_kind)
-            runs.observe(
+            observations.observe(
                 tx,
                 self.ref,
                 job.job_id if job else job_id,  # type: ignore[arg-type]

@@ -26,15 +26,14 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, func, select, update
 
 from jobctrl.domain import events as ev
-from jobctrl.domain.discovery import StepState
 from jobctrl.domain.events import DomainEvent, parse_event
 from jobctrl.domain.executions import WorkflowStatus
 from jobctrl.domain.stages import Stage, StageState, job_status
 from jobctrl.domain.tenants import LOCAL
-from jobctrl.store import apply_projection, schema, tenancy
+from jobctrl.store import apply_projection, schema, step_projection, tenancy
 from jobctrl.store.db import upsert
 
 WATERMARK = "jobs"
@@ -380,61 +379,9 @@ def _on_workflow_event(fold: _Fold, item: AppendedEvent) -> None:
         _job_event(_touched)(fold, item)
 
 
-# -- pipeline steps --------------------------------------------------------------------------
-
-_STEP_TERMINAL = {StepState.COMPLETED, StepState.FAILED}
-_STEP_STATE = {
-    ev.PipelineStepQueued: StepState.QUEUED,
-    ev.PipelineStepStarted: StepState.RUNNING,
-    ev.PipelineStepCompleted: StepState.COMPLETED,
-    ev.PipelineStepFailed: StepState.FAILED,
-}
-
-
 def _pipeline_step(fold: _Fold, item: AppendedEvent) -> None:
-    """Fold a PipelineStep* event: a higher attempt replaces an older one, a late lower
-    attempt is ignored, and within one attempt the first terminal result wins."""
-    e = item.event
-    assert isinstance(e, ev.PipelineStep)
-    state = _STEP_STATE[type(e)]
-    ps = schema.pipeline_step_projections
-    key = (
-        ps.c.workflow_id == e.workflow_id,
-        ps.c.run_id == e.run_id,
-        ps.c.step_kind == e.step_kind,
-        ps.c.item_key == e.item_key,
-        tenancy.scoped(ps, fold.conn),
-    )
-    row = fold.conn.execute(select(ps.c.attempt, ps.c.state).where(*key)).first()
-    if row is not None and (
-        e.attempt < row.attempt or (e.attempt == row.attempt and row.state in _STEP_TERMINAL)
-    ):
-        return
-    at = item.occurred_at
-    values: dict[str, Any] = {"attempt": e.attempt, "state": state.value, "last_seq": item.seq}
-    if state == StepState.QUEUED:
-        values.update(queued_at=at)
-    elif state == StepState.RUNNING:
-        values.update(started_at=at)
-    else:
-        values.update(
-            finished_at=at,
-            error_code=getattr(e, "error_code", None),
-            counts=getattr(e, "counts", None),
-        )
-    if row is None:
-        fold.conn.execute(
-            insert(ps).values(
-                workflow_id=e.workflow_id,
-                run_id=e.run_id,
-                step_kind=e.step_kind,
-                item_key=e.item_key,
-                tenant_id=tenancy.tenant_of(fold.conn),
-                **values,
-            )
-        )
-    else:
-        fold.conn.execute(update(ps).where(*key).values(**values))
+    assert isinstance(item.event, ev.PipelineStep)
+    step_projection.fold(fold.conn, item.seq, item.event, item.occurred_at)
 
 
 def _application(fold: _Fold, item: AppendedEvent) -> None:
@@ -456,10 +403,7 @@ HANDLERS: dict[type[DomainEvent], Callable[[_Fold, AppendedEvent], None]] = {
     ev.ReportWritten: _job_event(_touched),
     ev.JobAvailabilityChecked: _job_event(_touched),
     **{cls: _on_workflow_event for cls in WORKFLOW_LIFECYCLE},
-    ev.PipelineStepQueued: _pipeline_step,
-    ev.PipelineStepStarted: _pipeline_step,
-    ev.PipelineStepCompleted: _pipeline_step,
-    ev.PipelineStepFailed: _pipeline_step,
+    **{cls: _pipeline_step for cls in step_projection.EVENT_TYPES},
     **{cls: _application for cls in apply_projection.EVENT_TYPES},
 }
 

@@ -71,12 +71,6 @@ _OPEN_COHORT_OF_RUN = select(recovery_cohorts.c.workflow_id).where(
     recovery_cohorts.c.state.in_(("reserved", "started")),
     recovery_cohorts.c.run_id == bindparam("k_run"),
 )
-_RUNNING_OWNED = select(S.c.stage, S.c.attempts).where(
-    _MINE,
-    S.c.job_id == bindparam("k_job"),
-    S.c.owner_run_id == bindparam("k_run"),
-    S.c.state == StageState.RUNNING.value,
-)
 
 
 @dataclass(frozen=True)
@@ -420,26 +414,3 @@ def stage_rows(store: Store, job_id: str) -> list[dict[str, Any]]:
     """The job's stage rows in pipeline order."""
     with store.read() as conn:
         return read_rows(conn, job_id)
-
-
-def running_stages_owned_by(store: Store, job_id: str, run_id: str) -> list[tuple[str, int]]:
-    """(stage, attempt) of each stage of the job still running under ``run_id``."""
-    with store.read() as conn:
-        params = {"k_job": job_id, "k_run": run_id, "k_tenant": tenancy.tenant_of(conn)}
-        rows = conn.execute(_RUNNING_OWNED, params).all()
-    return [(str(stage), int(attempts)) for stage, attempts in rows]
-
-
-def failed_stages_with(store: Store, code: str) -> list[tuple[str, str, datetime | None]]:
-    """(job id, stage, when it failed) of every stage failed with ``code``, oldest first."""
-    with store.read() as conn:
-        rows = conn.execute(
-            select(S.c.job_id, S.c.stage, S.c.finished_at)
-            .where(
-                S.c.state == StageState.FAILED.value,
-                S.c.error_code == code,
-                tenancy.scoped(S, conn),
-            )
-            .order_by(S.c.finished_at)
-        ).all()
-    return [(str(job_id), str(stage), finished) for job_id, stage, finished in rows]

@@ -38,7 +38,7 @@ from jobctrl.domain.errors import (
 from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority, utc_day
 from jobctrl.stages.context import StageContext
-from jobctrl.store import jobs, stage_states, start_intents
+from jobctrl.store import jobs, stage_lookups, start_intents
 from jobctrl.workflows import starts
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ async def resume_budget_stopped(
     """Start recovery for budget-stopped jobs whose budget day has passed; returns how many."""
     now = now or ctx.now()
     today = utc_day(now)
-    stopped = await asyncio.to_thread(stage_states.failed_stages_with, ctx.store, BUDGET_EXCEEDED)
+    stopped = await asyncio.to_thread(stage_lookups.failed_stages_with, ctx.store, BUDGET_EXCEEDED)
     authority = SpendAuthority(ctx.store, ctx.settings, clock=lambda: now)
     started = 0
     for job_id, stage, finished_at in stopped:
@@ -140,7 +140,7 @@ async def resume_config_stopped(client: Client, ctx: StageContext, *, limit: int
     """Start again the stages that stopped because config.yaml could not be read, once it
     can be (once per job, stage and version of config.yaml); returns how many."""
     await asyncio.to_thread(load_config, ctx.home)  # still broken: nothing to do yet
-    stopped = await asyncio.to_thread(stage_states.failed_stages_with, ctx.store, CONFIG_INVALID)
+    stopped = await asyncio.to_thread(stage_lookups.failed_stages_with, ctx.store, CONFIG_INVALID)
     version = await asyncio.to_thread(config_version, ctx.home)
     started = 0
     for job_id, stage, _ in stopped[:limit]:

@@ -35,7 +35,7 @@ from jobctrl.stages import materials
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
 from jobctrl.stages.score import score
-from jobctrl.store import jobs, reports, stage_control, stage_states, workflow_runs
+from jobctrl.store import jobs, reports, stage_control, stage_lookups, stage_states, workflow_runs
 from jobctrl.workflows import activity_defs as act
 from jobctrl.workflows import stage_gate
 from jobctrl.workflows.models import EnrichResult, FinalizeInput, ScoreResult, StageInput
@@ -290,7 +290,7 @@ class PreparationActivities:
         """Settle stage rows this run still owns, then record the workflow's outcome."""
         store = self.ctx.store
         canceled = inp.outcome == CANCELED
-        for stage, attempt in stage_states.running_stages_owned_by(store, inp.job_id, inp.run_id):
+        for stage, attempt in stage_lookups.running_stages_owned_by(store, inp.job_id, inp.run_id):
             interrupted = (
                 StageError(CANCELED, stage_control.CANCELED_MESSAGE)
                 if canceled

@@ -13,7 +13,7 @@ from temporalio import activity
 
 from jobctrl.domain.errors import STAGE_INTERRUPTED, StageError
 from jobctrl.stages.context import StageContext
-from jobctrl.store import recovery, stage_states
+from jobctrl.store import recovery, stage_lookups, stage_states
 from jobctrl.workflows import activity_defs as act
 from jobctrl.workflows.activities import cooperative
 from jobctrl.workflows.models import RecoveryBeginInput, RecoveryFinishInput
@@ -38,7 +38,7 @@ class RecoveryActivities:
         it was (no attempt charged); then the cohort is closed and the run recorded."""
         store, clock = self.ctx.store, self.ctx.clock
         for job_id in inp.job_ids:
-            for stage, attempt in stage_states.running_stages_owned_by(store, job_id, inp.run_id):
+            for stage, attempt in stage_lookups.running_stages_owned_by(store, job_id, inp.run_id):
                 interrupted = StageError(
                     STAGE_INTERRUPTED,
                     f"the automatic {stage} attempt stopped without a result",

@@ -1,0 +1,46 @@
+"""Which stage rows the worker looks for besides a job's own attempt: the stages a run
+still holds running (its finalize settles them), and the stages failed with one code (the
+budget and configuration stops the heartbeat resumes)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import bindparam, select
+
+from jobctrl.domain.stages import StageState
+from jobctrl.store import schema, tenancy
+from jobctrl.store.store import Store
+
+S = schema.job_stage_states
+_MINE = S.c.tenant_id == bindparam("k_tenant")
+# Asked at every finalize: built once.
+_RUNNING_OWNED = select(S.c.stage, S.c.attempts).where(
+    _MINE,
+    S.c.job_id == bindparam("k_job"),
+    S.c.owner_run_id == bindparam("k_run"),
+    S.c.state == StageState.RUNNING.value,
+)
+
+
+def running_stages_owned_by(store: Store, job_id: str, run_id: str) -> list[tuple[str, int]]:
+    """(stage, attempt) of each stage of the job still running under ``run_id``."""
+    with store.read() as conn:
+        params = {"k_job": job_id, "k_run": run_id, "k_tenant": tenancy.tenant_of(conn)}
+        rows = conn.execute(_RUNNING_OWNED, params).all()
+    return [(str(stage), int(attempts)) for stage, attempts in rows]
+
+
+def failed_stages_with(store: Store, code: str) -> list[tuple[str, str, datetime | None]]:
+    """(job id, stage, when it failed) of every stage failed with ``code``, oldest first."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(S.c.job_id, S.c.stage, S.c.finished_at)
+            .where(
+                S.c.state == StageState.FAILED.value,
+                S.c.error_code == code,
+                tenancy.scoped(S, conn),
+            )
+            .order_by(S.c.finished_at)
+        ).all()
+    return [(str(job_id), str(stage), finished) for job_id, stage, finished in rows]
