@@ -28,6 +28,7 @@ recovery_cohorts = Table(
     Column("workers", Integer),
     tenant_id(),
     Index("ix_recovery_cohorts_state", "tenant_id", "state", "created_at"),
+    Index("ix_recovery_cohorts_state_any", "state", "created_at"),  # until WP3 (0025)
 )
 
 # The public-fetch recheck (store/public_fetch.py): the typed evidence of an Enrich
@@ -48,6 +49,7 @@ public_fetch_rechecks = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
     tenant_id(),
     Index("ix_public_fetch_rechecks_due", "tenant_id", "next_check_at"),
+    Index("ix_public_fetch_rechecks_due_any", "next_check_at"),  # until WP3 (0025)
 )
 
 # What each worker process reports on its heartbeat (store/runtime.py): runtime facts that
