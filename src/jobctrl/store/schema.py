@@ -59,7 +59,6 @@ jobs = Table(
     Column("availability_code", String(64)),
     tenant_id(),
     Index("ix_jobs_availability_due", "tenant_id", "availability_next_check_at"),
-    Index("ix_jobs_availability_due_any", "availability_next_check_at"),  # until WP3 (0025)
 )
 
 job_stage_states = Table(
@@ -84,10 +83,8 @@ job_stage_states = Table(
     Column("reserved_by", String(128)),
     tenant_id(),
     Index("ix_job_stage_states_state", "tenant_id", "stage", "state"),
-    Index("ix_job_stage_states_state_any", "stage", "state"),  # until WP3 (0025)
     # The newest finished rows per stage and state: the ETA's duration samples (0018).
     Index("ix_job_stage_states_finished", "tenant_id", "stage", "state", "finished_at"),
-    Index("ix_job_stage_states_finished_any", "stage", "state", "finished_at"),  # until WP3
 )
 
 job_events = Table(
@@ -390,7 +387,6 @@ start_intents = Table(
     Column("run_id", String(64)),
     tenant_id(),
     Index("ix_start_intents_open", "tenant_id", "started_at", "created_at"),
-    Index("ix_start_intents_open_any", "started_at", "created_at"),  # until WP3 (0025)
 )
 
 # -- truth checks (issue 11) ---------------------------------------------------------------

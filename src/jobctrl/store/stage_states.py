@@ -51,6 +51,7 @@ S = schema.job_stage_states
 # SQLite takes to run it). Keys are prefixed: an UPDATE's SET takes the column names.
 _MINE = S.c.tenant_id == bindparam("k_tenant")
 _ROW = select(S).where(S.c.job_id == bindparam("k_job"), S.c.stage == bindparam("k_stage"), _MINE)
+_COLUMNS = frozenset(S.c.keys())
 _ROWS_OF_JOB = select(S).where(S.c.job_id == bindparam("k_job"), _MINE)
 _UPDATE_ROW = update(S).where(
     S.c.job_id == bindparam("k_job"), S.c.stage == bindparam("k_stage"), _MINE
@@ -199,6 +200,9 @@ def claim_stage(
 
 
 def _fenced(tx: WriteTx, job_id: str, stage: str, run_id: str, attempt: int, **values: Any) -> None:
+    # A prebuilt UPDATE's SET is its parameters' keys; one naming no column would be ignored.
+    if not _COLUMNS.issuperset(values):
+        raise ValueError(f"not columns of {S.name}: {sorted(set(values) - _COLUMNS)}")
     result = tx.conn.execute(
         _UPDATE_OWNED,
         {
