@@ -108,6 +108,10 @@ async def test_a_score_that_failed_on_a_5xx_is_recovered_until_the_job_is_prepar
 
     assert set(_states(store, job_id).values()) == {"succeeded"}
     assert json.loads(run_cli("show", job_id, "--json").stdout)["status"] == "prepared"
+    # Scored by recovery, not by its preparation: the cohort's finish wrote its report.
+    written = _events(store, "ReportWritten", job_id)
+    assert len(written) == 1, written
+    assert (home.root / written[0]["path"]).is_file()
     queued = _events(store, "StageQueued", job_id)
     assert len(provider.requests) == 3, ("two 500s, then one answer", queued)
     # A later heartbeat selects the next stage: one cohort per stage, in order.

@@ -11,9 +11,10 @@ from typing import Any
 
 from temporalio import activity
 
-from jobctrl.domain.errors import STAGE_INTERRUPTED, StageError
+from jobctrl.domain.errors import STAGE_INTERRUPTED, JobctrlError, StageError
+from jobctrl.domain.stages import Stage, StageState
 from jobctrl.stages.context import StageContext
-from jobctrl.store import recovery, stage_lookups, stage_states
+from jobctrl.store import recovery, reports, stage_lookups, stage_states
 from jobctrl.workflows import activity_defs as act
 from jobctrl.workflows.activities import cooperative
 from jobctrl.workflows.models import RecoveryBeginInput, RecoveryFinishInput
@@ -48,11 +49,26 @@ class RecoveryActivities:
                     stage_states.fail_stage(
                         store, job_id, stage, inp.run_id, attempt, interrupted, clock=clock
                     )
+        if inp.stage == Stage.SCORE:
+            self._write_reports(inp.job_ids)
         released = recovery.close_cohort(
             store, inp.workflow_id, run=(inp.run_id, inp.status, inp.error_code), clock=clock
         )
         if released:
             log.info("recovery %s released %d unclaimed job(s)", inp.workflow_id, len(released))
+
+    def _write_reports(self, job_ids: list[str]) -> None:
+        """The evaluation report of each member this cohort scored: the preparation's own
+        finalize writes it only for a job scored by then, and these were not."""
+        store = self.ctx.store
+        for job_id in job_ids:
+            rows = {r["stage"]: r for r in stage_states.stage_rows(store, job_id)}
+            if rows.get(Stage.SCORE, {}).get("state") != StageState.SUCCEEDED:
+                continue
+            try:
+                reports.write_report(self.ctx.home, store, job_id, clock=self.ctx.clock)
+            except JobctrlError as error:  # the next rescore or `jobctrl report` writes it
+                log.warning("report of job %s not written: %s", job_id, error.code)
 
     def all(self) -> list[Callable[..., Any]]:
         return [self.recovery_begin, self.recovery_finish]
