@@ -13,6 +13,7 @@ from sqlalchemy import event, func, select
 from jobctrl.app.jobs import add_job
 from jobctrl.app.lanes import set_lane
 from jobctrl.config import LaneProvider
+from jobctrl.domain.errors import StageError
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.llm.lanes import CRASH_AFTER_CALL, call_lane
 from jobctrl.llm.remote import ProviderError
@@ -144,3 +145,37 @@ def test_a_paid_call_writes_the_database_three_times_at_most(
     with store.read() as conn:
         assert conn.execute(select(func.count()).select_from(obs)).scalar_one() == observed
     assert usage_committed_before_output == ([True] if mode == "ok" else [])
+
+
+def test_an_attempt_whose_row_was_taken_over_asks_nothing(store, settings, monkeypatch):
+    """Temporal gave up on attempt 1 while it waited (for the database, or its turn at the
+    provider) and attempt 2 claimed the stage, maybe on another worker: attempt 1 must not
+    pay too, however late it gets to the provider."""
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    job_id = jobs.create_job(store, "https://example.org/jobs/taken-over").job_id
+    stage_states.claim_stage(store, job_id, "enrich", "run1")  # Score needs no Enrich row
+    first = stage_states.claim_stage(store, job_id, "score", "run1").attempt
+    assert first == 1
+    assert stage_states.claim_stage(store, job_id, "score", "run1").attempt == 2  # taken over
+    with FakeOpenAI("ok", SCORE_REPORT) as provider:
+        lane = LaneProvider(
+            provider="openai", model="gpt-4o-mini", base_url=provider.base_url,
+            api_key_env="FAKE_KEY",
+        )  # fmt: skip
+        spend = SpendAuthority(store, settings)
+        with pytest.raises(StageError) as refused:
+            call_lane(
+                spend, "score", lane, job_id=job_id, run_id="run1", attempt=first,
+                output_type=ScoreReport, system="s", prompt=lambda: "p",
+                offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
+            )  # fmt: skip
+        assert refused.value.code == "OWNERSHIP_LOST"
+        assert provider.requests == [], "nothing was sent"
+        # The attempt that owns the row is asked as usual.
+        report = call_lane(
+            spend, "score", lane, job_id=job_id, run_id="run1", attempt=2,
+            output_type=ScoreReport, system="s", prompt=lambda: "p",
+            offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
+        )  # fmt: skip
+        assert report.score == 81 and len(provider.requests) == 1
+    assert spend.summary()["openReservations"]["count"] == 0

@@ -44,7 +44,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from jobctrl.config import LaneProvider, load_config
-from jobctrl.domain.errors import PROVIDER_RATE_LIMITED, JobctrlError
+from jobctrl.domain.errors import OWNERSHIP_LOST, PROVIDER_RATE_LIMITED, JobctrlError, StageError
+from jobctrl.domain.stages import Stage
 from jobctrl.home import Home
 from jobctrl.llm import pacing
 from jobctrl.llm.remote import (
@@ -56,7 +57,7 @@ from jobctrl.llm.remote import (
 )
 from jobctrl.llm.reuse import request_digest, reuse_earlier, reuse_own, store_output
 from jobctrl.llm.spend import SpendAuthority, Usage, record_in
-from jobctrl.store import provider_results
+from jobctrl.store import provider_results, stage_lookups
 
 T = TypeVar("T", bound=BaseModel)
 MAX_OUTPUT_TOKENS = {"score": 2_000, "tailor": 3_000, "cover": 1_200}
@@ -147,10 +148,30 @@ def call_lane(
     with _one_call_per_step(key, keep_alive, heartbeat):
         return _call_remote(
             spend, lane, config, key, observation_id,
-            job_id=job_id, run_id=run_id, output_type=output_type, system=system,
-            prompt=prompt, keep_alive=keep_alive, heartbeat=heartbeat,
+            job_id=job_id, run_id=run_id, attempt=attempt, output_type=output_type,
+            system=system, prompt=prompt, keep_alive=keep_alive, heartbeat=heartbeat,
             interrupted_run=interrupted_run,
         )  # fmt: skip
+
+
+# The lanes whose calls are one stage's attempt (the stage row fences them).
+_STAGE_LANES = frozenset({Stage.SCORE.value, Stage.TAILOR.value, Stage.COVER.value})
+
+
+def _still_this_attempt(
+    spend: SpendAuthority, lane: str, job_id: str, run_id: str, attempt: int
+) -> None:
+    """Refuse to pay for an attempt whose stage row has moved on: one Temporal gave up on
+    (timed out while it waited for the database or its turn at the provider) whose next
+    attempt, maybe on another worker, claimed the row and paid. Asked just before the
+    request leaves, after every wait."""
+    if lane in _STAGE_LANES and not stage_lookups.attempt_owns(
+        spend.store, job_id, lane, run_id, attempt
+    ):
+        raise StageError(
+            OWNERSHIP_LOST,
+            f"{lane} attempt {attempt} of job {job_id} was taken over; nothing was asked",
+        )
 
 
 def _call_remote(
@@ -162,6 +183,7 @@ def _call_remote(
     *,
     job_id: str,
     run_id: str,
+    attempt: int,
     output_type: type[T],
     system: str,
     prompt: Callable[[], str],
@@ -227,6 +249,7 @@ def _call_remote(
         while True:
             ticket = _turn_at_provider(spend, observation_id, pacer, heartbeat, give_up_at)
             try:
+                _still_this_attempt(spend, lane, job_id, run_id, attempt)
                 with keep_alive():
                     output, usage = run_structured(
                         build_model(lane_model, observe=ticket.observe, sent=ticket.sent),

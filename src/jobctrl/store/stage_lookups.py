@@ -23,6 +23,27 @@ _RUNNING_OWNED = select(S.c.stage, S.c.attempts).where(
 )
 
 
+_OWNER = select(S.c.state, S.c.owner_run_id, S.c.attempts).where(
+    _MINE, S.c.job_id == bindparam("k_job"), S.c.stage == bindparam("k_stage")
+)
+
+
+def attempt_owns(store: Store, job_id: str, stage: str, run_id: str, attempt: int) -> bool:
+    """False when the job's ``stage`` row has moved on from ``run_id``'s ``attempt``
+    (another attempt claimed it, or it ended); True while that attempt runs it, or when
+    the job has no such row (work that no stage row fences)."""
+    with store.read() as conn:
+        params = {"k_job": job_id, "k_stage": stage, "k_tenant": tenancy.tenant_of(conn)}
+        row = conn.execute(_OWNER, params).first()
+    if row is None:
+        return True
+    return bool(
+        row.state == StageState.RUNNING.value
+        and row.owner_run_id == run_id
+        and row.attempts == attempt
+    )
+
+
 def running_stages_owned_by(store: Store, job_id: str, run_id: str) -> list[tuple[str, int]]:
     """(stage, attempt) of each stage of the job still running under ``run_id``."""
     with store.read() as conn:
