@@ -345,9 +345,16 @@ def test_ctrl_c_during_a_copy_rolls_it_back(home, store, target, opened):
         seen.append(line)
         if line.startswith("copying"):
             copying.send_signal(signal.SIGINT)
-    assert copying.wait(30) == 130, seen
-    assert seen[-1] == "interrupted\n" and copying.stdout.read() == ""
+    code = copying.wait(30)
     copied = _open(target, home, opened)
+    if code == 0:
+        # The progress line is the display's last look: on a loaded machine the copy can
+        # already be committing when it is printed, and a commit is not interrupted. All
+        # or nothing either way: then everything is there.
+        assert _count(copied, schema.jobs) == 4000, seen
+        return
+    assert code == 130, seen
+    assert seen[-1] == "interrupted\n" and copying.stdout.read() == ""
     assert all(_count(copied, t) == 0 for t in schema.metadata.sorted_tables), "rolled back"
 
 

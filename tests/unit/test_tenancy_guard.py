@@ -109,8 +109,9 @@ def test_an_upsert_built_once_carries_the_tenant_in_its_values(acme: Store) -> N
     with acme.write() as tx:
         with pytest.raises(TenancyError, match="INSERT INTO settings"):
             upsert(tx.conn, schema.settings, row, keys=["key"])
-        upsert(tx.conn, schema.settings, stamped(tx.conn, row), keys=["key"], update=["value"])
-        upsert(tx.conn, schema.settings, stamped(tx.conn, row), keys=["key"], update={"value": 1})
+        keys = ["tenant_id", "key"]  # settings' key per tenant (0024)
+        upsert(tx.conn, schema.settings, stamped(tx.conn, row), keys=keys, update=["value"])
+        upsert(tx.conn, schema.settings, stamped(tx.conn, row), keys=keys, update={"value": 1})
 
 
 def test_events_appended_in_a_write_carry_its_tenant(acme: Store) -> None:
