@@ -338,6 +338,7 @@ def test_ctrl_c_during_a_copy_rolls_it_back(home, store, target, opened):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal's
     )
     assert copying.stderr is not None
     seen = []

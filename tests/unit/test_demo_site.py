@@ -83,7 +83,13 @@ def test_serve_forever_blocks_until_interrupted() -> None:
         "serve_forever(0, ready=lambda url: print(url, flush=True))\n"
     )
     process = subprocess.Popen(
-        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A shell's background job starts with Ctrl-C ignored, and Python then installs no
+        # KeyboardInterrupt: give the child the default, as a terminal would.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         assert process.stdout is not None
