@@ -52,22 +52,37 @@ def _aware(value: datetime | None) -> datetime:
     return as_utc(value)
 
 
+class RunFacts(NamedTuple):
+    """What a stage claim asks of its run: whether the store records it closed, and the
+    open recovery cohort it executes (None: a preparation's own run, or no cohort)."""
+
+    closed: Closed | None
+    cohort: str | None
+
+
 def closed_at(conn: Connection, job_id: str, run_id: str) -> Closed | None:
     """When and how the store recorded ``run_id`` closed (the job's preparation run, or
     the run of a recovery cohort that queued the job); None while open, or not known."""
+    return run_facts(conn, job_id, run_id).closed
+
+
+def run_facts(conn: Connection, job_id: str, run_id: str) -> RunFacts:
+    """``closed_at`` and the open cohort ``run_id`` executes, from the same lookups: one
+    for a preparation's run, two more for a recovery execution's."""
     tenant = tenancy.tenant_of(conn)
     row = conn.execute(_JOB_RUN, {"job_id": job_id, "run_id": run_id, "k_tenant": tenant}).first()
     if row is not None:  # one of the job's own runs
-        return Closed(_aware(row.closed_at), row.status) if row.status in CLOSED else None
+        closed = Closed(_aware(row.closed_at), row.status) if row.status in CLOSED else None
+        return RunFacts(closed, None)
     # A recovery execution records no job: its cohort names its run (one small lookup,
     # not a scan of the job's events).
     cohort = conn.execute(_COHORT_OF_RUN, {"run_id": run_id, "k_tenant": tenant}).first()
     if cohort is None:
-        return None
+        return RunFacts(None, None)
     params = {"workflow_id": cohort.workflow_id, "run_id": run_id, "k_tenant": tenant}
     run = conn.execute(_COHORT_RUN, params).first()
     if run is not None and run.status in CLOSED:
-        return Closed(_aware(run.closed_at), run.status)
-    if cohort.state != "closed":
-        return None
-    return Closed(_aware(cohort.updated_at), WorkflowStatus.FAILED.value)
+        return RunFacts(Closed(_aware(run.closed_at), run.status), None)
+    if cohort.state == "closed":
+        return RunFacts(Closed(_aware(cohort.updated_at), WorkflowStatus.FAILED.value), None)
+    return RunFacts(None, str(cohort.workflow_id))

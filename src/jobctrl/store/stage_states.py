@@ -42,7 +42,6 @@ from jobctrl.domain.recovery import retryable_code
 from jobctrl.domain.stages import STAGE_ORDER, StageState
 from jobctrl.store import closed_runs, public_fetch, recovery_admission, schema, tenancy
 from jobctrl.store.db import upsert
-from jobctrl.store.operations_tables import recovery_cohorts
 from jobctrl.store.store import Store, WriteTx
 
 S = schema.job_stage_states
@@ -66,11 +65,6 @@ _UPDATE_OWNED = update(S).where(
 )
 _AVAILABILITY = select(schema.jobs.c.availability).where(
     schema.jobs.c.id == bindparam("k_job"), schema.jobs.c.tenant_id == bindparam("k_tenant")
-)
-_OPEN_COHORT_OF_RUN = select(recovery_cohorts.c.workflow_id).where(
-    recovery_cohorts.c.tenant_id == bindparam("k_tenant"),
-    recovery_cohorts.c.state.in_(("reserved", "started")),
-    recovery_cohorts.c.run_id == bindparam("k_run"),
 )
 
 
@@ -112,12 +106,6 @@ def posting_closed_in(conn: Connection, job_id: str) -> bool:
     return state == Availability.UNAVAILABLE
 
 
-def recovery_cohort_of(conn: Connection, run_id: str) -> str | None:
-    """The workflow id of the open recovery cohort ``run_id`` executes, if it is one."""
-    params = {"k_run": run_id, "k_tenant": tenancy.tenant_of(conn)}
-    return conn.execute(_OPEN_COHORT_OF_RUN, params).scalar()
-
-
 def _still_reserved(row: Any, cohort: str) -> bool:
     """The row is the cohort's and still one recovery may run (a failure it retries, or
     pending): whatever else happened to it meanwhile, its member leaves it alone."""
@@ -147,10 +135,11 @@ def claim_stage(
         row = tx.conn.execute(_ROW, key).mappings().first()
         if row is None:
             raise NotFoundError(f"job {job_id} has no {stage} stage", code=MISSING_INPUT)
-        if closed_runs.closed_at(tx.conn, job_id, run_id) is not None:
+        run = closed_runs.run_facts(tx.conn, job_id, run_id)
+        if run.closed is not None:
             # A late attempt (timed out, its execution ended since): nothing would settle it.
             raise StageError(OWNERSHIP_LOST, f"run {run_id} has ended; {stage} was not claimed")
-        cohort = recovery_cohort_of(tx.conn, run_id)
+        cohort = run.cohort
         if cohort is not None and not _still_reserved(row, cohort):
             raise StageError(
                 OWNERSHIP_LOST, f"{stage} of job {job_id} is no longer reserved for {cohort}"
