@@ -5,20 +5,17 @@ other's (the same setting key, spend day and lane, profile, report number)."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 
 import pytest
 
 from jobctrl.config import load_config
 from jobctrl.domain.errors import BudgetExceededError, NotFoundError
-from jobctrl.domain.profile import Profile
-from jobctrl.llm.offline import score_offline
 from jobctrl.llm.spend import SpendAuthority, Usage
-from jobctrl.store import jobs, profiles, reports, schema, spend
-from jobctrl.store.db import upsert
+from jobctrl.store import jobs, profiles, reports, spend
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
-from tests.support.profile import TEST_PROFILE
+from tests.support.jobs import score_row
 from tests.support.tenants import TwoTenants
 
 pytestmark = pytest.mark.parametrize(
@@ -127,23 +124,7 @@ def test_report_numbers_start_at_one_in_each_tenant(two_tenants: TwoTenants) -> 
 
 def _scored_job(store: Store, url: str) -> str:
     job_id = jobs.create_job(store, url).job_id
-    report = score_offline(
-        "Backend Engineer", POSTING, Profile.model_validate(TEST_PROFILE), today=date(2025, 6, 1)
-    )
-    values = {
-        "tenant_id": store.tenant,
-        "job_id": job_id,
-        "score": report.score,
-        "verdict": report.verdict,
-        "provider": report.provider,
-        "model": report.model,
-        "report": report.model_dump(mode="json"),
-        "report_artifact": "0" * 64,
-        "owner_run_id": "test-run",
-        "created_at": NOW,
-    }
-    with store.write() as tx:
-        upsert(tx.conn, schema.job_scores, values, keys=["job_id"])
+    score_row(store, job_id, POSTING, at=NOW)
     return job_id
 
 

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import threading
-from datetime import date
 
 import pytest
 from sqlalchemy import func, select, update
 
 from jobctrl.domain.errors import NotFoundError
-from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.home import Home
-from jobctrl.llm.offline import score_offline
 from jobctrl.store import schema, tenancy
 from jobctrl.store.jobs import create_job, job_row
 from jobctrl.store.reports import render_report, reserve_number, write_report
-from jobctrl.store.store import Store, upsert, utcnow
-from tests.support.profile import TEST_PROFILE
+from jobctrl.store.store import Store
+from tests.support.jobs import score_row
 
 POSTING = """Requirements
 
@@ -45,24 +42,7 @@ def _job(
 
 
 def _score(store: Store, job_id: str) -> ScoreReport:
-    report = score_offline(
-        "Backend Engineer", POSTING, Profile.model_validate(TEST_PROFILE), today=date(2025, 6, 1)
-    )
-    values = {
-        "tenant_id": store.tenant,
-        "job_id": job_id,
-        "score": report.score,
-        "verdict": report.verdict,
-        "provider": report.provider,
-        "model": report.model,
-        "report": report.model_dump(mode="json"),
-        "report_artifact": "0" * 64,
-        "owner_run_id": "test-run",
-        "created_at": utcnow(),
-    }
-    with store.write() as tx:
-        upsert(tx.conn, schema.job_scores, values, keys=["job_id"])
-    return report
+    return score_row(store, job_id, POSTING)
 
 
 def _report_events(store: Store, job_id: str) -> list[dict]:
