@@ -58,7 +58,7 @@ public_fetch_rechecks = Table(
 worker_runtime_heartbeats = Table(
     "worker_runtime_heartbeats",
     metadata,
-    Column("worker_id", String(128), primary_key=True),  # host:pid:random
+    Column("worker_id", String(128), primary_key=True),  # host~space:pid:random
     Column("home_id", String(64), nullable=False),  # which database/app dir it serves
     Column("task_queue", String(128), nullable=False),
     Column("started_at", DateTime(timezone=True), nullable=False),

@@ -76,7 +76,7 @@ LEASE_MIN_SECONDS = 90.0  # longer than one duty's worst case (the recheck: 5 ×
 
 
 def _dead_here(identity: str) -> bool:
-    """True when ``identity`` (``host:pid:token``) is a process of this host that no
+    """True when ``identity`` (``host~space:pid:token``) is a process of this host that no
     longer exists: its lease need not be waited out."""
     host, _, rest = identity.partition(":")
     pid = rest.partition(":")[0]
