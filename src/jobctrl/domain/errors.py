@@ -108,6 +108,11 @@ FORBIDDEN_HOST = "forbidden_host"
 FORBIDDEN = "forbidden"
 UNAUTHORIZED = "unauthorized"
 CROSS_SITE = "cross_site"
+# Tenants (issue 14): JOBCTRL_TENANT or a request names a tenant never added, a name that
+# cannot be a tenant's, or a setting only the operator (the CLI) may change for a tenant.
+TENANT_UNKNOWN = "tenant_unknown"
+INVALID_TENANT = "invalid_tenant"
+SETTING_OPERATOR_ONLY = "setting_operator_only"
 
 
 # -- applying (issue 12): refusals of an apply command, and what a send ended with
@@ -196,6 +201,9 @@ STATUS: dict[str, Status] = {
     FORBIDDEN: Status(1, 403),
     FORBIDDEN_HOST: Status(1, 403),
     CROSS_SITE: Status(1, 403),
+    TENANT_UNKNOWN: Status(1, 404),
+    INVALID_TENANT: Status(1, 400),
+    SETTING_OPERATOR_ONLY: Status(1, 403),
     APPLY_MATERIALS_NOT_APPROVED: Status(1, 409),
     APPLY_NOT_PREPARED: Status(1, 409),
     APPLY_MATERIALS_CHANGED: Status(1, 409),

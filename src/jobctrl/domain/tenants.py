@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from jobctrl.domain.errors import INVALID_INPUT, JobctrlError
+from jobctrl.domain.errors import INVALID_TENANT, JobctrlError
 
 LOCAL = "local"
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]{1,31}$")
@@ -50,8 +50,7 @@ def checked_name(name: str) -> str:
     """``name`` if it is a valid tenant name; else a ``JobctrlError`` saying why."""
     problem = name_problem(name)
     if problem is not None:
-        # TODO(issue 14, WP4): INVALID_TENANT once domain/errors.py has it.
-        raise JobctrlError(f"invalid tenant name {name!r}: {problem}", code=INVALID_INPUT)
+        raise JobctrlError(f"invalid tenant name {name!r}: {problem}", code=INVALID_TENANT)
     return name
 
 

@@ -23,7 +23,7 @@ from datetime import datetime
 from sqlalchemy import Connection
 
 from jobctrl.domain.clock import Clock, as_utc, utcnow
-from jobctrl.domain.errors import NOT_FOUND, NotFoundError
+from jobctrl.domain.errors import TENANT_UNKNOWN, NotFoundError
 from jobctrl.domain.events import DomainEvent
 from jobctrl.domain.tenants import LOCAL, checked_name
 from jobctrl.home import Home
@@ -123,9 +123,8 @@ class Store:
         if created:  # outside the guard: catching up takes the write lock
             store.catch_up()
         if not store.has_tenant(tenant):
-            # TODO(issue 14, WP4): TENANT_UNKNOWN once domain/errors.py has it.
             raise NotFoundError(
-                f"unknown tenant {tenant} (jobctrl tenants add {tenant})", code=NOT_FOUND
+                f"unknown tenant {tenant} (jobctrl tenants add {tenant})", code=TENANT_UNKNOWN
             )
         return store.for_tenant(tenant)
 
