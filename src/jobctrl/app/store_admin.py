@@ -37,7 +37,7 @@ def copy_store(
     # as every command's first use does): a refused copy changes nothing anywhere.
     report(CopyProgress("checking", None, 0, 0))
     copy_target.refuse_used_target(target)
-    result = copy.copy_to_postgresql(Store.open(home), target, progress=report)
+    result = copy.copy_to_postgresql(Store.open(home), target, progress=report, checked=True)
     return _as_json(home, result)
 
 

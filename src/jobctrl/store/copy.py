@@ -137,14 +137,18 @@ def copy_to_postgresql(
     *,
     progress: Callable[[CopyProgress], None] | None = None,
     now: datetime | None = None,
+    checked: bool = False,
 ) -> CopyResult:
-    """Copy ``source`` (a SQLite store) into the empty PostgreSQL database ``target``."""
+    """Copy ``source`` (a SQLite store) into the empty PostgreSQL database ``target``;
+    ``checked`` when the caller has already refused a used target (the check is repeated
+    under the write lock anyway, by ``refuse_rows``)."""
     started = time.monotonic()
     report = progress or (lambda _p: None)
     if source.writer.dialect.name != "sqlite":
         raise JobctrlError("the source store is not SQLite", code=INVALID_INPUT)
-    report(CopyProgress("checking", None, 0, 0))
-    refuse_used_target(target)
+    if not checked:
+        report(CopyProgress("checking", None, 0, 0))
+        refuse_used_target(target)
     store = open_target(target, source.artifacts)
     try:
         result = _copy(source, store, target, report, now or datetime.now(UTC))

@@ -5,6 +5,8 @@ bringing it to the current schema, and setting its sequences past the copied row
 
 from __future__ import annotations
 
+import re
+
 from alembic.util import CommandError
 from sqlalchemy import (
     Connection,
@@ -43,16 +45,23 @@ __all__ = [
 ]
 
 CONNECT_TIMEOUT_SECONDS = 10
+# libpq's words for an error the server sent while connecting (bad password, no such role
+# or database): "connection to server at …, port … failed: FATAL:  …".
+_SERVER_REFUSED = re.compile(r"failed: (?:FATAL|ERROR|PANIC):")
 # Loaded so the metadata holds every table (their modules define them on it).
 TABLE_MODULES = (application_tables, operations_tables)
 
 
 def redacted(url: str | URL) -> str:
-    """``url`` without its password (never printed, logged or returned)."""
+    """``url`` without its password, in the user part or the query string (``password``,
+    ``sslpassword``): never printed, logged or returned."""
     try:
-        return make_url(url).render_as_string(hide_password=True)
+        parsed = make_url(url)
     except ArgumentError:
         return "(not a database URL)"
+    secret = {k: "***" for k in parsed.query if "password" in k.lower()}
+    shown = parsed.update_query_dict(secret).render_as_string(hide_password=True)
+    return shown.replace("=%2A%2A%2A", "=***")
 
 
 def target_url(raw: str) -> URL:
@@ -101,6 +110,13 @@ def refuse_used_target(url: URL) -> None:
         with engine.connect() as conn:
             refuse_rows(conn, set(inspect(conn).get_table_names()))
     except OperationalError as exc:
+        if _SERVER_REFUSED.search(str(getattr(exc, "orig", exc))):
+            # The server answered and refused the login or the database: a wrong --to,
+            # not an outage. (libpq gives no SQLSTATE for errors while connecting.)
+            raise JobctrlError(
+                f"{redacted(url)} refused the connection: {driver_message(exc)}",
+                code=INVALID_INPUT,
+            ) from None
         raise JobctrlError(
             f"cannot reach {redacted(url)}: {driver_message(exc)}", code=STORE_TARGET_UNREACHABLE
         ) from None
