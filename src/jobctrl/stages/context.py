@@ -1,9 +1,13 @@
 """What a stage needs to do its work: the store, settings, fetcher, spend authority, a
-clock and a heartbeat."""
+clock and a heartbeat, acting for one tenant (``for_tenant``: the worker's context is
+the local tenant's, and each activity acts for the tenant its input names)."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -28,6 +32,34 @@ def fetch_policy(settings: Settings) -> FetchPolicy:
     )
 
 
+class FetcherPool:
+    """One fetcher per fetch policy, shared by every tenant's context, so per-host
+    politeness holds across the tenants whose settings give the same policy. At most
+    ``size`` policies are kept; the least recently used one's fetcher is closed."""
+
+    def __init__(self, size: int = 8) -> None:
+        self.size = size
+        self._fetchers: OrderedDict[FetchPolicy, SafeFetcher] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, policy: FetchPolicy) -> SafeFetcher:
+        with self._lock:
+            fetcher = self._fetchers.get(policy)
+            if fetcher is None:
+                fetcher = self._fetchers[policy] = SafeFetcher(policy)
+                while len(self._fetchers) > self.size:
+                    self._fetchers.popitem(last=False)[1].close()
+            else:
+                self._fetchers.move_to_end(policy)
+            return fetcher
+
+    def close(self) -> None:
+        with self._lock:
+            for fetcher in self._fetchers.values():
+                fetcher.close()
+            self._fetchers.clear()
+
+
 @dataclass
 class StageContext:
     """``clock`` is the time every stage write is stamped with (tests pass their own);
@@ -42,11 +74,20 @@ class StageContext:
     keep_alive: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext
     stopping: Callable[[], bool] = field(default=lambda: False)
     clock: Clock = utcnow
-    _fetcher: SafeFetcher | None = None
-    _policy: FetchPolicy | None = None
+    _pool: FetcherPool = field(default_factory=FetcherPool)
 
     def now(self) -> datetime:
         return self.clock()
+
+    def for_tenant(self, tenant: str) -> StageContext:
+        """This context acting for ``tenant``: its home (config.yaml, reports) and store
+        (so its settings and spend), with the same clock, heartbeat and fetchers."""
+        if tenant == self.store.tenant:
+            return self
+        # Made per call (a few microseconds): a test may set this context's clock later.
+        return dataclasses.replace(
+            self, home=self.home.with_tenant(tenant), store=self.store.for_tenant(tenant)
+        )
 
     @property
     def settings(self) -> Settings:
@@ -58,14 +99,7 @@ class StageContext:
 
     def fetcher(self) -> SafeFetcher:
         """One fetcher per policy, so per-host politeness is shared by all fetches."""
-        policy = fetch_policy(self.settings)
-        if self._fetcher is None or policy != self._policy:
-            if self._fetcher is not None:
-                self._fetcher.close()
-            self._fetcher, self._policy = SafeFetcher(policy), policy
-        return self._fetcher
+        return self._pool.get(fetch_policy(self.settings))
 
     def close(self) -> None:
-        if self._fetcher is not None:
-            self._fetcher.close()
-            self._fetcher = None
+        self._pool.close()

@@ -174,18 +174,19 @@ def activity_cancelled() -> bool:
 
 
 class PreparationActivities:
-    """Stages run with ``ctx``, whose heartbeat should be ``activity_heartbeat``."""
+    """Stages run with ``ctx``, whose heartbeat should be ``activity_heartbeat``, acting
+    for the tenant each input names (``ctx.for_tenant``)."""
 
     def __init__(self, ctx: StageContext) -> None:
         self.ctx = ctx
 
-    def _run(self, stage: str, job_id: str, work: Callable[[str], T]) -> T:
+    def _run(self, ctx: StageContext, stage: str, job_id: str, work: Callable[[str], T]) -> T:
         info = activity.info()
         run_id = info.workflow_run_id or ""  # always set for an activity of a workflow
         workflow_id = info.workflow_id or ""
         try:
             result = stage_gate.run_gated(
-                self.ctx,
+                ctx,
                 stage,
                 job_id,
                 workflow_id,
@@ -198,7 +199,7 @@ class PreparationActivities:
             if stage_gate.is_refusal(error):
                 raise stage_gate.final(error) from None
             if error.retryable:
-                self._note_next_attempt(job_id, stage, run_id, info, error)
+                self._note_next_attempt(ctx, job_id, stage, run_id, info, error)
             raise as_application_error(error) from None
         except CancelledError:
             raise  # Temporal cancelled this attempt (a cancelled job): no failure of the lane
@@ -209,12 +210,18 @@ class PreparationActivities:
                 f"unexpected error in {stage}; see the worker log",
                 retryable=True,
             )
-            self._fail_if_owned(job_id, stage, run_id, internal)
+            self._fail_if_owned(ctx, job_id, stage, run_id, internal)
             raise as_application_error(internal) from None
         return result
 
     def _note_next_attempt(
-        self, job_id: str, stage: str, run_id: str, info: activity.Info, error: StageError
+        self,
+        ctx: StageContext,
+        job_id: str,
+        stage: str,
+        run_id: str,
+        info: activity.Info,
+        error: StageError,
     ) -> None:
         """Record when Temporal will try again (none after the last attempt)."""
         policy = info.retry_policy
@@ -225,70 +232,73 @@ class PreparationActivities:
         )
         if policy.maximum_interval is not None:
             delay = min(delay, policy.maximum_interval)
-        stage_states.schedule_retry(self.ctx.store, job_id, stage, run_id, self.ctx.now() + delay)
+        stage_states.schedule_retry(ctx.store, job_id, stage, run_id, ctx.now() + delay)
 
-    def _fail_if_owned(self, job_id: str, stage: str, run_id: str, error: StageError) -> None:
-        rows = [r for r in stage_states.stage_rows(self.ctx.store, job_id) if r["stage"] == stage]
+    def _fail_if_owned(
+        self, ctx: StageContext, job_id: str, stage: str, run_id: str, error: StageError
+    ) -> None:
+        rows = [r for r in stage_states.stage_rows(ctx.store, job_id) if r["stage"] == stage]
         if rows and rows[0]["state"] == StageState.RUNNING and rows[0]["owner_run_id"] == run_id:
             with contextlib.suppress(StageError):  # another attempt took over meanwhile
                 stage_states.fail_stage(
-                    self.ctx.store,
-                    job_id,
-                    stage,
-                    run_id,
-                    rows[0]["attempts"],
-                    error,
-                    clock=self.ctx.clock,
+                    ctx.store, job_id, stage, run_id, rows[0]["attempts"], error, clock=ctx.clock
                 )
 
     @activity.defn(name=act.ENRICH)
     @cooperative
     def enrich(self, inp: StageInput) -> EnrichResult:
-        outcome = self._run(Stage.ENRICH, inp.job_id, lambda run: enrich(self.ctx, inp.job_id, run))
+        ctx = self.ctx.for_tenant(inp.tenant_id)
+        outcome = self._run(ctx, Stage.ENRICH, inp.job_id, lambda run: enrich(ctx, inp.job_id, run))
         return EnrichResult(inp.job_id, outcome.text_artifact, outcome.reused)
 
     @activity.defn(name=act.SCORE)
     @cooperative
     def score(self, inp: StageInput) -> ScoreResult:
+        ctx = self.ctx.for_tenant(inp.tenant_id)
         outcome = self._run(
+            ctx,
             Stage.SCORE,
             inp.job_id,
-            lambda run: score(
-                self.ctx, inp.job_id, run, inp.profile_version, materials=inp.materials
-            ),
+            lambda run: score(ctx, inp.job_id, run, inp.profile_version, materials=inp.materials),
         )
         return ScoreResult(inp.job_id, outcome.score, outcome.below_threshold, outcome.reused)
 
     @activity.defn(name=act.TAILOR)
     @cooperative
     def tailor(self, inp: StageInput) -> int:
+        ctx = self.ctx.for_tenant(inp.tenant_id)
         return self._run(
+            ctx,
             Stage.TAILOR,
             inp.job_id,
-            lambda run: materials.tailor(self.ctx, inp.job_id, run, inp.profile_version),
+            lambda run: materials.tailor(ctx, inp.job_id, run, inp.profile_version),
         ).generation
 
     @activity.defn(name=act.COVER)
     @cooperative
     def cover(self, inp: StageInput) -> int:
+        ctx = self.ctx.for_tenant(inp.tenant_id)
         return self._run(
+            ctx,
             Stage.COVER,
             inp.job_id,
-            lambda run: materials.cover(self.ctx, inp.job_id, run, inp.profile_version),
+            lambda run: materials.cover(ctx, inp.job_id, run, inp.profile_version),
         ).generation
 
     @activity.defn(name=act.RENDER_PDF)
     @cooperative
     def render_pdf(self, inp: StageInput) -> int:
+        ctx = self.ctx.for_tenant(inp.tenant_id)
         return self._run(
-            Stage.PDF, inp.job_id, lambda run: materials.render(self.ctx, inp.job_id, run)
+            ctx, Stage.PDF, inp.job_id, lambda run: materials.render(ctx, inp.job_id, run)
         ).generation
 
     @activity.defn(name=act.FINALIZE_PREPARATION)
     @cooperative
     def finalize_preparation(self, inp: FinalizeInput) -> None:
         """Settle stage rows this run still owns, then record the workflow's outcome."""
-        store = self.ctx.store
+        ctx = self.ctx.for_tenant(inp.tenant_id)
+        store = ctx.store
         canceled = inp.outcome == CANCELED
         for stage, attempt in stage_lookups.running_stages_owned_by(store, inp.job_id, inp.run_id):
             interrupted = (
@@ -302,21 +312,21 @@ class PreparationActivities:
             )
             try:
                 stage_states.fail_stage(
-                    store, inp.job_id, stage, inp.run_id, attempt, interrupted, clock=self.ctx.clock
+                    store, inp.job_id, stage, inp.run_id, attempt, interrupted, clock=ctx.clock
                 )
             except StageError as error:
                 if error.code != OWNERSHIP_LOST:
                     raise
         if jobs.score_row(store, inp.job_id) is not None:
             # The coordinator (not a stage) numbers and writes the evaluation report.
-            reports.write_report(self.ctx.home, store, inp.job_id, clock=self.ctx.clock)
+            reports.write_report(ctx.home, store, inp.job_id, clock=ctx.clock)
         if canceled:  # cooperatively: what the run finished stays
             workflow_runs.record_workflow_canceled(
                 store,
                 workflow_id=inp.workflow_id,
                 run_id=inp.run_id,
                 job_id=inp.job_id,
-                clock=self.ctx.clock,
+                clock=ctx.clock,
             )
             return
         workflow_runs.record_workflow_closed(
@@ -326,7 +336,7 @@ class PreparationActivities:
             job_id=inp.job_id,
             outcome=inp.outcome,
             error_code=inp.error_code,
-            clock=self.ctx.clock,
+            clock=ctx.clock,
         )
 
     def all(self) -> list[Callable[..., object]]:

@@ -1,8 +1,8 @@
 """ApplyWorkflow: prepare applications, never send or submit them.
 
-One-shot (``apply-{jobId}-<12 hex>``): claim the job, prepare its application (an email
+One-shot (``apply-[<tenant>-]{jobId}-<12 hex>``): claim the job, prepare its application (an email
 draft waiting for the person's exact approval, or a form waiting for them to prefill and
-submit), record the outcome. The standing loop (``apply-auto-local``, started and
+submit), record the outcome. The standing loop (``apply-auto-<tenant>``, started and
 cancelled by the worker's heartbeat as ``auto_apply`` says): poll — claim up to
 ``apply_concurrency`` approved jobs and prepare them at once — and when a poll finds
 nothing, sleep ``apply_poll_seconds``; after ``polls_per_run`` polls it continues as new,
@@ -57,7 +57,13 @@ class ApplyWorkflow:
             while True:
                 claimed = await workflow.execute_activity(
                     act.apply_claim,
-                    ApplyClaimInput(info.workflow_id, info.run_id, inp.job_id, first=polls == 0),
+                    ApplyClaimInput(
+                        info.workflow_id,
+                        info.run_id,
+                        inp.job_id,
+                        first=polls == 0,
+                        tenant_id=inp.tenant_id,
+                    ),
                     start_to_close_timeout=CLAIM_TIMEOUT,
                     retry_policy=inp.retry.policy(),
                 )
@@ -117,7 +123,7 @@ class ApplyWorkflow:
             try:
                 result = await workflow.execute_activity(
                     act.apply_prepare,
-                    ApplyPrepareInput(ref.claim_id, ref.job_id),
+                    ApplyPrepareInput(ref.claim_id, ref.job_id, inp.tenant_id),
                     start_to_close_timeout=PREPARE_TIMEOUT,
                     retry_policy=inp.retry.policy(),
                 )
@@ -144,7 +150,13 @@ class ApplyWorkflow:
                 workflow.execute_activity(
                     act.apply_finish,
                     ApplyFinishInput(
-                        info.workflow_id, info.run_id, inp.job_id, status, outcome, code
+                        info.workflow_id,
+                        info.run_id,
+                        inp.job_id,
+                        status,
+                        outcome,
+                        code,
+                        inp.tenant_id,
                     ),
                     start_to_close_timeout=FINISH_TIMEOUT,
                     retry_policy=RetryPolicy(maximum_attempts=10),

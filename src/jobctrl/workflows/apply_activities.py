@@ -60,7 +60,7 @@ class ApplyActivities:
     @activity.defn(name=act.APPLY_CLAIM)
     @cooperative
     def claim(self, inp: ApplyClaimInput) -> ApplyClaimResult:
-        ctx = self.ctx
+        ctx = self.ctx.for_tenant(inp.tenant_id)
 
         def work() -> apply_claim.ClaimBatch:
             if inp.first:
@@ -88,14 +88,16 @@ class ApplyActivities:
     @activity.defn(name=act.APPLY_PREPARE)
     @cooperative
     def prepare(self, inp: ApplyPrepareInput) -> ApplyPrepareResult:
+        ctx = self.ctx.for_tenant(inp.tenant_id)
+
         def work() -> apply_claim.Prepared:
             try:
-                return apply_claim.prepare_claimed(self.ctx, inp.claim_id)
+                return apply_claim.prepare_claimed(ctx, inp.claim_id)
             except (JobctrlError, CancelledError, asyncio.CancelledError):
                 raise
             except Exception:  # a bug: this job fails with INTERNAL_ERROR, the loop goes on
                 log.exception("apply: unexpected error preparing job %s", inp.job_id)
-                return apply_claim.fail_claimed(self.ctx, inp.claim_id, STAGE_INTERNAL_ERROR)
+                return apply_claim.fail_claimed(ctx, inp.claim_id, STAGE_INTERNAL_ERROR)
 
         done = self._run(f"preparing job {inp.job_id}", work)
         return ApplyPrepareResult(
@@ -106,7 +108,7 @@ class ApplyActivities:
     @cooperative
     def finish(self, inp: ApplyFinishInput) -> None:
         """Let go of the run's live claims, then record how it ended."""
-        ctx = self.ctx
+        ctx = self.ctx.for_tenant(inp.tenant_id)
 
         def work() -> None:
             apply_claims.release_run(ctx.store, inp.workflow_id, inp.run_id, clock=ctx.clock)

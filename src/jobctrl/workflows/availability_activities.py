@@ -23,7 +23,8 @@ class AvailabilityActivities:
     @activity.defn(name=act.AVAILABILITY_SWEEP)
     @cooperative
     def sweep(self, inp: SweepInput) -> SweepResult:
-        counts = availability.sweep(self.ctx, limit=inp.limit, budget_seconds=inp.budget_seconds)
+        ctx = self.ctx.for_tenant(inp.tenant_id)
+        counts = availability.sweep(ctx, limit=inp.limit, budget_seconds=inp.budget_seconds)
         return SweepResult(counts)
 
     def all(self) -> list[Callable[..., object]]:

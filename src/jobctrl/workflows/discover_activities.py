@@ -49,6 +49,10 @@ class DiscoveryActivities:
         self.ctx = ctx
         self.client = client
 
+    def _for(self, ref: ExecutionRef) -> StageContext:
+        """The context of the tenant whose execution ``ref`` is."""
+        return self.ctx.for_tenant(ref.tenant_id)
+
     def _run(self, work: Callable[[], T]) -> T:
         try:
             return work()
@@ -68,7 +72,7 @@ class DiscoveryActivities:
         members already started) before the first failure, if any, is raised: a retry
         then finds the rest still pending and never starts a second execution.
         """
-        ctx = self.ctx
+        ctx = self._for(ref)
         if not await asyncio.to_thread(ctx.settings.get, "discovery.prepare_jobs"):
             return {}
         members = await asyncio.to_thread(runs.pending_members, ctx.store, ref)
@@ -100,7 +104,8 @@ class DiscoveryActivities:
         self, ref: ExecutionRef, started: dict[str, starts.Started], planned: dict[str, str]
     ) -> None:
         """The batch's WorkflowStarted events and every member marked planned, at once."""
-        with self.ctx.store.write(clock=self.ctx.clock) as tx:
+        ctx = self._for(ref)
+        with ctx.store.write(clock=ctx.clock) as tx:
             for job_id, execution in started.items():
                 workflow_runs.record_started(
                     tx,
@@ -116,14 +121,14 @@ class DiscoveryActivities:
     @activity.defn(name=act.DISCOVERY_PLAN)
     @cooperative
     def plan(self, ref: ExecutionRef) -> DiscoveryPlan:
-        return self._run(lambda: discover.plan(self.ctx, ref, activity.info().attempt))
+        return self._run(lambda: discover.plan(self._for(ref), ref, activity.info().attempt))
 
     @activity.defn(name=act.DISCOVERY_FAMILY)
     async def family(self, inp: FamilyInput) -> StepResult:
         heartbeat_from_threads()
         counts = await self._run_async(
             lambda: discover.run_family(
-                self.ctx,
+                self._for(inp.ref),
                 inp.ref,
                 inp.family,
                 inp.index,
@@ -143,7 +148,7 @@ class DiscoveryActivities:
             counts = await self.start_preparations(ref)
             await asyncio.to_thread(
                 discover.terminal_step,
-                self.ctx,
+                self._for(ref),
                 ref,
                 StepKind.ENRICHMENT_PASS,
                 attempt,
@@ -158,7 +163,7 @@ class DiscoveryActivities:
     @cooperative
     def preparation_fanout(self, ref: ExecutionRef) -> StepResult:
         """Close membership: the run's jobs and their preparations are all accounted for."""
-        self._run(lambda: discover.close_membership(self.ctx, ref, activity.info().attempt))
+        self._run(lambda: discover.close_membership(self._for(ref), ref, activity.info().attempt))
         return StepResult({})
 
     @activity.defn(name=act.DISCOVERY_BACKLOG_SWEEP)
@@ -168,7 +173,7 @@ class DiscoveryActivities:
         the members an earlier one linked, joining what it already started."""
         heartbeat_from_threads()
         attempt = activity.info().attempt
-        ctx = self.ctx
+        ctx = self._for(ref)
 
         async def work() -> dict[str, int]:
             swept = await asyncio.to_thread(discover.begin_sweep, ctx, ref, attempt)
@@ -206,7 +211,7 @@ class DiscoveryActivities:
     @activity.defn(name=act.DISCOVERY_FINISH)
     @cooperative
     def finish(self, fin: DiscoverFinish) -> None:
-        discover.finish(self.ctx, fin)
+        discover.finish(self._for(fin.ref), fin)
 
     def all(self) -> list[Callable[..., object]]:
         return [

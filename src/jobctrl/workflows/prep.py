@@ -61,7 +61,7 @@ class JobPreparationWorkflow:
     async def run(self, inp: PrepInput) -> PrepResult:
         retry = inp.retry.policy()
         heartbeat = inp.retry.heartbeat_timeout
-        stage_input = StageInput(inp.job_id, inp.profile_version, inp.materials)
+        stage_input = StageInput(inp.job_id, inp.profile_version, inp.materials, inp.tenant_id)
         try:
             await workflow.execute_activity(
                 act.enrich,
@@ -117,7 +117,7 @@ class JobPreparationWorkflow:
         info = workflow.info()
         await workflow.execute_local_activity(
             act.finalize_preparation,
-            FinalizeInput(inp.job_id, info.workflow_id, info.run_id, outcome, code),
+            FinalizeInput(inp.job_id, info.workflow_id, info.run_id, outcome, code, inp.tenant_id),
             start_to_close_timeout=FINALIZE_TIMEOUT,
             retry_policy=RetryPolicy(maximum_attempts=10, maximum_interval=timedelta(seconds=10)),
         )

@@ -1,4 +1,4 @@
-"""PreparationRecoveryWorkflow (``prepare-auto-local-<stage>-<24 hex>``): one stage for a
+"""PreparationRecoveryWorkflow (``prepare-auto-<tenant>-<stage>-<24 hex>``): one stage for a
 frozen cohort of at most 25 jobs, started by the worker's heartbeat (automatic recovery).
 
 It binds the cohort to its run first, so the members' claims are recognised, then runs
@@ -56,7 +56,9 @@ class PreparationRecoveryWorkflow:
         try:
             bound = await workflow.execute_activity(
                 act.recovery_begin,
-                RecoveryBeginInput(workflow.info().workflow_id, workflow.info().run_id),
+                RecoveryBeginInput(
+                    workflow.info().workflow_id, workflow.info().run_id, inp.tenant_id
+                ),
                 start_to_close_timeout=BOOKKEEPING_TIMEOUT,
                 retry_policy=RetryPolicy(maximum_attempts=5),
             )
@@ -91,7 +93,7 @@ class PreparationRecoveryWorkflow:
         try:
             await workflow.execute_activity(
                 STAGE_ACTIVITIES[inp.stage],
-                StageInput(job_id, inp.profile_version, inp.materials),
+                StageInput(job_id, inp.profile_version, inp.materials, inp.tenant_id),
                 start_to_close_timeout=timeout,
                 heartbeat_timeout=inp.retry.heartbeat_timeout,
                 retry_policy=ONE_ATTEMPT,
@@ -110,7 +112,13 @@ class PreparationRecoveryWorkflow:
                 workflow.execute_activity(
                     act.recovery_finish,
                     RecoveryFinishInput(
-                        info.workflow_id, info.run_id, inp.stage, list(inp.job_ids), status, code
+                        info.workflow_id,
+                        info.run_id,
+                        inp.stage,
+                        list(inp.job_ids),
+                        status,
+                        code,
+                        inp.tenant_id,
                     ),
                     start_to_close_timeout=BOOKKEEPING_TIMEOUT,
                     retry_policy=RetryPolicy(

@@ -29,7 +29,8 @@ class RecoveryActivities:
     @activity.defn(name=act.RECOVERY_BEGIN)
     @cooperative
     def recovery_begin(self, inp: RecoveryBeginInput) -> bool:
-        return recovery.bind_run(self.ctx.store, inp.workflow_id, inp.run_id, clock=self.ctx.clock)
+        ctx = self.ctx.for_tenant(inp.tenant_id)
+        return recovery.bind_run(ctx.store, inp.workflow_id, inp.run_id, clock=ctx.clock)
 
     @activity.defn(name=act.RECOVERY_FINISH)
     @cooperative
@@ -37,7 +38,8 @@ class RecoveryActivities:
         """A member still running under this run stopped without a result (its attempt
         is charged, like any interrupted attempt); a member never claimed is released as
         it was (no attempt charged); then the cohort is closed and the run recorded."""
-        store, clock = self.ctx.store, self.ctx.clock
+        ctx = self.ctx.for_tenant(inp.tenant_id)
+        store, clock = ctx.store, ctx.clock
         for job_id in inp.job_ids:
             for stage, attempt in stage_lookups.running_stages_owned_by(store, job_id, inp.run_id):
                 interrupted = StageError(
@@ -50,23 +52,23 @@ class RecoveryActivities:
                         store, job_id, stage, inp.run_id, attempt, interrupted, clock=clock
                     )
         if inp.stage == Stage.SCORE:
-            self._write_reports(inp.job_ids)
+            self._write_reports(ctx, inp.job_ids)
         released = recovery.close_cohort(
             store, inp.workflow_id, run=(inp.run_id, inp.status, inp.error_code), clock=clock
         )
         if released:
             log.info("recovery %s released %d unclaimed job(s)", inp.workflow_id, len(released))
 
-    def _write_reports(self, job_ids: list[str]) -> None:
+    def _write_reports(self, ctx: StageContext, job_ids: list[str]) -> None:
         """The evaluation report of each member this cohort scored: the preparation's own
         finalize writes it only for a job scored by then, and these were not."""
-        store = self.ctx.store
+        store = ctx.store
         for job_id in job_ids:
             rows = {r["stage"]: r for r in stage_states.stage_rows(store, job_id)}
             if rows.get(Stage.SCORE, {}).get("state") != StageState.SUCCEEDED:
                 continue
             try:
-                reports.write_report(self.ctx.home, store, job_id, clock=self.ctx.clock)
+                reports.write_report(ctx.home, store, job_id, clock=ctx.clock)
             except JobctrlError as error:  # the next rescore or `jobctrl report` writes it
                 log.warning("report of job %s not written: %s", job_id, error.code)
 

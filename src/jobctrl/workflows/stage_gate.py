@@ -39,8 +39,9 @@ from jobctrl.store import stage_control, stage_states, stop_loss
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-_turns: dict[str, threading.Lock] = {}
-_proven: set[str] = set()  # lanes with a success in this worker and no streak since
+# Per (tenant, lane): each tenant's lanes have their own stop-loss windows.
+_turns: dict[tuple[str, str], threading.Lock] = {}
+_proven: set[tuple[str, str]] = set()  # lanes with a success in this worker, no streak since
 _guard = threading.Lock()
 
 
@@ -55,7 +56,7 @@ def is_refusal(error: StageError) -> bool:
 
 
 @contextlib.contextmanager
-def _turn(lane: str, heartbeat: Callable[[], None]) -> Iterator[None]:
+def _turn(lane: tuple[str, str], heartbeat: Callable[[], None]) -> Iterator[None]:
     """The lane's one turn in this worker, while it is unproven (heartbeating while it
     waits, so Temporal does not time the waiting attempt out); free once the canary
     succeeded."""
@@ -84,12 +85,13 @@ def run_gated(
     """Run ``work`` behind the gate and note its outcome in the lane's window; what it
     raises (refusals included) propagates."""
     seen = stage_control.gate(ctx.store, stage, workflow_id, run_id)
+    lane = (ctx.store.tenant, stage)
     if seen.streak:
         with _guard:
-            _proven.discard(stage)
-    if stage in _proven and not seen.streak:
+            _proven.discard(lane)
+    if lane in _proven and not seen.streak:
         return _attempt(ctx, stage, job_id, run_id, seen, work)
-    with _turn(stage, heartbeat):  # the outcome is noted before the next attempt's gate
+    with _turn(lane, heartbeat):  # the outcome is noted before the next attempt's gate
         again = stage_control.gate(ctx.store, stage, workflow_id, run_id)  # after the wait
         return _attempt(ctx, stage, job_id, run_id, again, work)
 
@@ -113,7 +115,7 @@ def _attempt(
     except Exception:
         note(ctx, stage, job_id, STAGE_INTERNAL_ERROR)
         raise
-    if seen.streak or stage not in _proven:  # else a success changes nothing to note
+    if seen.streak or (ctx.store.tenant, stage) not in _proven:  # else nothing to note
         note(ctx, stage, job_id, None)
     return result
 
@@ -138,13 +140,13 @@ def note(ctx: StageContext, stage: str, job_id: str, code: str | None) -> None:
         if code is not None:
             if counts(code):
                 with _guard:
-                    _proven.discard(stage)
+                    _proven.discard((ctx.store.tenant, stage))
             stop_loss.note_failure(ctx.store, LANE, stage, code, job_id, clock=ctx.clock)
             return
         rows = [r for r in stage_states.stage_rows(ctx.store, job_id) if r["stage"] == stage]
         if rows and rows[0]["state"] == StageState.SUCCEEDED:
             with _guard:
-                _proven.add(stage)
+                _proven.add((ctx.store.tenant, stage))
             stop_loss.note_success(ctx.store, LANE, stage, clock=ctx.clock)
     except JobctrlError as error:
         log.warning("stop-loss note for %s of job %s not saved: %s", stage, job_id, error.code)
