@@ -18,14 +18,16 @@ from jobctrl.api.apply import register_apply
 from jobctrl.api.apply_browser import register_apply_browser
 from jobctrl.api.apply_loop import register_apply_loop
 from jobctrl.api.control import register_control
+from jobctrl.api.deps import TenantHome
 from jobctrl.api.events import KEEPALIVE_SECONDS, register_event_stream
 from jobctrl.api.executions import register_executions
 from jobctrl.api.operations import register_operations
 from jobctrl.api.pages import register_pages
 from jobctrl.api.profile import register_profile
-from jobctrl.api.security import LocalSecurity, PublicOrigin, api_token
+from jobctrl.api.security import LocalSecurity, PublicOrigin, require_token_from_env
 from jobctrl.app import discovery, jobs, materials, queries
 from jobctrl.app import settings as app_settings
+from jobctrl.app import tenants as app_tenants
 from jobctrl.domain.errors import (
     HTTP_ERROR,
     INTERNAL_ERROR,
@@ -65,12 +67,21 @@ def create_app(
 ) -> FastAPI:
     """The app for ``home`` served on ``host:port`` (the Host header must name them, or a
     ``public`` URL a reverse proxy serves it as); ``keepalive_seconds`` spaces the event
-    stream's keep-alive comments."""
+    stream's keep-alive comments. A request acts for its token's tenant, else for
+    ``home.tenant`` (api/security.py)."""
     app = FastAPI(title="jobctrl", version="1", docs_url=None, redoc_url=None)
     hosts = {f"127.0.0.1:{port}", f"localhost:{port}", "127.0.0.1", "localhost"}
     hosts |= {f"{host}:{port}", host}
+    app.state.home = home  # the server's: api/deps.py derives each request's tenant from it
+    app_tenants.require_tenant(home)
+    app_tenants.ensure_token(home)  # its hash recorded: the server's own token resolves too
     app.add_middleware(
-        LocalSecurity, hosts=frozenset(hosts), token=api_token(home.token_path), public=public
+        LocalSecurity,
+        hosts=frozenset(hosts),
+        resolve_token=app_tenants.TokenResolver(home),
+        default_tenant=home.tenant,
+        require_token=require_token_from_env(),
+        public=public,
     )
 
     @app.exception_handler(JobctrlError)
@@ -105,6 +116,7 @@ def create_app(
 
     @app.get("/v1/jobs", tags=["jobs"])
     def list_jobs(
+        home: TenantHome,
         stage: str | None = Query(None, max_length=32),
         status: str | None = Query(None, max_length=32),
         min_score: int | None = Query(None, ge=0, le=100),
@@ -127,24 +139,24 @@ def create_app(
         return {"items": items, "total": total, "limit": limit, "offset": offset}
 
     @app.get("/v1/jobs/{job_id}", tags=["jobs"])
-    def get_job(job_id: str) -> dict[str, Any]:
+    def get_job(home: TenantHome, job_id: str) -> dict[str, Any]:
         """One job: posting, score report, stage timeline and materials."""
         view = queries.show_job(home, job_id)
         view["materials"] = queries.job_materials(home, job_id)
         return view
 
     @app.get("/v1/runs", tags=["discovery"])
-    def runs() -> dict[str, Any]:
+    def runs(home: TenantHome) -> dict[str, Any]:
         """Recent discovery runs with their progress."""
         return {"items": queries.discovery_runs(home)}
 
     @app.get("/v1/spend", tags=["spend"])
-    def spend() -> dict[str, Any]:
+    def spend(home: TenantHome) -> dict[str, Any]:
         """Today's estimated spend per lane against the daily ceiling (UTC day)."""
         return queries.spend_summary(home)
 
     @app.get("/v1/settings", tags=["settings"])
-    def settings() -> dict[str, Any]:
+    def settings(home: TenantHome) -> dict[str, Any]:
         """Every runtime setting with its current value."""
         return queries.settings_values(home)
 
@@ -154,7 +166,7 @@ def create_app(
         response_class=Response,
         responses={200: {"content": {"application/pdf": {}}}},
     )
-    def artifact(artifact_id: str) -> Response:
+    def artifact(home: TenantHome, artifact_id: str) -> Response:
         """A material's PDF, shown inline."""
         data, name = queries.material_pdf(home, artifact_id)
         return Response(
@@ -166,17 +178,19 @@ def create_app(
     # -- commands (the same application functions the CLI calls) ----------------------------
 
     @app.post("/v1/jobs", tags=["jobs"], status_code=202)
-    async def add_job(body: AddJob) -> dict[str, Any]:
+    async def add_job(home: TenantHome, body: AddJob) -> dict[str, Any]:
         """Add a posting URL and start its preparation (as `jobctrl add`)."""
         return await jobs.add_job(home, body.url)
 
     @app.post("/v1/jobs/{job_id}/retry", tags=["jobs"], status_code=202)
-    async def retry(job_id: str, body: RetryStage | None = None) -> dict[str, Any]:
+    async def retry(
+        home: TenantHome, job_id: str, body: RetryStage | None = None
+    ) -> dict[str, Any]:
         """Run a failed stage again; 503 worker_runtime_unavailable changes nothing."""
         return await jobs.retry_stage(home, job_id, body.stage if body else None)
 
     @app.post("/v1/jobs/{job_id}/materials/{decision}", tags=["materials"])
-    async def decide(job_id: str, decision: str) -> Response:
+    async def decide(home: TenantHome, job_id: str, decision: str) -> Response:
         """Approve, reject or regenerate a job's materials."""
         if decision == "regenerate":
             started = await materials.regenerate_materials(home, job_id)
@@ -185,17 +199,18 @@ def create_app(
         return JSONResponse({"items": items})
 
     @app.post("/v1/discovery", tags=["discovery"], status_code=202)
-    async def start_discovery() -> dict[str, Any]:
+    async def start_discovery(home: TenantHome) -> dict[str, Any]:
         """Start a discovery run (or join the one in progress)."""
         return await discovery.start_discovery(home)
 
     @app.post("/v1/discovery/cancel", tags=["discovery"])
-    async def cancel_discovery() -> dict[str, Any]:
+    async def cancel_discovery(home: TenantHome) -> dict[str, Any]:
         """Cancel the discovery run in progress; what it found so far stays."""
         return await discovery.cancel_discovery(home)
 
     @app.patch("/v1/settings", tags=["settings"])
     def change_settings(
+        home: TenantHome,
         changes: Annotated[dict[str, Any], Body(examples=[{"min_fit_score": 60}])],
     ) -> dict[str, Any]:
         """Change settings (all validated before any is written)."""

@@ -9,6 +9,7 @@ from fastapi import FastAPI, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from jobctrl.api.deps import TenantHome
 from jobctrl.app import applications
 from jobctrl.home import Home
 
@@ -34,7 +35,7 @@ def register_applications(app: FastAPI, home: Home) -> None:
     """Add ``/v1/applications`` routes to ``app``."""
 
     @app.get("/v1/applications", tags=["applications"])
-    def list_applications() -> dict[str, Any]:
+    def list_applications(home: TenantHome) -> dict[str, Any]:
         """Every application (the tracker), most recently changed first."""
         return {"items": applications.list_applications(home)}
 
@@ -45,6 +46,7 @@ def register_applications(app: FastAPI, home: Home) -> None:
         responses={200: {"content": {"text/markdown": {}, "text/csv": {}}}},
     )
     def export_applications(
+        home: TenantHome,
         fmt: str = Query("career-ops", alias="format", pattern="^(career-ops|csv)$"),
     ) -> Response:
         """The tracker as career-ops ``applications.md`` or as CSV, as a download."""
@@ -56,7 +58,7 @@ def register_applications(app: FastAPI, home: Home) -> None:
         )
 
     @app.post("/v1/applications/{ref}/outcome", tags=["applications"])
-    def set_outcome(ref: str, body: SetOutcome) -> dict[str, Any]:
+    def set_outcome(home: TenantHome, ref: str, body: SetOutcome) -> dict[str, Any]:
         """Record the outcome of a job's application (``ref``: a job id or prefix, or an
         ``app-…`` id), with a note and a follow-up date (as `jobctrl applications set`)."""
         return applications.set_application_outcome(

@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from jobctrl.api.deps import TenantHome
 from jobctrl.app import apply, apply_views
 from jobctrl.domain.errors import status_of
 from jobctrl.home import Home
@@ -43,17 +44,17 @@ def register_apply(app: FastAPI, home: Home) -> None:
     """Add ``/v1/apply`` and ``/v1/apply/{job}/...`` to ``app``."""
 
     @app.get("/v1/apply", tags=["apply"])
-    def queue() -> dict[str, Any]:
+    def queue(home: TenantHome) -> dict[str, Any]:
         """Prepared jobs, best fit first: channel, PDFs, what is missing, status."""
         return {"items": apply_views.apply_queue(home)}
 
     @app.get("/v1/apply/{job_id}", tags=["apply"])
-    def show(job_id: str) -> dict[str, Any]:
+    def show(home: TenantHome, job_id: str) -> dict[str, Any]:
         """The job's application with its exact message (``application: null`` if none)."""
         return apply_views.show_application(home, job_id)
 
     @app.post("/v1/apply/{job_id}/prepare", tags=["apply"])
-    def prepare(job_id: str, body: Prepare | None = None) -> dict[str, Any]:
+    def prepare(home: TenantHome, job_id: str, body: Prepare | None = None) -> dict[str, Any]:
         """Prepare or edit the job's application; any change clears an approval."""
         given = body or Prepare()
         return apply.prepare_application(
@@ -67,7 +68,7 @@ def register_apply(app: FastAPI, home: Home) -> None:
         )
 
     @app.post("/v1/apply/{job_id}/approve", tags=["apply"])
-    def approve(job_id: str) -> dict[str, Any]:
+    def approve(home: TenantHome, job_id: str) -> dict[str, Any]:
         """Approve exactly the message as it is now, for 15 minutes."""
         return apply.approve_application(home, job_id)
 
@@ -76,7 +77,7 @@ def register_apply(app: FastAPI, home: Home) -> None:
         tags=["apply"],
         responses={502: {"description": "refused before the data: nothing was sent"}},
     )
-    def send(job_id: str) -> JSONResponse:
+    def send(home: TenantHome, job_id: str) -> JSONResponse:
         """Send the approved email once: ``status`` ``sent``, or ``unknown`` (check the Sent
         folder, then resolve); a refusal (nothing sent) is an error with its code."""
         result = apply.send_application(home, job_id)
@@ -89,6 +90,6 @@ def register_apply(app: FastAPI, home: Home) -> None:
         return JSONResponse(result)
 
     @app.post("/v1/apply/{job_id}/resolve", tags=["apply"])
-    def resolve(job_id: str, body: Resolve) -> dict[str, Any]:
+    def resolve(home: TenantHome, job_id: str, body: Resolve) -> dict[str, Any]:
         """Say what happened: sent, not-sent, submitted or abandoned."""
         return apply.resolve_application(home, job_id, body.resolution)

@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from jobctrl.api.deps import TenantHome
 from jobctrl.app import apply_browser_runs
 from jobctrl.domain.errors import status_of
 from jobctrl.home import Home
@@ -39,7 +40,7 @@ def register_apply_browser(app: FastAPI, home: Home) -> None:
             503: {"description": "no display for a window (APPLY_NO_DISPLAY) or no Chromium"},
         },
     )
-    def open_form(job_id: str, body: OpenForm | None = None) -> JSONResponse:
+    def open_form(home: TenantHome, job_id: str, body: OpenForm | None = None) -> JSONResponse:
         """Prefill the job's application form: a dry run answers with the fields filled
         and left and the screenshot artifact; a real run opens a window where the server
         runs and answers at hand-over (``watching: true``): the person submits it there.

@@ -9,6 +9,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from jobctrl.api.deps import TenantHome
 from jobctrl.app import apply_loop
 from jobctrl.home import Home
 
@@ -19,24 +20,24 @@ def register_apply_loop(app: FastAPI, home: Home) -> None:
     """Add ``/v1/apply/loop`` and ``/v1/jobs/{id}/apply`` to ``app``."""
 
     @app.get("/v1/apply/loop", tags=["apply"])
-    def loop_status() -> dict[str, Any]:
+    def loop_status(home: TenantHome) -> dict[str, Any]:
         """The standing apply loop (`apply-auto-local`): on or off, its latest run, whether
         a spent budget halts it today, what it prepared, what it passes over and why."""
         return apply_loop.apply_loop_status(home)
 
     @app.post("/v1/apply/loop/stop", tags=["apply"])
-    async def loop_stop() -> dict[str, Any]:
+    async def loop_stop(home: TenantHome) -> dict[str, Any]:
         """Turn `auto_apply` off and ask the running loop to cancel (it lets its claims go;
         what it prepared stays)."""
         return await apply_loop.set_apply_loop(home, enabled=False)
 
     @app.post("/v1/apply/loop/start", tags=["apply"], status_code=202)
-    async def loop_start() -> dict[str, Any]:
+    async def loop_start(home: TenantHome) -> dict[str, Any]:
         """Turn `auto_apply` on: the worker's next heartbeat starts the loop."""
         return await apply_loop.set_apply_loop(home, enabled=True)
 
     @app.post("/v1/jobs/{job_id}/apply", tags=["apply"], status_code=202)
-    async def apply_job(job_id: str) -> dict[str, Any]:
+    async def apply_job(home: TenantHome, job_id: str) -> dict[str, Any]:
         """Prepare the job's application through the apply workflow (as the loop would:
         a draft that waits for the person; nothing is sent or submitted)."""
         return await apply_loop.apply_in_worker(home, job_id)

@@ -19,6 +19,7 @@ from anyio import to_thread
 from fastapi import FastAPI, Header, Query
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
+from jobctrl.api.deps import TenantHome
 from jobctrl.app import queries
 from jobctrl.domain.clock import as_utc
 from jobctrl.home import Home
@@ -65,6 +66,7 @@ def register_event_stream(
 
     @app.get("/v1/events/stream", response_class=EventSourceResponse, tags=["events"])
     async def stream(
+        home: TenantHome,
         after: int | None = Query(
             None, ge=0, le=MAX_SEQ, description="Resume after this sequence."
         ),

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict, Field
 
+from jobctrl.api.deps import TenantHome
 from jobctrl.app import executions
 from jobctrl.home import Home
 
@@ -23,13 +24,15 @@ def register_executions(app: FastAPI, home: Home) -> None:
     """Add ``/v1/executions`` and ``/v1/executions/{workflow_id}/stop`` to ``app``."""
 
     @app.get("/v1/executions", tags=["executions"])
-    def list_executions() -> dict[str, Any]:
+    def list_executions(home: TenantHome) -> dict[str, Any]:
         """Orphans (executions Temporal runs that the store does not expect), the runs the
         store holds open with their reconciled status, and stop requests."""
         return executions.list_executions(home)
 
     @app.post("/v1/executions/{workflow_id}/stop", tags=["executions"], status_code=202)
-    def stop_execution(workflow_id: str, body: StopBody | None = None) -> dict[str, Any]:
+    def stop_execution(
+        home: TenantHome, workflow_id: str, body: StopBody | None = None
+    ) -> dict[str, Any]:
         """Ask the worker to stop this execution (``runId``: the exact run, needed when
         several are known); its heartbeat cancels it until Temporal reports it closed."""
         run_id = body.run_id if body else None

@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 
+from jobctrl.api.deps import TenantHome
 from jobctrl.api.pages import render_page
 from jobctrl.app import operations as app_ops
 from jobctrl.home import Home
@@ -28,14 +29,14 @@ def register_operations(app: FastAPI, home: Home) -> None:
     """Add ``GET /v1/pipeline/operations`` and the ``/operations`` page to ``app``."""
 
     @app.get("/v1/pipeline/operations", tags=["operations"])
-    def pipeline_operations() -> dict[str, Any]:
+    def pipeline_operations(home: TenantHome) -> dict[str, Any]:
         """What the worker executes now, what remains per scope (this discovery run's
         jobs, its backlog sweep, everything else), the phase, and an ETA range — or no
         number and the reason (contract ``pipeline-eta-v1``)."""
         return app_ops.operations_snapshot(home)
 
     @app.get("/operations", response_class=HTMLResponse, include_in_schema=False)
-    def operations_page(fragment: str = "") -> HTMLResponse:
+    def operations_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
         snap = app_ops.operations_snapshot(home)
         context: dict[str, Any] = {
             "snap": snap,

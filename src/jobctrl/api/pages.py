@@ -18,6 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from jobctrl.api.deps import TenantHome
 from jobctrl.app import answers, applications, apply_loop, apply_views, control, queries, truth
 from jobctrl.domain.discovery import RunStatus
 from jobctrl.domain.errors import JobctrlError
@@ -90,11 +91,12 @@ def register_pages(app: FastAPI, home: Home) -> None:
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
     @app.get("/", include_in_schema=False)
-    def index() -> RedirectResponse:
+    def index(home: TenantHome) -> RedirectResponse:
         return RedirectResponse("/jobs", status_code=303)
 
     @app.get("/jobs", response_class=HTMLResponse, include_in_schema=False)
     def jobs_page(
+        home: TenantHome,
         stage: str = "",
         status: str = "",
         min_score: str = "",
@@ -129,7 +131,7 @@ def register_pages(app: FastAPI, home: Home) -> None:
         return _render("jobs.html", page=number, pages=pages, nav="jobs", paused=paused, **context)
 
     @app.get("/jobs/{job_id}", response_class=HTMLResponse, include_in_schema=False)
-    def job_page(job_id: str, fragment: str = "") -> HTMLResponse:
+    def job_page(home: TenantHome, job_id: str, fragment: str = "") -> HTMLResponse:
         try:
             job = queries.show_job(home, job_id)
             materials = queries.job_materials(home, job["jobId"])
@@ -154,7 +156,7 @@ def register_pages(app: FastAPI, home: Home) -> None:
         return _render("job.html", nav="jobs", **context)
 
     @app.get("/runs", response_class=HTMLResponse, include_in_schema=False)
-    def runs_page(fragment: str = "") -> HTMLResponse:
+    def runs_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
         runs = queries.discovery_runs(home)
         running = any(r["status"] == RunStatus.RUNNING for r in runs)
         loop = apply_loop.apply_loop_status(home)
@@ -163,7 +165,7 @@ def register_pages(app: FastAPI, home: Home) -> None:
         return _render("runs.html", nav="runs", runs=runs, running=running, loop=loop)
 
     @app.get("/apply", response_class=HTMLResponse, include_in_schema=False)
-    def apply_page(fragment: str = "") -> HTMLResponse:
+    def apply_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
         queue = apply_views.apply_queue(home)
         messages = {
             q["jobId"]: apply_views.show_application(home, q["jobId"])
@@ -176,7 +178,7 @@ def register_pages(app: FastAPI, home: Home) -> None:
         return _render("apply.html", nav="apply", **context)
 
     @app.get("/applications", response_class=HTMLResponse, include_in_schema=False)
-    def applications_page(fragment: str = "") -> HTMLResponse:
+    def applications_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
         context: dict[str, Any] = {
             "items": applications.list_applications(home),
             "outcomes": applications.OUTCOMES,
@@ -186,13 +188,13 @@ def register_pages(app: FastAPI, home: Home) -> None:
         return _render("applications.html", nav="applications", **context)
 
     @app.get("/spend", response_class=HTMLResponse, include_in_schema=False)
-    def spend_page() -> HTMLResponse:
+    def spend_page(home: TenantHome) -> HTMLResponse:
         summary = queries.spend_summary(home)
         bars = queries.daily_spend(home, summary["day"])
         return _render("spend.html", nav="spend", spend=summary, bars=bars)
 
     @app.get("/settings", response_class=HTMLResponse, include_in_schema=False)
-    def settings_page() -> HTMLResponse:
+    def settings_page(home: TenantHome) -> HTMLResponse:
         rows = [
             {**item, "kind": _setting_kind(item["default"])}
             for item in queries.settings_catalogue(home)

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import Body, FastAPI
 
+from jobctrl.api.deps import TenantHome
 from jobctrl.app import answers
 from jobctrl.home import Home
 
@@ -18,12 +19,13 @@ def register_profile(app: FastAPI, home: Home) -> None:
     """Add ``/v1/profile/answers`` to ``app``."""
 
     @app.get("/v1/profile/answers", tags=["profile"])
-    def saved_answers() -> dict[str, Any]:
+    def saved_answers(home: TenantHome) -> dict[str, Any]:
         """The saved application answers (unanswered ones empty)."""
         return {"answers": answers.saved_answers(home)}
 
     @app.patch("/v1/profile/answers", tags=["profile"])
     def change_answers(
+        home: TenantHome,
         changes: Annotated[
             dict[str, Any],
             Body(examples=[{"notice_period": "3 months", "needs_sponsorship": False}]),

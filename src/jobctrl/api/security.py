@@ -4,8 +4,12 @@
   a reverse proxy, a host named by one of the public URLs the operator gave
   (``JOBCTRL_PUBLIC_URL``), each an exact name: no wildcards, so a rebinding name can never
   match.
-- State-changing requests need the API token (``Authorization: Bearer``, compared in
-  constant time) → 401 without one, 403 with a wrong one; or a same-origin browser
+- A request with a Bearer token (any method, reads too) acts for the tenant whose API
+  token it is (``app.tenants.TokenResolver``: by its sha256 in the store); a token no
+  tenant has → 403, never the server's tenant. A request without one acts for the
+  server's tenant (``JOBCTRL_TENANT`` of `jobctrl up`), unless
+  ``JOBCTRL_API_REQUIRE_TOKEN=1`` (a reverse proxy injects each person's token) → 401.
+- State-changing requests need the API token → 401 without one; or a same-origin browser
   request (Origin and Sec-Fetch-Site). A cross-site browser request → 403. A public URL's
   origin counts as the same origin only with its exact scheme (``https://…``).
 - ``X-Forwarded-*`` headers are never read (uvicorn is told not to either): the scheme of a
@@ -18,19 +22,20 @@ including the long-lived event stream, without buffering or an extra task.
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
 import json
 import os
 import re
-import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import urlsplit
 
+from anyio import to_thread
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from jobctrl.api.deps import TENANT_STATE
+from jobctrl.app.tenants import api_token
 from jobctrl.domain.errors import (
     CROSS_SITE,
     FORBIDDEN,
@@ -42,6 +47,12 @@ from jobctrl.domain.errors import (
 )
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+REQUIRE_TOKEN_ENV = "JOBCTRL_API_REQUIRE_TOKEN"
+
+
+def require_token_from_env() -> bool:
+    """``JOBCTRL_API_REQUIRE_TOKEN=1``: every request must carry a tenant's token."""
+    return os.environ.get(REQUIRE_TOKEN_ENV, "").strip().lower() in ("1", "true", "yes")
 
 
 def _refused(code: str, message: str) -> tuple[int, str, str]:
@@ -63,21 +74,6 @@ EMBEDDABLE_HEADERS = [
     *RESPONSE_HEADERS[2:],
 ]
 EMBEDDABLE_PREFIX = "/v1/artifacts/"
-
-
-def api_token(path: Path) -> str:
-    """The token in ``path`` (0600), created with 256 random bits on first use."""
-    if path.exists():
-        return path.read_text().strip()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_urlsafe(32)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another process made it first
-        return path.read_text().strip()
-    with os.fdopen(fd, "w") as fh:
-        fh.write(token + "\n")
-    return token
 
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -159,12 +155,17 @@ def _bad(text: str, why: str) -> JobctrlError:
 
 
 class LocalSecurity:
+    """``resolve_token``: a Bearer token → its tenant (None: nobody's); ``default_tenant``:
+    who a request without a token acts for; ``require_token``: refuse those (401)."""
+
     def __init__(
         self,
         app: ASGIApp,
         *,
         hosts: frozenset[str],
-        token: str,
+        resolve_token: Callable[[str], str | None],
+        default_tenant: str,
+        require_token: bool = False,
         public: tuple[PublicOrigin, ...] = (),
     ) -> None:
         self.app = app
@@ -174,14 +175,26 @@ class LocalSecurity:
         # An Origin names a port (or its scheme's default): only host:port entries match.
         self.origins = frozenset(h for h in hosts if h.rsplit(":", 1)[-1].isdigit())
         self.public_origins = frozenset(p.origin for p in public)
-        self.token = token.encode()
+        self.resolve_token = resolve_token
+        self.default_tenant = default_tenant
+        self.require_token = require_token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
-        refusal = self._refusal(scope["method"], headers)
+        tenant: str | None = None
+        refusal = self._host_refusal(headers)
+        if refusal is None:
+            token = _bearer(headers)
+            if token is not None:
+                tenant = await self._tenant_of(token)
+                if tenant is None:
+                    refusal = _refused(FORBIDDEN, "the token does not match")
+            else:
+                tenant = self.default_tenant
+                refusal = self._tokenless_refusal(scope["method"], headers)
         if refusal is not None:
             status, code, message = refusal
             body = json.dumps({"error": {"code": code, "message": message}}).encode()
@@ -199,6 +212,8 @@ class LocalSecurity:
             await send({"type": "http.response.body", "body": body})
             return
 
+        # The tenant the request acts for (api/deps.py reads it).
+        scope = {**scope, "state": {**scope.get("state", {}), TENANT_STATE: tenant}}
         scheme = self.public_hosts.get((headers.get("host") or "").lower())
         if scheme is not None:
             # The proxy ended TLS: a URL the app builds (a redirect) names the public scheme.
@@ -214,19 +229,28 @@ class LocalSecurity:
 
         await self.app(scope, receive, send_with_headers)
 
-    def _refusal(self, method: str, headers: Headers) -> tuple[int, str, str] | None:
+    async def _tenant_of(self, token: str) -> str | None:
+        cached = getattr(self.resolve_token, "cached", None)
+        if cached is not None:
+            known, tenant = cached(token)
+            if known:
+                return tenant
+        # A store read: in a thread, never on the event loop.
+        return await to_thread.run_sync(self.resolve_token, token)
+
+    def _host_refusal(self, headers: Headers) -> tuple[int, str, str] | None:
         if (headers.get("host") or "").lower() not in self.hosts:
             return _refused(
                 FORBIDDEN_HOST,
                 "this server answers only to its loopback address and JOBCTRL_PUBLIC_URL's hosts",
             )
+        return None
+
+    def _tokenless_refusal(self, method: str, headers: Headers) -> tuple[int, str, str] | None:
+        if self.require_token:
+            return _refused(UNAUTHORIZED, "send Authorization: Bearer TOKEN (your api-token)")
         if method in SAFE_METHODS:
             return None
-        auth = headers.get("authorization", "")
-        if auth.lower().startswith("bearer "):
-            if hmac.compare_digest(auth[7:].strip().encode(), self.token):
-                return None
-            return _refused(FORBIDDEN, "the token does not match")
         origin = headers.get("origin")
         site = headers.get("sec-fetch-site")
         if origin is None and site is None:
@@ -238,3 +262,19 @@ class LocalSecurity:
         if same_origin and site in (None, "same-origin"):
             return None
         return _refused(CROSS_SITE, "a request from another site cannot change jobctrl")
+
+
+def _bearer(headers: Headers) -> str | None:
+    """The Bearer token of ``Authorization`` (an empty one counts as a wrong token)."""
+    auth = headers.get("authorization", "")
+    return auth[7:].strip() if auth.lower().startswith("bearer ") else None
+
+
+__all__ = [
+    "REQUIRE_TOKEN_ENV",
+    "LocalSecurity",
+    "PublicOrigin",
+    "api_token",
+    "public_origins",
+    "require_token_from_env",
+]

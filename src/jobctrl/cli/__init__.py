@@ -27,6 +27,7 @@ from jobctrl.cli import (
     operations,
     processes,
     store_admin,
+    tenants,
 )
 from jobctrl.cli.base import EXIT_BROKEN_PIPE
 
@@ -67,6 +68,7 @@ for command in (
     configure.profile,
     configure.projections,
     store_admin.store_group,
+    tenants.tenants_group,
     processes.worker,
     processes.up,
     processes.demo_boards,

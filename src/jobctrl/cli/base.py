@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import click
 
 from jobctrl.app.home import current_home
+from jobctrl.app.tenants import require_tenant
 from jobctrl.domain.errors import JobctrlError, StageError
 from jobctrl.home import Home
 
@@ -30,6 +31,15 @@ def stop_writing_stdout() -> None:
 
 
 def home() -> Home:
+    """The home and tenant a command acts for: ``JOBCTRL_TENANT`` (default ``local``) must
+    be a valid name (``invalid_tenant``) of a tenant that exists (``tenant_unknown``), both
+    one line and exit 1, before the command touches any of the tenant's files."""
+    return require_tenant(current_home())
+
+
+def home_of_deployment() -> Home:
+    """The home for a deployment-wide operator command (``jobctrl tenants``): a valid
+    ``JOBCTRL_TENANT`` name, which need not exist yet."""
     return current_home()
 
 
@@ -57,7 +67,7 @@ def handle_errors(fn: F) -> F:
             stop_writing_stdout()
             sys.exit(EXIT_BROKEN_PIPE)
         except Exception as exc:
-            path = home().log_exception(exc)
+            path = Home.resolve().log_exception(exc)  # the home's log, whatever the tenant
             where = f" (details in {path})" if path else ""
             click.echo(f"error: unexpected internal error{where}", err=True)
             sys.exit(1)

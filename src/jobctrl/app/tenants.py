@@ -1,0 +1,158 @@
+"""Tenants as an operator manages them (`jobctrl tenants add|list`), and the HTTP API's
+way from a Bearer token to the tenant it acts for.
+
+A tenant's own files are ``tenants/NAME/`` in the home (``config.yaml``, ``api-token``,
+``reports/``); ``local``'s are the home root. Adding a tenant writes its token (0600, 256
+random bits) and its commented ``config.yaml``, then records the token's sha256 in the
+``tenants`` table, so an API server on any host of the deployment can resolve it. Adding
+one that exists changes nothing and says so (``created: false``): a provisioning script
+can run again.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from jobctrl import config as config_file
+from jobctrl.domain.clock import as_utc
+from jobctrl.domain.errors import TENANT_UNKNOWN, NotFoundError
+from jobctrl.domain.tenants import LOCAL, checked_name, token_sha256
+from jobctrl.home import Home
+from jobctrl.store import tenants
+from jobctrl.store.store import Store
+
+__all__ = [
+    "TokenResolver",
+    "add_tenant",
+    "api_token",
+    "ensure_token",
+    "list_tenants",
+    "require_tenant",
+]
+
+
+def api_token(path: Path) -> str:
+    """The token in ``path`` (0600), created with 256 random bits on first use."""
+    if path.exists():
+        return path.read_text().strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(32)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process made it first
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as fh:
+        fh.write(token + "\n")
+    return token
+
+
+def _base_store(home: Home) -> Store:
+    """The deployment's store (as ``local``: the tenants table is the deployment's)."""
+    return Store.open(home.with_tenant(LOCAL))
+
+
+def require_tenant(home: Home) -> Home:
+    """``home`` if its tenant is a valid name that exists (``invalid_tenant`` /
+    ``tenant_unknown`` otherwise), checked before a command touches any of its files."""
+    tenant = checked_name(home.tenant)
+    if tenant != LOCAL and not _base_store(home).has_tenant(tenant):
+        # Asked of the deployment's store: opening the tenant's would make its folder.
+        raise NotFoundError(
+            f"unknown tenant {tenant} (jobctrl tenants add {tenant})", code=TENANT_UNKNOWN
+        )
+    return home
+
+
+def add_tenant(home: Home, name: str) -> dict[str, Any]:
+    """Add the tenant ``name``: its folder, ``api-token``, ``config.yaml`` and row.
+    ``{tenant, tokenPath, config, created}``; an existing tenant is left as it is
+    (``created: false``, the same token path)."""
+    name = checked_name(name.strip() if isinstance(name, str) else name)
+    store = _base_store(home)
+    tenant_home = home.with_tenant(name)
+    created = False
+    if name == LOCAL:
+        ensure_token(home.with_tenant(LOCAL))
+    elif not store.has_tenant(name):
+        tenant_home.ensure()
+        token = api_token(tenant_home.token_path)
+        config_file.write_template(tenant_home)
+        created = tenants.add(store, name, token_sha256(token))
+    return {
+        "tenant": name,
+        "tokenPath": str(tenant_home.token_path),
+        "config": str(tenant_home.config_path),
+        "created": created,
+    }
+
+
+def list_tenants(home: Home) -> dict[str, Any]:
+    """``{items: [{tenant, createdAt, tokenPath, current}]}``, ``local`` first;
+    ``tokenPath`` is null when the token file is not on this host."""
+    items = []
+    for row in tenants.rows(_base_store(home)):
+        path = home.with_tenant(row["name"]).token_path
+        created: datetime | None = row["created_at"]
+        items.append(
+            {
+                "tenant": row["name"],
+                "createdAt": as_utc(created).isoformat() if created else None,
+                "tokenPath": str(path) if path.exists() else None,
+                "current": row["name"] == home.tenant,
+            }
+        )
+    return {"items": items}
+
+
+def ensure_token(home: Home) -> str:
+    """The API token of ``home``'s tenant (made on first use), its hash recorded in the
+    store so a request that sends it acts for this tenant (``jobctrl up``)."""
+    token = api_token(home.token_path)
+    store = _base_store(home)
+    digest = token_sha256(token)
+    if tenants.by_token_hash(store, digest) != home.tenant:
+        tenants.record_token(store, home.tenant, digest)
+    return token
+
+
+class TokenResolver:
+    """Bearer token → tenant name (None: no tenant has it), from the token hashes in the
+    store. An answer is kept ``ttl`` seconds, a miss ``miss_ttl``: a token added or
+    replaced on another host is seen within seconds, and a flood of wrong tokens costs
+    one read each at most once a second."""
+
+    def __init__(self, home: Home, *, ttl: float = 30.0, miss_ttl: float = 1.0) -> None:
+        self.home = home
+        self.ttl = ttl
+        self.miss_ttl = miss_ttl
+        self._seen: dict[str, tuple[str | None, float]] = {}
+        self._lock = threading.Lock()
+
+    def cached(self, token: str) -> tuple[bool, str | None]:
+        """(known, tenant) from the cache alone, without reading the store."""
+        digest = token_sha256(token)
+        with self._lock:
+            entry = self._seen.get(digest)
+        if entry is None:
+            return False, None
+        tenant, at = entry
+        fresh = time.monotonic() - at < (self.ttl if tenant else self.miss_ttl)
+        return fresh, tenant
+
+    def __call__(self, token: str) -> str | None:
+        known, tenant = self.cached(token)
+        if known:
+            return tenant
+        digest = token_sha256(token)
+        tenant = tenants.by_token_hash(_base_store(self.home), digest)
+        with self._lock:
+            if len(self._seen) > 10_000:  # wrong tokens must not grow it without end
+                self._seen.clear()
+            self._seen[digest] = (tenant, time.monotonic())
+        return tenant
