@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from sqlalchemy import JSON, Text, cast, func, select
+from sqlalchemy import JSON, Text, cast, create_engine, func, inspect, select
+from sqlalchemy.pool import NullPool
 
 from jobctrl.app.applications import set_application_outcome
 from jobctrl.app.jobs import add_job
@@ -27,6 +28,7 @@ from jobctrl.domain.clock import as_utc
 from jobctrl.domain.errors import (
     INVALID_INPUT,
     STORE_COPY_FAILED,
+    STORE_SOURCE_IN_USE,
     STORE_TARGET_NOT_EMPTY,
     STORE_TARGET_UNREACHABLE,
     JobctrlError,
@@ -151,7 +153,15 @@ async def test_a_prepared_home_is_copied_whole_and_the_target_works_as_a_store(
     home, store, worker, site, fast_settings, target, opened
 ):
     await _prepare(home, store, site, fast_settings)
-    result = copy_store(home, target)
+    with pytest.raises(JobctrlError) as refused:  # the worker still beats against the home
+        copy_store(home, target)
+    assert refused.value.code == STORE_SOURCE_IN_USE and refused.value.exit_status == 1
+    assert "--force" in refused.value.message
+    plain = create_engine(target, poolclass=NullPool)  # not a Store: that would migrate it
+    with plain.connect() as conn:  # nothing was written to the target, not even the schema
+        assert not inspect(conn).get_table_names()
+    plain.dispose()
+    result = copy_store(home, target, force=True)
 
     copied = _open(target, home, opened)
     for t in COPIED:

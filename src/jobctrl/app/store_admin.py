@@ -11,8 +11,10 @@ target.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
+from jobctrl.domain.errors import STORE_SOURCE_IN_USE, JobctrlError
 from jobctrl.home import Home
 from jobctrl.store import copy, copy_target
 from jobctrl.store.copy import CopyProgress, CopyResult
@@ -22,10 +24,16 @@ __all__ = ["copy_store"]
 
 
 def copy_store(
-    home: Home, to: str, *, progress: Callable[[dict[str, Any]], None] | None = None
+    home: Home,
+    to: str,
+    *,
+    force: bool = False,
+    progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Copy the home's SQLite store into the empty PostgreSQL database ``to``; what was
-    copied, as JSON (stable keys; the URL never with its password)."""
+    copied, as JSON (stable keys; the URL never with its password). Refused while a worker
+    beats against the source (what it writes after the snapshot would stay behind), unless
+    ``force``."""
     target = copy_target.target_url(to)  # a bad URL is refused before anything is opened
     copy.source_database(home.database_url)
 
@@ -37,7 +45,16 @@ def copy_store(
     # as every command's first use does): a refused copy changes nothing anywhere.
     report(CopyProgress("checking", None, 0, 0))
     copy_target.refuse_used_target(target)
-    result = copy.copy_to_postgresql(Store.open(home), target, progress=report, checked=True)
+    source = Store.open(home)
+    running = copy.workers_running(source, datetime.now(UTC))
+    if running and not force:
+        raise JobctrlError(
+            f"{running} worker(s) are running against this home: what they write after the "
+            "copy begins would stay in the SQLite store only — stop them (and `jobctrl up`) "
+            "first, or pass --force to copy the store as it is now",
+            code=STORE_SOURCE_IN_USE,
+        )
+    result = copy.copy_to_postgresql(source, target, progress=report, checked=True)
     return _as_json(home, result)
 
 

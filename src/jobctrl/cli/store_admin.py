@@ -26,9 +26,14 @@ def store_group() -> None:
     metavar="URL",
     help="The empty PostgreSQL database: postgresql+psycopg://USER[:PASSWORD]@HOST[:PORT]/DB.",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Copy even while a worker runs against this home (its later writes stay behind).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @handle_errors
-def store_copy(to: str, as_json: bool) -> None:
+def store_copy(to: str, force: bool, as_json: bool) -> None:
     """Copy this home's SQLite database into an empty PostgreSQL database.
 
     One consistent snapshot of the source, written in one transaction (all or nothing):
@@ -36,7 +41,8 @@ def store_copy(to: str, as_json: bool) -> None:
     rebuilt from the events. A target holding jobctrl data is refused and left as it is.
     Artifacts and reports stay files in this home: run the target's workers and web app
     with this JOBCTRL_HOME (or a shared copy of it) and JOBCTRL_DATABASE_URL=URL. Stop the
-    worker first: what it writes after the copy began stays in the SQLite database.
+    worker first: while one runs the copy is refused (--force copies anyway; what it writes
+    after the copy began stays in the SQLite database).
     """
     here = home()
     seen: dict[str, dict[str, Any]] = {}
@@ -65,7 +71,7 @@ def store_copy(to: str, as_json: bool) -> None:
         return Snapshot([line], bar=(done, total))
 
     async def copy_watched() -> dict[str, Any]:
-        work = asyncio.to_thread(store_admin.copy_store, here, to, progress=note)
+        work = asyncio.to_thread(store_admin.copy_store, here, to, force=force, progress=note)
         try:
             return await watch(work, snapshot, to_stderr=as_json)
         except asyncio.CancelledError:  # Ctrl-C: asyncio.run waits for the thread, so stop it

@@ -99,7 +99,9 @@ PORT_UNAVAILABLE = "port_unavailable"
 DATABASE_BUSY = "database_busy"  # another process held the write lock too long: try again
 INTERNAL_ERROR = "internal_error"  # a bug: details only in the home's log
 # `jobctrl store copy`: the target already holds jobctrl data (never overwritten), cannot be
-# reached, or refused the copy (rolled back: nothing of it was written).
+# reached, or refused the copy (rolled back: nothing of it was written); a worker still writes
+# to the source (what it wrote after the copy began would be lost: stop it, or --force).
+STORE_SOURCE_IN_USE = "store_source_in_use"
 STORE_TARGET_NOT_EMPTY = "store_target_not_empty"
 STORE_TARGET_UNREACHABLE = "store_target_unreachable"
 STORE_COPY_FAILED = "store_copy_failed"
@@ -194,6 +196,7 @@ STATUS: dict[str, Status] = {
     TEMPORAL_UNAVAILABLE: Status(2, 503),
     WORKER_RUNTIME_UNAVAILABLE: Status(2, 503),
     DATABASE_BUSY: Status(75, 503),  # 75: EX_TEMPFAIL, "try again later"
+    STORE_SOURCE_IN_USE: Status(1, 409),
     STORE_TARGET_NOT_EMPTY: Status(1, 409),
     STORE_TARGET_UNREACHABLE: Status(2, 503),  # like an unreachable Temporal server
     INTERNAL_ERROR: Status(1, 500),

@@ -332,6 +332,12 @@ def _missing_artifacts(src: Connection, artifacts: ArtifactStore) -> int:
     return sum(1 for sha in shas if not artifacts.path_for(sha).is_file())
 
 
+def workers_running(source: Store, now: datetime) -> int:
+    """Workers that beat against ``source`` moments ago (still writing to it)."""
+    with source.read() as src:
+        return _workers_running(src, now)
+
+
 def _workers_running(src: Connection, now: datetime) -> int:
     hb = operations_tables.worker_runtime_heartbeats
     beats = src.execute(select(hb.c.beat_at, hb.c.interval_seconds)).all()
