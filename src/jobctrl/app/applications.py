@@ -120,14 +120,25 @@ def set_application_outcome(
 # -- export ----------------------------------------------------------------------------------
 
 
-def _entries(rows: list[dict[str, Any]]) -> list[TrackerEntry]:
+def _report_link(home: Home, path: str) -> str:
+    """A report's path as applications.md (in ``data/`` of the tenant's folder) links it:
+    ``reports/…`` relative to the tenant's own folder (a report's stored path is relative
+    to the home: ``tenants/T/reports/…`` outside ``local``)."""
+    try:
+        return (home.root / path).relative_to(home.tenant_root).as_posix()
+    except ValueError:
+        return path
+
+
+def _entries(home: Home, rows: list[dict[str, Any]]) -> list[TrackerEntry]:
     """The tracker's rows in career-ops terms, numbered (an imported row keeps its ``#``,
     a job its report's number unless taken) and in ``#`` order."""
     drafts = []
     for r in rows:
         before = entry_from_cells(r["tracker"] or {})
         day = r["applied_at"] or before.date or r["created_at"]
-        report = f"[{r['report_number']}](../{r['report_path']})" if r["report_path"] else ""
+        path = r["report_path"]
+        report = f"[{r['report_number']}](../{_report_link(home, path)})" if path else ""
         view = _view(r)
         drafts.append(
             TrackerEntry(
@@ -163,7 +174,7 @@ def export_applications(home: Home, fmt: str) -> str:
         raise JobctrlError(f"format must be {' or '.join(EXPORT_FORMATS)}", code=INVALID_INPUT)
     rows = tracker.tracker_rows(Store.open(home))
     if fmt == "career-ops":
-        return write_applications_md(_entries(rows))
+        return write_applications_md(_entries(home, rows))
     records = []
     for r in rows:
         view = _view(r)

@@ -42,7 +42,8 @@ def apply_loop_status(home: Home, *, now: datetime | None = None) -> dict[str, A
     store = Store.open(home)
     now = now or utcnow()
     values = Settings(store).all()
-    latest = next(iter(workflow_runs.latest_runs(store, ids.APPLY_LOOP_ID, 1)), None)
+    loop_id = ids.apply_loop_id(store.tenant)
+    latest = next(iter(workflow_runs.latest_runs(store, loop_id, 1)), None)
     status = latest["status"] if latest else "absent"
     closed_at = latest["closed_at"] if latest else None
     halted = bool(
@@ -52,7 +53,7 @@ def apply_loop_status(home: Home, *, now: datetime | None = None) -> dict[str, A
         and closed_at is not None
         and as_utc(closed_at).date() == as_utc(now).date()
     )
-    claims = apply_claims.state_counts(store, ids.APPLY_LOOP_ID)
+    claims = apply_claims.state_counts(store, loop_id)
     waiting = apply_claims.candidates(
         store,
         now,
@@ -61,7 +62,7 @@ def apply_loop_status(home: Home, *, now: datetime | None = None) -> dict[str, A
         limit=1000,
     )
     return {
-        "workflowId": ids.APPLY_LOOP_ID,
+        "workflowId": loop_id,
         "label": LOOP_LABEL,
         "enabled": bool(values["auto_apply"]),
         "status": status,
@@ -91,7 +92,8 @@ async def set_apply_loop(home: Home, *, enabled: bool) -> dict[str, Any]:
     if not enabled:
         try:
             client = await runtime.client_for(home)
-            cancelled = await starts.cancel_running(client, ids.APPLY_LOOP_ID) is not None
+            loop_id = ids.apply_loop_id(store.tenant)
+            cancelled = await starts.cancel_running(client, loop_id) is not None
         except UnavailableError:
             pass  # the setting is what counts: the worker stops it when it runs
     return {**apply_loop_status(home), "cancelRequested": cancelled}

@@ -44,7 +44,8 @@ async def cancel_job(home: Home, ref: str) -> dict[str, Any]:
     job_id = jobs.resolve_job_id(store, ref)
     client = await runtime.client_for(home)
     key = jobs.job_row(store, job_id)["idempotency_key"]
-    workflow_ids = [ids.prep_workflow_id(key), *workflow_runs.preparation_ids(store, job_id)]
+    prep_id = ids.prep_workflow_id(key, store.tenant)
+    workflow_ids = [prep_id, *workflow_runs.preparation_ids(store, job_id)]
     runs: list[tuple[str, str]] = []
     for workflow_id in dict.fromkeys(workflow_ids):
         running = await starts.running_run(client, workflow_id)

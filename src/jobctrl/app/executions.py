@@ -10,8 +10,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from jobctrl.domain import ids
 from jobctrl.domain.errors import INVALID_INPUT, NOT_FOUND, JobctrlError, NotFoundError
 from jobctrl.domain.runtime import safe_run_id
+from jobctrl.domain.tenants import LOCAL
 from jobctrl.home import Home
 from jobctrl.store import orphans, workflow_runs
 from jobctrl.store.store import Store
@@ -49,12 +51,19 @@ def list_executions(home: Home) -> dict[str, Any]:
 
 def stop_execution(home: Home, workflow_id: str, run_id: str | None = None) -> dict[str, Any]:
     """Record a request to stop ``workflow_id`` (its run ``run_id``, or the one orphan or
-    open run known under that id); the worker's heartbeat cancels it."""
+    open run known under that id); the worker's heartbeat cancels it. An execution of
+    another tenant (its id names it) is not found."""
     store = Store.open(home)
     orphan_runs = {o["runId"] for o in orphans.orphans(store) if o["workflowId"] == workflow_id}
     known = orphan_runs | {
         r["run_id"] for r in workflow_runs.open_runs(store) if r["workflow_id"] == workflow_id
     }
+    owner = ids.tenant_of(workflow_id)
+    if (owner is not None and owner != store.tenant) or (
+        owner is None and store.tenant != LOCAL and not known
+    ):
+        # Another tenant's execution (by its id) is never this tenant's to stop.
+        raise NotFoundError(f"no execution of yours is known under {workflow_id}", code=NOT_FOUND)
     if run_id is None:
         if not known:
             raise NotFoundError(

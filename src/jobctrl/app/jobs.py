@@ -156,7 +156,7 @@ def _admit(store: Store, url: str) -> jobs.NewJob:
     fails after this commit, the worker's reconciler starts it (nothing is orphaned)."""
     with store.write() as tx:
         job = jobs.create_job_in(tx, url)
-        start_intents.intend(tx, ids.prep_workflow_id(job.idempotency_key), job.job_id)
+        start_intents.intend(tx, ids.prep_workflow_id(job.idempotency_key, tx.tenant), job.job_id)
     return job
 
 
@@ -194,19 +194,20 @@ async def retry_stage(home: Home, ref: str, stage: str | None = None) -> dict[st
     client = await runtime.ready_client(home)
     key = jobs.job_row(store, job_id)["idempotency_key"]
     if failed:
-        workflow_id = _retry_id(job_id, row["stage"], row["finished_at"])
+        workflow_id = _retry_id(store, job_id, row["stage"], row["finished_at"])
         stage_states.reset_stages(store, job_id, (row["stage"],), "retry")
     elif intended := start_intents.unstarted_for(store, job_id):
         workflow_id = intended  # the one execution the worker's reconciler would start
     elif await starts.any_running(
-        client, [ids.prep_workflow_id(key), *workflow_runs.preparation_ids(store, job_id)]
+        client,
+        [ids.prep_workflow_id(key, store.tenant), *workflow_runs.preparation_ids(store, job_id)],
     ):
         raise JobctrlError(
             f"nothing to retry for job {job_id}: {what} and its preparation is running",
             code=NOTHING_TO_RETRY,
         )
     else:
-        workflow_id = _retry_id(job_id, row["stage"], row["updated_at"])
+        workflow_id = _retry_id(store, job_id, row["stage"], row["updated_at"])
     started = await starts.start_preparation(
         client, home, store, job_id, key, workflow_id=workflow_id
     )
@@ -218,6 +219,7 @@ async def retry_stage(home: Home, ref: str, stage: str | None = None) -> dict[st
     }
 
 
-def _retry_id(job_id: str, stage: str, seen_at: datetime | None) -> str:
+def _retry_id(store: Store, job_id: str, stage: str, seen_at: datetime | None) -> str:
     """One retry per observed failure (or wait): a second request for the same joins it."""
-    return ids.stage_workflow_id("retry", stage, job_id, seen_at.isoformat() if seen_at else "")
+    occasion = seen_at.isoformat() if seen_at else ""
+    return ids.stage_workflow_id(ids.RETRY_KIND, stage, job_id, occasion, store.tenant)

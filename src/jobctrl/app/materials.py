@@ -12,6 +12,7 @@ from typing import Any
 
 from jobctrl.app import runtime
 from jobctrl.app.truth import latest_truth_check
+from jobctrl.domain import ids
 from jobctrl.domain.errors import (
     EXISTS,
     INVALID_INPUT,
@@ -65,7 +66,7 @@ async def regenerate_materials(home: Home, ref: str, *, wait: bool = False) -> d
     # A refused document leaves the generation number where it was: the refusals seen so
     # far make the next request a new attempt (while one runs, a second request joins it).
     refused = truth_checks.refusals(store, job_id)
-    workflow_id = f"prepare-regenerate-{job_id}-{generation}" + (f"-r{refused}" if refused else "")
+    workflow_id = ids.regenerate_workflow_id(job_id, generation, refused, store.tenant)
     stage_states.reset_stages(store, job_id, tuple(s.value for s in LATER_STAGES), "regenerate")
     key = jobs.job_row(store, job_id)["idempotency_key"]
     started = await starts.start_preparation(

@@ -1,5 +1,10 @@
 """Long-running commands: the worker, the worker with the web app, and the demo.
 
+The worker serves every tenant of the deployment (it acts as ``local``, the deployment's
+own, and each activity for its input's tenant); ``JOBCTRL_TENANT`` picks only the web
+app's default tenant (a request without a token) and the token `up` prints. The demo is
+``local``'s.
+
 What they run (every stage and provider SDK, the web server) takes seconds to import, so
 each command imports it when it runs rather than every `jobctrl` invocation.
 """
@@ -16,6 +21,7 @@ import click
 
 from jobctrl.cli.base import handle_errors, home
 from jobctrl.domain.errors import JobctrlError
+from jobctrl.domain.tenants import LOCAL
 
 if TYPE_CHECKING:
     from jobctrl.api.security import PublicOrigin
@@ -53,7 +59,10 @@ def _run_worker_cmd(
     def ready(address: str) -> None:
         click.echo(f"worker ready: Temporal at {address}, home {here.root} (Ctrl-C to stop)")
 
-    asyncio.run(run_worker(here, on_ready=ready, alongside=alongside, on_server_lost=_server_lost))
+    deployment = here.with_tenant(LOCAL)  # the worker serves every tenant
+    asyncio.run(
+        run_worker(deployment, on_ready=ready, alongside=alongside, on_server_lost=_server_lost)
+    )
     click.echo("stopped")
 
 
@@ -121,4 +130,5 @@ def demo(keep: bool, serve_port: int | None) -> None:
     """Run the demo: serve sample postings on loopback and prepare them end to end."""
     from jobctrl.demo.run import run_demo  # heavy: runs a worker and the web app
 
-    asyncio.run(run_demo(home(), echo=click.echo, keep=keep, serve_port=serve_port))
+    local = home().with_tenant(LOCAL)  # the demo's postings and profile are local's
+    asyncio.run(run_demo(local, echo=click.echo, keep=keep, serve_port=serve_port))
