@@ -6,13 +6,16 @@ is not jobctrl's)."""
 from __future__ import annotations
 
 import contextlib
+import math
 import multiprocessing
 import os
 import resource
+import sys
 import tempfile
 import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import psutil
@@ -148,3 +151,82 @@ def posting_site(n: int, seed: int) -> Iterator[str]:
     """``n`` generated postings served from a spawned process; yields its base URL."""
     with spawned(_serve_postings, n, seed, timeout=30) as (base_url, _):
         yield base_url
+
+
+# -- stores and processes (bench/workers_scale.py, api_tenants.py, sse_postgres.py) --------
+
+STORES = ("sqlite", "postgres")
+
+
+@contextlib.contextmanager
+def throwaway_postgres() -> Iterator[Any]:
+    """The tests' throwaway PostgreSQL server (tests/support/postgres.py: loopback only,
+    fsync off), stopped on exit; yields it (``.url(name)``, ``.process.pid``)."""
+    # Imported here: only the PostgreSQL runs need tests/ on the path.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.support.postgres import PostgresServer, binaries
+
+    bindir = binaries()
+    if bindir is None:
+        raise SystemExit("no PostgreSQL binaries (apt-get install postgresql): --stores sqlite")
+    server = PostgresServer(bindir).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def use_store(kind: str, pg: Any, name: str) -> str:
+    """Make the next ``fresh_home`` use ``kind``: SQLite in the home, or a new empty
+    database ``name`` on ``pg`` (``JOBCTRL_DATABASE_URL``); returns the URL or "sqlite"."""
+    if kind == "sqlite":
+        os.environ.pop("JOBCTRL_DATABASE_URL", None)
+        return "sqlite"
+    pg.execute(f"CREATE DATABASE {name}")
+    os.environ["JOBCTRL_DATABASE_URL"] = url = pg.url(name)
+    return str(url)
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of ``pid``, its live descendants and the children it
+    has reaped (a PostgreSQL server's ended backends); 0 once it is gone."""
+    try:
+        proc = psutil.Process(pid)
+        t = proc.cpu_times()
+        total = t.user + t.system + t.children_user + t.children_system
+        for child in proc.children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                c = child.cpu_times()
+                total += c.user + c.system
+        return total
+    except psutil.Error:
+        return 0.0
+
+
+class TreeCpu:
+    """CPU seconds of named process trees (``tree_cpu``) per lap."""
+
+    def __init__(self, pids: Mapping[str, int]) -> None:
+        self.pids = dict(pids)
+        self.last = self._read()
+
+    def _read(self) -> dict[str, float]:
+        return {name: tree_cpu(pid) for name, pid in self.pids.items()}
+
+    def lap(self) -> dict[str, float]:
+        now = self._read()
+        lap = {k: round(now[k] - self.last[k], 3) for k in now}
+        self.last = now
+        return lap
+
+
+def percentiles(ms: list[float]) -> dict[str, float]:
+    """n, p50, p95, p99 and max of ``ms`` (nearest rank), rounded to 0.01."""
+    if not ms:
+        return {"n": 0}
+    s = sorted(ms)
+
+    def rank(p: float) -> float:
+        return round(s[max(0, math.ceil(p * len(s)) - 1)], 2)
+
+    return {"n": len(s), "p50": rank(0.5), "p95": rank(0.95), "p99": rank(0.99), "max": rank(1)}
