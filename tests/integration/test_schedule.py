@@ -21,23 +21,25 @@ async def _note(client) -> str | None:
 
 async def test_schedule_is_created_updated_and_deleted_from_settings(client, task_queue, settings):
     try:
-        assert await reconcile_schedule(client, settings.all()) == "absent", "off by default"
+        assert await reconcile_schedule(client, settings.all(), "local") == "absent", (
+            "off by default"
+        )
         settings.set_value("discovery.schedule_enabled", True)
-        assert await reconcile_schedule(client, settings.all()) == "created"
+        assert await reconcile_schedule(client, settings.all(), "local") == "created"
         described = await client.get_schedule_handle(SCHEDULE_ID).describe()
         assert described.schedule.policy.overlap == ScheduleOverlapPolicy.SKIP
         assert described.schedule.action.workflow == "DiscoverWorkflow"
         assert described.schedule.action.id == "discover-local"
-        assert await reconcile_schedule(client, settings.all()) == "unchanged"
+        assert await reconcile_schedule(client, settings.all(), "local") == "unchanged"
         settings.set_value("discovery.schedule_cron", "30 6 * * 1-5")
-        assert await reconcile_schedule(client, settings.all()) == "updated"
+        assert await reconcile_schedule(client, settings.all(), "local") == "updated"
         assert await _note(client) == "cron=30 6 * * 1-5"
         settings.set_value("discovery.schedule_enabled", False)
-        assert await reconcile_schedule(client, settings.all()) == "deleted"
+        assert await reconcile_schedule(client, settings.all(), "local") == "deleted"
         assert await _note(client) is None
     finally:
         settings.set_value("discovery.schedule_enabled", False)
-        await reconcile_schedule(client, settings.all())
+        await reconcile_schedule(client, settings.all(), "local")
 
 
 async def test_the_heartbeat_applies_a_change_without_a_restart(
@@ -70,4 +72,4 @@ async def test_the_heartbeat_applies_a_change_without_a_restart(
         stop.set()
         await beats
         settings.set_value("discovery.schedule_enabled", False)
-        await reconcile_schedule(client, settings.all())
+        await reconcile_schedule(client, settings.all(), "local")

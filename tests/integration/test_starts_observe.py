@@ -52,14 +52,14 @@ async def test_a_sweep_left_running_on_another_homes_queue_does_not_stand_in(
     by another home's stopped worker (its queue polled by no one) is not joined."""
     monkeypatch.setenv("JOBCTRL_TASK_QUEUE", f"{task_queue}-other")
     await starts.start_availability_sweep(client, SweepInput(limit=1, budget_seconds=60))
-    other = starts.availability_sweep_id()
+    other = starts.availability_sweep_id("local")
     monkeypatch.setenv("JOBCTRL_TASK_QUEUE", task_queue)
-    mine = starts.availability_sweep_id()
+    mine = starts.availability_sweep_id("local")
     assert mine != other
     await starts.start_availability_sweep(client, SweepInput(limit=1, budget_seconds=60))
     described = await starts.describe(client, mine)
     assert described is not None and described.task_queue == task_queue
     monkeypatch.setenv("JOBCTRL_TASK_QUEUE", "jobctrl")
-    assert starts.availability_sweep_id() == "availability-sweep-local"  # the default home's
+    assert starts.availability_sweep_id("local") == "availability-sweep-local"  # the default home's
     for workflow_id in (mine, other):
         await client.get_workflow_handle(workflow_id).terminate()

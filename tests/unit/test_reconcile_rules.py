@@ -5,6 +5,7 @@ and CLI surfaces of orphans and stop requests."""
 
 from __future__ import annotations
 
+import functools
 import json
 from datetime import UTC, datetime, timedelta
 
@@ -52,20 +53,47 @@ def test_executions_of_ours_are_adopted_others_are_not() -> None:
         return ObservedRun(workflow_id, "r", workflow_type, T0)
 
     key = "ab" * 32
-    assert reconcile._adoptable(run(ids.DISCOVER_WORKFLOW_ID, "DiscoverWorkflow")) == (
-        "DiscoverWorkflow",
-        None,
-    )
-    assert reconcile._adoptable(run(f"prep-{key}", "JobPreparationWorkflow")) == (
-        "JobPreparationWorkflow",
-        ids.job_id_for(key),
-    )
-    assert reconcile._adoptable(run(ids.APPLY_LOOP_ID, "ApplyWorkflow")) == ("ApplyWorkflow", None)
-    scheduled = f"{ids.DISCOVER_WORKFLOW_ID}-2026-12-01T12:00:00Z"  # a schedule's start
-    assert reconcile._adoptable(run(scheduled, "DiscoverWorkflow")) == ("DiscoverWorkflow", None)
-    assert reconcile._adoptable(run("discover-other", "DiscoverWorkflow")) is None
-    assert reconcile._adoptable(run(f"prep-{key}", "ApplyWorkflow")) is None
-    assert reconcile._adoptable(run("stray", "SomethingElse")) is None
+    for tenant in ("local", "acme"):
+        adoptable = functools.partial(reconcile._adoptable, tenant=tenant)
+        other = "acme" if tenant == "local" else "local"
+        discover = ids.discover_workflow_id(tenant)
+        prep = ids.prep_workflow_id(key, tenant)
+        loop = ids.apply_loop_id(tenant)
+        assert adoptable(run(discover, "DiscoverWorkflow")) == ("DiscoverWorkflow", None)
+        assert adoptable(run(prep, "JobPreparationWorkflow")) == (
+            "JobPreparationWorkflow",
+            ids.job_id_for(key),
+        )
+        assert adoptable(run(loop, "ApplyWorkflow")) == ("ApplyWorkflow", None)
+        scheduled = f"{discover}-2026-12-01T12:00:00Z"  # a schedule's start
+        assert adoptable(run(scheduled, "DiscoverWorkflow")) == ("DiscoverWorkflow", None)
+        assert adoptable(run("discover-other", "DiscoverWorkflow")) is None
+        assert adoptable(run(prep, "ApplyWorkflow")) is None
+        assert adoptable(run("stray", "SomethingElse")) is None
+        # Another tenant's executions are never adopted into this one's store.
+        assert adoptable(run(ids.discover_workflow_id(other), "DiscoverWorkflow")) is None
+        assert adoptable(run(ids.prep_workflow_id(key, other), "JobPreparationWorkflow")) is None
+        assert adoptable(run(ids.apply_loop_id(other), "ApplyWorkflow")) is None
+
+
+def test_the_queue_listing_is_parted_by_tenant() -> None:
+    def run(workflow_id: str) -> ObservedRun:
+        return ObservedRun(workflow_id, "r", "JobPreparationWorkflow", T0)
+
+    key = "ab" * 16
+    listed = [
+        run(ids.prep_workflow_id(key, "local")),
+        run(ids.prep_workflow_id(key, "acme")),
+        run(ids.prep_workflow_id(key, "gone")),  # a tenant that does not exist: local's
+        run("stray"),  # no jobctrl id: the operator's (local)
+        run(f"{ids.discover_workflow_id('acme')}-2026-12-01T12:00:00Z"),
+    ]
+    parts = reconcile.by_tenant(listed, ["local", "acme"])
+    assert [r.workflow_id for r in parts["acme"]] == [
+        f"prep-acme-{key}",
+        "discover-acme-2026-12-01T12:00:00Z",
+    ]
+    assert [r.workflow_id for r in parts["local"]] == [f"prep-{key}", f"prep-gone-{key}", "stray"]
 
 
 def test_the_orphan_set_is_replaced_and_each_keeps_when_it_was_first_seen(store) -> None:

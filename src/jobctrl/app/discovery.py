@@ -24,7 +24,8 @@ _OPEN = frozenset({WorkflowStatus.RUNNING.value, WorkflowStatus.RECONCILED_NOT_F
 async def start_discovery(
     home: Home, *, wait: bool = False, wait_timeout: float = 1800.0
 ) -> dict[str, Any]:
-    """Start `discover-local`, or join the run already in progress; the run's view."""
+    """Start the tenant's `discover-<tenant>`, or join the run already in progress; the
+    run's view."""
     client = await runtime.client_for(home)
     config_file.load_config(home)  # a broken config.yaml is reported here, not in the run
     started = await starts.start_discovery(client, Store.open(home))
@@ -45,12 +46,13 @@ async def cancel_discovery(home: Home) -> dict[str, Any]:
     """Ask the run in progress to stop; what it found so far stays (``not_running`` if
     none is in progress)."""
     client = await runtime.client_for(home)
+    store = Store.open(home)
     open_ids = [
         run["workflow_id"]
-        for run in workflow_runs.open_runs(Store.open(home))
+        for run in workflow_runs.open_runs(store)
         if run["workflow_type"] == WorkflowType.DISCOVERY
     ]
-    cancelled = await starts.cancel_discovery(client, open_ids)
+    cancelled = await starts.cancel_discovery(client, store.tenant, open_ids)
     return {"workflowId": cancelled.workflow_id, "runId": cancelled.run_id, "cancelRequested": True}
 
 

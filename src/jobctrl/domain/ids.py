@@ -154,8 +154,8 @@ def tenant_of(workflow_id: str) -> str | None:
             return LOCAL
         if len(rest) == 2 and _hex(rest[1]):
             return _named(rest[0])
-    elif head == "discover" and len(rest) == 1:
-        return _named(rest[0])
+    elif head == "discover" and rest:
+        return _named(rest[0])  # discover-T, or a schedule's start: discover-T-<time>
     elif head == "jobctrl" and len(rest) == 2 and rest[0] == "discovery":
         return _named(rest[1])
     elif head == "availability" and len(rest) >= 2 and rest[0] == "sweep":

@@ -139,6 +139,7 @@ async def _start(
         profile_version=defaults.profile_version,
         materials=defaults.materials,
         concurrency=rules.LEGACY_WORKERS if cohort.workers is None else cohort.workers,
+        tenant_id=ctx.store.tenant,
     )
     return await starts.start_recovery(client, ctx.store, cohort.workflow_id, inp, clock=ctx.clock)
 

@@ -31,6 +31,15 @@ inventory and the config.yaml notice are singletons: they run in the one worker 
 holds the task queue's lease (``store.leases``, renewed before each duty, taken over by
 another worker once a dead holder's lease expires), so nothing is dispatched twice.
 
+Tenants: the lease is the deployment's (one per task queue), and its holder runs the
+duties above for every tenant in turn (``store.tenants.names``: ``local`` first), each
+with that tenant's store, config.yaml and settings (``ctx.for_tenant``), so each has its
+own ``jobctrl-discovery-<tenant>`` schedule, ``apply-auto-<tenant>`` loop,
+``availability-sweep-<tenant>``, recovery cohorts and orphans. The queue is listed once
+per beat and parted by tenant (``worker.reconcile.by_tenant``). The heartbeat's interval
+and the lease's length are the ``local`` tenant's settings (one loop for all). A notice
+about another tenant than ``local`` names it.
+
 A duty that meets a known condition says so once and again when it changes, never on
 every beat; an unexpected failure is logged with its traceback (to the worker's log).
 """
@@ -53,13 +62,13 @@ from jobctrl.domain.errors import JobctrlError
 from jobctrl.stages import apply_email
 from jobctrl.stages.context import StageContext
 from jobctrl.store import availability as evidence
-from jobctrl.store import leases
+from jobctrl.store import leases, tenants
 from jobctrl.store.settings import spec_for
 from jobctrl.worker.apply_loop import reconcile_apply_loop
 from jobctrl.worker.auto_recovery import recover_preparations
 from jobctrl.worker.inventory import RuntimeInventory, worker_identity
 from jobctrl.worker.public_fetch_recovery import recheck_public_fetch
-from jobctrl.worker.reconcile import reconcile_runs
+from jobctrl.worker.reconcile import by_tenant, reconcile_runs
 from jobctrl.worker.recovery import (
     resume_budget_stopped,
     resume_config_stopped,
@@ -67,7 +76,12 @@ from jobctrl.worker.recovery import (
 )
 from jobctrl.workflows.client import default_task_queue
 from jobctrl.workflows.models import SweepInput
-from jobctrl.workflows.starts import reconcile_schedule, start_availability_sweep
+from jobctrl.workflows.starts import (
+    ObservedRun,
+    reconcile_schedule,
+    running_on_queue,
+    start_availability_sweep,
+)
 
 log = logging.getLogger(__name__)
 SWEEP_BUDGET_SECONDS = 20 * 60  # a sweep starts no new check after this (spec: 20 min)
@@ -103,7 +117,8 @@ class WorkerHeartbeat:
         self.lease = f"heartbeat-duties:{default_task_queue()}"
         self.leading = False
         self._said: dict[str, str | None] = {}
-        self._intents_failed: dict[str, str] = {}  # an intent that cannot start: its code
+        # Per tenant: an intent that cannot start, and its code.
+        self._intents_failed: dict[str, dict[str, str]] = {}
 
     def _notice(self, duty: str, message: str | None) -> None:
         """Say what is wrong with a duty once, when it starts or changes, and once more
@@ -141,33 +156,71 @@ class WorkerHeartbeat:
             await asyncio.to_thread(leases.release, self.ctx.store, self.lease, self.identity)
             self.leading = False
 
+    def _label(self, tenant: str, what: str) -> str:
+        """What a notice is about; another tenant than the worker's own is named."""
+        return what if tenant == self.ctx.store.tenant else f"{what} (tenant {tenant})"
+
     async def beat(self) -> None:
-        values = await asyncio.to_thread(self.ctx.settings.all)
-        await self._config()
+        values = await asyncio.to_thread(self.ctx.settings.all)  # the lease, the interval
+        names = await asyncio.to_thread(tenants.names, self.ctx.store)
+        for name in names:
+            await self._config(self.ctx.for_tenant(name))
         if not await self._lead(values):
             self.beats += 1
             return  # another worker of this deployment runs the duties
+        try:  # listed once for every tenant; each reconcile pass takes its own part
+            parts: dict[str, list[ObservedRun]] | None = by_tenant(
+                await running_on_queue(self.client), names
+            )
+        except RPCError:  # each tenant's pass meets (and says) the server away
+            parts = None
+        for name in names:
+            if not await self._duties(self.ctx.for_tenant(name), values, parts):
+                break  # the lease was lost
+        self.beats += 1
+
+    async def _duties(
+        self,
+        ctx: StageContext,
+        values: dict[str, Any],
+        parts: dict[str, list[ObservedRun]] | None,
+    ) -> bool:
+        """Run the duties for the tenant of ``ctx`` with its settings; False when the
+        lease was lost (``values``: the worker's own settings, for the lease)."""
+        tenant = ctx.store.tenant
+        if tenant == self.ctx.store.tenant:
+            mine = values
+        else:
+            try:
+                mine = await asyncio.to_thread(ctx.settings.all)
+            except JobctrlError as exc:
+                label = self._label(tenant, "the heartbeat")
+                self._notice(label, f"{label}: {exc.message}")
+                return True
+        running = None if parts is None else parts.get(tenant, [])
+        failed = self._intents_failed.setdefault(tenant, {})
         duties: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
-            ("reconciling runs", lambda: reconcile_runs(self.client, self.ctx)),
-            ("the discovery schedule", lambda: self._schedule(values)),
-            ("availability checks", lambda: self._availability(values)),
+            ("reconciling runs", lambda: reconcile_runs(self.client, ctx, running=running)),
+            ("the discovery schedule", lambda: self._schedule(ctx, mine)),
+            ("availability checks", lambda: self._availability(ctx, mine)),
             (
                 "the standing apply loop",
-                lambda: reconcile_apply_loop(self.client, self.ctx, values),
+                lambda: reconcile_apply_loop(self.client, ctx, mine),
             ),
-            ("settling interrupted sends", self._settle_dead_senders),
+            ("settling interrupted sends", lambda: self._settle_dead_senders(ctx)),
             (
                 "starting intended preparations",
-                lambda: start_intended(self.client, self.ctx, failed=self._intents_failed),
+                lambda: start_intended(self.client, ctx, failed=failed),
             ),
-            ("resuming budget-stopped jobs", lambda: resume_budget_stopped(self.client, self.ctx)),
-            ("resuming config-stopped jobs", self._resume_config_stopped),
-            ("public-fetch recheck", lambda: recheck_public_fetch(self.ctx, values)),
-            ("automatic recovery", lambda: recover_preparations(self.client, self.ctx, values)),
+            ("resuming budget-stopped jobs", lambda: resume_budget_stopped(self.client, ctx)),
+            ("resuming config-stopped jobs", lambda: self._resume_config_stopped(ctx)),
+            ("public-fetch recheck", lambda: recheck_public_fetch(ctx, mine)),
+            ("automatic recovery", lambda: recover_preparations(self.client, ctx, mine)),
         ]
-        for duty, run in duties:
+        for what, run in duties:
             if not await self._lead(values):  # renewed before each duty: a slow pass
-                break  # never outlives the lease while another worker takes it over
+                return False  # never outlives the lease while another worker takes it over
+            duty = self._label(tenant, what)
             try:
                 await run()
                 self._notice(duty, None)
@@ -177,51 +230,53 @@ class WorkerHeartbeat:
                 self._notice(duty, f"{duty}: the Temporal server did not answer ({exc.message})")
             except Exception:
                 log.exception("%s failed", duty)
-        self.beats += 1
+        return True
 
-    async def _config(self) -> None:
-        """A notice while config.yaml cannot be read: the stages that need it wait (they
-        stop with ``config_invalid``, using no attempt) and resume once it can be."""
+    async def _config(self, ctx: StageContext) -> None:
+        """A notice while the tenant's config.yaml cannot be read: the stages that need it
+        wait (they stop with ``config_invalid``, using no attempt) and resume once it can
+        be."""
+        label = self._label(ctx.store.tenant, "config.yaml")
         try:
-            await asyncio.to_thread(load_config, self.ctx.home)
+            await asyncio.to_thread(load_config, ctx.home)
         except JobctrlError as exc:
             self._notice(
-                "config.yaml",
+                label,
                 f"notice: {exc.message}; jobs that need config.yaml wait until it is fixed",
             )
             return
-        self._notice("config.yaml", None)
+        self._notice(label, None)
 
-    async def _resume_config_stopped(self) -> None:
-        if self._said.get("config.yaml") is None:
-            await resume_config_stopped(self.client, self.ctx)
+    async def _resume_config_stopped(self, ctx: StageContext) -> None:
+        if self._said.get(self._label(ctx.store.tenant, "config.yaml")) is None:
+            await resume_config_stopped(self.client, ctx)
 
-    async def _settle_dead_senders(self) -> None:
+    async def _settle_dead_senders(self, ctx: StageContext) -> None:
         """An email send whose process died is settled (``unknown`` once its data went out,
         else ``failed``), so it never stays ``sending`` until the next apply command."""
         settled = await asyncio.to_thread(
-            apply_email.settle_dead_senders, self.ctx.store, clock=self.ctx.clock
+            apply_email.settle_dead_senders, ctx.store, clock=ctx.clock
         )
         if settled:
             log.warning("settled %d email send(s) whose process died", settled)
         # A browser prefill whose process died would otherwise hold its job until the next
         # `apply --browser`: every resolve, send and loop claim refuses a live attempt.
         ended = await asyncio.to_thread(
-            apply_email.settle_dead_prefills, self.ctx.store, clock=self.ctx.clock
+            apply_email.settle_dead_prefills, ctx.store, clock=ctx.clock
         )
         if ended:
             log.warning("ended %d browser prefill(s) whose process died", ended)
 
-    async def _schedule(self, values: dict[str, Any]) -> None:
-        done = await reconcile_schedule(self.client, values)
+    async def _schedule(self, ctx: StageContext, values: dict[str, Any]) -> None:
+        done = await reconcile_schedule(self.client, values, ctx.store.tenant)
         if done not in ("unchanged", "absent"):
-            log.warning("discovery schedule %s", done)
+            log.warning("discovery schedule of %s %s", ctx.store.tenant, done)
 
-    async def _availability(self, values: dict[str, Any]) -> None:
-        """Start a sweep (its own workflow and activity) when checks are due."""
+    async def _availability(self, ctx: StageContext, values: dict[str, Any]) -> None:
+        """Start the tenant's sweep (its own workflow and activity) when checks are due."""
         if not values["availability.enabled"]:
             return
-        due = await asyncio.to_thread(evidence.due_jobs, self.ctx.store, self.ctx.now(), 1)
+        due = await asyncio.to_thread(evidence.due_jobs, ctx.store, ctx.now(), 1)
         if due:
             await start_availability_sweep(
                 self.client,
@@ -229,6 +284,7 @@ class WorkerHeartbeat:
                     limit=int(values["availability.batch_size"]),
                     budget_seconds=SWEEP_BUDGET_SECONDS,
                     heartbeat_timeout_seconds=float(values["worker.heartbeat_timeout_seconds"]),
+                    tenant_id=ctx.store.tenant,
                 ),
             )
 

@@ -22,6 +22,11 @@
 
 A server that does not answer changes nothing: the beat ends with the ``RPCError`` (the
 heartbeat says so once) and the next one tries again.
+
+Every pass acts for the context's tenant: its open runs, its orphans, its stop requests.
+The queue's listing is every tenant's; ``by_tenant`` parts it by the tenant each workflow
+id names (``ids.tenant_of``), and an execution no tenant's (an id jobctrl does not make,
+or of a tenant that does not exist) is the ``local`` tenant's, the operator's.
 """
 
 from __future__ import annotations
@@ -39,8 +44,9 @@ from temporalio.service import RPCError, RPCStatusCode
 from jobctrl.domain import ids
 from jobctrl.domain.errors import WORKFLOW_FAILED, WORKFLOW_TERMINATED, WORKFLOW_TIMED_OUT
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
+from jobctrl.domain.tenants import LOCAL
 from jobctrl.stages.context import StageContext
-from jobctrl.store import orphans, run_verdicts, workflow_runs
+from jobctrl.store import orphans, run_verdicts, tenants, workflow_runs
 from jobctrl.workflows import starts
 
 log = logging.getLogger(__name__)
@@ -56,9 +62,10 @@ STOP_ISSUES = 5  # a stop request is issued at most this many times
 # An execution younger than this may still be being recorded by whoever started it.
 START_GRACE = timedelta(seconds=30)
 
-# When each exact execution was last described, per database (monotonic seconds).
-_probed: dict[tuple[str, str, str], float] = {}
-_undescribed: dict[str, int] = {}  # runs the last pass could not describe, per database
+# When each exact execution was last described, per database and tenant (monotonic s).
+_probed: dict[tuple[str, str, str, str], float] = {}
+# Runs the last pass could not describe, per database and tenant.
+_undescribed: dict[tuple[str, str], int] = {}
 
 _CLOSED = {
     WorkflowExecutionStatus.COMPLETED: (WorkflowStatus.COMPLETED, None, "completed"),
@@ -70,25 +77,56 @@ _CLOSED = {
 }
 
 
+def by_tenant(
+    running: list[starts.ObservedRun], names: Collection[str]
+) -> dict[str, list[starts.ObservedRun]]:
+    """The listed executions of each tenant of ``names``: the tenant its workflow id
+    names, else ``local`` (the operator's: an execution that is no tenant's)."""
+    parts: dict[str, list[starts.ObservedRun]] = {name: [] for name in names}
+    parts.setdefault(LOCAL, [])
+    for run in running:
+        tenant = ids.tenant_of(run.workflow_id)
+        parts[tenant if tenant in parts else LOCAL].append(run)
+    return parts
+
+
+async def tenant_runs(client: Client, ctx: StageContext) -> list[starts.ObservedRun]:
+    """The executions running on the queue now that are the context's tenant's."""
+    running = await starts.running_on_queue(client)
+    names = await asyncio.to_thread(tenants.names, ctx.store)
+    return by_tenant(running, names).get(ctx.store.tenant, [])
+
+
 async def reconcile_on_start(client: Client, ctx: StageContext) -> None:
-    """Before the worker accepts activities: rebuild missing workflow-run rows from the
-    event log, then reconcile (more runs per pass than a beat)."""
-    rebuilt = await asyncio.to_thread(workflow_runs.repair_missing, ctx.store)
-    if rebuilt:
-        log.warning("rebuilt %d missing workflow-run row(s) from the event log", rebuilt)
-    await reconcile_runs(client, ctx, probes=PROBES_AT_START)
+    """Before the worker accepts activities, for every tenant: rebuild missing
+    workflow-run rows from the event log, then reconcile (more runs per pass than a
+    beat)."""
+    names = await asyncio.to_thread(tenants.names, ctx.store)
+    parts = by_tenant(await starts.running_on_queue(client), names)
+    for name in names:
+        tctx = ctx.for_tenant(name)
+        rebuilt = await asyncio.to_thread(workflow_runs.repair_missing, tctx.store)
+        if rebuilt:
+            log.warning("rebuilt %d missing workflow-run row(s) from the event log", rebuilt)
+        await reconcile_runs(client, tctx, probes=PROBES_AT_START, running=parts[name])
 
 
 async def reconcile_runs(
-    client: Client, ctx: StageContext, *, probes: int = PROBES_PER_BEAT
+    client: Client,
+    ctx: StageContext,
+    *,
+    probes: int = PROBES_PER_BEAT,
+    running: list[starts.ObservedRun] | None = None,
 ) -> dict[str, int]:
-    """On each heartbeat: stage rows abandoned under closed runs, open runs against
-    Temporal, orphans, stop requests. Returns counts of what it did (for tests and the
-    bench)."""
+    """On each heartbeat, for the context's tenant: stage rows abandoned under closed
+    runs, open runs against Temporal, orphans, stop requests. ``running``: the tenant's
+    part of the queue's listing (listed now when not given). Returns counts of what it
+    did (for tests and the bench)."""
     abandoned = await asyncio.to_thread(run_verdicts.settle_abandoned, ctx.store, clock=ctx.clock)
     if abandoned:
         log.warning("settled %d stage row(s) left running under ended runs", abandoned)
-    running = await starts.running_on_queue(client)
+    if running is None:
+        running = await tenant_runs(client, ctx)
     listed = {(run.workflow_id, run.run_id) for run in running}
     done = await probe_open_runs(client, ctx, probes, listed=listed)
     done["abandoned"] = abandoned
@@ -115,18 +153,19 @@ async def probe_open_runs(
     (a command's own settings may name another server or namespace than the worker's:
     only the worker's pass records ``reconciled_not_found``)."""
     store = ctx.store
+    db = (store.url, store.tenant)
     runs = await asyncio.to_thread(workflow_runs.open_executions, store)
     runs = [r for r in runs if r.run_id]  # an empty run id names no exact execution
     if only is not None:
         wanted = set(only)
         runs = [r for r in runs if (r.workflow_id, r.run_id) in wanted]
     else:
-        keep = {(store.url, r.workflow_id, r.run_id) for r in runs}
-        for key in [k for k in _probed if k[0] == store.url and k not in keep]:
+        keep = {(*db, r.workflow_id, r.run_id) for r in runs}
+        for key in [k for k in _probed if k[:2] == db and k not in keep]:
             del _probed[key]  # settled: no longer probed
 
     def due(run: workflow_runs.OpenExecution) -> float:
-        last = _probed.get((store.url, run.workflow_id, run.run_id), 0.0)
+        last = _probed.get((*db, run.workflow_id, run.run_id), 0.0)
         suspect = listed is not None and (run.workflow_id, run.run_id) not in listed
         return last - SUSPECT_HEAD_START if suspect else last
 
@@ -144,10 +183,10 @@ async def probe_open_runs(
                     raise
                 if exc.status != RPCStatusCode.INVALID_ARGUMENT:
                     counts["errors"] += 1  # that run only; the pass goes on
-                    _probed[(store.url, run.workflow_id, run.run_id)] = time.monotonic()
+                    _probed[(*db, run.workflow_id, run.run_id)] = time.monotonic()
                     return
                 description = None  # a run id Temporal refuses names no execution it has
-        _probed[(store.url, run.workflow_id, run.run_id)] = time.monotonic()
+        _probed[(*db, run.workflow_id, run.run_id)] = time.monotonic()
         counts["probed"] += 1
         if description is None:
             if not record_not_found:
@@ -179,9 +218,9 @@ async def probe_open_runs(
     try:
         await asyncio.gather(*(probe(run) for run in runs[:probes]))
     finally:
-        if counts["errors"] and not _undescribed.get(store.url):  # said once, not per beat
+        if counts["errors"] and not _undescribed.get(db):  # said once, not per beat
             log.warning("%d run(s) could not be described; tried again next beat", counts["errors"])
-        _undescribed[store.url] = counts["errors"]
+        _undescribed[db] = counts["errors"]
         if verdicts:  # one line per pass, however many runs it settled
             said = ", ".join(f"{n} {what}" for what, n in sorted(verdicts.items()))
             log.warning("reconciled %d run(s) with Temporal: %s", sum(verdicts.values()), said)
@@ -198,18 +237,21 @@ async def observe_now(client: Client, ctx: StageContext, runs: Collection[tuple[
     return True
 
 
-def _adoptable(run: starts.ObservedRun) -> tuple[str, str | None] | None:
-    """(workflow type, job id) when ``run`` is ours by its type and id: recorded as
-    started rather than called an orphan."""
-    # The schedule starts discover-local with the scheduled time appended to the id.
-    discover = ids.DISCOVER_WORKFLOW_ID
+def _adoptable(run: starts.ObservedRun, tenant: str) -> tuple[str, str | None] | None:
+    """(workflow type, job id) when ``run`` is ``tenant``'s by its type and id: recorded
+    as started rather than called an orphan."""
+    if ids.tenant_of(run.workflow_id) != tenant:
+        return None
+    # The schedule starts discover-<tenant> with the scheduled time appended to the id.
+    discover = ids.discover_workflow_id(tenant)
     if run.workflow_type == WorkflowType.DISCOVERY and (
         run.workflow_id == discover or run.workflow_id.startswith(f"{discover}-")
     ):
         return WorkflowType.DISCOVERY.value, None
     if run.workflow_type == WorkflowType.PREPARATION and run.workflow_id.startswith("prep-"):
-        return WorkflowType.PREPARATION.value, ids.job_id_for(run.workflow_id.removeprefix("prep-"))
-    if run.workflow_type == WorkflowType.APPLY and run.workflow_id == ids.APPLY_LOOP_ID:
+        key = run.workflow_id.rsplit("-", 1)[1]  # prep-{key} or prep-{tenant}-{key}
+        return WorkflowType.PREPARATION.value, ids.job_id_for(key)
+    if run.workflow_type == WorkflowType.APPLY and run.workflow_id == ids.apply_loop_id(tenant):
         return WorkflowType.APPLY.value, None
     return None
 
@@ -221,21 +263,21 @@ def _young(started_at: datetime | None, now: datetime) -> bool:
 async def observe_queue(
     client: Client, ctx: StageContext, running: list[starts.ObservedRun] | None = None
 ) -> int:
-    """Compare the executions running on this home's task queue (``running``, listed now
-    when not given) with what the store expects; adopt ours, record the rest as the
-    orphans. Returns how many orphans."""
+    """Compare the tenant's executions running on this home's task queue (``running``,
+    listed now when not given) with what its store expects; adopt ours, record the rest
+    as its orphans. Returns how many orphans."""
     store = ctx.store
     if running is None:
-        running = await starts.running_on_queue(client)
+        running = await tenant_runs(client, ctx)
     now = ctx.now()
     want = await asyncio.to_thread(orphans.expected, store, now)
     found: list[orphans.Observed] = []
     for run in running:
         if (run.workflow_id, run.run_id) in want.runs or run.workflow_id in want.ids:
             continue
-        if run.workflow_id == starts.availability_sweep_id():
+        if run.workflow_id == starts.availability_sweep_id(store.tenant):
             continue  # the worker keeps it; nothing records it as a run
-        adopt = _adoptable(run)
+        adopt = _adoptable(run, store.tenant)
         discovery = adopt is not None and adopt[0] == WorkflowType.DISCOVERY
         if _young(run.started_at, now) and not discovery:
             continue  # whoever started it may be recording it right now

@@ -10,8 +10,11 @@
 Observed state (a stage row failed with ``budget_exceeded`` on an earlier UTC day, and a
 preflight that now passes) drives the action; the action is idempotent: one recovery
 execution per job and day, with a deterministic id
-(``prepare-auto-local-<stage>-<24 hex>``) and a conflict policy that never starts a second.
-Stages that already succeeded are not run again (their rows say so).
+(``prepare-auto-<tenant>-<stage>-<24 hex>``) and a conflict policy that never starts a
+second. Stages that already succeeded are not run again (their rows say so).
+
+Each pass acts for the context's tenant (the heartbeat runs one per tenant): its rows,
+its budget, its config.yaml, and ids that name it.
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ async def resume_budget_stopped(
             await asyncio.to_thread(authority.preflight, stage)
         except BudgetExceededError:
             continue
-        workflow_id = ids.stage_workflow_id("auto-local", stage, job_id, today)
+        workflow_id = ids.stage_workflow_id(ids.AUTO_KIND, stage, job_id, today, ctx.store.tenant)
         if await starts.describe(client, workflow_id) is not None:
             continue  # today's recovery for this job is running or ran
         key = (await asyncio.to_thread(jobs.job_row, ctx.store, job_id))["idempotency_key"]
@@ -144,7 +147,9 @@ async def resume_config_stopped(client: Client, ctx: StageContext, *, limit: int
     version = await asyncio.to_thread(config_version, ctx.home)
     started = 0
     for job_id, stage, _ in stopped[:limit]:
-        workflow_id = ids.stage_workflow_id("config-local", stage, job_id, version)
+        workflow_id = ids.stage_workflow_id(
+            ids.CONFIG_KIND, stage, job_id, version, ctx.store.tenant
+        )
         if await starts.describe(client, workflow_id) is not None:
             continue  # this version of config.yaml was tried for this job already
         key = (await asyncio.to_thread(jobs.job_row, ctx.store, job_id))["idempotency_key"]

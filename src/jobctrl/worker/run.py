@@ -17,6 +17,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from jobctrl.domain.errors import UnavailableError
+from jobctrl.domain.tenants import LOCAL
 from jobctrl.home import Home
 from jobctrl.stages.context import StageContext
 from jobctrl.store.store import Store
@@ -130,6 +131,9 @@ async def run_worker(
     (``jobctrl worker`` reports it and exits at once: with no server left, a graceful
     shutdown of the Temporal worker would wait for pollers that never return).
     """
+    # The worker serves every tenant: its own context is the local tenant's (the lease,
+    # the heartbeat's interval), each activity and duty acts for its own tenant.
+    home = home.with_tenant(LOCAL)
     home.ensure()
     store = Store.open(home)
     server: EmbeddedTemporal | None = None

@@ -11,13 +11,18 @@ deterministic ids and conflict policies, and every started execution is recorded
 - Discovery is ``discover-local``; the schedule ``jobctrl-discovery-local`` starts it.
 - The standing apply loop is ``apply-auto-local`` (started again after it closed); a
   one-shot apply is ``apply-{jobId}-<12 hex>`` (``REJECT_DUPLICATE``: once per occasion).
+
+Every id is the tenant's (``domain.ids``: the ``local`` ids above, ``prep-acme-…``,
+``discover-acme``, ``apply-auto-acme`` for ``acme``), taken from the store the start is
+recorded in (``store.tenant``), and every input names that tenant (``tenant_id``): one
+worker pool on one task queue serves them all, each activity acting for its input's.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from temporalio.api.enums.v1 import TaskQueueType
@@ -92,18 +97,23 @@ def retry_settings(values: Mapping[str, Any]) -> RetrySettings:
 @dataclass(frozen=True)
 class PrepDefaults:
     """What every preparation started now is admitted under: the current profile version,
-    the retry settings and whether materials are written."""
+    the retry settings and whether materials are written, in ``tenant``."""
 
     profile_version: int
     retry: RetrySettings
     materials: bool
+    tenant: str
 
 
 def prep_defaults(home: Home, store: Store) -> PrepDefaults:
-    """Read once per batch of starts (config.yaml and settings)."""
+    """Read once per batch of starts (the tenant's config.yaml and settings)."""
+    if home.tenant != store.tenant:
+        raise ValueError(f"home of {home.tenant} with the store of {store.tenant}")
     version = profiles.version_of(store, load_config(home).profile)
     values = Settings(store).all()
-    return PrepDefaults(version, retry_settings(values), bool(values["preparation.materials"]))
+    return PrepDefaults(
+        version, retry_settings(values), bool(values["preparation.materials"]), store.tenant
+    )
 
 
 @dataclass(frozen=True)
@@ -123,13 +133,14 @@ async def start_preparation_execution(
 ) -> Started:
     """Start the job's JobPreparationWorkflow, or find the execution already running
     under that id. Nothing is recorded in the store (see ``start_preparation``)."""
-    workflow_id = workflow_id or ids.prep_workflow_id(key)
+    workflow_id = workflow_id or ids.prep_workflow_id(key, defaults.tenant)
     inp = PrepInput(
         job_id,
         key,
         defaults.retry,
         profile_version=defaults.profile_version,
         materials=defaults.materials if materials is None else materials,
+        tenant_id=defaults.tenant,
     )
     try:
         handle = await client.start_workflow(
@@ -186,7 +197,9 @@ async def start_recovery(
     clock: Clock | None = None,
 ) -> Started:
     """Start a reserved recovery cohort under its saved id, or find its execution (one
-    that already ran: ``REJECT_DUPLICATE`` never makes a second); recorded as started."""
+    that already ran: ``REJECT_DUPLICATE`` never makes a second); recorded as started.
+    The cohort is the store's tenant's (its input says so whatever it said)."""
+    inp = replace(inp, tenant_id=store.tenant)
     try:
         handle = await client.start_workflow(
             PreparationRecoveryWorkflow.run,
@@ -204,12 +217,14 @@ async def start_recovery(
 
 
 async def start_discovery(client: Client, store: Store) -> Started:
-    """Start ``discover-local``, or join the run in progress; recorded as started."""
+    """Start the tenant's ``discover-<tenant>``, or join the run in progress; recorded as
+    started."""
     values = await asyncio.to_thread(Settings(store).all)
+    workflow_id = ids.discover_workflow_id(store.tenant)
     handle = await client.start_workflow(
         DiscoverWorkflow.run,
-        DiscoverInput("local", retry_settings(values)),
-        id=ids.DISCOVER_WORKFLOW_ID,
+        DiscoverInput(store.tenant, retry_settings(values)),
+        id=workflow_id,
         task_queue=default_task_queue(),
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
@@ -218,31 +233,31 @@ async def start_discovery(client: Client, store: Store) -> Started:
     await asyncio.to_thread(
         workflow_runs.record_workflow_started,
         store,
-        workflow_id=ids.DISCOVER_WORKFLOW_ID,
+        workflow_id=workflow_id,
         run_id=run_id,
         workflow_type=WorkflowType.DISCOVERY.value,
         job_id=None,
     )
-    return Started(ids.DISCOVER_WORKFLOW_ID, run_id)
+    return Started(workflow_id, run_id)
 
 
-def availability_sweep_id() -> str:
-    """``availability-sweep-local``; a home with a task queue of its own (homes sharing
+def availability_sweep_id(tenant: str) -> str:
+    """``availability-sweep-<tenant>``; a home with a task queue of its own (homes sharing
     one server, ``JOBCTRL_TASK_QUEUE``) has its own: a sweep left running by another
     home's stopped worker must not stand in for this one's (``USE_EXISTING`` would join
     it, and no worker of this home polls its queue)."""
     queue = default_task_queue()
     if queue == DEFAULT_TASK_QUEUE:
-        return ids.AVAILABILITY_SWEEP_ID
-    return f"{ids.AVAILABILITY_SWEEP_ID}-{queue}"
+        return ids.availability_sweep_id(tenant)
+    return f"{ids.availability_sweep_id(tenant)}-{queue}"
 
 
 async def start_availability_sweep(client: Client, inp: SweepInput) -> None:
-    """Start ``availability-sweep-local``, or leave the one running alone."""
+    """Start the input's tenant's sweep, or leave the one running alone."""
     await client.start_workflow(
         AvailabilitySweepWorkflow.run,
         inp,
-        id=availability_sweep_id(),
+        id=availability_sweep_id(inp.tenant_id),
         task_queue=default_task_queue(),
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
@@ -250,17 +265,21 @@ async def start_availability_sweep(client: Client, inp: SweepInput) -> None:
 
 
 async def start_apply(client: Client, store: Store, job_id: str | None, occasion: str) -> Started:
-    """Start the standing apply loop (``job_id`` None: ``apply-auto-local``, or join the
-    one running) or one job's apply (once per ``occasion``); recorded as started."""
+    """Start the tenant's standing apply loop (``job_id`` None: ``apply-auto-<tenant>``,
+    or join the one running) or one job's apply (once per ``occasion``); recorded as
+    started."""
     values = await asyncio.to_thread(Settings(store).all)
-    retry = retry_settings(values)
+    retry, tenant = retry_settings(values), store.tenant
     if job_id is None:
-        workflow_id, reuse = ids.APPLY_LOOP_ID, WorkflowIDReusePolicy.ALLOW_DUPLICATE
-        inp = ApplyWorkflowInput(continuous=True, auto_apply_loop=True, retry=retry)
+        workflow_id = ids.apply_loop_id(tenant)
+        reuse = WorkflowIDReusePolicy.ALLOW_DUPLICATE
+        inp = ApplyWorkflowInput(
+            continuous=True, auto_apply_loop=True, retry=retry, tenant_id=tenant
+        )
     else:
-        workflow_id = ids.apply_workflow_id(job_id, occasion)
+        workflow_id = ids.apply_workflow_id(job_id, occasion, tenant)
         reuse = WorkflowIDReusePolicy.REJECT_DUPLICATE
-        inp = ApplyWorkflowInput(job_id=job_id, retry=retry)
+        inp = ApplyWorkflowInput(job_id=job_id, retry=retry, tenant_id=tenant)
     try:
         handle = await client.start_workflow(
             ApplyWorkflow.run,
@@ -359,7 +378,8 @@ class ObservedRun:
 
 async def running_on_queue(client: Client, limit: int = 1000) -> list[ObservedRun]:
     """The executions Temporal lists as running on this home's task queue (at most
-    ``limit``): observed state, to compare with what the store expects."""
+    ``limit``), every tenant's: observed state, to compare with what the store expects
+    (``worker.reconcile.by_tenant`` parts them)."""
     query = f"ExecutionStatus = 'Running' AND TaskQueue = '{default_task_queue()}'"
     found: list[ObservedRun] = []
     async for execution in client.list_workflows(query, limit=limit):
@@ -404,11 +424,14 @@ async def observe_task_queue(client: Client) -> QueueObservation:
     return QueueObservation(len(workflows.pollers), len(activities.pollers), backlog, age)
 
 
-async def cancel_discovery(client: Client, workflow_ids: Iterable[str] = ()) -> Started:
-    """Ask the discovery run in progress to cancel (what it found so far stays): the one
-    under ``discover-local``, or one the schedule started (``discover-local-<time>``)
-    among ``workflow_ids`` (the discovery runs the store holds as open)."""
-    for workflow_id in dict.fromkeys([ids.DISCOVER_WORKFLOW_ID, *workflow_ids]):
+async def cancel_discovery(
+    client: Client, tenant: str, workflow_ids: Iterable[str] = ()
+) -> Started:
+    """Ask the tenant's discovery run in progress to cancel (what it found so far stays):
+    the one under ``discover-<tenant>``, or one the schedule started
+    (``discover-<tenant>-<time>``) among ``workflow_ids`` (the discovery runs the
+    tenant's store holds as open)."""
+    for workflow_id in dict.fromkeys([ids.discover_workflow_id(tenant), *workflow_ids]):
         description = await describe(client, workflow_id)
         if description is None or description.status != WorkflowExecutionStatus.RUNNING:
             continue
@@ -509,7 +532,10 @@ async def worker_polling(client: Client, patience: float = 5.0) -> bool:
 def _schedule(cron: str, inp: DiscoverInput) -> Schedule:
     return Schedule(
         action=ScheduleActionStartWorkflow(
-            DiscoverWorkflow.run, inp, id=ids.DISCOVER_WORKFLOW_ID, task_queue=default_task_queue()
+            DiscoverWorkflow.run,
+            inp,
+            id=ids.discover_workflow_id(inp.tenant_id),
+            task_queue=default_task_queue(),
         ),
         spec=ScheduleSpec(cron_expressions=[cron]),
         policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
@@ -519,11 +545,12 @@ def _schedule(cron: str, inp: DiscoverInput) -> Schedule:
     )
 
 
-async def reconcile_schedule(client: Client, values: Mapping[str, Any]) -> str:
-    """Make ``jobctrl-discovery-local`` match the settings snapshot ``values``: created,
-    updated or deleted while the two differ; returns what was done."""
+async def reconcile_schedule(client: Client, values: Mapping[str, Any], tenant: str) -> str:
+    """Make the tenant's ``jobctrl-discovery-<tenant>`` match its settings snapshot
+    ``values``: created, updated or deleted while the two differ; returns what was done."""
     enabled, cron = bool(values["discovery.schedule_enabled"]), values["discovery.schedule_cron"]
-    handle = client.get_schedule_handle(ids.DISCOVERY_SCHEDULE_ID)
+    schedule_id = ids.discovery_schedule_id(tenant)
+    handle = client.get_schedule_handle(schedule_id)
     try:
         observed = await handle.describe()
     except RPCError as exc:
@@ -535,9 +562,9 @@ async def reconcile_schedule(client: Client, values: Mapping[str, Any]) -> str:
             return "absent"
         await handle.delete()
         return "deleted"
-    desired = _schedule(cron, DiscoverInput("local", retry_settings(values)))
+    desired = _schedule(cron, DiscoverInput(tenant, retry_settings(values)))
     if observed is None:
-        await client.create_schedule(ids.DISCOVERY_SCHEDULE_ID, desired)
+        await client.create_schedule(schedule_id, desired)
         return "created"
     if observed.schedule.state.note == desired.state.note:
         return "unchanged"
