@@ -20,6 +20,7 @@ from jobctrl.worker.run import build_worker
 from jobctrl.workflows.client import connect
 from tests.support.app import closed_port_address
 from tests.support.http import FixtureServer
+from tests.support.worker import running
 
 
 @pytest_asyncio.fixture(scope="session")
@@ -75,7 +76,7 @@ async def worker(
     client: Client, home: Home, store: Store, task_queue: str, fast_settings: Settings
 ) -> AsyncIterator[None]:
     w, ctx = build_worker(client, store, home, task_queue=task_queue)
-    async with w:
+    async with running(w):  # its shutdown bounded: a stuck one fails, naming what is open
         yield
     ctx.close()
 
