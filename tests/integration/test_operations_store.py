@@ -186,6 +186,7 @@ def test_a_paused_lane_with_work_withholds_the_eta(home: Home, store: Store) -> 
     with store.write(clock=clock) as tx:
         tx.conn.execute(
             stop_loss.insert().values(
+                tenant_id=tx.tenant,
                 kind="lane",
                 name="score",
                 streak=5,

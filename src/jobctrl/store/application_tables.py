@@ -55,7 +55,6 @@ applications = Table(
     Column("tracker", JSON),
     tenant_id(),
     Index("ix_applications_status", "tenant_id", "status"),
-    Index("ix_applications_status_any", "status"),  # until WP3 (0025)
 )
 
 # Send and prefill attempts; at most one live (intent | data_sent | prefilling) per

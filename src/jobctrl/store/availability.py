@@ -14,7 +14,7 @@ from jobctrl.domain.availability import Availability, next_check
 from jobctrl.domain.clock import Clock, as_utc
 from jobctrl.domain.errors import JOB_NOT_FOUND, NotFoundError
 from jobctrl.domain.events import JobAvailabilityChecked
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from jobctrl.store.stage_states import posting_closed_in
 from jobctrl.store.store import Store
 
@@ -27,23 +27,26 @@ def due_jobs(store: Store, now: datetime, limit: int) -> list[str]:
     Never-checked jobs come first, then the longest overdue, then by job id (stable).
     """
     never_checked = case((J.c.availability_next_check_at.is_(None), 0), else_=1)
-    query = (
-        select(J.c.id)
-        .where(J.c.url != "")
-        .where(
-            J.c.availability_next_check_at.is_(None)
-            | (J.c.availability_next_check_at <= as_utc(now))
-        )
-        .order_by(never_checked, J.c.availability_next_check_at, J.c.id)
-        .limit(max(0, limit))
-    )
     with store.read() as conn:
+        # The tenant first: ix_jobs_availability_due (tenant_id, availability_next_check_at).
+        query = (
+            select(J.c.id)
+            .where(tenancy.scoped(J, conn), J.c.url != "")
+            .where(
+                J.c.availability_next_check_at.is_(None)
+                | (J.c.availability_next_check_at <= as_utc(now))
+            )
+            .order_by(never_checked, J.c.availability_next_check_at, J.c.id)
+            .limit(max(0, limit))
+        )
         return [str(job_id) for job_id in conn.execute(query).scalars()]
 
 
 def job_url(store: Store, job_id: str) -> str:
     with store.read() as conn:
-        url = conn.execute(select(J.c.url).where(J.c.id == job_id)).scalar()
+        url = conn.execute(
+            select(J.c.url).where(tenancy.scoped(J, conn), J.c.id == job_id)
+        ).scalar()
     if url is None:
         raise NotFoundError(f"no job {job_id!r}", code=JOB_NOT_FOUND)
     return str(url)
@@ -73,7 +76,7 @@ def record_check(
             tx.conn.execute(
                 select(
                     J.c.availability, J.c.availability_failures, J.c.availability_checked_at
-                ).where(J.c.id == job_id)
+                ).where(J.c.tenant_id == tx.tenant, J.c.id == job_id)
             )
             .mappings()
             .first()
@@ -100,7 +103,7 @@ def record_check(
             return str(row["availability"])
         tx.conn.execute(
             update(J)
-            .where(J.c.id == job_id)
+            .where(J.c.tenant_id == tx.tenant, J.c.id == job_id)
             .values(
                 availability=state.value,
                 availability_checked_at=now,

@@ -1,7 +1,8 @@
 """The operations snapshot's reads: which Discover execution it is about, what each scope
 still has to do (from ``job_stage_states``, the source of truth), and the successful
 stage durations pipeline-eta-v1 estimates from. Rules in domain/operations.py and
-domain/eta.py; this module only counts.
+domain/eta.py; this module only counts, and only the store's tenant's rows (every table
+it reads carries the tenant's predicate, so the (tenant_id, stage, state) indexes serve).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from jobctrl.domain.clock import as_utc
 from jobctrl.domain.discovery import Cohort, RunStatus
 from jobctrl.domain.executions import WorkflowStatus
 from jobctrl.domain.stages import Stage, StageState
-from jobctrl.store import recovery, recovery_admission, schema
+from jobctrl.store import recovery, recovery_admission, schema, tenancy
 from jobctrl.store.operations_tables import recovery_cohorts as RC
 from jobctrl.store.store import Store
 
@@ -35,7 +36,9 @@ def selected_execution(store: Store) -> dict[str, Any] | None:
     newest of all (None when discovery never ran)."""
     with store.read() as conn:
         for where in (DR.c.status == RunStatus.RUNNING.value, None):
-            query = select(DR).order_by(DR.c.started_at.desc()).limit(1)
+            query = (
+                select(DR).where(tenancy.scoped(DR, conn)).order_by(DR.c.started_at.desc()).limit(1)
+            )
             row = conn.execute(query if where is None else query.where(where)).mappings().first()
             if row is not None:
                 return dict(row)
@@ -52,9 +55,9 @@ class ScopeCounts:
     jobs_with_demand: int = 0
 
 
-def _member_join(execution: dict[str, Any] | None) -> ColumnElement[bool]:
-    if execution is None:
-        return and_(M.c.job_id == S.c.job_id, M.c.job_id.is_(None))  # joins nothing
+def _member_join(tenant: str, execution: dict[str, Any] | None) -> ColumnElement[bool]:
+    if execution is None:  # joins nothing
+        return and_(M.c.tenant_id == tenant, M.c.job_id == S.c.job_id, M.c.job_id.is_(None))
     return and_(M.c.job_id == S.c.job_id, *_members_of(execution))
 
 
@@ -66,14 +69,16 @@ def _members_of(execution: dict[str, Any]) -> list[ColumnElement[bool]]:
     ]
 
 
-def _open_runs() -> Subquery:
+def _open_runs(tenant: str) -> Subquery:
     """The jobs whose preparation run is open, or is to be started (a start intent the
     command or the worker's reconciler has not fulfilled yet): read once per query."""
     intents = schema.start_intents
+    running = (W.c.tenant_id == tenant, W.c.status == WorkflowStatus.RUNNING.value)
+    unstarted = (intents.c.tenant_id == tenant, intents.c.started_at.is_(None))
     return (
         select(W.c.job_id)
-        .where(W.c.status == WorkflowStatus.RUNNING.value, W.c.job_id.is_not(None))
-        .union(select(intents.c.job_id).where(intents.c.started_at.is_(None)))
+        .where(*running, W.c.job_id.is_not(None))
+        .union(select(intents.c.job_id).where(*unstarted))
         .subquery("open_runs")
     )
 
@@ -81,7 +86,9 @@ def _open_runs() -> Subquery:
 def _recovering(conn: Connection) -> list[str]:
     """The jobs of recovery cohorts reserved or running (their rows are owned)."""
     rows = conn.execute(
-        select(RC.c.job_ids).where(RC.c.state.in_((recovery.RESERVED, recovery.STARTED)))
+        select(RC.c.job_ids).where(
+            tenancy.scoped(RC, conn), RC.c.state.in_((recovery.RESERVED, recovery.STARTED))
+        )
     ).scalars()
     return sorted({job_id for ids in rows for job_id in ids or ()})
 
@@ -103,7 +110,8 @@ def _tally(
         list(rules.OPS_STAGES),
         (StageState.PENDING.value, StageState.RUNNING.value),
     )
-    where = (S.c.stage.in_(stages), S.c.state.in_(unfinished))
+    tenant = tenancy.tenant_of(conn)
+    where = (S.c.tenant_id == tenant, S.c.stage.in_(stages), S.c.state.in_(unfinished))
     tally: dict[str, Counter[tuple[str, str]]] = {name: Counter() for name in rules.SCOPES}
     for stage, state, n in conn.execute(
         select(S.c.stage, S.c.state, func.count()).where(*where).group_by(S.c.stage, S.c.state)
@@ -120,14 +128,14 @@ def _tally(
             tally[scope][(stage, state)] += 1
             tally[rules.GLOBAL][(stage, state)] -= 1
             member_rows.append((job_id, stage, state))
-    open_runs = _open_runs()
+    open_runs = _open_runs(tenant)
     not_member = M.c.job_id.is_(None)
     owned = list(
         conn.execute(
             select(S.c.job_id, S.c.stage, S.c.state)
             .select_from(
                 open_runs.join(S, S.c.job_id == open_runs.c.job_id).outerjoin(
-                    M, _member_join(execution)
+                    M, _member_join(tenant, execution)
                 )
             )
             .where(*where, not_member)
@@ -137,7 +145,7 @@ def _tally(
     if recovering:
         owned += conn.execute(
             select(S.c.job_id, S.c.stage, S.c.state)
-            .select_from(S.outerjoin(M, _member_join(execution)))
+            .select_from(S.outerjoin(M, _member_join(tenant, execution)))
             .where(*where, not_member, S.c.job_id.in_(recovering))
         ).all()
     rows = {(r[0], r[1], r[2]) for r in owned}  # a job both open and recovering: once
@@ -157,7 +165,10 @@ def scope_counts(
     scopes = {name: rules.empty_scope() for name in rules.SCOPES}
     out = ScopeCounts(scopes=scopes)
     with store.read() as conn:
-        total_jobs = conn.execute(select(func.count()).select_from(schema.jobs)).scalar_one()
+        tenant = tenancy.tenant_of(conn)
+        total_jobs = conn.execute(
+            select(func.count()).where(tenancy.scoped(schema.jobs, conn))
+        ).scalar_one()
         member_jobs: dict[str, int] = {}
         if execution is not None:
             member_jobs = dict(
@@ -170,9 +181,15 @@ def scope_counts(
         tally, member_rows, owned = _tally(conn, execution)
         failed_rows = conn.execute(
             select(M.c.cohort, S.c.job_id, S.c.stage, S.c.error_code, S.c.retryable)
-            .add_columns(S.c.auto_attempts, recovery_admission.vetoed_rows().label("declined"))
-            .select_from(S.outerjoin(M, _member_join(execution)))
-            .where(S.c.stage.in_(list(rules.OPS_STAGES)), S.c.state == StageState.FAILED.value)
+            .add_columns(
+                S.c.auto_attempts, recovery_admission.vetoed_rows(tenant).label("declined")
+            )
+            .select_from(S.outerjoin(M, _member_join(tenant, execution)))
+            .where(
+                S.c.tenant_id == tenant,
+                S.c.stage.in_(list(rules.OPS_STAGES)),
+                S.c.state == StageState.FAILED.value,
+            )
         ).all()
     for cohort, n in member_jobs.items():
         scopes[_SCOPE_OF_COHORT.get(cohort, rules.CURRENT)]["jobs"] += n
@@ -243,6 +260,7 @@ def stage_spans(store: Store, now: datetime) -> dict[str, list[tuple[datetime, d
             rows = conn.execute(
                 select(S.c.started_at, S.c.finished_at)
                 .where(
+                    tenancy.scoped(S, conn),
                     S.c.stage == stage,
                     S.c.state == StageState.SUCCEEDED.value,
                     S.c.finished_at >= since,
@@ -268,6 +286,7 @@ def running_since(store: Store) -> list[datetime]:
     with store.read() as conn:
         rows = conn.execute(
             select(S.c.started_at).where(
+                tenancy.scoped(S, conn),
                 S.c.stage.in_(list(rules.OPS_STAGES)),
                 S.c.state == StageState.RUNNING.value,
                 S.c.started_at.is_not(None),
@@ -285,6 +304,6 @@ def materials_pass_rate(store: Store) -> float:
             select(
                 func.count(),
                 func.count(case((S.c.state == StageState.SKIPPED.value, 1))),
-            ).where(S.c.stage == Stage.TAILOR.value)
+            ).where(tenancy.scoped(S, conn), S.c.stage == Stage.TAILOR.value)
         ).one()
     return 1.0 if not total else (total - skipped) / total

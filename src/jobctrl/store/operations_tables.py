@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from sqlalchemy import JSON, Column, DateTime, Float, Index, Integer, String, Table
 
-from jobctrl.store import schema
 from jobctrl.store.schema import metadata, tenant_id
 
 # Automatic preparation recovery (store/recovery.py): one frozen cohort per recovery
@@ -29,7 +28,6 @@ recovery_cohorts = Table(
     Column("workers", Integer),
     tenant_id(),
     Index("ix_recovery_cohorts_state", "tenant_id", "state", "created_at"),
-    Index("ix_recovery_cohorts_state_any", "state", "created_at"),  # until WP3 (0025)
 )
 
 # The public-fetch recheck (store/public_fetch.py): the typed evidence of an Enrich
@@ -50,7 +48,6 @@ public_fetch_rechecks = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
     tenant_id(),
     Index("ix_public_fetch_rechecks_due", "tenant_id", "next_check_at"),
-    Index("ix_public_fetch_rechecks_due_any", "next_check_at"),  # until WP3 (0025)
 )
 
 # What each worker process reports on its heartbeat (store/runtime.py): runtime facts that
@@ -130,27 +127,4 @@ worker_leases = Table(
     Column("holder", String(128), nullable=False),  # the worker's runtime id
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("acquired_at", DateTime(timezone=True), nullable=False),
-)
-
-# Until the operations, recovery, start-intent, availability and recheck queries name their
-# tenant (issue 14's WP3), the pre-0023 shapes of these indexes serve them (migration 0025;
-# the tenant-first ones are declared with their tables).
-UNTENANTED_INDEXES = (
-    Index("ix_jobs_availability_due_any", schema.jobs.c.availability_next_check_at),
-    Index(
-        "ix_job_stage_states_state_any",
-        schema.job_stage_states.c.stage,
-        schema.job_stage_states.c.state,
-    ),
-    Index(
-        "ix_job_stage_states_finished_any",
-        schema.job_stage_states.c.stage,
-        schema.job_stage_states.c.state,
-        schema.job_stage_states.c.finished_at,
-    ),
-    Index(
-        "ix_start_intents_open_any",
-        schema.start_intents.c.started_at,
-        schema.start_intents.c.created_at,
-    ),
 )

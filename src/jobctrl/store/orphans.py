@@ -2,6 +2,10 @@
 Temporal to be running, the executions it runs that nobody expects (``orphan_executions``,
 replaced as a set on each heartbeat) and stop requests (``stop_requests``), which the
 heartbeat re-issues a bounded number of times until Temporal reports the execution closed.
+
+All of it is the store's tenant's: the runs it expects, its orphans (the executions of its
+workflow ids; one jobctrl did not make is local's, the operator's) and its stop requests.
+The heartbeat partitions what Temporal lists by ``ids.tenant_of`` and calls these per tenant.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from sqlalchemy import delete, or_, select, update
 from jobctrl.domain.clock import utcnow
 from jobctrl.domain.executions import WorkflowStatus
 from jobctrl.store import operations_tables as ops
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store
 
@@ -45,14 +49,19 @@ def expected(store: Store, now: datetime) -> Expected:
     with store.read() as conn:
         runs = conn.execute(
             select(WR.c.workflow_id, WR.c.run_id).where(
-                or_(WR.c.status.in_(OPEN), WR.c.closed_at >= now - CLOSING_GRACE)
+                tenancy.scoped(WR, conn),
+                or_(WR.c.status.in_(OPEN), WR.c.closed_at >= now - CLOSING_GRACE),
             )
         ).all()
         found = conn.execute(
-            select(DR.c.workflow_id, DR.c.run_id).where(DR.c.status.in_(OPEN))
+            select(DR.c.workflow_id, DR.c.run_id).where(
+                tenancy.scoped(DR, conn), DR.c.status.in_(OPEN)
+            )
         ).all()
         cohorts = conn.execute(
-            select(rc.c.workflow_id).where(rc.c.state.in_(("reserved", "started")))
+            select(rc.c.workflow_id).where(
+                tenancy.scoped(rc, conn), rc.c.state.in_(("reserved", "started"))
+            )
         ).scalars()
         ids = frozenset(str(w) for w in cohorts)
     return Expected(frozenset((str(w), str(r)) for w, r in [*runs, *found]), ids)
@@ -69,21 +78,24 @@ class Observed:
 
 
 def replace_orphans(store: Store, found: Iterable[Observed], now: datetime) -> None:
-    """The orphans are now exactly ``found`` (each keeps when it was first seen)."""
+    """The store's tenant's orphans are now exactly ``found`` (each keeps when it was
+    first seen); another tenant's are left as they are."""
     found = list(found)
     keys = {(o.workflow_id, o.run_id) for o in found}
     with store.write() as tx:
-        known = tx.conn.execute(select(OE.c.workflow_id, OE.c.run_id)).all()
+        ours = OE.c.tenant_id == tx.tenant
+        known = tx.conn.execute(select(OE.c.workflow_id, OE.c.run_id).where(ours)).all()
         for workflow_id, run_id in known:
             if (workflow_id, run_id) not in keys:
                 tx.conn.execute(
-                    delete(OE).where(OE.c.workflow_id == workflow_id, OE.c.run_id == run_id)
+                    delete(OE).where(ours, OE.c.workflow_id == workflow_id, OE.c.run_id == run_id)
                 )
         for o in found:
             upsert(
                 tx.conn,
                 OE,
                 {
+                    "tenant_id": tx.tenant,
                     "workflow_id": o.workflow_id,
                     "run_id": o.run_id,
                     "workflow_type": o.workflow_type,
@@ -104,7 +116,11 @@ def orphans(store: Store) -> list[dict[str, Any]]:
     """The executions Temporal ran at the last heartbeat that the store does not expect,
     oldest first: ``{workflowId, runId, workflowType, startedAt, lastSeenAt}``."""
     with store.read() as conn:
-        rows = conn.execute(select(OE).order_by(OE.c.first_seen_at, OE.c.workflow_id)).mappings()
+        rows = conn.execute(
+            select(OE)
+            .where(tenancy.scoped(OE, conn))
+            .order_by(OE.c.first_seen_at, OE.c.workflow_id)
+        ).mappings()
         return [
             {
                 "workflowId": r["workflow_id"],
@@ -138,7 +154,7 @@ def request_stop(
         upsert(
             tx.conn,
             SR,
-            {"workflow_id": workflow_id, "run_id": run_id, **values},
+            {"tenant_id": tx.tenant, "workflow_id": workflow_id, "run_id": run_id, **values},
             keys=["workflow_id", "run_id"],
             update=list(values),
         )
@@ -149,7 +165,11 @@ def pending_stops(store: Store) -> list[dict[str, Any]]:
     with store.read() as conn:
         rows = conn.execute(
             select(SR)
-            .where(SR.c.observed_closed_at.is_(None), SR.c.gave_up_at.is_(None))
+            .where(
+                tenancy.scoped(SR, conn),
+                SR.c.observed_closed_at.is_(None),
+                SR.c.gave_up_at.is_(None),
+            )
             .order_by(SR.c.requested_at)
         ).mappings()
         return [dict(r) for r in rows]
@@ -158,7 +178,12 @@ def pending_stops(store: Store) -> list[dict[str, Any]]:
 def stop_requests(store: Store, limit: int = 100) -> list[dict[str, Any]]:
     """The newest stop requests and how far each got."""
     with store.read() as conn:
-        rows = conn.execute(select(SR).order_by(SR.c.requested_at.desc()).limit(limit)).mappings()
+        rows = conn.execute(
+            select(SR)
+            .where(tenancy.scoped(SR, conn))
+            .order_by(SR.c.requested_at.desc())
+            .limit(limit)
+        ).mappings()
         return [
             {
                 "workflowId": r["workflow_id"],
@@ -195,5 +220,9 @@ def note_stop(
         values.update(gave_up_at=now)
     with store.write() as tx:
         tx.conn.execute(
-            update(SR).where(SR.c.workflow_id == workflow_id, SR.c.run_id == run_id).values(values)
+            update(SR)
+            .where(
+                SR.c.tenant_id == tx.tenant, SR.c.workflow_id == workflow_id, SR.c.run_id == run_id
+            )
+            .values(values)
         )

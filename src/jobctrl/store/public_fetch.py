@@ -8,6 +8,8 @@ A candidate is the job's CURRENT Enrich failure: the row failed non-retryable wi
 job's latest Enrich StageFailed is that same failure; nothing owns or reserves the row;
 the job is there and its posting not closed; its automatic attempts are not used up.
 Each check's transaction verifies all of that again before it writes anything.
+Every read and write keeps to the store's tenant (each table named carries its
+``tenant_id`` predicate; the evidence row is stamped with it).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from jobctrl.domain.errors import DETAIL_UNSAFE_URL
 from jobctrl.domain.events import EnrichmentFetchRechecked
 from jobctrl.domain.recovery import max_auto_attempts
 from jobctrl.domain.stages import Stage, StageState
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.operations_tables import public_fetch_rechecks
 from jobctrl.store.stage_control import reset_row_in
@@ -67,23 +69,25 @@ def record_refusal(
         "created_at": tx.now,
         "updated_at": tx.now,
     }
-    upsert(tx.conn, R, {"job_id": job_id, **values}, keys=["job_id"], update=list(values))
+    row = {"tenant_id": tx.tenant, "job_id": job_id, **values}  # job ids are tenant-salted
+    upsert(tx.conn, R, row, keys=["job_id"], update=list(values))
 
 
 def adopt_legacy(store: Store, *, clock: Clock | None = None) -> int:
     """Give typed evidence to Enrich refusals recorded before it existed, when their
     message is exactly the one jobctrl wrote then for a host NAME (``legacy_dns_host``);
     how many. A literal, or any other text, is never adopted."""
-    absent = ~select(R.c.job_id).where(R.c.job_id == S.c.job_id).exists()
     with store.read() as conn:
+        recorded = select(R.c.job_id).where(tenancy.scoped(R, conn), R.c.job_id == S.c.job_id)
         rows = conn.execute(
             select(S.c.job_id, S.c.owner_run_id, S.c.attempts, S.c.error_message, S.c.finished_at)
             .where(
+                tenancy.scoped(S, conn),
                 S.c.stage == Stage.ENRICH.value,
                 S.c.state == StageState.FAILED.value,
                 S.c.error_code == DETAIL_UNSAFE_URL,
                 S.c.owner_run_id.is_not(None),
-                absent,
+                ~recorded.exists(),
             )
             .limit(LEGACY_SCAN)
         ).all()
@@ -92,7 +96,9 @@ def adopt_legacy(store: Store, *, clock: Clock | None = None) -> int:
         return 0
     with store.write(clock=clock) as tx:
         for r, host in legacy:
-            held = tx.conn.execute(select(R.c.job_id).where(R.c.job_id == r.job_id)).first()
+            held = tx.conn.execute(
+                select(R.c.job_id).where(R.c.tenant_id == tx.tenant, R.c.job_id == r.job_id)
+            ).first()
             if held is not None:
                 continue
             record_refusal(
@@ -100,7 +106,9 @@ def adopt_legacy(store: Store, *, clock: Clock | None = None) -> int:
             )
             if r.finished_at is not None:  # its first check counts from the failure itself
                 tx.conn.execute(
-                    update(R).where(R.c.job_id == r.job_id).values(created_at=r.finished_at)
+                    update(R)
+                    .where(R.c.tenant_id == tx.tenant, R.c.job_id == r.job_id)
+                    .values(created_at=r.finished_at)
                 )
     return len(legacy)
 
@@ -121,7 +129,12 @@ def _current(conn: Connection, job_id: str, run_id: str, attempt: int, stage_lim
                 jobs.c.availability,
             )
             .join(jobs, jobs.c.id == S.c.job_id)
-            .where(S.c.job_id == job_id, S.c.stage == Stage.ENRICH.value)
+            .where(
+                tenancy.scoped(S, conn),
+                tenancy.scoped(jobs, conn),
+                S.c.job_id == job_id,
+                S.c.stage == Stage.ENRICH.value,
+            )
         )
         .mappings()
         .first()
@@ -146,7 +159,7 @@ def _latest_failure(conn: Connection, job_id: str) -> tuple[str, int] | None:
     """(run id, attempt) of the job's latest Enrich StageFailed event."""
     rows = conn.execute(
         select(E.c.payload)
-        .where(E.c.job_id == job_id, E.c.type == "StageFailed")
+        .where(tenancy.scoped(E, conn), E.c.job_id == job_id, E.c.type == "StageFailed")
         .order_by(E.c.seq.desc())
     ).scalars()
     for payload in rows:
@@ -178,6 +191,9 @@ def due(
             .join(jobs, jobs.c.id == R.c.job_id)
             .join(S, (S.c.job_id == R.c.job_id) & (S.c.stage == Stage.ENRICH.value))
             .where(
+                tenancy.scoped(R, conn),
+                tenancy.scoped(jobs, conn),
+                tenancy.scoped(S, conn),
                 R.c.cause.in_(rules.RECHECKABLE),
                 R.c.checks < rules.MAX_CHECKS,
                 or_(R.c.result.is_(None), R.c.result != rules.CheckResult.PUBLIC.value),
@@ -230,6 +246,7 @@ def settle_check(
     with store.write(clock=clock) as tx:
         held = tx.conn.execute(
             select(R.c.checks).where(
+                R.c.tenant_id == tx.tenant,
                 R.c.job_id == candidate.job_id,
                 R.c.run_id == candidate.run_id,
                 R.c.attempt == candidate.attempt,
@@ -244,7 +261,7 @@ def settle_check(
         later = None if resolved else rules.next_check_at(tx.now, checks, base=base)
         tx.conn.execute(
             update(R)
-            .where(R.c.job_id == candidate.job_id)
+            .where(R.c.tenant_id == tx.tenant, R.c.job_id == candidate.job_id)
             .values(checks=checks, result=result.value, next_check_at=later, updated_at=tx.now)
         )
         tx.append(
@@ -275,5 +292,9 @@ def settle_check(
 def evidence(store: Store, job_id: str) -> dict[str, object] | None:
     """The job's recorded refusal evidence and its checks (None: none recorded)."""
     with store.read() as conn:
-        row = conn.execute(select(R).where(R.c.job_id == job_id)).mappings().first()
+        row = (
+            conn.execute(select(R).where(tenancy.scoped(R, conn), R.c.job_id == job_id))
+            .mappings()
+            .first()
+        )
     return dict(row) if row else None

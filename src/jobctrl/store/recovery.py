@@ -1,6 +1,7 @@
 """Automatic preparation recovery in the store: the eligible stage rows, the frozen
-cohorts that reserve them (``recovery_cohorts``), their release, and the retry demand the
-operations snapshot shows. The rules are in ``domain/recovery.py``.
+cohorts that reserve them (``recovery_cohorts``) and their release (the retry demand the
+operations snapshot shows is ``recovery_admission.retry_demand``). The rules are in
+``domain/recovery.py``.
 
 A cohort is reserved in one write transaction: its rows get ``reserved_by`` (the
 cohort's workflow id) and a ``StageQueued`` event each (prior state and attempts); the
@@ -8,7 +9,8 @@ cohort row is saved ``reserved`` with its deterministic id, before Temporal is a
 start it. The reservation changes no stage state: released, a row is as it was.
 ``stage_states.claim_stage`` turns a member's reservation into an owned attempt (and one
 automatic attempt) under the write lock, or refuses a member whose reservation a person's
-command took away.
+command took away. Everything keeps to the store's tenant: its rows, its cohorts (ids
+``prepare-auto-<tenant>-…``), its runs, intents and applications.
 """
 
 from __future__ import annotations
@@ -32,9 +34,9 @@ from jobctrl.domain.events import (
 )
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.domain.stages import NOT_ASKED_FOR, STAGE_ORDER, Stage, StageState
-from jobctrl.store import recovery_admission, run_verdicts, schema, workflow_runs
+from jobctrl.store import recovery_admission, run_verdicts, schema, tenancy, workflow_runs
 from jobctrl.store.operations_tables import recovery_cohorts
-from jobctrl.store.settings import Settings
+from jobctrl.store.recovery_admission import retry_demand as retry_demand  # callers' name
 from jobctrl.store.store import Store
 
 S = schema.job_stage_states
@@ -78,15 +80,19 @@ def _candidates(
 ) -> list[Candidate]:
     """Rows that may be eligible (of the jobs ``among``, if given), oldest first: every
     rule but the clock and the lanes."""
+    tenant = tenancy.tenant_of(conn)
     earlier = S.alias("earlier")
     other = S.alias("other")
     wr, si, jobs = schema.workflow_run_projections, schema.start_intents, schema.jobs
     open_runs = select(wr.c.job_id).where(
+        wr.c.tenant_id == tenant,
         wr.c.job_id.is_not(None),
         wr.c.status.in_([WorkflowStatus.RUNNING.value, WorkflowStatus.RECONCILED_NOT_FOUND.value]),
     )
-    intents = select(si.c.job_id).where(si.c.started_at.is_(None))
+    intents = select(si.c.job_id).where(si.c.tenant_id == tenant, si.c.started_at.is_(None))
+    # The rows of the same job: by its key (``keyed``), never a walk of the tenant's rows.
     busy = exists().where(
+        tenancy.keyed(other, tenant),
         other.c.job_id == S.c.job_id,
         or_(other.c.state == StageState.RUNNING.value, other.c.reserved_by.is_not(None)),
     )
@@ -95,21 +101,25 @@ def _candidates(
         and_(earlier.c.state == StageState.SKIPPED.value, earlier.c.error_code.in_(NOT_ASKED_FOR)),
     )
     unfinished_before = exists().where(
+        tenancy.keyed(earlier, tenant),
         earlier.c.job_id == S.c.job_id,
         earlier.c.stage.in_(rules.RECOVERABLE_STAGES),
         _order(earlier.c.stage) < _order(S.c.stage),
         not_(done),
     )
-    # Each term names its stages and state, so SQLite reads only failed and pending rows
-    # through the (stage, state) index, never the finished ones.
+    # Each term names its tenant, stages and state, so SQLite reads only failed and pending
+    # rows through the (tenant_id, stage, state) index, never the finished ones.
     failed = and_(
+        S.c.tenant_id == tenant,
         S.c.stage.in_(rules.RECOVERABLE_STAGES),
         S.c.state == StageState.FAILED.value,
         S.c.retryable.is_(True),
         or_(S.c.error_code.is_(None), S.c.error_code.not_in(rules.NON_RETRYABLE_CODES)),
     )
     later = [stage for stage in rules.RECOVERABLE_STAGES if stage != Stage.ENRICH.value]
-    pending = and_(S.c.stage.in_(later), S.c.state == StageState.PENDING.value)
+    pending = and_(
+        S.c.tenant_id == tenant, S.c.stage.in_(later), S.c.state == StageState.PENDING.value
+    )
     # A pending Enrich is a job never admitted (or not to be prepared): not ours to start,
     # unless its preparation ran and ended without claiming it (every attempt failed
     # first): a preparation run of the job ended, or a recovery run (which records no
@@ -117,16 +127,24 @@ def _candidates(
     # cancelled. Cheap over a large never-prepared backlog: one list of ended runs, and
     # the newest run read only for the few rows that pass.
     prepared = select(wr.c.job_id).where(
-        wr.c.job_id.is_not(None), wr.c.workflow_type.in_(PREPARING), wr.c.status.in_(ENDED)
+        wr.c.tenant_id == tenant,
+        wr.c.job_id.is_not(None),
+        wr.c.workflow_type.in_(PREPARING),
+        wr.c.status.in_(ENDED),
     )
     newest = (
         select(wr.c.status)
-        .where(wr.c.job_id == S.c.job_id, wr.c.workflow_type.in_(PREPARING))
+        .where(
+            wr.c.tenant_id == tenant,
+            wr.c.job_id == S.c.job_id,
+            wr.c.workflow_type.in_(PREPARING),
+        )
         .order_by(wr.c.started_at.desc())
         .limit(1)
         .scalar_subquery()
     )
     stranded = and_(
+        S.c.tenant_id == tenant,
         S.c.stage == Stage.ENRICH.value,
         S.c.state == StageState.PENDING.value,
         or_(S.c.job_id.in_(prepared), S.c.auto_attempts > 0),
@@ -138,7 +156,8 @@ def _candidates(
         select(S, since.label("since"))
         .join(jobs, jobs.c.id == S.c.job_id)
         .where(
-            or_(failed, pending, stranded),
+            or_(failed, pending, stranded),  # each names the tenant
+            tenancy.keyed(jobs, tenant),
             *([S.c.job_id.in_(among)] if among is not None else []),
             S.c.reserved_by.is_(None),
             S.c.auto_attempts < cap,
@@ -147,7 +166,7 @@ def _candidates(
             S.c.job_id.not_in(intents),
             not_(busy),
             not_(unfinished_before),
-            not_(recovery_admission.vetoed_rows()),  # a person's Apply decline
+            not_(recovery_admission.vetoed_rows(tenant)),  # a person's Apply decline
         )
         .order_by(since, S.c.job_id)
         .limit(limit)
@@ -234,11 +253,16 @@ def reserve_cohort(
             return None
         stage = chosen[0].stage
         members = [(c.job_id, c.attempts, c.auto_attempts) for c in chosen]
-        workflow_id = rules.cohort_workflow_id(stage, members, now)
+        workflow_id = rules.cohort_workflow_id(stage, members, now, tx.tenant)
         for c in chosen:
             result = tx.conn.execute(
                 update(S)
-                .where(S.c.job_id == c.job_id, S.c.stage == stage, S.c.reserved_by.is_(None))
+                .where(
+                    S.c.tenant_id == tx.tenant,
+                    S.c.job_id == c.job_id,
+                    S.c.stage == stage,
+                    S.c.reserved_by.is_(None),
+                )
                 .values(reserved_by=workflow_id)
             )
             assert result.rowcount == 1  # read in this transaction: no one else could move it
@@ -257,6 +281,7 @@ def reserve_cohort(
         saved = None if workers is None else max(1, min(int(workers), len(job_ids)))
         tx.conn.execute(
             RC.insert().values(
+                tenant_id=tx.tenant,
                 workflow_id=workflow_id,
                 stage=stage,
                 job_ids=list(job_ids),
@@ -285,14 +310,22 @@ def open_cohorts(store: Store) -> list[Cohort]:
     """Cohorts not closed yet (reserved: not known to be started; started), oldest first."""
     with store.read() as conn:
         rows = conn.execute(
-            select(RC).where(RC.c.state.in_(OPEN_STATES)).order_by(RC.c.created_at)
+            select(RC)
+            .where(tenancy.scoped(RC, conn), RC.c.state.in_(OPEN_STATES))
+            .order_by(RC.c.created_at)
         ).mappings()
         return [_cohort(r) for r in rows]
 
 
 def cohort(store: Store, workflow_id: str) -> Cohort | None:
     with store.read() as conn:
-        row = conn.execute(select(RC).where(RC.c.workflow_id == workflow_id)).mappings().first()
+        row = (
+            conn.execute(
+                select(RC).where(tenancy.scoped(RC, conn), RC.c.workflow_id == workflow_id)
+            )
+            .mappings()
+            .first()
+        )
     return _cohort(row) if row else None
 
 
@@ -304,7 +337,11 @@ def bind_run(store: Store, workflow_id: str, run_id: str, *, clock: Clock | None
     with store.write(clock=clock) as tx:
         result = tx.conn.execute(
             update(RC)
-            .where(RC.c.workflow_id == workflow_id, RC.c.state.in_(OPEN_STATES))
+            .where(
+                RC.c.tenant_id == tx.tenant,
+                RC.c.workflow_id == workflow_id,
+                RC.c.state.in_(OPEN_STATES),
+            )
             .values(state=STARTED, run_id=run_id, updated_at=tx.now)
         )
         if result.rowcount != 1:
@@ -332,27 +369,20 @@ def close_cohort(
     ended, in the same transaction, with any member row still running under it settled
     (``STAGE_INTERRUPTED``; ``canceled`` for a cancelled run)."""
     with store.write(clock=clock) as tx:
-        released = [
-            str(job_id)
-            for job_id in tx.conn.execute(
-                select(S.c.job_id).where(S.c.reserved_by == workflow_id)
-            ).scalars()
-        ]
+        held = (S.c.tenant_id == tx.tenant, S.c.reserved_by == workflow_id)
+        released = [str(j) for j in tx.conn.execute(select(S.c.job_id).where(*held)).scalars()]
         if released:
-            tx.conn.execute(
-                update(S).where(S.c.reserved_by == workflow_id).values(reserved_by=None)
-            )
+            tx.conn.execute(update(S).where(*held).values(reserved_by=None))
+        cohort_row = (RC.c.tenant_id == tx.tenant, RC.c.workflow_id == workflow_id)
         tx.conn.execute(
             update(RC)
-            .where(RC.c.workflow_id == workflow_id, RC.c.state != CLOSED)
+            .where(*cohort_row, RC.c.state != CLOSED)
             .values(state=CLOSED, updated_at=tx.now)
         )
         if run is not None:
             run_id, status, code = run
             # A member's claim that committed after its finish read the rows: settled now.
-            members = tx.conn.execute(
-                select(RC.c.job_ids).where(RC.c.workflow_id == workflow_id)
-            ).scalar()
+            members = tx.conn.execute(select(RC.c.job_ids).where(*cohort_row)).scalar()
             for job_id in members or ():
                 run_verdicts.settle_interrupted(
                     tx, run_id, job_id=str(job_id), canceled=status == "canceled"
@@ -369,46 +399,14 @@ def close_cohort(
     return released
 
 
-def retry_demand(
-    store: Store,
-    now: datetime,
-    *,
-    stage_limit: int | None = None,
-    base: float = rules.BACKOFF_BASE_SECONDS,
-) -> dict[str, int]:
-    """Failed rows automatic recovery will still retry (retryable, not exhausted, not
-    canceled or non-retryable, the job there and its posting open): ``due`` once their
-    backoff has passed (or reserved, being retried), else ``waiting``."""
-    jobs = schema.jobs
-    if stage_limit is None:
-        stage_limit = int(Settings(store).get("retry.max_attempts"))
-    with store.read() as conn:
-        rows = conn.execute(
-            select(S.c.finished_at, S.c.auto_attempts, S.c.error_code, S.c.reserved_by)
-            .join(jobs, jobs.c.id == S.c.job_id)
-            .where(
-                S.c.stage.in_(rules.RECOVERABLE_STAGES),
-                S.c.state == StageState.FAILED.value,
-                S.c.retryable.is_(True),
-                or_(S.c.error_code.is_(None), S.c.error_code.not_in(rules.NON_RETRYABLE_CODES)),
-                S.c.auto_attempts < rules.max_auto_attempts(stage_limit),
-                or_(jobs.c.availability.is_(None), jobs.c.availability != Availability.UNAVAILABLE),
-                not_(recovery_admission.vetoed_rows()),
-            )
-        ).all()
-    due = sum(
-        1
-        for finished, auto, code, reserved in rows
-        if reserved is not None
-        or rules.is_due(now, as_utc(finished) if finished else None, auto, code, base=base)
-    )
-    return {"due": due, "waiting": len(rows) - due}
-
-
 def reserved_members(store: Store, workflow_id: str, job_ids: Collection[str]) -> list[str]:
     """Which of ``job_ids`` the cohort still holds (reserved, not claimed yet)."""
     with store.read() as conn:
         rows = conn.execute(
-            select(S.c.job_id).where(S.c.reserved_by == workflow_id, S.c.job_id.in_(job_ids))
+            select(S.c.job_id).where(
+                tenancy.keyed(S, tenancy.tenant_of(conn)),
+                S.c.reserved_by == workflow_id,
+                S.c.job_id.in_(job_ids),
+            )
         ).scalars()
         return sorted(str(job_id) for job_id in rows)

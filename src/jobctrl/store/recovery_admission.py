@@ -2,22 +2,27 @@
 ``pipeline_internal_concurrency`` its open cohorts hold, and the Apply decline veto
 (the person abandoned the job's application: no automatic Tailor/Cover for it). The
 rules are in ``domain/recovery.py``; selection (``store/recovery.py``) and the locked
-per-job claim (``store/stage_states.claim_stage``) both use this one veto.
+per-job claim (``store/stage_states.claim_stage``) both use this one veto, and so does the
+retry demand the operations snapshot shows (``retry_demand``). All keep to the store's
+tenant: its cohorts hold its share, its applications veto its rows.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, false, func, or_, select, update
+from sqlalchemy import Connection, and_, false, func, not_, or_, select, update
 
 from jobctrl.domain import recovery as rules
-from jobctrl.domain.clock import Clock
+from jobctrl.domain.availability import Availability
+from jobctrl.domain.clock import Clock, as_utc
 from jobctrl.domain.events import StageDeclined, StageReservationReleased
 from jobctrl.domain.stages import StageState
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from jobctrl.store.application_tables import applications
 from jobctrl.store.operations_tables import recovery_cohorts
+from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store, WriteTx
 
 S = schema.job_stage_states
@@ -25,16 +30,19 @@ RC = recovery_cohorts
 OPEN_STATES = ("reserved", "started")
 
 
-def _declined_jobs() -> Any:
+def _declined_jobs(tenant: str) -> Any:
     return select(applications.c.job_id).where(
+        applications.c.tenant_id == tenant,
         applications.c.job_id.is_not(None),
         applications.c.status == rules.DECLINED_APPLICATION.value,
     )
 
 
-def vetoed_rows() -> Any:
-    """SQL: the stage row is a Tailor/Cover of a job whose application was declined."""
-    return and_(S.c.stage.in_(rules.DECLINE_VETOED_STAGES), S.c.job_id.in_(_declined_jobs()))
+def vetoed_rows(tenant: str) -> Any:
+    """SQL: the stage row is a Tailor/Cover of a job whose application (``tenant``'s) was
+    declined."""
+    declined_jobs = _declined_jobs(tenant)
+    return and_(S.c.stage.in_(rules.DECLINE_VETOED_STAGES), S.c.job_id.in_(declined_jobs))
 
 
 def declined(conn: Connection, job_id: str, stage: str) -> bool:
@@ -42,7 +50,9 @@ def declined(conn: Connection, job_id: str, stage: str) -> bool:
     if stage not in rules.DECLINE_VETOED_STAGES:
         return False
     status = conn.execute(
-        select(applications.c.status).where(applications.c.job_id == job_id)
+        select(applications.c.status).where(
+            tenancy.scoped(applications, conn), applications.c.job_id == job_id
+        )
     ).scalar()
     return rules.vetoed(stage, status)
 
@@ -52,7 +62,7 @@ def decline_stage(tx: WriteTx, job_id: str, stage: str, workflow_id: str) -> Non
     they were (the claim refused it before any work)."""
     tx.conn.execute(
         update(S)
-        .where(S.c.job_id == job_id, S.c.stage == stage)
+        .where(S.c.tenant_id == tx.tenant, S.c.job_id == job_id, S.c.stage == stage)
         .values(
             state=StageState.SKIPPED.value,
             reserved_by=None,
@@ -80,15 +90,21 @@ def release_declined(
     with store.write(clock=clock) as tx:
         rows = tx.conn.execute(
             select(S.c.job_id, S.c.stage).where(
+                S.c.tenant_id == tx.tenant,
                 S.c.reserved_by == workflow_id,
                 S.c.state != StageState.RUNNING.value,
-                vetoed_rows(),
+                vetoed_rows(tx.tenant),
             )
         ).all()
         for job_id, stage in rows:
             tx.conn.execute(
                 update(S)
-                .where(S.c.job_id == job_id, S.c.stage == stage, S.c.reserved_by == workflow_id)
+                .where(
+                    S.c.tenant_id == tx.tenant,
+                    S.c.job_id == job_id,
+                    S.c.stage == stage,
+                    S.c.reserved_by == workflow_id,
+                )
                 .values(reserved_by=None)
             )
             tx.append(
@@ -101,7 +117,9 @@ def release_declined(
                 key=f"stage-released:{job_id}:{stage}:{workflow_id}",
             )
         held = tx.conn.execute(
-            select(func.count()).select_from(S).where(S.c.reserved_by == workflow_id)
+            select(func.count())
+            .select_from(S)
+            .where(S.c.tenant_id == tx.tenant, S.c.reserved_by == workflow_id)
         ).scalar()
     return sorted(str(job_id) for job_id, _ in rows), int(held or 0)
 
@@ -115,11 +133,12 @@ def in_use(store: Store) -> int:
 
 
 def in_use_on(conn: Connection) -> int:
-    """``in_use`` on an open connection (the reservation's, under the write lock)."""
+    """``in_use`` on an open connection (the reservation's, under the write lock): the
+    share of the connection's tenant (``pipeline_internal_concurrency`` is per tenant)."""
     shares = []
     cohorts = conn.execute(
         select(RC.c.workflow_id, RC.c.run_id, RC.c.workers, RC.c.job_ids).where(
-            RC.c.state.in_(OPEN_STATES)
+            tenancy.scoped(RC, conn), RC.c.state.in_(OPEN_STATES)
         )
     ).all()
     for workflow_id, run_id, workers, job_ids in cohorts:
@@ -130,8 +149,49 @@ def in_use_on(conn: Connection) -> int:
         )
         unfinished = conn.execute(
             select(func.count(func.distinct(S.c.job_id))).where(
-                S.c.job_id.in_(list(job_ids)), or_(S.c.reserved_by == workflow_id, running)
+                tenancy.keyed(S, tenancy.tenant_of(conn)),
+                S.c.job_id.in_(list(job_ids)),
+                or_(S.c.reserved_by == workflow_id, running),
             )
         ).scalar()
         shares.append(rules.cohort_share(workers, int(unfinished or 0)))
     return sum(shares)
+
+
+def retry_demand(
+    store: Store,
+    now: datetime,
+    *,
+    stage_limit: int | None = None,
+    base: float = rules.BACKOFF_BASE_SECONDS,
+) -> dict[str, int]:
+    """Failed rows automatic recovery will still retry (retryable, not exhausted, not
+    canceled or non-retryable, the job there and its posting open): ``due`` once their
+    backoff has passed (or reserved, being retried), else ``waiting``."""
+    jobs = schema.jobs
+    if stage_limit is None:
+        stage_limit = int(Settings(store).get("retry.max_attempts"))
+    with store.read() as conn:
+        tenant = tenancy.tenant_of(conn)
+        rows = conn.execute(
+            select(S.c.finished_at, S.c.auto_attempts, S.c.error_code, S.c.reserved_by)
+            .join(jobs, jobs.c.id == S.c.job_id)
+            .where(
+                S.c.tenant_id == tenant,
+                jobs.c.tenant_id == tenant,
+                S.c.stage.in_(rules.RECOVERABLE_STAGES),
+                S.c.state == StageState.FAILED.value,
+                S.c.retryable.is_(True),
+                or_(S.c.error_code.is_(None), S.c.error_code.not_in(rules.NON_RETRYABLE_CODES)),
+                S.c.auto_attempts < rules.max_auto_attempts(stage_limit),
+                or_(jobs.c.availability.is_(None), jobs.c.availability != Availability.UNAVAILABLE),
+                not_(vetoed_rows(tenant)),
+            )
+        ).all()
+    due = sum(
+        1
+        for finished, auto, code, reserved in rows
+        if reserved is not None
+        or rules.is_due(now, as_utc(finished) if finished else None, auto, code, base=base)
+    )
+    return {"due": due, "waiting": len(rows) - due}

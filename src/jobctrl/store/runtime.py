@@ -3,6 +3,12 @@ its own row on every heartbeat (``publish``) and removes it on a clean stop (``w
 ``read_runtime`` aggregates the fresh rows of one home and task queue for the operations
 snapshot, joining preparation items to their job's title only through the exact
 (workflow id, run id) of a ``workflow_run_projections`` row. Rules in domain/runtime.py.
+
+The heartbeat rows are deployment-wide (``worker_runtime_heartbeats`` has no tenant: one
+worker pool serves every tenant), so their slots, capacity and item totals are the
+deployment's load figures. The items a reader sees are its store's tenant's only (by
+``ids.tenant_of`` of each item's workflow id; an id jobctrl does not make is local's), and
+they are joined to that tenant's jobs only.
 """
 
 from __future__ import annotations
@@ -13,10 +19,12 @@ from typing import Any
 
 from sqlalchemy import and_, delete, or_, select
 
+from jobctrl.domain import ids
 from jobctrl.domain import runtime as rules
 from jobctrl.domain.clock import as_utc
 from jobctrl.domain.runtime import RuntimeView
-from jobctrl.store import schema
+from jobctrl.domain.tenants import LOCAL
+from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.operations_tables import worker_runtime_heartbeats as hb
 from jobctrl.store.store import Store
@@ -85,12 +93,15 @@ def _job_bindings(
         select(w.c.workflow_id, w.c.run_id, j.c.id, j.c.title, j.c.company, j.c.source)
         .join(j, j.c.id == w.c.job_id)
         .where(
+            w.c.tenant_id == tenancy.tenant_param(),
+            j.c.tenant_id == tenancy.tenant_param(),
             w.c.workflow_type.in_(rules.JOB_WORKFLOW_TYPES),
             or_(*(and_(w.c.workflow_id == wid, w.c.run_id == rid) for wid, rid in pairs)),
         )
     )
     with store.read() as conn:
-        return {(r.workflow_id, r.run_id): dict(r._mapping) for r in conn.execute(query)}
+        rows = conn.execute(query, {"tenant": tenancy.tenant_of(conn)})
+        return {(r.workflow_id, r.run_id): dict(r._mapping) for r in rows}
 
 
 def _cohort_members(
@@ -106,11 +117,16 @@ def _cohort_members(
     query = (
         select(s.c.owner_run_id, s.c.stage, j.c.id, j.c.title, j.c.company, j.c.source)
         .join(j, j.c.id == s.c.job_id)
-        .where(s.c.owner_run_id.in_(run_ids), s.c.state == "running")
+        .where(
+            s.c.tenant_id == tenancy.tenant_param(),
+            j.c.tenant_id == tenancy.tenant_param(),
+            s.c.owner_run_id.in_(run_ids),
+            s.c.state == "running",
+        )
         .order_by(s.c.started_at, s.c.job_id)
     )
     with store.read() as conn:
-        rows = [dict(r._mapping) for r in conn.execute(query)]
+        rows = [dict(r._mapping) for r in conn.execute(query, {"tenant": tenancy.tenant_of(conn)})]
     found: dict[tuple[str, str, str], dict[str, Any]] = {}
     for item in sorted(items, key=lambda i: str(i["startedAt"])):
         stage = rules.STAGE_OF_KIND.get(item["kind"])
@@ -171,7 +187,10 @@ def read_runtime(store: Store, now: datetime, *, home_id: str) -> RuntimeView:
         (i for r in fresh for i in r["items"] if rules.valid_item(i)),
         key=lambda i: (i["startedAt"], i["key"]),
     )
-    items = _present(store, detail[: rules.MAX_ITEMS])
+    own = [i for i in detail if (ids.tenant_of(i["workflowId"]) or LOCAL) == store.tenant]
+    items = _present(store, own[: rules.MAX_ITEMS])
+    # The deployment's total, like the slots: ``truncated`` when the published detail
+    # (every tenant's) left some out, or this tenant's is longer than a view shows.
     items_total = sum(int(r["items_total"]) for r in fresh)
     return RuntimeView(
         state="fresh",
@@ -179,7 +198,7 @@ def read_runtime(store: Store, now: datetime, *, home_id: str) -> RuntimeView:
         capacity=sum(int(r["capacity"]) for r in fresh),
         items=items,
         items_total=items_total,
-        truncated=items_total > len(items),
+        truncated=items_total > len(detail) or len(own) > len(items),
         queue=fresh[0]["queue"],
         durations=rules.merge_durations(r["durations"] for r in fresh),
         workers=len(fresh),

@@ -23,7 +23,9 @@ metadata = MetaData()
 
 
 def tenant_id(*, pk: bool = False) -> Column[str]:
-    """The row's tenant (store/tenancy.py), ``local`` unless a writer stamps another."""
+    """The row's tenant (store/tenancy.py): every writer stamps it. The default is SQLite's
+    (0023's ``'local'``, kept: dropping it needs a copy of each table); PostgreSQL has none
+    since migration 0026, so a row written without its tenant is refused there."""
     return Column("tenant_id", String(64), nullable=False, server_default="local", primary_key=pk)
 
 

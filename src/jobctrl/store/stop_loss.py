@@ -5,6 +5,8 @@ Each stage attempt and each source read notes its outcome here (``note_success``
 reaches ``stop_loss.threshold`` pauses the lane or source and appends ``StopLossPaused``
 in the same transaction; ``resume`` clears it with ``StopLossResumed``. ``paused`` and
 ``is_paused`` are the reads other features use (the operations snapshot, recovery).
+Windows are the store's tenant's (its lanes and sources): a pause in one tenant never
+pauses another.
 """
 
 from __future__ import annotations
@@ -12,16 +14,27 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from jobctrl.domain.clock import Clock
 from jobctrl.domain.errors import DatabaseBusyError
 from jobctrl.domain.events import StopLossPaused, StopLossResumed
 from jobctrl.domain.stop_loss import Window, after_failure, after_success, counts
+from jobctrl.store import tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.operations_tables import stop_loss as SL
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store, WriteTx
+
+# Lanes and sources are each tenant's own: every statement names the tenant. Read before
+# every stage attempt and source read: built once, for ``{"tenant": …, "kind", "name"}``.
+_ONE = (
+    SL.c.tenant_id == tenancy.tenant_param(),
+    SL.c.kind == bindparam("kind"),
+    SL.c.name == bindparam("name"),
+)
+_PAUSED_CODE = select(SL.c.paused_code).where(*_ONE)
+_STREAK = select(SL.c.streak).where(*_ONE)
 
 
 def paused(store: Store) -> list[dict[str, Any]]:
@@ -29,7 +42,7 @@ def paused(store: Store) -> list[dict[str, Any]]:
     with store.read() as conn:
         rows = conn.execute(
             select(SL.c.kind, SL.c.name, SL.c.paused_code, SL.c.paused_at, SL.c.streak)
-            .where(SL.c.paused_code.is_not(None))
+            .where(tenancy.scoped(SL, conn), SL.c.paused_code.is_not(None))
             .order_by(SL.c.paused_at, SL.c.kind, SL.c.name)
         ).all()
     return [
@@ -41,29 +54,29 @@ def paused(store: Store) -> list[dict[str, Any]]:
 def is_paused(store: Store, kind: str, name: str) -> str | None:
     """The code that paused this lane or source, or None while it runs."""
     with store.read() as conn:
-        code = conn.execute(
-            select(SL.c.paused_code).where(SL.c.kind == kind, SL.c.name == name)
-        ).scalar()
+        params = {"tenant": tenancy.tenant_of(conn), "kind": kind, "name": name}
+        code = conn.execute(_PAUSED_CODE, params).scalar()
     return None if code is None else str(code)
 
 
 def streak_of(store: Store, kind: str, name: str) -> int:
     """The current streak of consecutive failures (0: none, or never noted)."""
     with store.read() as conn:
-        streak = conn.execute(
-            select(SL.c.streak).where(SL.c.kind == kind, SL.c.name == name)
-        ).scalar()
+        params = {"tenant": tenancy.tenant_of(conn), "kind": kind, "name": name}
+        streak = conn.execute(_STREAK, params).scalar()
     return int(streak or 0)
 
 
 def known_names(store: Store) -> list[tuple[str, str]]:
     """(kind, name) of every lane or source that has a window."""
     with store.read() as conn:
-        return [(str(k), str(n)) for k, n in conn.execute(select(SL.c.kind, SL.c.name)).all()]
+        rows = conn.execute(select(SL.c.kind, SL.c.name).where(tenancy.scoped(SL, conn)))
+        return [(str(k), str(n)) for k, n in rows.all()]
 
 
 def _window(tx: WriteTx, kind: str, name: str) -> Window | None:
-    row = tx.conn.execute(select(SL).where(SL.c.kind == kind, SL.c.name == name)).mappings().first()
+    params = {"tenant": tx.tenant, "kind": kind, "name": name}
+    row = tx.conn.execute(select(SL).where(*_ONE), params).mappings().first()
     if row is None:
         return None
     return Window(
@@ -83,8 +96,8 @@ def _save(tx: WriteTx, kind: str, name: str, window: Window, **extra: Any) -> No
     upsert(
         tx.conn,
         SL,
-        {"kind": kind, "name": name, **values},
-        keys=["kind", "name"],
+        {"tenant_id": tx.tenant, "kind": kind, "name": name, **values},
+        keys=["tenant_id", "kind", "name"],
         update=list(values),
     )
 
@@ -137,7 +150,7 @@ def resume(store: Store, kind: str, name: str, *, clock: Clock | None = None) ->
             return None
         tx.conn.execute(
             update(SL)
-            .where(SL.c.kind == kind, SL.c.name == name)
+            .where(SL.c.tenant_id == tx.tenant, SL.c.kind == kind, SL.c.name == name)
             .values(
                 paused_code=None,
                 streak=0,

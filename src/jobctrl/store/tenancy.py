@@ -32,6 +32,7 @@ from sqlalchemy import (
     Delete,
     Engine,
     Executable,
+    FromClause,
     Insert,
     Join,
     Select,
@@ -41,9 +42,12 @@ from sqlalchemy import (
     bindparam,
     event,
 )
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql import operators, visitors
+from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.ddl import ExecutableDDLElement
 from sqlalchemy.sql.elements import ColumnClause
+from sqlalchemy.sql.visitors import InternalTraversal
 
 from jobctrl.store import application_tables, operations_tables, tenant_tables
 from jobctrl.store.schema import metadata
@@ -89,6 +93,36 @@ def bind(conn: Connection, tenant: str) -> Connection:
 def scoped(table: Table | Alias, conn: Connection) -> ColumnElement[bool]:
     """``table.tenant_id = <conn's tenant>``: the predicate every statement carries."""
     return table.c.tenant_id == tenant_of(conn)
+
+
+class _NotIndexed(ColumnElement[str]):
+    """A column SQLite's planner may not pick an index for (``+column``, SQLite's own
+    way to say so); the column itself on other databases."""
+
+    inherit_cache = True
+    _traverse_internals = [("column", InternalTraversal.dp_clauseelement)]  # noqa: RUF012
+
+    def __init__(self, column: ColumnElement[str]) -> None:
+        self.column = column
+        self.type = column.type
+
+
+@compiles(_NotIndexed)
+def _plain(element: _NotIndexed, compiler: SQLCompiler, **kw: Any) -> str:
+    return compiler.process(element.column, **kw)
+
+
+@compiles(_NotIndexed, "sqlite")
+def _unary_plus(element: _NotIndexed, compiler: SQLCompiler, **kw: Any) -> str:
+    return "+" + compiler.process(element.column, **kw)
+
+
+def keyed(table: FromClause, tenant: str | BindParameter[str]) -> ColumnElement[bool]:
+    """``table.tenant_id = tenant`` for a row found by a key the tenant does not narrow
+    (a job id is one tenant's already). SQLite keeps no statistics: offered
+    ``tenant_id = ? AND job_id = ?`` its planner may walk a tenant-first index (every row
+    of the tenant) rather than the key's; written ``+tenant_id`` it takes the key's."""
+    return _NotIndexed(table.c.tenant_id) == tenant
 
 
 def tenant_param() -> BindParameter[str]:
@@ -163,6 +197,7 @@ def check(
         if not isinstance(node, BinaryExpression) or node.operator is not operators.eq:
             continue
         for col, value in ((node.left, node.right), (node.right, node.left)):
+            col = col.column if isinstance(col, _NotIndexed) else col
             if (
                 isinstance(col, ColumnClause)
                 and col.name == "tenant_id"
@@ -269,6 +304,7 @@ __all__ = [
     "check",
     "guard_enabled",
     "install_guard",
+    "keyed",
     "scoped",
     "stamped",
     "tenant_of",
