@@ -384,7 +384,7 @@ def listing_sql(home: Home, store: Store) -> Statements:
     try:
         for name, params in LISTINGS.items():
             captured.clear()
-            handler(**{**_LIST_DEFAULTS, **params})
+            handler(home=home, **{**_LIST_DEFAULTS, **params})  # the app's TenantHome
             out[name] = sorted(captured, key=lambda c: "count(" not in c[0].lower())
     finally:
         event.remove(store.reader, "before_cursor_execute", grab)

@@ -8,10 +8,11 @@ Issue 14; see docs/PERFORMANCE.md.
 
 Per store: a fresh home (SQLite in it, or a new database on the tests' throwaway
 PostgreSQL server, tests/support/postgres.py), prefilled with ``--fill`` jobs written
-straight through the store's write path in batches: each *prepared* (five stage rows
-succeeded; JobCreated, JobEnriched, JobScored and each stage's StageStarted and
-StageSucceeded in the event log, folded into the projections; no start intent, no
-material rows), so nothing puts them on the queue again. Then, per worker count, that
+straight into the store in batches of 250 (multi-row INSERTs in one write transaction,
+folded by the store's own fold at commit), each *prepared*: five stage rows succeeded;
+JobCreated, JobEnriched, JobScored and each stage's StageStarted and StageSucceeded in
+the event log and the projections; no start intent, no material rows, no Temporal
+history. Nothing puts them on the queue again. Then, per worker count, that
 many `jobctrl worker` processes (the real entry point, JOBCTRL_TEMPORAL_ADDRESS naming the
 home's embedded Temporal server, JOBCTRL_DATABASE_URL the database: what a deployment on
 several hosts sets) are started and waited for; 2 × workers jobs warm them up; then a
@@ -39,9 +40,12 @@ import random
 import signal
 import sys
 import time
+import uuid
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
+
+from sqlalchemy import insert
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support.processes
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -51,7 +55,9 @@ from tests.support.processes import WorkerProcess
 from api import _posting
 from jobctrl.app.jobs import add_jobs
 from jobctrl.demo.postings import generate_postings
+from jobctrl.domain import ids
 from jobctrl.domain.events import (
+    JobCreated,
     JobEnriched,
     JobScored,
     StageStarted,
@@ -59,9 +65,9 @@ from jobctrl.domain.events import (
 )
 from jobctrl.domain.stages import LATER_STAGES, PREPARATION_STAGES, Stage
 from jobctrl.home import Home
-from jobctrl.store import jobs, schema
-from jobctrl.store.db import upsert
-from jobctrl.store.store import Store
+from jobctrl.store import schema
+from jobctrl.store.projections import AppendedEvent
+from jobctrl.store.store import Store, WriteTx, event_key
 from support import (
     LOOPBACK_FETCH,
     STORES,
@@ -87,69 +93,77 @@ SETTINGS = {
 # -- the fill ------------------------------------------------------------------------------
 
 
+def _job(tx: WriteTx, rng: random.Random, i: int) -> tuple[dict[str, Any], list[Any]]:
+    """One prepared job: its ``jobs`` row and its events with their keys, in order."""
+    url, posting = _posting(rng, i)
+    canonical = ids.canonical_url(url)
+    key = ids.idempotency_key(canonical, tx.tenant)
+    job_id = ids.job_id_for(key)
+    run, sha = f"fill-{job_id}", hashlib.sha256(url.encode()).hexdigest()
+    score = rng.randrange(40, 100)
+    row = {"id": job_id, "idempotency_key": key, "url": url, "canonical_url": canonical}
+    events: list[Any] = [
+        (JobCreated(job_id=job_id, url=url, canonical_url=canonical, idempotency_key=key),
+         f"job-created:{key}"),
+    ]  # fmt: skip
+    for stage in STAGES:
+        at = f"{job_id}:{stage.value}:{run}:1"
+        events.append((StageStarted(job_id=job_id, stage=stage.value, attempt=1, run_id=run),
+                       f"stage-started:{at}"))  # fmt: skip
+        if stage == Stage.ENRICH:
+            enriched = JobEnriched(
+                job_id=job_id, method="jsonld", raw_artifact=sha, text_artifact=sha, **posting
+            )
+            events.append((enriched, f"job-enriched:{job_id}:{run}:1"))
+        elif stage == Stage.SCORE:
+            scored = JobScored(
+                job_id=job_id, score=score, verdict="fit", provider="offline",
+                model="offline-v1", requirements_total=8,
+                requirements_matched=round(score / 12.5), report_artifact=sha,
+            )  # fmt: skip
+            events.append((scored, f"job-scored:{job_id}:{run}:1"))
+        events.append((StageSucceeded(job_id=job_id, stage=stage.value, attempt=1, run_id=run),
+                       f"stage-succeeded:{at}"))  # fmt: skip
+    return row, events
+
+
 def fill(store: Store, n: int) -> dict[str, Any]:
-    """``n`` prepared jobs in transactions of ``BATCH`` (see the module's docstring)."""
+    """``n`` prepared jobs in transactions of ``BATCH`` (see the module's docstring).
+
+    Each table's rows of a batch go in one multi-row INSERT (one round trip, not one per
+    row: PostgreSQL on loopback answers in a millisecond or more each); the events are the
+    rows ``WriteTx.append`` writes, handed to the store's own fold at commit, so the
+    projections are what a preparation leaves."""
     rng = random.Random(SEED)
     started = time.perf_counter()
+    JE, S = schema.job_events, schema.job_stage_states
     for lo in range(0, n, BATCH):
         with store.write() as tx:
-            for i in range(lo, min(lo + BATCH, n)):
-                url, posting = _posting(rng, i)
-                job_id = jobs.create_job_in(tx, url, source="manual").job_id
-                run, sha = f"fill-{job_id}", hashlib.sha256(url.encode()).hexdigest()
-                score = rng.randrange(40, 100)
-                for stage in STAGES:
-                    upsert(
-                        tx.conn,
-                        schema.job_stage_states,
-                        {
-                            "job_id": job_id,
-                            "stage": stage.value,
-                            "state": "succeeded",
-                            "attempts": 1,
-                            "owner_run_id": run,
-                            "started_at": tx.now,
-                            "finished_at": tx.now,
-                            "created_at": tx.now,
-                            "updated_at": tx.now,
-                            "tenant_id": tx.tenant,
-                        },
-                        keys=["job_id", "stage"],
-                    )
-                    key = f"{job_id}:{stage.value}:{run}:1"
-                    tx.append(
-                        StageStarted(job_id=job_id, stage=stage.value, attempt=1, run_id=run),
-                        key=f"stage-started:{key}",
-                    )
-                    if stage == Stage.ENRICH:
-                        tx.append(
-                            JobEnriched(
-                                job_id=job_id,
-                                method="jsonld",
-                                raw_artifact=sha,
-                                text_artifact=sha,
-                                **posting,
-                            ),
-                            key=f"job-enriched:{job_id}:{run}:1",
-                        )
-                    elif stage == Stage.SCORE:
-                        tx.append(
-                            JobScored(
-                                job_id=job_id,
-                                score=score,
-                                verdict="fit",
-                                provider="offline",
-                                model="offline-v1",
-                                requirements_total=8,
-                                requirements_matched=round(score / 12.5),
-                                report_artifact=sha,
-                            ),
-                            key=f"job-scored:{job_id}:{run}:1",
-                        )
-                    tx.append(
-                        StageSucceeded(job_id=job_id, stage=stage.value, attempt=1, run_id=run),
-                        key=f"stage-succeeded:{key}",
-                    )
+            made = [_job(tx, rng, i) for i in range(lo, min(lo + BATCH, n))]
+            stamp = {"created_at": tx.now, "updated_at": tx.now, "tenant_id": tx.tenant}
+            tx.conn.execute(
+                insert(schema.jobs), [{**row, "source": "manual", **stamp} for row, _ in made]
+            )
+            stages = [
+                {"job_id": row["id"], "stage": st.value, "state": "succeeded", "attempts": 1,
+                 "owner_run_id": f"fill-{row['id']}", "started_at": tx.now,
+                 "finished_at": tx.now, **stamp}
+                for row, _ in made for st in STAGES
+            ]  # fmt: skip
+            tx.conn.execute(insert(S), stages)
+            events = [e for _, evs in made for e in evs]
+            rows = [
+                {"event_id": str(uuid.uuid4()), "type": e.type, "job_id": e.job_id,
+                 "payload": e.payload(), "idempotency_key": event_key(tx.tenant, key),
+                 "occurred_at": tx.now, "tenant_id": tx.tenant}
+                for e, key in events
+            ]  # fmt: skip
+            query = insert(JE).returning(JE.c.seq, sort_by_parameter_order=True)
+            seqs = tx.conn.execute(query, rows).scalars().all()
+            tx.appended.extend(
+                AppendedEvent(seq, e, tx.now, tx.tenant)
+                for seq, (e, _) in zip(seqs, events, strict=True)
+            )
     seconds = time.perf_counter() - started
     return {"jobs": n, "seconds": round(seconds, 1), "jobs_per_s": round(n / seconds, 1)}
 
