@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from jobctrl.domain import ids
 from jobctrl.domain.executions import WorkflowType
+from jobctrl.domain.tenants import LOCAL
 from jobctrl.stages.context import StageContext
 from jobctrl.store import jobs, stage_states, workflow_runs
 from jobctrl.worker import reconcile
@@ -60,7 +61,7 @@ async def _start(client, job_id: str, key: str) -> str:
     handle = await client.start_workflow(
         "JobPreparationWorkflow",
         PrepInput(job_id, key),
-        id=ids.prep_workflow_id(key),
+        id=ids.prep_workflow_id(key, LOCAL),
         task_queue=default_task_queue(),
     )
     return handle.result_run_id or ""
@@ -91,7 +92,7 @@ async def main() -> None:
             for (job_id, key), run_id in zip(live, run_ids, strict=True):
                 workflow_runs.record_started(
                     tx,
-                    workflow_id=ids.prep_workflow_id(key),
+                    workflow_id=ids.prep_workflow_id(key, LOCAL),
                     run_id=run_id,
                     workflow_type=WorkflowType.PREPARATION.value,
                     job_id=job_id,
@@ -100,7 +101,7 @@ async def main() -> None:
             for job_id, key in missing:
                 workflow_runs.record_started(
                     tx,
-                    workflow_id=ids.prep_workflow_id(key),
+                    workflow_id=ids.prep_workflow_id(key, LOCAL),
                     run_id=str(uuid.uuid4()),
                     workflow_type=WorkflowType.PREPARATION.value,
                     job_id=job_id,
@@ -113,7 +114,7 @@ async def main() -> None:
 
         async def terminate(key: str, run_id: str) -> None:
             async with gate:
-                handle = client.get_workflow_handle(ids.prep_workflow_id(key), run_id=run_id)
+                handle = client.get_workflow_handle(ids.prep_workflow_id(key, LOCAL), run_id=run_id)
                 await handle.terminate()
 
         await asyncio.gather(*(terminate(key, run_id) for (_, key), run_id in closed))

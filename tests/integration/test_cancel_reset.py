@@ -140,7 +140,7 @@ def test_cancel_settles_an_unstarted_intent_and_errors_are_one_line(
 ):
     with store.write() as tx:
         job = jobs.create_job_in(tx, "https://example.com/jobs/never-started")
-        start_intents.intend(tx, ids.prep_workflow_id(job.idempotency_key), job.job_id)
+        start_intents.intend(tx, ids.prep_workflow_id(job.idempotency_key, tx.tenant), job.job_id)
     assert start_intents.unstarted_for(store, job.job_id) is not None
 
     done = run_cli("cancel", job.job_id, "--json")

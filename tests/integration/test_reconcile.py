@@ -48,7 +48,7 @@ async def _prep(client, store, task_queue, url: str) -> tuple[str, str, str]:
     """A job whose preparation runs in Temporal (no worker: it stays running), recorded as
     started, with its Score row claimed by that run as if an attempt were in flight."""
     job = jobs.create_job(store, url)
-    workflow_id = ids.prep_workflow_id(job.idempotency_key)
+    workflow_id = ids.prep_workflow_id(job.idempotency_key, store.tenant)
     handle = await client.start_workflow(
         "JobPreparationWorkflow",
         PrepInput(job.job_id, job.idempotency_key),
@@ -202,7 +202,7 @@ async def test_orphans_are_listed_ours_adopted_and_a_stop_is_reissued_until_give
         task_queue=task_queue,
     )  # fmt: skip
     job = jobs.create_job(store, "https://x.test/adopt")
-    prep_id = ids.prep_workflow_id(job.idempotency_key)
+    prep_id = ids.prep_workflow_id(job.idempotency_key, store.tenant)
     lost = await client.start_workflow(
         "JobPreparationWorkflow", PrepInput(job.job_id, job.idempotency_key), id=prep_id,
         task_queue=task_queue,

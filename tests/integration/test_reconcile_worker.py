@@ -126,7 +126,7 @@ async def test_a_run_the_server_lacks_is_reconciled_not_found_then_restored(
     """The worker first reaches a server without the run's history (another dev server),
     then the one that has it."""
     key = uuid.uuid4().hex
-    workflow_id = ids.prep_workflow_id(key)
+    workflow_id = ids.prep_workflow_id(key, "local")
     handle = await client.start_workflow(
         "JobPreparationWorkflow",
         PrepInput(ids.job_id_for(key), key),

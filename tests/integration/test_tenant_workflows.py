@@ -261,7 +261,7 @@ def test_a_jobctrl_worker_serves_two_tenants(
         monkeypatch.delenv("JOBCTRL_TENANT")
         local = _cli_json("add", url, "--wait")
         assert acme["workflowId"].startswith("prep-acme-")
-        assert local["workflowId"] == f"prep-{ids.idempotency_key(ids.canonical_url(url))}"
+        assert local["workflowId"] == f"prep-{ids.idempotency_key(ids.canonical_url(url), 'local')}"
         assert _states(acme)["score"] == _states(local)["score"] == "succeeded"
         assert [j["jobId"] for j in _cli_json("jobs")] == [local["jobId"]]
         monkeypatch.setenv("JOBCTRL_TENANT", ACME)

@@ -133,7 +133,7 @@ def test_retry_of_an_added_job_starts_its_intent_so_it_is_prepared_once(
     retried = asyncio.run(retry_stage(home, job_id))
 
     key = jobs.job_row(store, job_id)["idempotency_key"]
-    assert retried["workflowId"] == ids.prep_workflow_id(key)
+    assert retried["workflowId"] == ids.prep_workflow_id(key, "local")
     assert _eventually(lambda: _stages(job_id)["score"] == "succeeded", timeout=60)
     # Past the age at which the reconciler starts an unstarted intent, and a few beats.
     time.sleep(max(0.0, INTENT_GRACE.total_seconds() + 1.5 - (time.monotonic() - added_at)))
@@ -148,7 +148,7 @@ def test_retry_asks_temporal_whether_the_preparation_runs(
     # by the records it still runs.
     workflow_runs.record_workflow_started(
         store,
-        workflow_id=ids.prep_workflow_id(job.idempotency_key),
+        workflow_id=ids.prep_workflow_id(job.idempotency_key, "local"),
         run_id="a-run-temporal-never-had",
         workflow_type=WorkflowType.PREPARATION.value,
         job_id=job.job_id,
@@ -169,7 +169,7 @@ def test_the_worker_starts_intents_past_one_that_cannot_be_started(
         start_intents.intend(tx, "prep-of-a-job-that-is-gone", "gone0000")
     job = jobs.create_job(store, site.add("/jobs/intended", Route(body=POSTING)))
     with store.write(clock=lambda: long_ago + timedelta(seconds=1)) as tx:
-        start_intents.intend(tx, ids.prep_workflow_id(job.idempotency_key), job.job_id)
+        start_intents.intend(tx, ids.prep_workflow_id(job.idempotency_key, "local"), job.job_id)
 
     worker = worker_process()
 

@@ -71,7 +71,7 @@ def test_a_failed_job_waits_longer_after_each_failure_at_most_a_day() -> None:
 
 def test_apply_workflow_ids_are_deterministic() -> None:
     assert ids.APPLY_LOOP_ID == "apply-auto-local"
-    one = ids.apply_workflow_id("3f2a9c000000", "sha-a,sha-b")
-    assert one == ids.apply_workflow_id("3f2a9c000000", "sha-a,sha-b")
+    one = ids.apply_workflow_id("3f2a9c000000", "sha-a,sha-b", "local")
+    assert one == ids.apply_workflow_id("3f2a9c000000", "sha-a,sha-b", "local")
     assert one.startswith("apply-3f2a9c000000-") and len(one.rsplit("-", 1)[1]) == 12
-    assert one != ids.apply_workflow_id("3f2a9c000000", "sha-c")
+    assert one != ids.apply_workflow_id("3f2a9c000000", "sha-c", "local")
