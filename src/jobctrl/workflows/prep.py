@@ -4,6 +4,14 @@ Tailor, Cover and PDF, for one job.
 The workflow holds ids and artifact references only; the activities do the I/O. Whatever
 happens, a finalize step settles this run's stage rows and records the outcome, so no
 stage stays "running" after the workflow closes.
+
+It runs outside Temporal's sandbox (``sandboxed=False``): the sandbox re-imports this
+module for every run and passes each activation and payload through code it compiles
+anew, about a quarter of the worker's CPU for a prepared job. What the sandbox would
+catch is kept out by hand instead, and tests/unit/test_prep_workflow_module.py checks
+it: the module imports only Temporal's workflow API, the standard library's asyncio,
+builtins and timedelta, and the light modules passed through below (no database, fetch,
+clock or randomness), and keeps no state between runs.
 """
 
 from __future__ import annotations
@@ -22,9 +30,9 @@ from temporalio.exceptions import (
 )
 
 with workflow.unsafe.imports_passed_through():
+    import jobctrl.workflows.activity_defs as act
     from jobctrl.domain.errors import CANCELED, STAGE_ERROR, STAGE_TIMEOUT
     from jobctrl.domain.executions import Outcome
-    from jobctrl.workflows import activity_defs as act
     from jobctrl.workflows.models import FinalizeInput, PrepInput, PrepResult, StageInput
 
 ENRICH_TIMEOUT = timedelta(minutes=3)
@@ -55,7 +63,7 @@ def error_code(error: ActivityError) -> str:
     return STAGE_ERROR
 
 
-@workflow.defn(name="JobPreparationWorkflow")
+@workflow.defn(name="JobPreparationWorkflow", sandboxed=False)
 class JobPreparationWorkflow:
     @workflow.run
     async def run(self, inp: PrepInput) -> PrepResult:
