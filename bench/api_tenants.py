@@ -22,7 +22,7 @@ tenants (each with its Bearer token), ``--requests`` times per listing. Printed 
 listing: p50/p95/p99/max ms and the server's CPU ms per request; each tenant's total is
 checked against its own row count (another tenant's rows would show). Then the statements
 the listing runs are captured from the app's own query and EXPLAINed on that store: the
-first line of the plan and its first access line (does it walk the tenant-leading index?).
+first line of the plan, the index it reads (a tenant-leading one?) and whether it sorts.
 """
 
 from __future__ import annotations
@@ -208,10 +208,14 @@ def plans(home: Home, store: Store, tenant: str, wanted: dict[str, dict[str, Any
             for sql, parameters in captured:
                 explain = ("EXPLAIN QUERY PLAN " if sqlite else "EXPLAIN ") + sql
                 lines = [str(r[-1]) for r in conn.exec_driver_sql(explain, parameters)]
-                access = next((x for x in lines if "SCAN" in x.upper() or "SEARCH" in x), "")
+                scans = [x for x in lines if "SCAN" in x.upper() or "SEARCH" in x]
+                access = next((x for x in scans if "INDEX" in x.upper()), scans[0] if scans else "")
+                access = access.strip().removeprefix("->").strip()
+                if any(" Sort " in f" {x} " or "TEMP B-TREE" in x for x in lines):
+                    access += " + a sort"
                 kind = "count" if "count(" in sql.lower() else "page"
                 out[name].append(
-                    {"kind": kind, "first": lines[0].strip(), "access": access.strip()}
+                    {"kind": kind, "first": lines[0].strip(), "access": access, "plan": lines}
                 )
     return out
 
@@ -244,7 +248,7 @@ def run_store(kind: str, pg: Any, args: argparse.Namespace) -> dict[str, Any]:
 
 def _plan(page: dict[str, str]) -> str:
     first, access = page.get("first", ""), page.get("access", "")
-    return first if access in ("", first) else f"{first} | {access}"
+    return access or first if access.startswith(first) else f"{first} | {access}"
 
 
 def _report(figures: dict[str, Any]) -> None:
