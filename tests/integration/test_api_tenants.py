@@ -113,3 +113,14 @@ async def test_an_operator_only_setting_is_refused_for_a_tenant(two_tenants) -> 
         )
         assert r.status_code == 200, r.text
     assert Settings(t.local).get("fetch.allow_hosts") == ["127.0.0.1"]
+
+
+async def test_a_real_browser_run_is_only_for_the_servers_own_tenant(two_tenants) -> None:
+    t = two_tenants
+    theirs = jobs.create_job(t.acme, "https://jobs.example.com/acme-3").job_id
+    async with _client(t.local_home) as api:
+        r = await api.post(
+            f"/v1/apply/{theirs}/browser", json={"dryRun": False}, headers=_bearer(ACME_TOKEN)
+        )
+        assert r.status_code == 503 and r.json()["error"]["code"] == "APPLY_NO_DISPLAY"
+        assert "dry run" in r.json()["error"]["message"]
