@@ -64,7 +64,7 @@ def test_add_prints_the_token_path_and_list_shows_every_tenant(home, store) -> N
     assert items[0]["tokenPath"] is None, "local's token is made by `jobctrl up`"
 
     text = _cli("tenants", "list").stdout.splitlines()
-    assert [line.split()[:2] for line in text][0] == ["*", "local"]
+    assert text[0].split()[:2] == ["*", "local"]
     assert text[1].split()[0] == "acme" and text[1].split()[-1] == str(token_path)
 
 
