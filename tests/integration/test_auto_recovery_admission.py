@@ -22,6 +22,7 @@ from jobctrl.store import (
     recovery_admission,
     schema,
     stage_states,
+    tenancy,
 )
 from tests.support.clock import WallClock
 
@@ -197,7 +198,7 @@ def test_a_recovery_runs_claim_of_a_declined_member_ends_it_skipped_without_a_co
     with store.read() as conn:
         listed = conn.execute(
             select(jl.c.status, jl.c.current_stage, jl.c.error_code, jl.c.stages).where(
-                jl.c.job_id == declined
+                tenancy.scoped(jl, conn), jl.c.job_id == declined
             )
         ).one()
     assert list(listed.stages["tailor"]) == ["skipped", None]  # folded: skipped, no code
@@ -206,7 +207,7 @@ def test_a_recovery_runs_claim_of_a_declined_member_ends_it_skipped_without_a_co
     with store.read() as conn:
         rebuilt = conn.execute(
             select(jl.c.status, jl.c.current_stage, jl.c.error_code, jl.c.stages).where(
-                jl.c.job_id == declined
+                tenancy.scoped(jl, conn), jl.c.job_id == declined
             )
         ).one()
     assert rebuilt == listed

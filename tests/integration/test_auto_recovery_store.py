@@ -20,6 +20,7 @@ from jobctrl.store import (
     schema,
     stage_states,
     start_intents,
+    tenancy,
     workflow_runs,
 )
 from tests.support.clock import WallClock
@@ -78,7 +79,10 @@ def test_a_retryable_failure_past_its_backoff_is_reserved_in_one_cohort(store, l
         queued = [
             e["payload"]
             for e in conn.execute(
-                select(schema.job_events).where(schema.job_events.c.type == "StageQueued")
+                select(schema.job_events).where(
+                    tenancy.scoped(schema.job_events, conn),
+                    schema.job_events.c.type == "StageQueued",
+                )
             ).mappings()
         ]
     assert queued == [

@@ -201,6 +201,7 @@ def test_a_check_leaves_accepted_content_untouched(
     with store.write() as tx:
         tx.conn.execute(
             insert(schema.job_scores).values(
+                tenant_id=tx.tenant,
                 job_id=job_id,
                 score=77,
                 verdict="good fit",

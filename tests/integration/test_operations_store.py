@@ -112,12 +112,18 @@ def test_phase_follows_the_execution_and_its_cohorts(home: Home, store: Store) -
     with store.write(clock=clock) as tx:
         tx.conn.execute(
             update(schema.job_stage_states)
-            .where(schema.job_stage_states.c.job_id.in_([ids["a"], ids["b"], ids["c"]]))
+            .where(
+                schema.job_stage_states.c.tenant_id == tx.tenant,
+                schema.job_stage_states.c.job_id.in_([ids["a"], ids["b"], ids["c"]]),
+            )
             .values(state="skipped")
         )
         tx.conn.execute(
             update(schema.job_stage_states)
-            .where(schema.job_stage_states.c.job_id == ids["c"])
+            .where(
+                schema.job_stage_states.c.tenant_id == tx.tenant,
+                schema.job_stage_states.c.job_id == ids["c"],
+            )
             .values(state="failed", error_code=BUDGET_EXCEEDED)
             .where(schema.job_stage_states.c.stage == "enrich")
         )
@@ -165,6 +171,7 @@ def test_outside_the_execution_only_owned_rows_are_eta_demand(store: Store) -> N
     with store.write(clock=clock) as tx:
         tx.conn.execute(
             schema.workflow_run_projections.insert().values(
+                tenant_id=tx.tenant,
                 workflow_id="prep-owned",
                 run_id="r1",
                 workflow_type="JobPreparationWorkflow",

@@ -200,7 +200,7 @@ async def test_what_is_never_rechecked(store, settings, ctx, clock) -> None:
     with store.write() as tx:
         tx.conn.execute(
             stage_states.S.update()
-            .where(stage_states.S.c.job_id == exhausted)
+            .where(stage_states.S.c.tenant_id == tx.tenant, stage_states.S.c.job_id == exhausted)
             .values(auto_attempts=3)  # retry.max_attempts 3: no automatic attempt left
         )
 

@@ -17,7 +17,15 @@ from jobctrl.api.app import create_app
 from jobctrl.cli import main
 from jobctrl.domain import ids
 from jobctrl.domain.discovery import ExecutionRef
-from jobctrl.store import discovery, orphans, projections, run_verdicts, schema, workflow_runs
+from jobctrl.store import (
+    discovery,
+    orphans,
+    projections,
+    run_verdicts,
+    schema,
+    tenancy,
+    workflow_runs,
+)
 from jobctrl.worker import reconcile
 from jobctrl.workflows.starts import ObservedRun
 
@@ -27,7 +35,8 @@ T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 def _rows(store) -> list[dict]:
     wr = schema.workflow_run_projections
     with store.read() as conn:
-        return [dict(r) for r in conn.execute(select(wr).order_by(wr.c.workflow_id)).mappings()]
+        read = select(wr).where(tenancy.scoped(wr, conn)).order_by(wr.c.workflow_id)
+        return [dict(r) for r in conn.execute(read).mappings()]
 
 
 def test_a_provisional_verdict_is_replaced_by_the_real_end_and_a_rebuild_agrees(store) -> None:

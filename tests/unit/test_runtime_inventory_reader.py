@@ -137,7 +137,7 @@ def test_preparation_items_get_their_job_only_for_the_exact_run(store) -> None:
     with store.write() as tx:
         tx.conn.execute(
             update(schema.jobs)
-            .where(schema.jobs.c.id == job)
+            .where(schema.jobs.c.tenant_id == tx.tenant, schema.jobs.c.id == job)
             .values(title="Data Engineer", company="Acme")
         )
     other_run = "0195b0c4-2222-7000-8000-000000000002"
@@ -170,11 +170,14 @@ def test_a_recovery_cohorts_items_get_the_members_it_runs_now(store) -> None:
         owner = RUN if name == "elsewhere" else cohort_run
         with store.write() as tx:
             tx.conn.execute(
-                update(schema.jobs).where(schema.jobs.c.id == job).values(title=name.title())
+                update(schema.jobs)
+                .where(schema.jobs.c.tenant_id == tx.tenant, schema.jobs.c.id == job)
+                .values(title=name.title())
             )
             tx.conn.execute(
                 update(schema.job_stage_states)
                 .where(
+                    schema.job_stage_states.c.tenant_id == tx.tenant,
                     schema.job_stage_states.c.job_id == job,
                     schema.job_stage_states.c.stage == "score",
                 )

@@ -15,7 +15,7 @@ from jobctrl.domain.errors import (
     SOURCE_UNAVAILABLE,
 )
 from jobctrl.domain.stop_loss import Window, after_failure, after_success, counts
-from jobctrl.store import schema, stop_loss
+from jobctrl.store import schema, stop_loss, tenancy
 
 
 def _fail(window: Window, code: str, item: str, threshold: int = 5) -> tuple[Window, bool]:
@@ -85,7 +85,8 @@ def test_store_pauses_once_lists_it_and_resume_clears_it(store, settings):
     assert stop_loss.streak_of(store, "source", "acme") == 0
     ev = schema.job_events
     with store.read() as conn:
-        events = [(r.type, r.payload) for r in conn.execute(select(ev.c.type, ev.c.payload))
+        read = select(ev.c.type, ev.c.payload).where(tenancy.scoped(ev, conn))
+        events = [(r.type, r.payload) for r in conn.execute(read)
                   if r.type.startswith("StopLoss")]  # fmt: skip
     assert events == [
         ("StopLossPaused", {"kind": "source", "name": "acme", "code": SOURCE_UNAVAILABLE,
