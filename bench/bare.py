@@ -4,6 +4,8 @@ do nothing, so their rate is the engine's own ceiling here.
 - ``BareWorkflow`` (bench/prepare.py): Enrich and Score, then the local finalize.
 - ``Bare5Workflow`` (bench/prep_vs_bare.py): all five stages (Enrich, Score, Tailor,
   Cover, PDF), then the local finalize.
+- ``Bare5UnsandboxedWorkflow`` (``prep_vs_bare.py --unsandboxed-bare``): the same outside
+  Temporal's sandbox, as JobPreparationWorkflow runs.
 
 Each activity has the options the real ones have (start-to-close, heartbeat, retry)."""
 
@@ -64,6 +66,13 @@ class BareWorkflow:
 
 @workflow.defn(name="Bare5Workflow")
 class Bare5Workflow:
+    @workflow.run
+    async def run(self, inp: PrepInput) -> str:
+        return await _run(inp, FIVE, "bare5_finalize")
+
+
+@workflow.defn(name="Bare5UnsandboxedWorkflow", sandboxed=False)
+class Bare5UnsandboxedWorkflow:
     @workflow.run
     async def run(self, inp: PrepInput) -> str:
         return await _run(inp, FIVE, "bare5_finalize")

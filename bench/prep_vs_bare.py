@@ -1,9 +1,12 @@
 """Benchmark: full preparation (Enrich, Score, Tailor, Cover, PDF: five stages and two PDFs,
 offline provider) of N loopback postings, against bare five-activity workflows of the same
 shape (``Bare5Workflow`` in bench/bare.py) on the same embedded Temporal server, in the same
-run. Prints one JSON object; see docs/PERFORMANCE.md.
+run. Prints one JSON object; see docs/PERFORMANCE.md. JobPreparationWorkflow runs outside
+Temporal's sandbox; ``--unsandboxed-bare`` makes the baseline do so too
+(``Bare5UnsandboxedWorkflow``).
 
     .venv/bin/python bench/prep_vs_bare.py [--n 60] [--rounds 3] [--profile]
+                                           [--unsandboxed-bare]
 
 The figure is prepared jobs/s ÷ bare workflows/s (median over alternating rounds, so a
 noisy machine's drift hits both). Where the time goes: each stage's mean and p90 duration
@@ -39,7 +42,7 @@ from temporalio.worker import Worker
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bare import ACTIVITIES5, Bare5Workflow
+from bare import ACTIVITIES5, Bare5UnsandboxedWorkflow, Bare5Workflow
 from jobctrl.app.jobs import add_job
 from jobctrl.demo.postings import generate_postings
 from jobctrl.home import Home
@@ -65,19 +68,23 @@ SEED = 11
 STAGES = ("enrich", "score", "tailor", "cover", "pdf")
 
 
-def client_phase(phase: str, urls: list[str], retry: RetrySettings) -> dict:
+def client_phase(
+    phase: str, urls: list[str], retry: RetrySettings, unsandboxed: bool = False
+) -> dict:
     """One load phase in a fresh client process (as each `jobctrl add` is)."""
-    return asyncio.run(_client_phase(phase, urls, retry))
+    return asyncio.run(_client_phase(phase, urls, retry, unsandboxed))
 
 
-async def _client_phase(phase: str, urls: list[str], retry: RetrySettings) -> dict:
+async def _client_phase(
+    phase: str, urls: list[str], retry: RetrySettings, unsandboxed: bool = False
+) -> dict:
     home = Home.resolve()
     client = await connect(home)
     queue = default_task_queue() + "-bare5"
 
     async def bare_one(i: int) -> None:
         await client.execute_workflow(
-            Bare5Workflow.run,
+            Bare5UnsandboxedWorkflow.run if unsandboxed else Bare5Workflow.run,
             PrepInput(f"bare{i}", f"bare{i}", retry),
             id=f"bare5-{uuid.uuid4().hex}",
             task_queue=queue,
@@ -148,14 +155,22 @@ def profile_materials(home: Home, store, urls: list[str], top: int = 25) -> dict
     }
 
 
-async def main(n: int, concurrency: int, rounds: int, profile: bool) -> dict:
+async def main(
+    n: int, concurrency: int, rounds: int, profile: bool, unsandboxed: bool = False
+) -> dict:
     home, store = fresh_home(
         "jobctrl-bench-prep5-", settings={**LOOPBACK_FETCH, "min_fit_score": 0}
     )
     retry = retry_settings(Settings(store).all())
     extra = 3 if profile else 0
     pages = list(generate_postings(n * rounds + extra, seed=SEED))
-    figures: dict = {"n": n, "rounds": rounds, "concurrency": concurrency, "cpus": os.cpu_count()}
+    figures: dict = {
+        "n": n,
+        "rounds": rounds,
+        "concurrency": concurrency,
+        "cpus": os.cpu_count(),
+        "bare_sandboxed": not unsandboxed,
+    }
     loop = asyncio.get_running_loop()
     spawn = multiprocessing.get_context("spawn")
     try:
@@ -168,14 +183,16 @@ async def main(n: int, concurrency: int, rounds: int, profile: bool) -> dict:
                 bare = Worker(
                     await Client.connect(client.service_client.config.target_host),
                     task_queue=default_task_queue() + "-bare5",
-                    workflows=[Bare5Workflow],
+                    workflows=[Bare5Workflow, Bare5UnsandboxedWorkflow],
                     activities=ACTIVITIES5,
                     activity_executor=ThreadPoolExecutor(concurrency),
                     max_concurrent_activities=concurrency,
                 )
 
                 async def phase(name: str, phase_urls: list[str]) -> dict:
-                    return await loop.run_in_executor(pool, client_phase, name, phase_urls, retry)
+                    return await loop.run_in_executor(
+                        pool, client_phase, name, phase_urls, retry, unsandboxed
+                    )
 
                 async with jobctrl_worker(client, store, home, max_activities=concurrency), bare:
                     await phase("bare", urls[:4])  # warm both up
@@ -220,7 +237,9 @@ if __name__ == "__main__":
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--unsandboxed-bare", action="store_true")
     args = parser.parse_args()
-    print(
-        json.dumps(asyncio.run(main(args.n, args.concurrency, args.rounds, args.profile)), indent=2)
+    figures = asyncio.run(
+        main(args.n, args.concurrency, args.rounds, args.profile, args.unsandboxed_bare)
     )
+    print(json.dumps(figures, indent=2))
