@@ -89,3 +89,12 @@ def test_an_unknown_or_invalid_jobctrl_tenant_is_one_line_and_exit_1(home: Path)
     local = json.loads(_cli("settings", "get", "min_fit_score", "--json").stdout)
     zeta = json.loads(_cli("settings", "get", "min_fit_score", "--json", tenant="zeta").stdout)
     assert (local["value"], zeta["value"]) == (50, 70)
+
+
+def test_the_operator_sets_an_operator_only_setting_for_a_tenant_on_the_cli(home, store) -> None:
+    assert _cli("tenants", "add", "acme").returncode == 0
+    done = _cli("settings", "set", "fetch.allow_hosts", "127.0.0.1", tenant="acme")
+    assert done.returncode == 0, done.stderr  # the shell is the operator's (HTTP is refused)
+    shown = _cli("settings", "get", "fetch.allow_hosts", "--json", tenant="acme").stdout
+    local = _cli("settings", "get", "fetch.allow_hosts", "--json").stdout
+    assert "127.0.0.1" in shown and "127.0.0.1" not in local, (shown, local)

@@ -61,7 +61,7 @@ def settings_get(key: str | None, as_json: bool) -> None:
 @handle_errors
 def settings_set(key: str, value: str) -> None:
     """Change a setting, e.g. `jobctrl settings set fetch.allow_hosts 127.0.0.1,intranet.local`."""
-    values = app_settings.change_settings(home(), {key: value})
+    values = app_settings.change_settings(home(), {key: value}, by_operator=True)
     click.echo(f"{key} = {json.dumps(values[key])}")
 
 
