@@ -173,6 +173,7 @@ async def test_the_heartbeat_keeps_each_tenants_standing_executions_per_its_sett
         assert await _described(client, "apply-auto-local") is None
         described = await starts.describe(client, "apply-auto-acme")
         assert described is not None
+        assert await described.memo() == {"tenant": ACME}  # for operators; never read back
         [loop_input] = await client.data_converter.decode(
             (await client.get_workflow_handle("apply-auto-acme").fetch_history())
             .events[0]

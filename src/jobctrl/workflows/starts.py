@@ -116,6 +116,12 @@ def prep_defaults(home: Home, store: Store) -> PrepDefaults:
     )
 
 
+def _memo(tenant: str) -> dict[str, Any]:
+    """What each start notes for an operator looking at Temporal (nothing reads it back:
+    the tenant is in the input and the id)."""
+    return {"tenant": tenant}
+
+
 @dataclass(frozen=True)
 class Started:
     workflow_id: str
@@ -148,6 +154,7 @@ async def start_preparation_execution(
             inp,
             id=workflow_id,
             task_queue=default_task_queue(),
+            memo=_memo(defaults.tenant),
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
         )
@@ -206,6 +213,7 @@ async def start_recovery(
             inp,
             id=workflow_id,
             task_queue=default_task_queue(),
+            memo=_memo(inp.tenant_id),
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
         )
@@ -226,6 +234,7 @@ async def start_discovery(client: Client, store: Store) -> Started:
         DiscoverInput(store.tenant, retry_settings(values)),
         id=workflow_id,
         task_queue=default_task_queue(),
+        memo=_memo(store.tenant),
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
     )
@@ -259,6 +268,7 @@ async def start_availability_sweep(client: Client, inp: SweepInput) -> None:
         inp,
         id=availability_sweep_id(inp.tenant_id),
         task_queue=default_task_queue(),
+        memo=_memo(inp.tenant_id),
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
     )
@@ -286,6 +296,7 @@ async def start_apply(client: Client, store: Store, job_id: str | None, occasion
             inp,
             id=workflow_id,
             task_queue=default_task_queue(),
+            memo=_memo(tenant),
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
             id_reuse_policy=reuse,
         )
@@ -536,6 +547,7 @@ def _schedule(cron: str, inp: DiscoverInput) -> Schedule:
             inp,
             id=ids.discover_workflow_id(inp.tenant_id),
             task_queue=default_task_queue(),
+            memo=_memo(inp.tenant_id),
         ),
         spec=ScheduleSpec(cron_expressions=[cron]),
         policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
