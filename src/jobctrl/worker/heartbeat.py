@@ -50,6 +50,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
@@ -87,6 +88,10 @@ log = logging.getLogger(__name__)
 SWEEP_BUDGET_SECONDS = 20 * 60  # a sweep starts no new check after this (spec: 20 min)
 LEASE_BEATS = 3  # a holder that missed this many beats has lost the lease
 LEASE_MIN_SECONDS = 90.0  # longer than one duty's worst case (the recheck: 5 × 10 s)
+# A lease this worker holds is written again before a duty only once this many seconds
+# have passed since it last was (at most a ninth of the lease): a duty then still starts
+# with eight ninths of it left, and a beat over many tenants is not one write per duty.
+RENEW_EVERY_SECONDS = 10.0
 
 
 def _dead_here(identity: str) -> bool:
@@ -116,6 +121,7 @@ class WorkerHeartbeat:
         self.identity = inventory.worker_id if inventory else worker_identity()
         self.lease = f"heartbeat-duties:{default_task_queue()}"
         self.leading = False
+        self._renewed = float("-inf")  # when this worker last wrote its lease (monotonic)
         self._said: dict[str, str | None] = {}
         # Per tenant: an intent that cannot start, and its code.
         self._intents_failed: dict[str, dict[str, str]] = {}
@@ -134,6 +140,8 @@ class WorkerHeartbeat:
     async def _lead(self, values: dict[str, Any]) -> bool:
         """Hold (or renew) the task queue's lease; True while this worker holds it."""
         ttl = max(LEASE_MIN_SECONDS, LEASE_BEATS * float(values["worker.heartbeat_seconds"]))
+        if self.leading and time.monotonic() - self._renewed < min(RENEW_EVERY_SECONDS, ttl / 9):
+            return True  # renewed a moment ago: most of the lease is left
         store, lease = self.ctx.store, timedelta(seconds=ttl)
         leading = await asyncio.to_thread(leases.hold, store, self.lease, self.identity, lease)
         if not leading:  # held: by a process of this host that is gone (kill -9)?
@@ -142,6 +150,8 @@ class WorkerHeartbeat:
                 leading = await asyncio.to_thread(
                     leases.take_over, store, self.lease, held["holder"], self.identity, lease
                 )
+        if leading:
+            self._renewed = time.monotonic()
         if leading != self.leading:
             log.info(
                 "heartbeat duties: %s",
