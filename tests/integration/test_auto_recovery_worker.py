@@ -21,7 +21,7 @@ from sqlalchemy import select
 from jobctrl.app.jobs import add_job
 from jobctrl.app.lanes import set_lane
 from jobctrl.domain import errors
-from jobctrl.store import jobs, recovery, schema, stage_states, workflow_runs
+from jobctrl.store import jobs, recovery, schema, stage_states, tenancy, workflow_runs
 from jobctrl.worker.auto_recovery import BACKOFF_BASE_ENV, CRASH_AFTER_RESERVE, PENDING_GRACE_ENV
 from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route, posting_html
@@ -69,11 +69,11 @@ def _states(store, job_id: str) -> dict[str, str]:
 
 def _events(store, type_: str, job_id: str | None = None) -> list[dict[str, Any]]:
     e = schema.job_events
-    query = select(e.c.payload).where(e.c.type == type_).order_by(e.c.seq)
-    if job_id is not None:
-        query = query.where(e.c.job_id == job_id)
     with store.read() as conn:
-        return [dict(p) for p in conn.execute(query).scalars()]
+        query = select(e.c.payload).where(tenancy.scoped(e, conn), e.c.type == type_)
+        if job_id is not None:
+            query = query.where(e.c.job_id == job_id)
+        return [dict(p) for p in conn.execute(query.order_by(e.c.seq)).scalars()]
 
 
 def _row(store, job_id: str, stage: str) -> dict[str, Any]:
