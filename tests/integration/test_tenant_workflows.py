@@ -34,6 +34,10 @@ from tests.support.processes import run_cli, worker_processes
 from tests.support.profile import TEST_PROFILE
 from tests.support.tenants import ACME, TwoTenants
 
+# The store-heavy ones run on both stores; the rest on SQLite (the suite stays short).
+BOTH_STORES = pytest.mark.parametrize(
+    "database_url", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
 POSTING = posting_html("Platform Engineer", "Tenant Co", ["Go", "Kubernetes", "Terraform"])
 # acme's person: another profile than local's TEST_PROFILE.
 ACME_PROFILE = {
@@ -66,6 +70,7 @@ def _states(view: dict[str, Any]) -> dict[str, str]:
     return {s["stage"]: s["state"] for s in view["stages"]}
 
 
+@BOTH_STORES
 async def test_one_worker_prepares_each_tenants_job_against_its_own_profile_and_threshold(
     two_tenants: TwoTenants, worker, site, settings
 ) -> None:
@@ -111,6 +116,7 @@ async def test_one_worker_prepares_each_tenants_job_against_its_own_profile_and_
         jobs.job_row(t.acme, local["jobId"])
 
 
+@BOTH_STORES
 async def test_an_acme_recovery_cohort_is_named_for_acme_and_runs_as_acme(
     two_tenants: TwoTenants, worker, client, site, monkeypatch
 ) -> None:
@@ -207,6 +213,7 @@ def _ahead(ctx: StageContext, seconds: float) -> StageContext:
     return ctx
 
 
+@BOTH_STORES
 async def test_an_orphan_of_acme_is_listed_only_to_acme(
     two_tenants: TwoTenants, client, task_queue
 ) -> None:
