@@ -23,9 +23,8 @@ metadata = MetaData()
 
 
 def tenant_id(*, pk: bool = False) -> Column[str]:
-    """The row's tenant (store/tenancy.py): every writer stamps it. The default is SQLite's
-    (0023's ``'local'``, kept: dropping it needs a copy of each table); PostgreSQL has none
-    since migration 0026, so a row written without its tenant is refused there."""
+    """The row's tenant (store/tenancy.py), stamped by every writer. The default is SQLite's
+    only: PostgreSQL has none since 0026 (a row without its tenant is refused there)."""
     return Column("tenant_id", String(64), nullable=False, server_default="local", primary_key=pk)
 
 
