@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import func, insert, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
 
 from jobctrl.domain.events import JobCreated
 from jobctrl.store import schema, tenancy
@@ -161,3 +162,23 @@ def test_without_the_variable_there_is_no_guard(tmp_path: Path, monkeypatch) -> 
             conn.execute(select(J.c.id))
     finally:
         store.dispose()
+
+
+def test_a_keyed_predicate_counts_and_leaves_sqlite_the_keys_index(acme: Store) -> None:
+    other = S.alias("other")
+    same_job = select(other.c.job_id).where(
+        tenancy.keyed(other, "acme"), other.c.job_id == S.c.job_id
+    )
+    query = select(S.c.job_id).where(S.c.tenant_id == "acme", same_job.exists())
+    sql = str(query.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}))
+    assert "+other.tenant_id = 'acme'" in sql
+    assert "+" not in str(query.compile(dialect=postgresql.dialect()))
+    with acme.read() as conn:
+        assert conn.execute(query).all() == []  # the guard takes ``keyed`` as the predicate
+        plan = " ".join(
+            str(r[3]) for r in conn.execute(all_tenants(text("EXPLAIN QUERY PLAN " + sql)))
+        )
+    # The correlated lookup walks the primary key, not a tenant-first index.
+    assert "SEARCH other USING INDEX sqlite_autoindex_job_stage_states_1 (job_id=?)" in plan
+    with pytest.raises(TenancyError, match="not this tenant"), acme.read() as conn:
+        conn.execute(select(S.c.job_id).where(tenancy.keyed(S, "local")))
