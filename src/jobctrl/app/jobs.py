@@ -124,13 +124,15 @@ async def _wait(
     wait_timeout: float,
 ) -> None:
     what = ", ".join(f"job {job_id}" for job_id in job_ids)
-    # A worker that is starting polls once it has reconciled: give it the time it is
-    # given to bring its server up (not less than the usual moment).
-    since = await asyncio.to_thread(runtime.worker_started_at, home)
-    patience = 5.0
-    if since is not None:
-        patience = max(patience, since + runtime.WORKER_START_LIMIT - time.time())
-    await runtime.ensure_worker_polls(client, what, patience=patience)
+    if not await runtime.worker_polling(client, patience=0.0):
+        # A worker that is starting polls once it has reconciled: give it the time it is
+        # given to bring its server up (not less than the usual moment). Only asked when
+        # nothing polls yet: it scans every process of the machine.
+        since = await asyncio.to_thread(runtime.worker_started_at, home)
+        patience = 5.0
+        if since is not None:
+            patience = max(patience, since + runtime.WORKER_START_LIMIT - time.time())
+        await runtime.ensure_worker_polls(client, what, patience=patience)
     await asyncio.gather(
         *(
             starts.wait_for_result(

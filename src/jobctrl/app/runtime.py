@@ -35,6 +35,7 @@ __all__ = [
     "client_for",
     "ensure_worker_polls",
     "ready_client",
+    "worker_polling",
     "worker_started_at",
     "worker_starting",
 ]
