@@ -122,7 +122,8 @@ async def test_a_discovery_run_ended_behind_the_store_shows_its_real_end(
     assert "DiscoveryRunFailed" in types and "WorkflowReconciled" in types
     ps = schema.pipeline_step_projections
     with store.read() as conn:
-        states = set(conn.execute(select(ps.c.state).where(ps.c.run_id == run_id)).scalars())
+        mine = ps.c.tenant_id == store.tenant
+        states = set(conn.execute(select(ps.c.state).where(mine, ps.c.run_id == run_id)).scalars())
     assert "running" not in states, "a closed run holds no live step"
 
 
@@ -260,7 +261,7 @@ async def test_missing_workflow_run_rows_are_rebuilt_from_the_event_log(
     before = workflow_runs.run_row(store, workflow_id, run_id)
     wr = schema.workflow_run_projections
     with store.write() as tx:
-        tx.conn.execute(wr.delete())
+        tx.conn.execute(wr.delete().where(wr.c.tenant_id == tx.tenant))
     assert workflow_runs.run_row(store, workflow_id, run_id) is None
 
     fresh = await connect(home)
