@@ -1,7 +1,12 @@
 """What the worker does on its own, through `jobctrl worker` as a person runs it: saved
 postings are checked, a preparation a command left unstarted is started (past one that
 cannot be), the heartbeat outlives a busy database, and `retry` starts a job that has no
-execution (under its intent's id when it has one, so it is prepared once)."""
+execution (under its intent's id when it has one, so it is prepared once).
+
+While waiting, a test reads what `jobctrl show`/`events --json` print through the same app
+queries in this process (``_stages``, ``_events``): polled as commands, every read paid a
+CLI start (seconds of CPU on a loaded 2-core machine); the commands a person types are run
+as commands."""
 
 from __future__ import annotations
 
@@ -16,9 +21,11 @@ from typing import Any
 
 import pytest
 
+from jobctrl.app import queries
 from jobctrl.app.jobs import retry_stage
 from jobctrl.domain import ids
 from jobctrl.domain.executions import WorkflowType
+from jobctrl.home import Home
 from jobctrl.store import jobs, start_intents, workflow_runs
 from jobctrl.worker.recovery import INTENT_GRACE
 from tests.support.http import FixtureServer, Route, posting_html
@@ -41,14 +48,19 @@ def _eventually(check: Callable[[], Any], timeout: float = 30.0) -> Any:
     return eventually(check, timeout)
 
 
+def _shown(job_id: str) -> dict[str, Any]:
+    """What `jobctrl show JOB --json` prints (the home of JOBCTRL_HOME)."""
+    return queries.show_job(Home.resolve(), job_id)
+
+
 def _stages(job_id: str) -> dict[str, str]:
-    shown = json.loads(run_cli("show", job_id, "--json").stdout)
-    return {s["stage"]: s["state"] for s in shown["stages"]}
+    return {s["stage"]: s["state"] for s in _shown(job_id)["stages"]}
 
 
 def _events(job_id: str, type_: str) -> list[dict]:
-    lines = run_cli("events", "--job", job_id, "--json").stdout.splitlines()
-    return [e for e in map(json.loads, lines) if e["type"] == type_]
+    """The job's events of ``type_``, as `jobctrl events --job JOB --json` lists them."""
+    log = queries.event_log(Home.resolve(), 0, limit=100_000)
+    return [e for e in log if e["jobId"] == job_id and e["type"] == type_]
 
 
 def test_a_running_worker_checks_saved_postings(
@@ -87,11 +99,7 @@ def test_an_add_that_failed_after_its_commit_is_started_by_the_worker(
     home.config_path.write_text(config)  # fixed: the worker starts what was intended
     worker_process()
 
-    def scored() -> bool:
-        shown = json.loads(run_cli("show", listed["jobId"], "--json").stdout)
-        return {s["stage"]: s["state"] for s in shown["stages"]}["score"] == "succeeded"
-
-    assert _eventually(scored, timeout=60)
+    assert _eventually(lambda: _stages(listed["jobId"])["score"] == "succeeded", timeout=60)
     assert len(_events(listed["jobId"], "WorkflowStarted")) == 1, "started once"
 
 
@@ -107,11 +115,7 @@ def test_retry_starts_a_job_that_has_no_execution(
     assert retried.returncode == 0, retried.stderr
     assert json.loads(retried.stdout)["stage"] == "enrich"
 
-    def enriched() -> bool:
-        shown = json.loads(run_cli("show", job_id, "--json").stdout)
-        return shown["stages"][0]["state"] == "succeeded"
-
-    assert _eventually(enriched, timeout=60)
+    assert _eventually(lambda: _stages(job_id)["enrich"] == "succeeded", timeout=60)
     again = run_cli("retry", job_id)
     assert again.returncode == 1 and "nothing to retry" in again.stderr
 
@@ -243,8 +247,7 @@ def test_a_broken_config_yaml_stops_work_with_one_notice_and_it_resumes(
     home.config_path.write_text("profile: [unclosed\n")  # broken before Score reads it
 
     def score() -> dict:
-        shown = json.loads(run_cli("show", job_id, "--json").stdout)
-        return {s["stage"]: s for s in shown["stages"]}["score"]
+        return {s["stage"]: s for s in _shown(job_id)["stages"]}["score"]
 
     assert _eventually(lambda: score()["errorCode"] == "config_invalid")
     assert score()["attempts"] == 0, "waiting for config.yaml uses no attempt"
