@@ -149,7 +149,7 @@ def settle_interrupted(
             *scope,
             S.c.owner_run_id == run_id,
             S.c.state == StageState.RUNNING.value,
-            tenancy.scoped(S, tx.conn),
+            tenancy.keyed(S, tx.tenant) if job_id else tenancy.scoped(S, tx.conn),
         )
     ).all()
     for job, stage, attempt in rows:

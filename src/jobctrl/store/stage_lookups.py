@@ -13,7 +13,8 @@ from jobctrl.store import schema, tenancy
 from jobctrl.store.store import Store
 
 S = schema.job_stage_states
-_MINE = S.c.tenant_id == bindparam("k_tenant")
+# Every lookup here is by job id: ``keyed`` so SQLite takes the key, not a tenant-wide index.
+_MINE = tenancy.keyed(S, bindparam("k_tenant"))
 # Asked at every finalize: built once.
 _RUNNING_OWNED = select(S.c.stage, S.c.attempts).where(
     _MINE,

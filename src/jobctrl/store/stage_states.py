@@ -48,7 +48,8 @@ S = schema.job_stage_states
 
 # The statements every attempt runs, built once (building one costs several times what
 # SQLite takes to run it). Keys are prefixed: an UPDATE's SET takes the column names.
-_MINE = S.c.tenant_id == bindparam("k_tenant")
+# Every lookup here is by job id: ``keyed`` so SQLite takes the key, not a tenant-wide index.
+_MINE = tenancy.keyed(S, bindparam("k_tenant"))
 _ROW = select(S).where(S.c.job_id == bindparam("k_job"), S.c.stage == bindparam("k_stage"), _MINE)
 _COLUMNS = frozenset(S.c.keys())
 _ROWS_OF_JOB = select(S).where(S.c.job_id == bindparam("k_job"), _MINE)
@@ -283,7 +284,7 @@ def schedule_retry(store: Store, job_id: str, stage: str, run_id: str, when: dat
                 S.c.stage == stage,
                 S.c.owner_run_id == run_id,
                 S.c.state == StageState.FAILED.value,
-                tenancy.scoped(S, tx.conn),
+                tenancy.keyed(S, tx.tenant),
             )
             .values(next_attempt_at=when)
         )
