@@ -39,6 +39,7 @@ from typing import Any
 
 import httpx
 from sqlalchemy import event, func, select
+from sqlalchemy.schema import CreateIndex, DropIndex
 
 import jobctrl
 from jobctrl.domain import ids
@@ -73,13 +74,21 @@ LISTINGS: dict[str, dict[str, Any]] = {
     "rare_q": {"q": "principal go developer"},  # 67 rows, nothing else to narrow them
 }
 FLOORS = {"floor_404": "/v1/no-such-route", "settings": "/v1/settings"}
-# Migration 0009's indexes, one per order of the Jobs list with its ORDER BY's exact
-# expressions (so SQLite reads a page in index order instead of sorting every row). The
-# bench drops them for its baseline and puts them back: one source of truth.
+# The Jobs list's order indexes (migration 0009's, tenant-first since 0023), one per order
+# with its ORDER BY's exact expressions (so SQLite reads a page in index order instead of
+# sorting every row). The bench drops them for its baseline and puts back the schema's own
+# definitions: one source of truth.
 MIGRATION = (
     Path(jobctrl.__file__).parent / "store/migrations/versions/0009_job_list_order_indexes.py"
 )
-INDEXES: dict[str, list[str]] = runpy.run_path(str(MIGRATION))["INDEXES"]
+ORDER_INDEXES = [
+    ix
+    for ix in schema.job_list_projections.indexes
+    if ix.name in runpy.run_path(str(MIGRATION))["INDEXES"]
+]
+INDEXES: dict[str, list[str]] = {
+    str(ix.name): [str(e) for e in ix.expressions] for ix in ORDER_INDEXES
+}
 
 _SENIORITY = ("", "Junior ", "Senior ", "Staff ", "Lead ", "Principal ", "Senior ", "")
 _ROLES = (
@@ -421,13 +430,12 @@ def query_ms(db: Path, sqls: Statements, n: int = 30) -> dict[str, float]:
 
 
 def set_indexes(store: Store, present: bool) -> None:
-    """Create (or drop) migration 0009's ``INDEXES`` in this benchmark's database."""
+    """Create (or drop) the Jobs list's order indexes in this benchmark's database, as the
+    schema declares them."""
     with store.write() as tx:
-        for name, columns in INDEXES.items():
-            tx.conn.exec_driver_sql(
-                f"CREATE INDEX IF NOT EXISTS {name} ON job_list_projections ({', '.join(columns)})"
-                if present
-                else f"DROP INDEX IF EXISTS {name}"
+        for ix in ORDER_INDEXES:
+            tx.conn.execute(
+                CreateIndex(ix, if_not_exists=True) if present else DropIndex(ix, if_exists=True)
             )
 
 
@@ -451,11 +459,14 @@ def write_cost(store: Store, rng: random.Random, first: int, *, n: int = 1000) -
 class Listener(threading.Thread):
     """A client of `GET /v1/events/stream` that notes when each job's first event arrives.
     It leaves after the first event that comes once ``stop`` is set (closing a blocked
-    stream from another thread would leave the server's side open)."""
+    stream from another thread would leave the server's side open). ``opened`` is set at the
+    stream's first line (``: from SEQ``: its cursor is set) or when it fails; ``clock``
+    stamps arrivals (``time.monotonic`` to compare with another process's stamps)."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, clock: Callable[[], float] = time.perf_counter) -> None:
         super().__init__(daemon=True)
         self.base_url = base_url
+        self.clock = clock
         self.arrivals: dict[str, float] = {}
         self.seqs: list[int] = []
         self.head: dict[str, Any] = {}
@@ -472,12 +483,13 @@ class Listener(threading.Thread):
                 self.head.update(
                     status=response.status_code, type=response.headers.get("content-type")
                 )
-                self.opened.set()
                 if response.status_code != 200:
+                    self.opened.set()
                     return
                 for line in response.iter_lines():
+                    self.opened.set()
                     if line.startswith("data:"):
-                        at = time.perf_counter()
+                        at = self.clock()
                         data = json.loads(line[5:])
                         self.arrivals.setdefault(data["jobId"], at)
                         self.seqs.append(int(data["seq"]))
@@ -616,7 +628,7 @@ def _report(figures: dict[str, Any]) -> None:
         for name, lines in figures[key].items():
             for line in lines:
                 print(f"  {name:<16}{line}")
-    print("\nmigration 0009's indexes:")
+    print("\nthe order indexes (as the schema declares them):")
     for name, columns in INDEXES.items():
         print(f"  CREATE INDEX {name} ON job_list_projections ({', '.join(columns)})")
     product = figures["product_socket_ms"]

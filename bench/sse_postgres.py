@@ -30,59 +30,19 @@ import json
 import multiprocessing
 import os
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 from sqlalchemy import event
 
-from api import _serve
+from api import Listener, _serve
 from jobctrl.home import Home
 from jobctrl.store import jobs
 from jobctrl.store.store import Store
 from support import STORES, TreeCpu, fresh_home, percentiles, spawned, throwaway_postgres, use_store
 
 SETTLE_S = 5.0  # how long clients may take to receive the last events
-
-
-class StreamClient(threading.Thread):
-    """A client of `GET /v1/events/stream` noting when each job's event arrives. It leaves
-    at the first event that comes once ``stop`` is set (closing a blocked stream from
-    another thread would leave the server's side open)."""
-
-    def __init__(self, base_url: str) -> None:
-        super().__init__(daemon=True)
-        self.base_url = base_url
-        self.arrivals: dict[str, float] = {}
-        self.seqs: list[int] = []
-        self.head: dict[str, Any] = {}
-        self.opened, self.stop = threading.Event(), threading.Event()
-        self.start()
-
-    def run(self) -> None:
-        try:
-            with (
-                httpx.Client(base_url=self.base_url, timeout=httpx.Timeout(10, read=None)) as c,
-                c.stream("GET", "/v1/events/stream") as response,
-            ):
-                self.head["status"] = response.status_code
-                if response.status_code != 200:
-                    self.opened.set()
-                    return
-                for line in response.iter_lines():
-                    self.opened.set()  # the first line (": from SEQ"): the cursor is set
-                    if line.startswith("data:"):
-                        at = time.monotonic()
-                        data = json.loads(line[5:])
-                        self.arrivals.setdefault(data["jobId"], at)
-                        self.seqs.append(int(data["seq"]))
-                        if self.stop.is_set():
-                            return
-        except (httpx.HTTPError, ValueError, KeyError) as exc:
-            self.head.setdefault("error", type(exc).__name__)
-            self.opened.set()
 
 
 # -- the writer process --------------------------------------------------------------------
@@ -134,7 +94,7 @@ def run_store(kind: str, pg: Any, args: argparse.Namespace) -> dict[str, Any]:
     home, store = fresh_home("jobctrl-bench-sse-")
     out: dict[str, Any] = {"store": kind, "events": args.events, "clients": args.clients}
     with spawned(_serve, str(home.root), False) as (base_url, server_pid):
-        clients = [StreamClient(base_url) for _ in range(args.clients)]
+        clients = [Listener(base_url, clock=time.monotonic) for _ in range(args.clients)]
         for c in clients:
             if not c.opened.wait(60) or c.head.get("status") != 200:
                 raise RuntimeError(f"stream not available: {c.head}")
