@@ -11,7 +11,7 @@ import pytest
 from jobctrl.api.app import create_app
 from jobctrl.api.security import api_token
 from jobctrl.app.tenants import ensure_token
-from jobctrl.store import jobs
+from jobctrl.store import jobs, tenants
 from jobctrl.store.settings import Settings
 from tests.support.tenants import ACME_TOKEN, TwoTenants
 
@@ -124,3 +124,26 @@ async def test_a_real_browser_run_is_only_for_the_servers_own_tenant(two_tenants
         )
         assert r.status_code == 503 and r.json()["error"]["code"] == "APPLY_NO_DISPLAY"
         assert "dry run" in r.json()["error"]["message"]
+
+
+async def test_a_token_in_another_form_is_a_wrong_token_not_the_servers_tenant(
+    two_tenants,
+) -> None:
+    jobs.create_job(two_tenants.local, "https://jobs.example.com/local-9")
+    async with _client(two_tenants.local_home) as api:
+        for auth in (f"Token {ACME_TOKEN}", f"Bearer\t{ACME_TOKEN}x", "Bearer", "Basic eDp5"):
+            r = await api.get("/v1/jobs", headers={"Authorization": auth})
+            assert r.status_code == 403, (auth, r.text)
+        r = await api.get("/v1/jobs", headers={"Authorization": f"Bearer\t{ACME_TOKEN}"})
+        assert r.status_code == 200 and r.json()["items"] == [], "acme's: none of local's"
+
+
+def test_a_host_without_a_tenants_token_file_never_replaces_its_token(two_tenants) -> None:
+    t = two_tenants
+    recorded = tenants.token_hash(t.local, "acme")
+    assert recorded is not None
+    elsewhere = t.acme_home
+    elsewhere.token_path.unlink(missing_ok=True)  # this host never had acme's token file
+    assert ensure_token(elsewhere) is None
+    assert not elsewhere.token_path.exists()
+    assert tenants.token_hash(t.local, "acme") == recorded, "ACME_TOKEN still works"

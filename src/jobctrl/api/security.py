@@ -265,9 +265,14 @@ class LocalSecurity:
 
 
 def _bearer(headers: Headers) -> str | None:
-    """The Bearer token of ``Authorization`` (an empty one counts as a wrong token)."""
-    auth = headers.get("authorization", "")
-    return auth[7:].strip() if auth.lower().startswith("bearer ") else None
+    """The Bearer token of ``Authorization``; None only without that header. A header in
+    any other form (another scheme, no token, odd spacing) counts as a wrong token, "":
+    it must never fall back to acting for the server's tenant."""
+    auth = headers.get("authorization")
+    if auth is None:
+        return None
+    parts = auth.split(None, 1)
+    return parts[1].strip() if len(parts) == 2 and parts[0].lower() == "bearer" else ""
 
 
 __all__ = [

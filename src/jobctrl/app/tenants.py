@@ -110,13 +110,18 @@ def list_tenants(home: Home) -> dict[str, Any]:
     return {"items": items}
 
 
-def ensure_token(home: Home) -> str:
+def ensure_token(home: Home) -> str | None:
     """The API token of ``home``'s tenant (made on first use), its hash recorded in the
-    store so a request that sends it acts for this tenant (``jobctrl up``)."""
-    token = api_token(home.token_path)
+    store so a request that sends it acts for this tenant (``jobctrl up``). None when this
+    host has no token file but the tenant's token is recorded: its file lives on another
+    host, and making a new one here would lock every holder of the real one out."""
     store = _base_store(home)
+    recorded = tenants.token_hash(store, home.tenant)
+    if recorded is not None and not home.token_path.exists():
+        return None
+    token = api_token(home.token_path)
     digest = token_sha256(token)
-    if tenants.by_token_hash(store, digest) != home.tenant:
+    if recorded != digest:
         tenants.record_token(store, home.tenant, digest)
     return token
 

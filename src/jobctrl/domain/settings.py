@@ -31,6 +31,10 @@ class SettingSpec:
     help: str
 
 
+# local's SMTP password variable; a tenant's is named by the operator (apply_email refuses
+# to read this one for another tenant).
+DEFAULT_SMTP_PASSWORD_ENV = "JOBCTRL_SMTP_PASSWORD"
+
 SPECS: dict[str, SettingSpec] = {
     s.key: s
     for s in (
@@ -203,7 +207,7 @@ SPECS: dict[str, SettingSpec] = {
         SettingSpec("smtp.username", "", text(str.strip), "The user name to log in with."),
         SettingSpec(
             "smtp.password_env",
-            "JOBCTRL_SMTP_PASSWORD",
+            DEFAULT_SMTP_PASSWORD_ENV,
             text(env_var_name),
             "The environment variable holding the SMTP password (never the password).",
         ),

@@ -51,6 +51,8 @@ from jobctrl.domain import errors
 from jobctrl.domain.applications import AttemptState, Channel
 from jobctrl.domain.clock import Clock, as_utc, utcnow
 from jobctrl.domain.errors import JobctrlError
+from jobctrl.domain.settings import DEFAULT_SMTP_PASSWORD_ENV as DEFAULT_PASSWORD_ENV
+from jobctrl.domain.tenants import LOCAL
 from jobctrl.stages import smtp_session as smtp
 from jobctrl.stages.apply_checks import check_sendable, current_digest
 from jobctrl.stages.smtp_session import SmtpAccount, smtp_account
@@ -193,7 +195,19 @@ def send_application(
     row = applications.by_id(store, application_id)
     if row is None:
         raise JobctrlError(f"no application {application_id}", code=errors.APPLY_NOT_PREPARED)
-    password = env.get(account.password_env, "") if account.password_env else ""
+    password_env = account.password_env
+    if store.tenant != LOCAL and password_env == DEFAULT_PASSWORD_ENV:
+        # The deployment's own variable is local's: a tenant that chose its SMTP host would
+        # otherwise log in there with the operator's password. The operator names each
+        # tenant's variable (an operator-only setting).
+        raise JobctrlError(
+            f"the SMTP password of tenant {store.tenant} is not configured: the operator sets "
+            f"its variable with `JOBCTRL_TENANT={store.tenant} jobctrl settings set "
+            "smtp.password_env VAR` (not the deployment's own, "
+            f"{DEFAULT_PASSWORD_ENV})",
+            code=errors.SMTP_PASSWORD_MISSING,
+        )
+    password = env.get(password_env, "") if password_env else ""
     if account.username and not password:
         raise JobctrlError(
             f"the SMTP password is not set: put it in the environment variable "

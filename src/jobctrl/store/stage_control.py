@@ -85,7 +85,7 @@ def fail_row_in(
     ``values`` are more columns to set. False when ``where`` matched nothing."""
     result = tx.conn.execute(
         update(S)
-        .where(S.c.job_id == job_id, S.c.stage == stage, tenancy.scoped(S, tx.conn), *where)
+        .where(S.c.job_id == job_id, S.c.stage == stage, tenancy.keyed(S, tx.tenant), *where)
         .values(
             state=StageState.FAILED.value,
             error_code=code,
@@ -126,7 +126,7 @@ def cancel_job(
     with store.write(clock=clock) as tx:
         for workflow_id, run_id in runs:
             request_stop_in(tx, workflow_id, run_id, JOB_CANCEL)
-        mine = tenancy.scoped(S, tx.conn)
+        mine = tenancy.keyed(S, tx.tenant)
         rows = [
             dict(r) for r in tx.conn.execute(select(S).where(S.c.job_id == job_id, mine)).mappings()
         ]
@@ -176,7 +176,9 @@ def reset_job_stage(
         rows = {
             str(r.stage): str(r.state)
             for r in tx.conn.execute(
-                select(S.c.stage, S.c.state).where(S.c.job_id == job_id, tenancy.scoped(S, tx.conn))
+                select(S.c.stage, S.c.state).where(
+                    S.c.job_id == job_id, tenancy.keyed(S, tx.tenant)
+                )
             )
         }
         if rows.get(stage) == StageState.RUNNING.value:
@@ -210,7 +212,7 @@ def reset_row_in(tx: WriteTx, job_id: str, stage: str, *, reason: str, key: str)
     recheck."""
     tx.conn.execute(
         update(S)
-        .where(S.c.job_id == job_id, S.c.stage == stage, tenancy.scoped(S, tx.conn))
+        .where(S.c.job_id == job_id, S.c.stage == stage, tenancy.keyed(S, tx.tenant))
         .values(
             state=StageState.PENDING.value,
             error_code=None,
@@ -278,7 +280,7 @@ def refuse_paused(
         row = (
             tx.conn.execute(
                 select(S).where(
-                    S.c.job_id == job_id, S.c.stage == stage, tenancy.scoped(S, tx.conn)
+                    S.c.job_id == job_id, S.c.stage == stage, tenancy.keyed(S, tx.tenant)
                 )
             )
             .mappings()

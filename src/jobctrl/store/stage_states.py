@@ -317,7 +317,9 @@ def reset_stages(
         rows = {
             r.stage: r.state
             for r in tx.conn.execute(
-                select(S.c.stage, S.c.state).where(S.c.job_id == job_id, tenancy.scoped(S, tx.conn))
+                select(S.c.stage, S.c.state).where(
+                    S.c.job_id == job_id, tenancy.keyed(S, tx.tenant)
+                )
             )
         }
         busy = [s for s in stages if rows.get(s) == StageState.RUNNING.value]
@@ -356,7 +358,7 @@ def skip_pending(tx: WriteTx, job_id: str, stages: Iterable[str], reason: str) -
             S.c.job_id == job_id,
             S.c.stage.in_(wanted),
             S.c.state == StageState.PENDING.value,
-            tenancy.scoped(S, tx.conn),
+            tenancy.keyed(S, tx.tenant),
         )
     ).scalars()
     for stage in list(pending):

@@ -42,6 +42,13 @@ def record_token(store: Store, name: str, token_sha256: str) -> None:
         upsert(tx.conn, T, row, keys=["name"], update=["token_sha256"])
 
 
+def token_hash(store: Store, name: str) -> str | None:
+    """The recorded sha256 of ``name``'s token, None when none is recorded."""
+    with store.read() as conn:
+        found = conn.execute(select(T.c.token_sha256).where(T.c.name == name)).scalar()
+        return str(found) if found is not None else None
+
+
 def exists(store: Store, name: str) -> bool:
     if name == LOCAL:
         return True
