@@ -20,6 +20,7 @@ from jobctrl.domain.availability import Availability
 from jobctrl.domain.discovery import Cohort, ExecutionRef
 from jobctrl.domain.errors import NotFoundError
 from jobctrl.domain.runtime import home_identity
+from jobctrl.domain.tenants import LOCAL
 from jobctrl.store import (
     applications,
     availability,
@@ -333,3 +334,16 @@ def test_runtime_items_are_the_readers_own_and_slots_the_deployments(
     assert (theirs.active_slots, theirs.capacity) == (mine.active_slots, mine.capacity) == (3, 8)
     assert not theirs.truncated and not mine.truncated
     assert "jobId" not in mine.items[0]  # local has no such job
+
+
+def test_an_upsert_on_a_key_another_tenant_holds_never_rewrites_its_row(
+    two_tenants: TwoTenants,
+) -> None:
+    local, acme = two_tenants.local, two_tenants.acme
+    now = datetime.now(UTC)
+    orphans.request_stop(local, "ext-wf", "run-1", "operator", now=now)
+    orphans.request_stop(acme, "ext-wf", "run-1", "orphan", now=now)  # the same execution
+    assert [(s["workflowId"], s["reason"]) for s in orphans.stop_requests(local)] == [
+        ("ext-wf", "operator")
+    ]
+    assert {r["tenant_id"] for r in _all_rows(local, orphans.SR)} == {LOCAL}

@@ -33,7 +33,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, CursorResult, Engine, Table, create_engine, event
+from sqlalchemy import ColumnElement, Connection, CursorResult, Engine, Table, create_engine, event
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import OperationalError
@@ -195,6 +195,13 @@ _KEEP_ROWCOUNT = {"preserve_rowcount": True}
 _upserts: dict[tuple[str, str, tuple[str, ...], tuple[str, ...] | None], Any] = {}
 
 
+def _same_tenant(table: Table, ins: Any) -> ColumnElement[bool] | None:
+    """On a per-tenant table, DO UPDATE only a row of the inserting tenant: a key that is
+    global (e.g. a workflow id) but held by another tenant's row is then left alone, never
+    overwritten (the insert does nothing, rowcount 0)."""
+    return table.c.tenant_id == ins.excluded.tenant_id if "tenant_id" in table.c else None
+
+
 def upsert(
     conn: Connection,
     table: Table,
@@ -213,7 +220,9 @@ def upsert(
     if isinstance(update, dict):
         stmt = builder(table).values(**values)
         return conn.execute(
-            stmt.on_conflict_do_update(index_elements=keys, set_=update),
+            stmt.on_conflict_do_update(
+                index_elements=keys, set_=update, where=_same_tenant(table, stmt)
+            ),
             execution_options=_KEEP_ROWCOUNT,
         )
     cols = tuple(update) if update is not None else None
@@ -225,7 +234,9 @@ def upsert(
             ins.on_conflict_do_nothing(index_elements=keys)
             if cols is None
             else ins.on_conflict_do_update(
-                index_elements=keys, set_={c: ins.excluded[c] for c in cols}
+                index_elements=keys,
+                set_={c: ins.excluded[c] for c in cols},
+                where=_same_tenant(table, ins),
             )
         )
         _upserts[cache_key] = cached
