@@ -73,9 +73,19 @@ BOTH_STORES_TESTS = {
 SQLITE_ONLY = {"test_the_database_runs_in_wal_mode"}
 
 
+def _on_both_stores(module: object, name: str) -> bool:
+    """A module may also opt in itself: ``BOTH_STORES = True`` (every test) or a set of
+    test names, so the workflow modules say so where their tests are."""
+    mod_name = getattr(module, "__name__", "")
+    if mod_name in BOTH_STORES or name in BOTH_STORES_TESTS.get(mod_name, ()):
+        return True
+    own = getattr(module, "BOTH_STORES", False)
+    return own is True or (isinstance(own, (set, frozenset)) and name in own)
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    module, name = metafunc.module.__name__, metafunc.function.__name__
-    both = module in BOTH_STORES or name in BOTH_STORES_TESTS.get(module, ())
+    name = metafunc.function.__name__
+    both = _on_both_stores(metafunc.module, name)
     if both and "database_url" in metafunc.fixturenames and name not in SQLITE_ONLY:
         metafunc.parametrize(
             "database_url",
