@@ -17,6 +17,10 @@ GOOD = posting_html(
     ["5+ years of Python", "Experience with PostgreSQL", "Kubernetes and Docker", "FastAPI"],
 )
 
+# Every test on SQLite and on PostgreSQL (tests/conftest.py): materials, approvals and
+# report numbers are rows the workflows write through the store.
+BOTH_STORES = True
+
 
 async def test_a_good_match_gets_a_truthful_resume_and_letter_as_pdfs(
     home, worker, site, fast_settings
