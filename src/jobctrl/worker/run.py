@@ -6,10 +6,11 @@ activities, and a clean shutdown on SIGINT/SIGTERM (worker first, then the serve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
@@ -44,6 +45,10 @@ from jobctrl.workflows.recovery_activities import RecoveryActivities
 
 log = logging.getLogger(__name__)
 MAX_ACTIVITIES = 16  # activity slots of one worker process (its capacity)
+# Seconds a stopping Temporal worker may take: a clean shutdown takes well under one, but
+# its last step waits, without a limit, on the SDK's core, and twice under load a test's
+# worker waited there for good (tests/support/worker.py tells that story).
+SHUTDOWN_TIMEOUT = 30.0
 WORKFLOWS = [
     JobPreparationWorkflow,
     DiscoverWorkflow,
@@ -115,6 +120,31 @@ def build_worker(
     return worker, ctx
 
 
+@contextlib.asynccontextmanager
+async def serving(worker: Worker, *, timeout: float = SHUTDOWN_TIMEOUT) -> AsyncIterator[None]:
+    """``async with worker`` whose exit is bounded by ``timeout`` seconds: a worker whose
+    shutdown hangs is left behind (logged) so the process still stops, its store and
+    embedded server closed; the server hands whatever it held to another worker once the
+    activities' heartbeat timeouts pass. A fatal worker error still ends the block."""
+    await worker.__aenter__()
+    failed: type[BaseException] | None = None
+    try:
+        yield
+    except BaseException as err:
+        failed = type(err)
+        raise
+    finally:
+        leaving = asyncio.ensure_future(worker.__aexit__(failed, None, None))
+        done, _ = await asyncio.wait({leaving}, timeout=timeout)
+        if done:
+            leaving.result()
+        else:
+            leaving.cancel()
+            log.error(
+                "the Temporal worker had not shut down after %.0f s: stopping without it", timeout
+            )
+
+
 async def run_worker(
     home: Home,
     *,
@@ -156,7 +186,7 @@ async def run_worker(
         supervisor = (
             asyncio.create_task(_supervise(server, stop, on_server_lost)) if server else None
         )
-        async with worker:
+        async with serving(worker):
             beats = asyncio.create_task(heartbeat.run(stop))
             if on_ready:
                 on_ready(client.service_client.config.target_host)
