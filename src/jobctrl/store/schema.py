@@ -156,7 +156,7 @@ workflow_run_projections = Table(
     Column("run_id", String(64), primary_key=True),
     Column("workflow_type", String(64), nullable=False),
     Column("job_id", String(32)),
-    Column("status", String(16), nullable=False),
+    Column("status", String(24), nullable=False),  # reconciled_not_found: 20 (0027)
     Column("outcome", String(32)),
     Column("error_code", String(64)),
     Column("started_at", DateTime(timezone=True), nullable=False),
