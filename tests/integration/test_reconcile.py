@@ -30,6 +30,8 @@ from jobctrl.workflows.client import connect
 from jobctrl.workflows.models import ApplyWorkflowInput, DiscoverInput, PrepInput
 from tests.support.processes import run_cli
 
+BOTH_STORES = True  # every test, on SQLite and on PostgreSQL (tests/conftest.py)
+
 
 def _ctx(home, store, ahead: float = 0.0) -> StageContext:
     """A stage context whose clock runs ``ahead`` seconds (past the start grace)."""
@@ -46,8 +48,10 @@ def _reconciled(store, workflow_id: str) -> list[dict]:
 
 async def _prep(client, store, task_queue, url: str) -> tuple[str, str, str]:
     """A job whose preparation runs in Temporal (no worker: it stays running), recorded as
-    started, with its Score row claimed by that run as if an attempt were in flight."""
-    job = jobs.create_job(store, url)
+    started, with its Score row claimed by that run as if an attempt were in flight. The
+    URL is made unique: the variant on the other store shares the Temporal server, where
+    an execution of this job's workflow id may still run."""
+    job = jobs.create_job(store, f"{url}-{uuid.uuid4().hex[:8]}")
     workflow_id = ids.prep_workflow_id(job.idempotency_key, store.tenant)
     handle = await client.start_workflow(
         "JobPreparationWorkflow",
@@ -202,7 +206,7 @@ async def test_orphans_are_listed_ours_adopted_and_a_stop_is_reissued_until_give
         "ApplyWorkflow", ApplyWorkflowInput(continuous=True), id=f"stray-{uuid.uuid4().hex[:6]}",
         task_queue=task_queue,
     )  # fmt: skip
-    job = jobs.create_job(store, "https://x.test/adopt")
+    job = jobs.create_job(store, f"https://x.test/adopt-{uuid.uuid4().hex[:8]}")
     prep_id = ids.prep_workflow_id(job.idempotency_key, store.tenant)
     lost = await client.start_workflow(
         "JobPreparationWorkflow", PrepInput(job.job_id, job.idempotency_key), id=prep_id,
