@@ -28,7 +28,6 @@ first line of the plan, the index it reads (a tenant-leading one?) and whether i
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import json
 import os
@@ -49,12 +48,13 @@ from jobctrl.home import Home
 from jobctrl.store import schema
 from jobctrl.store.store import Store
 from support import (
-    STORES,
     CpuMeter,
+    emit,
     fresh_home,
+    parse_with_stores,
     percentiles,
     spawned,
-    throwaway_postgres,
+    store_server,
     use_store,
 )
 
@@ -273,7 +273,7 @@ def _report(figures: dict[str, Any]) -> None:
 def main(args: argparse.Namespace) -> dict[str, Any]:
     figures: dict[str, Any] = {"cpus": os.cpu_count(), "requests": args.requests, "stores": []}
     for kind in args.stores:
-        with throwaway_postgres() if kind == "postgres" else contextlib.nullcontext() as pg:
+        with store_server(kind) as pg:
             figures["stores"].append(run_store(kind, pg, args))
     return figures
 
@@ -284,14 +284,5 @@ if __name__ == "__main__":
     parser.add_argument("--per-tenant", type=int, default=1000)
     parser.add_argument("--sample", type=int, default=10, help="tenants the requests act as")
     parser.add_argument("--requests", type=int, default=200, help="per listing")
-    parser.add_argument("--stores", default="sqlite,postgres")
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON only")
-    args = parser.parse_args()
-    args.stores = [s.strip() for s in args.stores.split(",")]
-    if not set(args.stores) <= set(STORES):
-        parser.error(f"--stores: {', '.join(STORES)}")
-    result = main(args)
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        _report(result)
+    args = parse_with_stores(parser, "sqlite,postgres")
+    emit(main(args), args, _report)

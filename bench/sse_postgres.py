@@ -25,7 +25,6 @@ uniform over 0–250 ms plus the read and the send: p50 ≈ 125 ms, p95 ≈ 240 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import multiprocessing
 import os
@@ -40,7 +39,16 @@ from api import Listener, _serve
 from jobctrl.home import Home
 from jobctrl.store import jobs
 from jobctrl.store.store import Store
-from support import STORES, TreeCpu, fresh_home, percentiles, spawned, throwaway_postgres, use_store
+from support import (
+    TreeCpu,
+    emit,
+    fresh_home,
+    parse_with_stores,
+    percentiles,
+    spawned,
+    store_server,
+    use_store,
+)
 
 SETTLE_S = 5.0  # how long clients may take to receive the last events
 
@@ -151,7 +159,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     figures: dict[str, Any] = {"cpus": os.cpu_count(), "rate": args.rate, "stores": []}
     figures["clients"] = args.clients
     for kind in args.stores:
-        with throwaway_postgres() if kind == "postgres" else contextlib.nullcontext() as pg:
+        with store_server(kind) as pg:
             figures["stores"].append(run_store(kind, pg, args))
             print(f"{kind}: {json.dumps(figures['stores'][-1])}", file=sys.stderr)
     return figures
@@ -162,14 +170,5 @@ if __name__ == "__main__":
     parser.add_argument("--events", type=int, default=1000)
     parser.add_argument("--rate", type=float, default=20.0, help="commits per second")
     parser.add_argument("--clients", type=int, default=2)
-    parser.add_argument("--stores", default="postgres,sqlite")
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON only")
-    args = parser.parse_args()
-    args.stores = [s.strip() for s in args.stores.split(",")]
-    if not set(args.stores) <= set(STORES):
-        parser.error(f"--stores: {', '.join(STORES)}")
-    result = main(args)
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        _report(result)
+    args = parse_with_stores(parser, "postgres,sqlite")
+    emit(main(args), args, _report)

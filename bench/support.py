@@ -5,7 +5,9 @@ is not jobctrl's)."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import json
 import math
 import multiprocessing
 import os
@@ -174,6 +176,31 @@ def throwaway_postgres() -> Iterator[Any]:
         yield server
     finally:
         server.stop()
+
+
+def store_server(kind: str) -> contextlib.AbstractContextManager[Any]:
+    """A throwaway PostgreSQL server for ``kind == "postgres"``, nothing (None) for SQLite."""
+    return throwaway_postgres() if kind == "postgres" else contextlib.nullcontext()
+
+
+def parse_with_stores(parser: argparse.ArgumentParser, default: str) -> argparse.Namespace:
+    """Adds ``--stores`` (comma-separated, of STORES) and ``--json`` to a benchmark's
+    parser and parses; ``args.stores`` is the list."""
+    parser.add_argument("--stores", default=default, help=f"comma-separated, of {STORES}")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON only")
+    args = parser.parse_args()
+    args.stores = [s.strip() for s in args.stores.split(",")]
+    if not set(args.stores) <= set(STORES):
+        parser.error(f"--stores: {', '.join(STORES)}")
+    return args
+
+
+def emit(result: Mapping[str, Any], args: argparse.Namespace, report: Callable[..., None]) -> None:
+    """Prints the figures: as JSON with ``--json``, else through the script's ``report``."""
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        report(result)
 
 
 def use_store(kind: str, pg: Any, name: str) -> str:

@@ -70,12 +70,13 @@ from jobctrl.store.projections import AppendedEvent
 from jobctrl.store.store import Store, WriteTx, event_key
 from support import (
     LOOPBACK_FETCH,
-    STORES,
     TreeCpu,
     embedded_temporal,
+    emit,
     fresh_home,
+    parse_with_stores,
     posting_site,
-    throwaway_postgres,
+    store_server,
     use_store,
 )
 
@@ -295,13 +296,8 @@ async def main(n_fill: int, n_jobs: int, counts: list[int], stores: list[str]) -
     with posting_site(need, SEED) as base_url:
         pages = [base_url + path for path in generate_postings(need, seed=SEED)]
         for kind in stores:
-            if kind == "postgres":
-                with throwaway_postgres() as pg:
-                    figures["stores"].append(
-                        await run_store(kind, pg, n_fill, n_jobs, counts, pages)
-                    )
-            else:
-                figures["stores"].append(await run_store(kind, None, n_fill, n_jobs, counts, pages))
+            with store_server(kind) as pg:
+                figures["stores"].append(await run_store(kind, pg, n_fill, n_jobs, counts, pages))
     for store in figures["stores"]:
         for p in store["phases"]:
             if store["store"] == "sqlite" and p["workers"] == 1:
@@ -318,15 +314,6 @@ if __name__ == "__main__":
     parser.add_argument("--fill", type=int, default=10_000)
     parser.add_argument("--jobs", type=int, default=60)
     parser.add_argument("--workers", default="1,2,3", help="worker counts, comma-separated")
-    parser.add_argument("--stores", default="sqlite,postgres")
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON only")
-    args = parser.parse_args()
-    stores = [s.strip() for s in args.stores.split(",")]
-    if not set(stores) <= set(STORES):
-        parser.error(f"--stores: {', '.join(STORES)}")
+    args = parse_with_stores(parser, "sqlite,postgres")
     counts = [int(w) for w in args.workers.split(",")]
-    result = asyncio.run(main(args.fill, args.jobs, counts, stores))
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        _report(result)
+    emit(asyncio.run(main(args.fill, args.jobs, counts, args.stores)), args, _report)
