@@ -14,7 +14,7 @@ from jobctrl.app.projections import rebuild_projections
 from jobctrl.app.queries import list_jobs, show_job
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.llm.spend import SpendAuthority, Usage
-from jobctrl.store import projections, schema, stage_states
+from jobctrl.store import projections, schema, stage_states, tenancy
 from jobctrl.store.events import events_after
 from jobctrl.worker.recovery import resume_budget_stopped
 from jobctrl.worker.run import build_worker
@@ -28,10 +28,32 @@ GOOD = posting_html(
     ["5+ years of Python", "Experience with PostgreSQL", "Kubernetes and Docker"],
 )
 
+# On PostgreSQL too (tests/conftest.py), the tests of what the workflow keeps in the store:
+# artifacts and events, one job per posting (a plain add and racing adds), the projections'
+# rebuild, a retry's next attempt time, the spend ledger stopping Score and its resume the
+# next UTC day. Left to SQLite (on both stores they would add ~45 s, the store's part being
+# the same): the seven kinds of bad input, robots.txt, low scores, no worker, no materials.
+BOTH_STORES = {
+    "test_add_enriches_and_scores",
+    "test_same_posting_twice_is_one_job_and_one_execution",
+    "test_racing_adds_give_one_job_one_execution_one_set_of_events",
+    "test_rebuilt_projections_equal_incremental_ones",
+    "test_retry_after_sets_the_next_attempt_without_blocking",
+    "test_a_spent_budget_stops_score_without_retrying",
+    "test_a_budget_stop_uses_no_attempt_and_resumes_after_the_day_rolls_over",
+}
+
 
 def _count(store, table, *where) -> int:
     with store.read() as conn:
-        return conn.execute(select(func.count()).select_from(table).where(*where)).scalar_one()
+        stmt = select(func.count()).select_from(table)
+        return conn.execute(stmt.where(tenancy.scoped(table, conn), *where)).scalar_one()
+
+
+def _mine(table, conn):
+    """All of ``table`` this connection's tenant may read (a global table: all of it)."""
+    stmt = select(table)
+    return stmt.where(tenancy.scoped(table, conn)) if "tenant_id" in table.c else stmt
 
 
 def _events(store, job_id: str, type_: str) -> int:
@@ -59,7 +81,8 @@ async def test_add_enriches_and_scores(home, store, worker, site: FixtureServer)
     assert b"PostgreSQL" in store.artifacts.get(view["artifacts"]["text"])
     # Events carry references, never the page text.
     with store.read() as conn:
-        payloads = conn.execute(select(schema.job_events.c.payload)).scalars().all()
+        e = schema.job_events
+        payloads = conn.execute(select(e.c.payload).where(tenancy.scoped(e, conn))).scalars().all()
     assert all("Join Acme" not in json.dumps(p) for p in payloads)
     listed = list_jobs(home)
     assert listed[0]["jobId"] == view["jobId"] and listed[0]["score"] == view["score"]
@@ -151,7 +174,9 @@ async def test_bad_input_ends_in_a_stage_error_and_touches_no_other_job(
     runs = schema.workflow_run_projections
     with store.read() as conn:
         status = conn.execute(
-            select(runs.c.status, runs.c.error_code).where(runs.c.job_id == view["jobId"])
+            select(runs.c.status, runs.c.error_code).where(
+                tenancy.scoped(runs, conn), runs.c.job_id == view["jobId"]
+            )
         ).one()
     assert tuple(status) == ("failed", code)
 
@@ -185,7 +210,7 @@ async def test_rebuilt_projections_equal_incremental_ones(home, store, worker, s
     def snapshot() -> dict:
         with store.read() as conn:
             return {
-                t.name: sorted(tuple(r) for r in conn.execute(select(t)).all()).__repr__()
+                t.name: sorted(tuple(r) for r in conn.execute(_mine(t, conn)).all()).__repr__()
                 for t in projections.PROJECTION_TABLES
             }
 
