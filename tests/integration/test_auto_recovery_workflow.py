@@ -18,6 +18,7 @@ from jobctrl.worker import auto_recovery
 from jobctrl.worker.auto_recovery import BACKOFF_BASE_ENV, recover_preparations
 from tests.support.http import Route, posting_html
 
+BOTH_STORES = True  # every test, on SQLite and on PostgreSQL (tests/conftest.py)
 SLOW = Route(body=posting_html("SRE", "Slow Co", ["Linux"]), delay=2.0)
 
 
