@@ -14,7 +14,9 @@ from pydantic.alias_generators import to_camel
 
 
 class DomainEvent(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", defer_build=True
+    )
     type: ClassVar[str]
 
     def payload(self) -> dict[str, object]:
