@@ -17,6 +17,7 @@ from jobctrl.store import jobs, recovery, recovery_admission, stage_states
 from jobctrl.worker.auto_recovery import BACKOFF_BASE_ENV, recover_preparations
 from tests.support.http import Route, posting_html
 
+BOTH_STORES = True  # every test, on SQLite and on PostgreSQL (tests/conftest.py)
 SLOW = Route(body=posting_html("SRE", "Slow Co", ["Linux"]), delay=1.5)
 
 
