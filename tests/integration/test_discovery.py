@@ -20,6 +20,18 @@ from jobctrl.domain.executions import WorkflowType
 from jobctrl.store import schema, tenancy, workflow_runs
 from jobctrl.workflows.models import DiscoverInput, RetrySettings
 
+# On PostgreSQL too (tests/conftest.py): a run's jobs, observations, links and step rows
+# with one family failing, and cancel (its run rows closed; the open run found in the
+# store). Left to SQLite (on PostgreSQL they pass but add ~80 s, the time spent preparing
+# jobs, not in the store): the second run over known jobs and the kill -9 resume, whose
+# store side (one job per posting, one set of events) test_prepare_pipeline's duplicate
+# and racing adds check on both stores.
+BOTH_STORES = {
+    "test_discovery_saves_other_families_when_one_fails",
+    "test_cancel_stops_the_run_and_keeps_accepted_results",
+    "test_cancel_reaches_a_run_the_schedule_started",
+}
+
 
 @pytest.fixture
 def boards() -> Iterator[DemoBoards]:
@@ -76,7 +88,8 @@ async def test_discovery_saves_other_families_when_one_fails(home, store, worker
     ps = schema.pipeline_step_projections
     with store.read() as conn:
         steps = {
-            (r.step_kind, r.item_key): (r.state, r.error_code) for r in conn.execute(select(ps))
+            (r.step_kind, r.item_key): (r.state, r.error_code)
+            for r in conn.execute(select(ps).where(tenancy.scoped(ps, conn)))
         }
     assert steps[("source_planning", "plan")] == ("completed", None)
     assert steps[("source_family", "greenhouse")] == ("failed", "SOURCE_UNAVAILABLE")
@@ -86,7 +99,9 @@ async def test_discovery_saves_other_families_when_one_fails(home, store, worker
     wr = schema.workflow_run_projections
     with store.read() as conn:
         closed = conn.execute(
-            select(wr.c.status, wr.c.error_code).where(wr.c.workflow_id == run["workflowId"])
+            select(wr.c.status, wr.c.error_code).where(
+                tenancy.scoped(wr, conn), wr.c.workflow_id == run["workflowId"]
+            )
         ).one()
     assert tuple(closed) == ("failed", "SOURCE_UNAVAILABLE"), "the run's row is closed too"
 
@@ -146,12 +161,17 @@ async def test_kill_9_mid_discovery_resumes_without_duplicates(
     e = schema.job_events
     assert _count(store, e, e.c.type == "JobCreated") == unique, "no job created twice"
     with store.read() as conn:
-        keys = conn.execute(select(e.c.idempotency_key)).scalars().all()
+        mine = tenancy.scoped(e, conn)
+        keys = conn.execute(select(e.c.idempotency_key).where(mine)).scalars().all()
     assert len(keys) == len(set(keys))
     assert _count(store, dej, dej.c.discover_run_id == run["runId"]) == unique
     dr = schema.discovery_runs
     with store.read() as conn:
-        row = conn.execute(select(dr.c.progress_done, dr.c.progress_total, dr.c.status)).one()
+        row = conn.execute(
+            select(dr.c.progress_done, dr.c.progress_total, dr.c.status).where(
+                tenancy.scoped(dr, conn)
+            )
+        ).one()
     assert tuple(row) == (5, 5, "completed")
 
 
@@ -173,7 +193,7 @@ async def test_cancel_stops_the_run_and_keeps_accepted_results(
         dr = schema.discovery_runs
         for _ in range(200):
             with store.read() as conn:
-                status = conn.execute(select(dr.c.status)).scalar()
+                status = conn.execute(select(dr.c.status).where(tenancy.scoped(dr, conn))).scalar()
             if status != "running":
                 break
             await asyncio.sleep(0.05)
@@ -186,7 +206,9 @@ async def test_cancel_stops_the_run_and_keeps_accepted_results(
     assert (await handle.describe()).status == WorkflowExecutionStatus.CANCELED
     wr = schema.workflow_run_projections
     with store.read() as conn:
-        row = conn.execute(select(wr.c.status).where(wr.c.run_id == run["runId"])).scalar()
+        row = conn.execute(
+            select(wr.c.status).where(tenancy.scoped(wr, conn), wr.c.run_id == run["runId"])
+        ).scalar()
     assert row == "canceled", "no DiscoverWorkflow row stays running"
     with pytest.raises(JobctrlError, match="no discovery run is in progress"):
         await cancel_discovery(home)
