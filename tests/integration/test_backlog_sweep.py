@@ -26,6 +26,11 @@ DEJ = schema.discovery_execution_jobs
 WR = schema.workflow_run_projections
 S = schema.job_stage_states
 
+# Every test on SQLite and on PostgreSQL (tests/conftest.py): the sweep is the store's
+# choice of stale pending work (the `jobctrl discover` subprocess inherits
+# JOBCTRL_DATABASE_URL from the database_url fixture).
+BOTH_STORES = True
+
 
 @pytest.fixture
 def board() -> Iterator[DemoBoards]:
@@ -63,7 +68,8 @@ async def _cli(*args: str) -> tuple[int, str, str]:
 async def _wait_closed(store, job_id: str, timeout: float = 90) -> None:
     for _ in range(int(timeout / 0.2)):
         with store.read() as conn:
-            rows = conn.execute(select(WR.c.status).where(WR.c.job_id == job_id)).all()
+            mine = tenancy.scoped(WR, conn)
+            rows = conn.execute(select(WR.c.status).where(mine, WR.c.job_id == job_id)).all()
         if rows and all(r.status != "running" for r in rows):
             return
         await asyncio.sleep(0.2)
@@ -74,7 +80,7 @@ def _members(store, run_id: str) -> dict[str, tuple[str, str, str | None]]:
     with store.read() as conn:
         rows = conn.execute(
             select(DEJ.c.job_id, DEJ.c.cohort, DEJ.c.work_plan_state, DEJ.c.prep_workflow_id).where(
-                DEJ.c.discover_run_id == run_id
+                tenancy.scoped(DEJ, conn), DEJ.c.discover_run_id == run_id
             )
         ).all()
     assert len({r.job_id for r in rows}) == len(rows), "one membership per job"
@@ -111,18 +117,21 @@ async def test_discover_sweeps_stale_pending_work_once(
     await _wait_closed(store, observed)
     with store.read() as conn:
         runs_of = {
-            job_id: conn.execute(select(WR.c.workflow_id).where(WR.c.job_id == job_id)).all()
+            job_id: conn.execute(
+                select(WR.c.workflow_id).where(tenancy.scoped(WR, conn), WR.c.job_id == job_id)
+            ).all()
             for job_id in (stale, observed)
         }
         score = conn.execute(
-            select(S.c.state).where(S.c.job_id == stale, S.c.stage == "score")
+            select(S.c.state).where(
+                tenancy.scoped(S, conn), S.c.job_id == stale, S.c.stage == "score"
+            )
         ).scalar_one()
+        ps = schema.pipeline_step_projections
         steps = {
             r.step_kind: (r.state, r.counts)
             for r in conn.execute(
-                select(schema.pipeline_step_projections).where(
-                    schema.pipeline_step_projections.c.run_id == run["runId"]
-                )
+                select(ps).where(tenancy.scoped(ps, conn), ps.c.run_id == run["runId"])
             )
         }
     assert [r.workflow_id for r in runs_of[stale]] == [prep_id], "prepared once, by the sweep"
