@@ -194,7 +194,9 @@ class LocalSecurity:
                     refusal = _refused(FORBIDDEN, "the token does not match")
             else:
                 tenant = self.default_tenant
-                refusal = self._tokenless_refusal(scope["method"], headers)
+                refusal = self._tokenless_refusal(headers)
+            if refusal is None:
+                refusal = self._browser_refusal(scope["method"], headers, tokenless=token is None)
         if refusal is not None:
             status, code, message = refusal
             body = json.dumps({"error": {"code": code, "message": message}}).encode()
@@ -246,22 +248,40 @@ class LocalSecurity:
             )
         return None
 
-    def _tokenless_refusal(self, method: str, headers: Headers) -> tuple[int, str, str] | None:
+    def _tokenless_refusal(self, headers: Headers) -> tuple[int, str, str] | None:
         if self.require_token:
             return _refused(UNAUTHORIZED, "send Authorization: Bearer TOKEN (your api-token)")
+        return None
+
+    def _browser_refusal(
+        self, method: str, headers: Headers, *, tokenless: bool
+    ) -> tuple[int, str, str] | None:
+        """A change asked by a page of another site is refused, token or not: behind a
+        reverse proxy that adds each person's token after its login (docs/DEPLOY.md), the
+        browser's ambient login would otherwise carry any site's form post. A script sends
+        neither Origin nor Sec-Fetch-Site: with a token it passes; without one it must
+        send a token."""
         if method in SAFE_METHODS:
             return None
         origin = headers.get("origin")
         site = headers.get("sec-fetch-site")
         if origin is None and site is None:
-            return _refused(UNAUTHORIZED, "send Authorization: Bearer TOKEN (see api-token)")
+            if tokenless:
+                return _refused(UNAUTHORIZED, "send Authorization: Bearer TOKEN (see api-token)")
+            return None
         same_origin = origin is not None and (
             origin.split("://", 1)[-1].lower() in self.origins
             or origin.lower() in self.public_origins
         )
-        if same_origin and site in (None, "same-origin"):
-            return None
-        return _refused(CROSS_SITE, "a request from another site cannot change jobctrl")
+        if tokenless:  # the page itself: its origin must be ours
+            allowed = same_origin and site in (None, "same-origin")
+        else:  # a browser sent it: no other site named
+            allowed = (origin is None or same_origin) and site in (None, "same-origin", "none")
+        return (
+            None
+            if allowed
+            else _refused(CROSS_SITE, "a request from another site cannot change jobctrl")
+        )
 
 
 def _bearer(headers: Headers) -> str | None:
