@@ -40,6 +40,7 @@ from jobctrl.workflows.models import ApplyWorkflowInput
 from tests.support.apply import REQUIREMENTS, approved_job, no_standing_loop
 
 HIRING = "jobs@acme-robotics.example"
+BOTH_STORES = True  # every test, on SQLite and on PostgreSQL (tests/conftest.py)
 
 pytestmark = pytest.mark.usefixtures("no_standing_loop")
 __all__ = ["no_standing_loop"]  # the fixture, imported for pytest to find
