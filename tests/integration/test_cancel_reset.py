@@ -29,6 +29,19 @@ from tests.support.processes import WorkerProcess, eventually, run_cli
 
 POSTING = posting_html("Platform Engineer", "Cancel Co", ["Python", "Kubernetes"])
 
+# On PostgreSQL too (tests/conftest.py; the `jobctrl` processes inherit
+# JOBCTRL_DATABASE_URL from the database_url fixture): the fence refusing a late result,
+# reset changing the stage rows (CLI, page, API) and refusing a running stage. Left to
+# SQLite (on PostgreSQL they pass but add ~70 s, mostly a worker process, a deliberately
+# slow Score and CLI start-ups): the in-flight cancel and retry, and the unstarted intent's
+# cancel with the one-line errors (stage_control.cancel_job runs on both stores in the
+# fence test).
+BOTH_STORES = {
+    "test_a_late_result_after_cancel_is_refused_by_the_fence",
+    "test_reset_only_changes_local_rows_and_refuses_a_running_stage",
+    "test_http_errors_are_codes_and_no_server_changes_nothing",
+}
+
 
 def _eventually(check: Callable[[], Any], timeout: float = 60.0) -> Any:
     return eventually(check, timeout)
@@ -115,12 +128,16 @@ async def test_cancel_in_flight_ends_canceled_keeps_results_and_retry_starts_aga
     assert "WorkflowCanceled" in types and "WorkflowFailed" not in types
     wr = schema.workflow_run_projections
     with store.read() as conn:
-        status = conn.execute(select(wr.c.status).where(wr.c.workflow_id == workflow_id)).scalar()
+        status = conn.execute(
+            select(wr.c.status).where(tenancy.scoped(wr, conn), wr.c.workflow_id == workflow_id)
+        ).scalar()
     assert status == "canceled"
     sr = stage_control.stop_requests
     with store.read() as conn:
         reasons = list(
-            conn.execute(select(sr.c.reason).where(sr.c.workflow_id == workflow_id)).scalars()
+            conn.execute(
+                select(sr.c.reason).where(tenancy.scoped(sr, conn), sr.c.workflow_id == workflow_id)
+            ).scalars()
         )
     assert reasons == ["job_cancel"], "a stop request the heartbeat can re-issue"
 
