@@ -31,6 +31,12 @@ from tests.support.apply import approved_job, no_standing_loop
 from tests.support.processes import WorkerProcess, eventually, run_cli, worker_processes
 
 HIRING = "talent@acme-robotics.example"
+# On PostgreSQL too (tests/conftest.py), only the send attempt a worker process settles
+# from the store (~10 s a store). The other three (12-60 s a store, all passed on
+# PostgreSQL under the tenant guard) drive the loop through the CLI, the API and the
+# worker's heartbeat; its claims, runs, status and budget halt are test_apply_workflow's,
+# run on both stores in process.
+BOTH_STORES = {"test_the_worker_settles_a_send_whose_process_died"}
 
 pytestmark = pytest.mark.usefixtures("no_standing_loop")
 __all__ = ["no_standing_loop"]  # the fixture, imported for pytest to find
