@@ -15,10 +15,13 @@ import smtplib
 import socket
 import ssl
 from dataclasses import dataclass
+from typing import Any
 
 from jobctrl.domain import errors
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.mail import SmtpSecurity, check_security_for_host, is_loopback_host
+from jobctrl.domain.tenants import LOCAL
+from jobctrl.fetch.addresses import is_public_address, normalize_host
 from jobctrl.store.settings import Settings
 
 __all__ = [
@@ -45,18 +48,27 @@ class SmtpAccount:
     username: str
     password_env: str
     sender: str
+    # Whether the server may be on a private network: the operator's own tenant's may; any
+    # other tenant's only when the operator said so (its operator-only smtp.security=none,
+    # loopback only, or the host in its operator-only fetch.allow_hosts).
+    private_ok: bool = True
 
 
 def smtp_account(settings: Settings) -> SmtpAccount:
     """The person's SMTP account from the settings; ``SMTP_NOT_CONFIGURED`` if unusable."""
     values = settings.all()
+    host, security = str(values["smtp.host"]), str(values["smtp.security"])
+    allowed = {normalize_host(h) for h in values["fetch.allow_hosts"] or ()}
     account = SmtpAccount(
-        host=str(values["smtp.host"]),
+        host=host,
         port=int(values["smtp.port"]),
-        security=str(values["smtp.security"]),
+        security=security,
         username=str(values["smtp.username"]),
         password_env=str(values["smtp.password_env"]),
         sender=str(values["smtp.from"]),
+        private_ok=settings.store.tenant == LOCAL
+        or security == SmtpSecurity.NONE
+        or normalize_host(host) in allowed,
     )
     if not account.host or not account.sender:
         raise JobctrlError(
@@ -87,7 +99,51 @@ def refusal_code(reply: int, default: str) -> str:
     return default
 
 
+class _PinnedSMTP(smtplib.SMTP):
+    """Connects to an address checked beforehand, not to whatever the name resolves to
+    next (a name that answered public once could answer private the second time); the
+    name is still the one TLS verifies."""
+
+    def __init__(self, host: str, port: int, *, address: str, **kwargs: Any) -> None:
+        self._address = address  # read by _get_socket, which __init__ calls
+        super().__init__(host, port, **kwargs)
+
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        return super()._get_socket(self._address, port, timeout)  # type: ignore[misc]
+
+
+class _PinnedSMTPSSL(smtplib.SMTP_SSL):
+    __doc__ = _PinnedSMTP.__doc__
+
+    def __init__(self, host: str, port: int, *, address: str, **kwargs: Any) -> None:
+        self._address = address
+        super().__init__(host, port, **kwargs)
+
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        return super()._get_socket(self._address, port, timeout)  # type: ignore[misc]
+
+
+def _public_address(account: SmtpAccount) -> str:
+    """The one address to connect to for a server that must be public (a tenant's other
+    than the operator's own: its smtp.host must not reach the deployment's network)."""
+    try:
+        found = [str(a[4][0]) for a in socket.getaddrinfo(account.host, account.port)]
+    except (OSError, UnicodeError):
+        found = []
+    if not found:
+        raise Refused(errors.SMTP_UNREACHABLE, f"could not resolve {account.host}")
+    if not all(is_public_address(ip) for ip in found):
+        raise Refused(
+            errors.SMTP_NOT_CONFIGURED,
+            f"smtp.host {account.host} is not a public address: only the operator's own "
+            "tenant may send through a server on a private network",
+        )
+    return found[0]
+
+
 def connect(account: SmtpAccount, password: str) -> smtplib.SMTP:
+    """An SMTP session, logged in when the account has a user. A server that must be
+    public (``account.private_ok`` false) is checked once and connected to by that address."""
     context = ssl.create_default_context()
     try:
         if account.security == SmtpSecurity.NONE:  # the name must reach loopback only
@@ -95,12 +151,24 @@ def connect(account: SmtpAccount, password: str) -> smtplib.SMTP:
             if any(not is_loopback_host(str(a[4][0])) for a in found):
                 raise Refused(errors.SMTP_TLS_FAILED, f"{account.host} is not a loopback host")
         server: smtplib.SMTP
+        address = None if account.private_ok else _public_address(account)
         if account.security == SmtpSecurity.TLS:
-            server = smtplib.SMTP_SSL(
-                account.host, account.port, timeout=SMTP_TIMEOUT, context=context
-            )
-        else:
+            if address is None:
+                server = smtplib.SMTP_SSL(
+                    account.host, account.port, timeout=SMTP_TIMEOUT, context=context
+                )
+            else:
+                server = _PinnedSMTPSSL(
+                    account.host,
+                    account.port,
+                    address=address,
+                    timeout=SMTP_TIMEOUT,
+                    context=context,
+                )
+        elif address is None:
             server = smtplib.SMTP(account.host, account.port, timeout=SMTP_TIMEOUT)
+        else:
+            server = _PinnedSMTP(account.host, account.port, address=address, timeout=SMTP_TIMEOUT)
         server.ehlo()
         if account.security == SmtpSecurity.STARTTLS:
             if not server.has_extn("starttls"):
