@@ -128,22 +128,25 @@ def ensure_token(home: Home) -> str | None:
 
 class TokenResolver:
     """Bearer token → tenant name (None: no tenant has it), from the token hashes in the
-    store. An answer is kept ``ttl`` seconds, a miss ``miss_ttl``: a token added or
-    replaced on another host is seen within seconds, and a flood of wrong tokens costs
-    one read each at most once a second."""
+    store. An answer is kept ``ttl`` seconds, a miss ``miss_ttl``: a token added on
+    another host is seen within a second, a replaced one keeps working up to ``ttl``, and
+    a flood of wrong tokens costs one read each at most once a second. Misses are kept
+    apart (and bounded), so such a flood never evicts the tenants' answers."""
 
     def __init__(self, home: Home, *, ttl: float = 30.0, miss_ttl: float = 1.0) -> None:
         self.home = home
         self.ttl = ttl
         self.miss_ttl = miss_ttl
-        self._seen: dict[str, tuple[str | None, float]] = {}
+        self.max_kept = 10_000
+        self._seen: dict[str, tuple[str | None, float]] = {}  # the tenants' tokens
+        self._missed: dict[str, tuple[str | None, float]] = {}  # tokens of no tenant
         self._lock = threading.Lock()
 
     def cached(self, token: str) -> tuple[bool, str | None]:
         """(known, tenant) from the cache alone, without reading the store."""
         digest = token_sha256(token)
         with self._lock:
-            entry = self._seen.get(digest)
+            entry = self._seen.get(digest) or self._missed.get(digest)
         if entry is None:
             return False, None
         tenant, at = entry
@@ -157,7 +160,10 @@ class TokenResolver:
         digest = token_sha256(token)
         tenant = tenants.by_token_hash(_base_store(self.home), digest)
         with self._lock:
-            if len(self._seen) > 10_000:  # wrong tokens must not grow it without end
-                self._seen.clear()
-            self._seen[digest] = (tenant, time.monotonic())
+            kept = self._seen if tenant else self._missed
+            if len(kept) > self.max_kept:  # wrong tokens must not grow it without end
+                kept.clear()
+            kept[digest] = (tenant, time.monotonic())
+            if tenant:
+                self._missed.pop(digest, None)
         return tenant

@@ -261,6 +261,27 @@ OPERATOR_ONLY: dict[str, tuple[frozenset[str] | None, str]] = {
     ),
     "smtp.password_env": (None, "it names an environment variable of the worker's host"),
     "smtp.security": (frozenset({"none"}), "unencrypted SMTP is for a loopback test server"),
+    "fetch.respect_robots": (
+        frozenset({"false"}),
+        "sites would see the deployment's address ignore their robots.txt",
+    ),
+    "fetch.min_host_interval_seconds": (
+        None,
+        "the deployment's pace towards each site is one for every tenant",
+    ),
+    "providers.offline.latency_ms": (
+        None,
+        "a test setting: slow offline calls would hold the activity slots tenants share",
+    ),
+    "pipeline_internal_concurrency": (None, "the worker's activity slots are shared by tenants"),
+    "availability.batch_size": (
+        None,
+        "a longer availability sweep holds an activity slot tenants share",
+    ),
+    "worker.heartbeat_seconds": (
+        None,
+        "one heartbeat serves every tenant: only the operator's own value is read",
+    ),
 }
 
 
