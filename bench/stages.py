@@ -32,7 +32,8 @@ def one_round(n: int, seed: int) -> dict[str, float]:
     with DemoSite(extra_pages=generate_postings(n, seed=seed)) as site:
         urls = [u for u in site.urls() if "/jobs/" in u][-n:]
         ctx = StageContext(home=home, store=store)
-        ctx.fetcher().fetch(urls[0])  # connections and robots.txt are not what is measured
+        with ctx.fetcher() as fetcher:
+            fetcher.fetch(urls[0])  # connections and robots.txt are not what is measured
         cpu, wall = time.process_time(), time.perf_counter()
         for url in urls:
             job = jobs.create_job(store, url)

@@ -284,7 +284,8 @@ def stage_figures(n_jobs: int, seed: int) -> dict[str, Any]:
         with DemoSite(extra_pages=generate_postings(n_jobs, seed=seed)) as site:
             urls = [u for u in site.urls() if "/jobs/" in u][-n_jobs:]
             ctx = StageContext(home=home, store=store)
-            ctx.fetcher().fetch(urls[0])  # connections and robots.txt are not measured
+            with ctx.fetcher() as fetcher:
+                fetcher.fetch(urls[0])  # connections and robots.txt are not measured
             for url in urls:
                 job = jobs.create_job(store, url)
                 run = uuid.uuid4().hex

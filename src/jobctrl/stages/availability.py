@@ -83,7 +83,8 @@ def _probe(
 ) -> tuple[Availability, str | None, timedelta | None]:
     """(state, code, retry_after) for one fetch of ``url``."""
     try:
-        page = ctx.fetcher().fetch(url)
+        with ctx.fetcher() as fetcher:
+            page = fetcher.fetch(url)
     except StageError as error:
         if error.code == ENRICH_HTTP_NOT_FOUND:
             return Availability.UNAVAILABLE, error.code, None

@@ -8,7 +8,7 @@ import contextlib
 import dataclasses
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -35,29 +35,52 @@ def fetch_policy(settings: Settings) -> FetchPolicy:
 class FetcherPool:
     """One fetcher per fetch policy, shared by every tenant's context, so per-host
     politeness holds across the tenants whose settings give the same policy. At most
-    ``size`` policies are kept; the least recently used one's fetcher is closed."""
+    ``size`` policies are kept; the least recently used one is dropped, and its fetcher
+    closed once no fetch holds it (another tenant's fetch may be using it right now)."""
 
     def __init__(self, size: int = 8) -> None:
         self.size = size
         self._fetchers: OrderedDict[FetchPolicy, SafeFetcher] = OrderedDict()
+        self._holds: dict[int, int] = {}  # id(fetcher) -> fetches holding it
+        self._dropped: dict[int, SafeFetcher] = {}  # out of the pool, closed at last release
         self._lock = threading.Lock()
 
-    def get(self, policy: FetchPolicy) -> SafeFetcher:
+    @contextlib.contextmanager
+    def lease(self, policy: FetchPolicy) -> Iterator[SafeFetcher]:
+        """The fetcher of ``policy``, never closed while the block uses it."""
         with self._lock:
             fetcher = self._fetchers.get(policy)
             if fetcher is None:
                 fetcher = self._fetchers[policy] = SafeFetcher(policy)
                 while len(self._fetchers) > self.size:
-                    self._fetchers.popitem(last=False)[1].close()
+                    self._drop(self._fetchers.popitem(last=False)[1])
             else:
                 self._fetchers.move_to_end(policy)
-            return fetcher
+            self._holds[id(fetcher)] = self._holds.get(id(fetcher), 0) + 1
+        try:
+            yield fetcher
+        finally:
+            with self._lock:
+                left = self._holds[id(fetcher)] - 1
+                if left:
+                    self._holds[id(fetcher)] = left
+                else:
+                    del self._holds[id(fetcher)]
+                    if self._dropped.pop(id(fetcher), None) is not None:
+                        fetcher.close()
+
+    def _drop(self, fetcher: SafeFetcher) -> None:
+        if self._holds.get(id(fetcher)):
+            self._dropped[id(fetcher)] = fetcher
+        else:
+            fetcher.close()
 
     def close(self) -> None:
         with self._lock:
-            for fetcher in self._fetchers.values():
+            for fetcher in [*self._fetchers.values(), *self._dropped.values()]:
                 fetcher.close()
             self._fetchers.clear()
+            self._dropped.clear()
 
 
 @dataclass
@@ -97,9 +120,10 @@ class StageContext:
     def spend(self) -> SpendAuthority:
         return SpendAuthority(self.store, self.settings, clock=self.clock)
 
-    def fetcher(self) -> SafeFetcher:
-        """One fetcher per policy, so per-host politeness is shared by all fetches."""
-        return self._pool.get(fetch_policy(self.settings))
+    def fetcher(self) -> AbstractContextManager[SafeFetcher]:
+        """The fetcher of this tenant's policy for the block (one per policy, so per-host
+        politeness is shared by all fetches): ``with ctx.fetcher() as f: f.fetch(url)``."""
+        return self._pool.lease(fetch_policy(self.settings))
 
     def close(self) -> None:
         self._pool.close()

@@ -136,11 +136,9 @@ class _Linker:
             return None
         item = f"{self.ref.workflow_id}:{self.ref.run_id}"  # one run's retries count once
         try:
-            found = list(
-                make_source(SourceConfig(source.kind, source.name, source.base_url)).discover(
-                    self.ctx.fetcher()
-                )
-            )
+            reader = make_source(SourceConfig(source.kind, source.name, source.base_url))
+            with self.ctx.fetcher() as fetcher:
+                found = list(reader.discover(fetcher))
         except StageError as error:
             self.counts["source_errors"] += 1
             stop_loss.note(self.ctx.store, SOURCE, source.name, error.code, item)

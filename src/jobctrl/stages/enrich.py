@@ -34,7 +34,8 @@ def enrich(ctx: StageContext, job_id: str, run_id: str) -> EnrichOutcome:
 def _enrich_owned(ctx: StageContext, job_id: str, run_id: str, attempt: int) -> EnrichOutcome:
     job = jobs.job_row(ctx.store, job_id)
     ctx.heartbeat("fetch")
-    page = ctx.fetcher().fetch(job["url"])
+    with ctx.fetcher() as fetcher:
+        page = fetcher.fetch(job["url"])
     ctx.heartbeat("extract")
     posting = extract_posting(page.body, page.final_url)
     if not posting.description.strip() and not posting.title:
