@@ -27,7 +27,7 @@ from jobctrl.app.settings import change_settings
 from jobctrl.domain.availability import Availability
 from jobctrl.domain.clock import utcnow
 from jobctrl.domain.errors import JobctrlError
-from jobctrl.store import applications, apply_projection, schema
+from jobctrl.store import applications, apply_projection, schema, tenancy
 from jobctrl.store.availability import record_check
 from jobctrl.store.settings import Settings
 from tests.support.app import closed_port_address
@@ -39,6 +39,15 @@ TO = "hiring@acme-robotics.example"
 SUBJECT = "Application: Senior Backend Engineer – Ada Example"
 RESUME = "Ada_Example_Resume_Acme_Robotics.pdf"
 LETTER = "Ada_Example_Cover_Letter_Acme_Robotics.pdf"
+# On PostgreSQL too (tests/conftest.py), only two tests of the store's send rules (~20 s
+# a store): one live attempt refuses a second sender process, and attachments other than
+# the approved PDFs refuse the approval. All 23 passed on PostgreSQL under the tenant
+# guard, but they add ~380 s there (the 12 killed senders alone ~130 s): the rest is the
+# SMTP conversation and the CLI, the same whichever the store.
+BOTH_STORES = {
+    "test_a_second_send_while_one_is_live_is_refused",
+    "test_attachments_that_are_not_the_approved_pdfs_now_are_refused",
+}
 
 
 @pytest.fixture
@@ -120,8 +129,10 @@ def test_an_approved_email_arrives_once_with_the_exact_attachments(
     assert [a["name"] for a in shown["attachments"]] == [RESUME, LETTER]
     assert f"application   sent by email  to {TO}" in run_cli("show", job_id).stdout
     with store.read() as conn:  # the log and the read models hold ids and codes, never text
-        logged = json.dumps([r.payload for r in conn.execute(select(schema.job_events))])
-        projected = conn.execute(select(apply_projection.TABLE)).mappings()
+        events = select(schema.job_events).where(tenancy.scoped(schema.job_events, conn))
+        logged = json.dumps([r.payload for r in conn.execute(events)])
+        ap = apply_projection.TABLE
+        projected = conn.execute(select(ap).where(tenancy.scoped(ap, conn))).mappings()
         logged += json.dumps([dict(r) for r in projected], default=str)
     assert TO not in logged and SUBJECT not in logged and "Dear" not in logged
 
