@@ -11,7 +11,8 @@ line with desired state, so a settings change takes effect without a restart.
   schedule is created, updated or deleted while the two differ
   (``workflows.starts.reconcile_schedule``).
 - Saved posting checks: when some are due, a bounded sweep runs as its own workflow
-  (`availability-sweep-local`, one at a time), whose activity heartbeats per check.
+  (`availability-sweep-<tenant>`, one at a time for the whole deployment, the due
+  tenants taking turns), whose activity heartbeats per check.
 - The standing apply loop (`apply-auto-local`): desired state is `auto_apply`; it is
   started while on (unless a spent budget halts it for the UTC day) and cancelled while
   off (``worker.apply_loop``).
@@ -86,6 +87,7 @@ from jobctrl.workflows.starts import (
 
 log = logging.getLogger(__name__)
 SWEEP_BUDGET_SECONDS = 20 * 60  # a sweep starts no new check after this (spec: 20 min)
+SWEEP_WORKFLOW = "AvailabilitySweepWorkflow"
 LEASE_BEATS = 3  # a holder that missed this many beats has lost the lease
 LEASE_MIN_SECONDS = 90.0  # longer than one duty's worst case (the recheck: 5 × 10 s)
 # A lease this worker holds is written again before a duty only once this many seconds
@@ -125,6 +127,9 @@ class WorkerHeartbeat:
         self._said: dict[str, str | None] = {}
         # Per tenant: an intent that cannot start, and its code.
         self._intents_failed: dict[str, dict[str, str]] = {}
+        # Availability sweeps: the tenants due this beat, and whose sweep started last.
+        self._sweeps_due: dict[str, SweepInput] = {}
+        self._swept_last: str | None = None
 
     def _notice(self, duty: str, message: str | None) -> None:
         """Say what is wrong with a duty once, when it starts or changes, and once more
@@ -184,9 +189,12 @@ class WorkerHeartbeat:
             )
         except RPCError:  # each tenant's pass meets (and says) the server away
             parts = None
+        self._sweeps_due = {}
         for name in names:
             if not await self._duties(self.ctx.for_tenant(name), values, parts):
                 break  # the lease was lost
+        else:
+            await self._start_one_sweep(values, parts, names)
         self.beats += 1
 
     async def _duties(
@@ -283,20 +291,45 @@ class WorkerHeartbeat:
             log.warning("discovery schedule of %s %s", ctx.store.tenant, done)
 
     async def _availability(self, ctx: StageContext, values: dict[str, Any]) -> None:
-        """Start the tenant's sweep (its own workflow and activity) when checks are due."""
+        """Note the tenant's sweep as due when checks are (started after every tenant's
+        duties: ``_start_one_sweep``)."""
         if not values["availability.enabled"]:
             return
         due = await asyncio.to_thread(evidence.due_jobs, ctx.store, ctx.now(), 1)
         if due:
-            await start_availability_sweep(
-                self.client,
-                SweepInput(
-                    limit=int(values["availability.batch_size"]),
-                    budget_seconds=SWEEP_BUDGET_SECONDS,
-                    heartbeat_timeout_seconds=float(values["worker.heartbeat_timeout_seconds"]),
-                    tenant_id=ctx.store.tenant,
-                ),
+            self._sweeps_due[ctx.store.tenant] = SweepInput(
+                limit=int(values["availability.batch_size"]),
+                budget_seconds=SWEEP_BUDGET_SECONDS,
+                heartbeat_timeout_seconds=float(values["worker.heartbeat_timeout_seconds"]),
+                tenant_id=ctx.store.tenant,
             )
+
+    async def _start_one_sweep(
+        self,
+        values: dict[str, Any],
+        parts: dict[str, list[ObservedRun]] | None,
+        names: list[str],
+    ) -> None:
+        """One availability sweep at a time for the whole deployment (a sweep holds an
+        activity slot up to 20 minutes: one per tenant could fill every slot), tenants
+        taking turns: the first due tenant after the one that swept last."""
+        if not self._sweeps_due or parts is None:  # parts None: the server is away
+            return
+        if any(r.workflow_type == SWEEP_WORKFLOW for runs in parts.values() for r in runs):
+            return
+        turn = names.index(self._swept_last) + 1 if self._swept_last in names else 0
+        tenant = next(t for t in [*names[turn:], *names[:turn]] if t in self._sweeps_due)
+        if not await self._lead(values):
+            return
+        duty = self._label(tenant, "availability checks")
+        try:
+            await start_availability_sweep(self.client, self._sweeps_due[tenant])
+            self._swept_last = tenant
+            self._notice(duty, None)
+        except RPCError as exc:
+            self._notice(duty, f"{duty}: the Temporal server did not answer ({exc.message})")
+        except Exception:
+            log.exception("%s failed", duty)
 
     async def _publish_inventory(self, stop: asyncio.Event) -> None:
         """The runtime inventory on its own cadence (the heartbeat's interval): a slow
