@@ -107,7 +107,12 @@ def create_app(
         # to look (as the CLI does), never the exception text.
         log.error("unexpected error in %s %s", request.method, request.url.path)
         where = home.log_exception(exc)
-        details = f" (details in {where})" if where else ""
+        # The log's path is the operator's to know: a request with a token (any tenant's;
+        # this handler runs outside the middleware that resolves it) is told it was logged.
+        own = "authorization" not in request.headers
+        details = (
+            (f" (details in {where})" if own else " (logged for the operator)") if where else ""
+        )
         return error_response(INTERNAL_ERROR, f"unexpected internal error{details}")
 
     register_apply_loop(app, home)  # first: /v1/apply/loop before any /v1/apply/{job}

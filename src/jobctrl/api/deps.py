@@ -12,6 +12,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from jobctrl.domain.errors import FORBIDDEN, JobctrlError
 from jobctrl.home import Home
 
 __all__ = ["TENANT_STATE", "TenantHome", "tenant_home"]
@@ -20,10 +21,14 @@ TENANT_STATE = "tenant"  # the key in scope["state"] the middleware sets
 
 
 def tenant_home(request: Request) -> Home:
-    """The server's home acting for the request's tenant."""
-    base: Home = request.app.state.home
+    """The server's home acting for the request's tenant. A request the middleware named
+    no tenant for (a scope it passed through unchecked) acts for none: refused, never the
+    server's own tenant by default."""
     tenant = request.scope.get("state", {}).get(TENANT_STATE)
-    return base.with_tenant(tenant) if tenant else base
+    if not tenant:
+        raise JobctrlError("this request acts for no tenant", code=FORBIDDEN)
+    base: Home = request.app.state.home
+    return base.with_tenant(tenant)
 
 
 TenantHome = Annotated[Home, Depends(tenant_home)]

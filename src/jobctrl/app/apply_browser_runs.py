@@ -29,7 +29,7 @@ from jobctrl.stages.apply_browser import display_available
 from jobctrl.store import jobs
 from jobctrl.store.store import Store
 
-__all__ = ["open_form", "running"]
+__all__ = ["open_form"]
 
 log = logging.getLogger("jobctrl.apply")
 
@@ -39,12 +39,6 @@ WATCH_SECONDS: float | None = None  # how long the person has (None: the default
 
 _lock = threading.Lock()
 _running: set[tuple[str, str]] = set()  # (home, job id) with a prefill under way
-
-
-def running(home: Home) -> list[str]:
-    """The jobs with a prefill under way in this process."""
-    with _lock:
-        return sorted(job for root, job in _running if root == str(home.root))
 
 
 def _claim(home: Home, job_id: str) -> tuple[str, str]:
