@@ -35,14 +35,16 @@ from jobctrl.domain.errors import (
 )
 from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority, Usage
-from jobctrl.store import jobs, projections, runtime, schema
+from jobctrl.store import jobs, projections, runtime, schema, tenancy
 from jobctrl.store.artifacts import ArtifactStore
 from jobctrl.store.copy import SKIPPED
 from jobctrl.store.store import Store
+from jobctrl.store.tenancy import all_tenants as every_tenant
 from tests.support.app import closed_port_address
 from tests.support.http import FixtureServer, Route, posting_html
 from tests.support.jobs import failed_job
 from tests.support.postgres import PostgresServer
+from tests.support.tenants import ACME, TwoTenants
 
 GOOD = posting_html(
     "Senior Backend Engineer",
@@ -121,13 +123,14 @@ async def _prepare(home: Home, store: Store, site: FixtureServer, settings) -> N
     )  # fmt: skip
 
 
+# A copy is of the whole database: the reads below span every tenant on purpose.
 def _rows(s: Store, t) -> dict[tuple, tuple]:
     """Every row of ``t`` by key, JSON as the text stored (SQL NULL apart from JSON null),
     timestamps in UTC."""
     key = [c.name for c in t.primary_key.columns]
     cols = [cast(c, Text).label(c.name) if isinstance(c.type, JSON) else c for c in t.c]
     with s.read() as conn:
-        found = conn.execute(select(*cols)).all()
+        found = conn.execute(every_tenant(select(*cols))).all()
 
     def plain(v):
         return as_utc(v) if isinstance(v, datetime) else v
@@ -145,7 +148,7 @@ def _instants(view: dict) -> dict:
 
 def _count(s: Store, t) -> int:
     with s.read() as conn:
-        return conn.execute(select(func.count()).select_from(t)).scalar_one()
+        return conn.execute(every_tenant(select(func.count()).select_from(t))).scalar_one()
 
 
 @pytest.mark.postgres
@@ -171,7 +174,7 @@ async def test_a_prepared_home_is_copied_whole_and_the_target_works_as_a_store(
         assert result["tables"][t] > 0, f"the prepared home has {t}"
     # The event log, identical and in order.
     e = schema.job_events
-    log = select(e).order_by(e.c.seq)
+    log = every_tenant(select(e).order_by(e.c.seq))
     with store.read() as a, copied.read() as b:
         # By column name: a migrated database's physical column order is not the metadata's.
         def _row(r):
@@ -179,7 +182,7 @@ async def test_a_prepared_home_is_copied_whole_and_the_target_works_as_a_store(
 
         source_log = [_row(r) for r in a.execute(log)]
         assert [_row(r) for r in b.execute(log)] == source_log
-        last = a.execute(select(func.max(e.c.seq))).scalar_one()
+        last = a.execute(every_tenant(select(func.max(e.c.seq)))).scalar_one()
     assert result["events"] == _count(store, e) and result["lastSeq"] == last
     # The projections, rebuilt on the target, equal the source's.
     assert result["projectionsRebuilt"] and result["projectionsMatchSource"]
@@ -200,14 +203,16 @@ async def test_a_prepared_home_is_copied_whole_and_the_target_works_as_a_store(
     for name in ("job_events.seq", "materials.id", "profile_versions.version"):
         tab, col = name.split(".")
         with copied.read() as conn:
-            top = conn.execute(select(func.max(schema.metadata.tables[tab].c[col]))).scalar()
+            top = conn.execute(
+                every_tenant(select(func.max(schema.metadata.tables[tab].c[col])))
+            ).scalar()
         assert result["sequences"][name] == top + 1
     assert set(result["sequences"]) >= {"source_observations.id", "truth_checks.id"}
     # A new write on the target takes the next sequence and folds into its projections.
     added = jobs.create_job(copied, "https://boards.example.com/acme/jobs/new-on-pg")
     assert added.created
     with copied.read() as conn:
-        assert conn.execute(select(func.max(e.c.seq))).scalar_one() == last + 1
+        assert conn.execute(every_tenant(select(func.max(e.c.seq)))).scalar_one() == last + 1
     assert _count(copied, schema.job_list_projections) == _count(store, schema.jobs) + 1
     # jobctrl run against the target sees the same jobs.
     before = list_jobs(home)
@@ -227,6 +232,32 @@ def test_a_target_holding_jobctrl_data_is_refused_and_left_alone(home, store, ta
     assert refused.value.code == STORE_TARGET_NOT_EMPTY and refused.value.exit_status == 1
     assert "jobs" in refused.value.message and PASSWORD not in refused.value.message
     assert _count(_open(target, home, opened), schema.jobs) == 1, "nothing was changed"
+
+
+@pytest.mark.postgres
+def test_every_tenants_rows_are_copied_under_the_tenant_guard(
+    two_tenants: TwoTenants, target, opened, monkeypatch
+):
+    local, acme = two_tenants.local, two_tenants.acme
+    failed_job(local, "https://boards.example.com/acme/jobs/1")
+    failed_job(acme, "https://boards.example.com/acme/jobs/2")
+    failed_job(acme, "https://boards.example.com/acme/jobs/3")
+    monkeypatch.setenv(tenancy.GUARD_ENV, "1")  # the target's store is checked too
+    tenancy.install_guard(local.reader)  # and the source's, whatever this run's setting
+    tenancy.install_guard(local.writer)
+    result = copy_store(two_tenants.local_home, target, force=True)
+    assert result["tables"]["jobs"] == 3 and result["projectionsMatchSource"]
+    copied = _open(target, two_tenants.local_home, opened)
+    assert _rows(copied, schema.jobs) == _rows(local, schema.jobs)
+    for view, mine in ((copied, 1), (copied.for_tenant(ACME), 2)):  # each its own tenant's
+        with view.read() as conn:
+            j = schema.jobs
+            assert (
+                conn.execute(
+                    select(func.count()).select_from(j).where(tenancy.scoped(j, conn))
+                ).scalar_one()
+                == mine
+            )
 
 
 @pytest.mark.postgres
@@ -275,7 +306,9 @@ def test_the_copy_is_one_snapshot_while_the_source_is_written(home, store, targe
     assert result["tables"]["jobs"] == _count(copied, schema.jobs) == 3
     e = schema.job_events
     with copied.read() as conn:
-        assert conn.execute(select(func.max(e.c.seq))).scalar_one() == result["lastSeq"]
+        assert (
+            conn.execute(every_tenant(select(func.max(e.c.seq)))).scalar_one() == result["lastSeq"]
+        )
     assert result["projectionsMatchSource"]
 
 

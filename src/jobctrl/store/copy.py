@@ -12,7 +12,8 @@ JSON columns are copied as the text the source stored (SQL NULL and JSON ``null`
 apart); timestamps, stored without a zone by SQLite, are UTC. Artifacts are not rows:
 they stay files in the home's ``artifacts/`` dir, which the target's processes must see.
 The workers' runtime heartbeats and leases describe the source's live processes, not
-data, and are left out. The target's side (its URL, reaching it, refusing a used one,
+data, and are left out. The copy is of the whole database: its statements reach every
+tenant (``all_tenants``). The target's side (its URL, reaching it, refusing a used one,
 its schema and sequences) is in ``copy_target``.
 """
 
@@ -68,6 +69,7 @@ from jobctrl.store.copy_target import (
     refuse_used_target,
 )
 from jobctrl.store.store import Store
+from jobctrl.store.tenancy import all_tenants
 
 __all__ = [
     "CopyProgress",
@@ -208,9 +210,11 @@ def _wire(source_table: Table) -> Table:
 
 
 def _as_stored(t: Table) -> Any:
-    return select(
-        *[type_coerce(c, Text).label(c.name) if isinstance(c.type, JSON) else c for c in t.c]
-    ).order_by(*t.primary_key.columns)
+    return all_tenants(
+        select(
+            *[type_coerce(c, Text).label(c.name) if isinstance(c.type, JSON) else c for c in t.c]
+        ).order_by(*t.primary_key.columns)
+    )
 
 
 def _utc(row: Row[Any], zoned: frozenset[str]) -> dict[str, Any]:
@@ -223,7 +227,7 @@ def _utc(row: Row[Any], zoned: frozenset[str]) -> dict[str, Any]:
 
 
 def _count(conn: Connection, t: Table) -> int:
-    return int(conn.execute(select(func.count()).select_from(t)).scalar_one())
+    return int(conn.execute(all_tenants(select(func.count()).select_from(t))).scalar_one())
 
 
 def _copy(
@@ -244,7 +248,7 @@ def _copy(
                 refuse_rows(dst, set(inspect(dst).get_table_names()))  # now under the lock
                 for t in tables:
                     report(CopyProgress("copying", t.name, done, total))
-                    statement = insert(_wire(t))
+                    statement = all_tenants(insert(_wire(t)))
                     zoned = frozenset(c.name for c in t.c if isinstance(c.type, DateTime))
                     rows = src.execute(_as_stored(t), execution_options={"yield_per": BATCH})
                     for part in rows.partitions():
@@ -273,7 +277,9 @@ def _copy(
             skipped={t.name: _count(src, t) for t in SKIPPED},
             events=counts[schema.job_events.name],
             last_seq=int(
-                src.execute(select(func.coalesce(func.max(schema.job_events.c.seq), 0))).scalar()
+                src.execute(
+                    all_tenants(select(func.coalesce(func.max(schema.job_events.c.seq), 0)))
+                ).scalar()
                 or 0
             ),
             sequences=sequences,
@@ -301,7 +307,7 @@ def _keyed_rows(conn: Connection, t: Table) -> dict[tuple[Any, ...], tuple[Any, 
     keys = [c.name for c in t.primary_key.columns]
     return {
         tuple(r._mapping[k] for k in keys): tuple(_comparable(v) for v in r)
-        for r in conn.execute(select(t))
+        for r in conn.execute(all_tenants(select(t)))
     }
 
 
@@ -352,5 +358,7 @@ def _open_runs(src: Connection) -> int:
     wr = schema.workflow_run_projections
     open_ = (WorkflowStatus.RUNNING.value, WorkflowStatus.RECONCILED_NOT_FOUND.value)
     return int(
-        src.execute(select(func.count()).select_from(wr).where(wr.c.status.in_(open_))).scalar_one()
+        src.execute(
+            all_tenants(select(func.count()).select_from(wr).where(wr.c.status.in_(open_)))
+        ).scalar_one()
     )
