@@ -72,7 +72,7 @@ def require_tenant(home: Home) -> Home:
 def add_tenant(home: Home, name: str) -> dict[str, Any]:
     """Add the tenant ``name``: its folder, ``api-token``, ``config.yaml`` and row.
     ``{tenant, tokenPath, config, created}``; an existing tenant is left as it is
-    (``created: false``, the same token path)."""
+    (``created: false``, the same token path, or None on a host without the file)."""
     name = checked_name(name.strip() if isinstance(name, str) else name)
     store = _base_store(home)
     tenant_home = home.with_tenant(name)
@@ -86,7 +86,7 @@ def add_tenant(home: Home, name: str) -> dict[str, Any]:
         created = tenants.add(store, name, token_sha256(token))
     return {
         "tenant": name,
-        "tokenPath": str(tenant_home.token_path),
+        "tokenPath": str(tenant_home.token_path) if tenant_home.token_path.exists() else None,
         "config": str(tenant_home.config_path),
         "created": created,
     }

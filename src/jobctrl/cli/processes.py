@@ -51,7 +51,12 @@ def _run_worker_cmd(
 
         def app_ready(url: str) -> None:
             via = "".join(f", and as {p.origin} through your proxy" for p in public)
-            click.echo(f"jobctrl is up: {url}  (API token in {here.token_path}{via})")
+            token = (
+                f"API token in {here.token_path}"
+                if here.token_path.exists()
+                else "the API token file is on the host that added this tenant"
+            )
+            click.echo(f"jobctrl is up: {url}  ({token}{via})")
 
         async def alongside(stop: asyncio.Event) -> None:
             await serve_app(here, sock, stop, on_ready=app_ready, public=public)

@@ -28,7 +28,10 @@ def add(name: str, as_json: bool) -> None:
     if as_json:
         echo_json(added)
     else:
-        click.echo(added["tokenPath"])
+        click.echo(
+            added["tokenPath"]
+            or f"tenant {name} exists; its API token file is on the host that added it"
+        )
 
 
 @tenants_group.command("list")
