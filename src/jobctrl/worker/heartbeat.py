@@ -96,6 +96,10 @@ LEASE_MIN_SECONDS = 90.0  # longer than one duty's worst case (the recheck: 5 ×
 RENEW_EVERY_SECONDS = 10.0
 
 
+def _clocks() -> tuple[float, float]:
+    return time.monotonic(), time.time()
+
+
 def _dead_here(identity: str) -> bool:
     """True when ``identity`` (``host~space:pid:token``) is a process of this host that no
     longer exists: its lease need not be waited out."""
@@ -123,7 +127,8 @@ class WorkerHeartbeat:
         self.identity = inventory.worker_id if inventory else worker_identity()
         self.lease = f"heartbeat-duties:{default_task_queue()}"
         self.leading = False
-        self._renewed = float("-inf")  # when this worker last wrote its lease (monotonic)
+        # When this worker last wrote its lease, by _clocks().
+        self._renewed = (float("-inf"), float("-inf"))
         self._said: dict[str, str | None] = {}
         # Per tenant: an intent that cannot start, and its code.
         self._intents_failed: dict[str, dict[str, str]] = {}
@@ -145,8 +150,12 @@ class WorkerHeartbeat:
     async def _lead(self, values: dict[str, Any]) -> bool:
         """Hold (or renew) the task queue's lease; True while this worker holds it."""
         ttl = max(LEASE_MIN_SECONDS, LEASE_BEATS * float(values["worker.heartbeat_seconds"]))
-        if self.leading and time.monotonic() - self._renewed < min(RENEW_EVERY_SECONDS, ttl / 9):
-            return True  # renewed a moment ago: most of the lease is left
+        window = min(RENEW_EVERY_SECONDS, ttl / 9)
+        # Renewed a moment ago by both clocks: the monotonic one does not advance while the
+        # host is suspended (the lease's expiry, wall time, does), the wall one can step.
+        since = [now - then for now, then in zip(_clocks(), self._renewed, strict=True)]
+        if self.leading and all(0 <= s < window for s in since):
+            return True  # most of the lease is left
         store, lease = self.ctx.store, timedelta(seconds=ttl)
         leading = await asyncio.to_thread(leases.hold, store, self.lease, self.identity, lease)
         if not leading:  # held: by a process of this host that is gone (kill -9)?
@@ -156,7 +165,7 @@ class WorkerHeartbeat:
                     leases.take_over, store, self.lease, held["holder"], self.identity, lease
                 )
         if leading:
-            self._renewed = time.monotonic()
+            self._renewed = _clocks()
         if leading != self.leading:
             log.info(
                 "heartbeat duties: %s",
