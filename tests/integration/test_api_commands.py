@@ -19,7 +19,7 @@ from temporalio.service import RPCError
 from jobctrl.api.app import create_app
 from jobctrl.demo.boards import DemoBoards, build_boards, duplicate_pairs
 from jobctrl.domain.ids import DISCOVER_WORKFLOW_ID
-from jobctrl.store import jobs, schema, stage_states
+from jobctrl.store import jobs, schema, stage_states, tenancy
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 from tests.support.http import FixtureServer, Route, posting_html
@@ -81,7 +81,13 @@ async def _settled(store: Store, job_id: str, timeout: float = 60.0) -> None:
 
     async def probe() -> bool:
         with store.read() as conn:
-            states = conn.execute(select(wr.c.status).where(wr.c.job_id == job_id)).scalars().all()
+            states = (
+                conn.execute(
+                    select(wr.c.status).where(tenancy.scoped(wr, conn), wr.c.job_id == job_id)
+                )
+                .scalars()
+                .all()
+            )
         return bool(states) and "running" not in states
 
     await _until(probe, f"job {job_id}'s executions to finish", timeout)
@@ -95,14 +101,18 @@ def _error(r: httpx.Response) -> str:
 
 def _count(store: Store, table, *where) -> int:
     with store.read() as conn:
-        return conn.execute(select(func.count()).select_from(table).where(*where)).scalar_one()
+        return conn.execute(
+            select(func.count()).select_from(table).where(tenancy.scoped(table, conn), *where)
+        ).scalar_one()
 
 
 def _job_events(store: Store, job_id: str) -> list[tuple[int, str]]:
     e = schema.job_events
     with store.read() as conn:
         rows = conn.execute(
-            select(e.c.seq, e.c.type).where(e.c.job_id == job_id).order_by(e.c.seq)
+            select(e.c.seq, e.c.type)
+            .where(tenancy.scoped(e, conn), e.c.job_id == job_id)
+            .order_by(e.c.seq)
         ).all()
     return [tuple(r) for r in rows]
 
@@ -232,7 +242,9 @@ async def test_retry_without_a_worker_changes_nothing_then_runs_with_one(
     e = schema.job_events
     with store.read() as conn:
         resets = conn.execute(
-            select(e.c.payload).where(e.c.job_id == job_id, e.c.type == "StageReset")
+            select(e.c.payload).where(
+                tenancy.scoped(e, conn), e.c.job_id == job_id, e.c.type == "StageReset"
+            )
         ).scalars()
         assert [(p["stage"], p["reason"]) for p in resets] == [("enrich", "retry")]
     await _settled(store, job_id)

@@ -10,7 +10,7 @@ import os
 import signal
 import time
 
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from tests.support.http import Route, posting_html
 from tests.support.processes import JOBCTRL, WorkerProcess, run_cli
 
@@ -47,7 +47,10 @@ async def test_add_several_with_wait_prepares_all_with_plain_progress(
     assert out.count("added:") == 4
     with store.read() as conn:
         states = conn.execute(
-            schema.job_stage_states.select().where(schema.job_stage_states.c.stage == "score")
+            schema.job_stage_states.select().where(
+                tenancy.scoped(schema.job_stage_states, conn),
+                schema.job_stage_states.c.stage == "score",
+            )
         ).all()
     assert sorted(r.state for r in states) == ["pending", "succeeded", "succeeded", "succeeded"]
 

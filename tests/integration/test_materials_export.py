@@ -13,7 +13,7 @@ import httpx
 
 from jobctrl.api.app import create_app
 from jobctrl.app.materials import decide_materials, export_materials, material_files
-from jobctrl.store import artifacts, jobs
+from jobctrl.store import artifacts, jobs, tenancy
 from jobctrl.store import materials as stored
 from tests.support.materials import prepared_job
 from tests.support.processes import JOBCTRL, run_cli
@@ -104,7 +104,11 @@ def test_the_approved_generation_is_exported_before_a_newer_draft(
             )  # fmt: skip
             ids[kind] = (
                 tx.conn.execute(
-                    stored.M.select().where(stored.M.c.job_id == job_id, stored.M.c.kind == kind)
+                    stored.M.select().where(
+                        tenancy.scoped(stored.M, tx.conn),
+                        stored.M.c.job_id == job_id,
+                        stored.M.c.kind == kind,
+                    )
                 )
                 .all()[-1]
                 .id

@@ -18,7 +18,7 @@ from jobctrl.llm.spend import SpendAuthority, Usage
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
 from jobctrl.stages.score import score
-from jobctrl.store import jobs, schema
+from jobctrl.store import jobs, schema, tenancy
 from tests.support.http import Route, posting_html
 
 XSS = "<script>alert('x')</script> Engineer"
@@ -143,7 +143,11 @@ async def test_spend_shows_today_and_the_last_14_days(pages, store, settings):
     three_days_ago = (datetime.now(UTC) - timedelta(days=3)).strftime("%Y-%m-%d")
     with store.write() as tx:
         ls = schema.llm_spend
-        tx.conn.execute(update(ls).where(ls.c.lane == "tailor").values(day=three_days_ago))
+        tx.conn.execute(
+            update(ls)
+            .where(tenancy.scoped(ls, tx.conn), ls.c.lane == "tailor")
+            .values(day=three_days_ago)
+        )
     page = (await pages.get("/spend")).text
     assert "of $25.00" in page and "<td>score</td>" in page and "<td>tailor</td>" not in page
     assert page.count("<rect ") == 14 and page.count('class="bar zero"') == 12

@@ -85,8 +85,12 @@ def test_events_are_appended_once_per_key_within_their_tenant(two_tenants: TwoTe
             tx.append(_created("a1"), key="created:a1")
             # The projections' fold is tenant-blind until issue 14's WP1: not run here.
             tx.appended.clear()
-    with local.read() as conn:
+    with local.read() as conn:  # both tenants' events: a read across tenants on purpose
         rows = conn.execute(
-            select(E.c.tenant_id, E.c.idempotency_key).where(E.c.job_id == "a1").order_by(E.c.seq)
+            tenancy.all_tenants(
+                select(E.c.tenant_id, E.c.idempotency_key)
+                .where(E.c.job_id == "a1")
+                .order_by(E.c.seq)
+            )
         ).all()
     assert [tuple(r) for r in rows] == [(LOCAL, "created:a1"), (ACME, "acme/created:a1")]
