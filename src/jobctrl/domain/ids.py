@@ -14,6 +14,7 @@ its key), and its workflow ids carry its name: ``tenant_of`` reads it back.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection
 from urllib.parse import urlsplit, urlunsplit
 
 from w3lib.url import canonicalize_url, url_query_cleaner
@@ -142,6 +143,15 @@ def _hex(part: str) -> bool:
 
 def _named(part: str) -> str | None:
     return part if is_valid_name(part) else None
+
+
+def owner_of(workflow_id: str, tenants: Collection[str] | None = None) -> str:
+    """Whose execution ``workflow_id`` is: the tenant it names (one of ``tenants``, when
+    given), else ``local``, the operator's (an execution that is no tenant's)."""
+    tenant = tenant_of(workflow_id)
+    if tenant is None or (tenants is not None and tenant not in tenants):
+        return LOCAL
+    return tenant
 
 
 def tenant_of(workflow_id: str) -> str | None:

@@ -7,7 +7,7 @@ snapshot, joining preparation items to their job's title only through the exact
 The heartbeat rows are deployment-wide (``worker_runtime_heartbeats`` has no tenant: one
 worker pool serves every tenant), so their slots, capacity and item totals are the
 deployment's load figures. The items a reader sees are its store's tenant's only (by
-``ids.tenant_of`` of each item's workflow id; an id jobctrl does not make is local's), and
+``ids.owner_of`` of each item's workflow id: an id jobctrl does not make is local's), and
 they are joined to that tenant's jobs only.
 """
 
@@ -23,7 +23,6 @@ from jobctrl.domain import ids
 from jobctrl.domain import runtime as rules
 from jobctrl.domain.clock import as_utc
 from jobctrl.domain.runtime import RuntimeView
-from jobctrl.domain.tenants import LOCAL
 from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.operations_tables import worker_runtime_heartbeats as hb
@@ -187,7 +186,7 @@ def read_runtime(store: Store, now: datetime, *, home_id: str) -> RuntimeView:
         (i for r in fresh for i in r["items"] if rules.valid_item(i)),
         key=lambda i: (i["startedAt"], i["key"]),
     )
-    own = [i for i in detail if (ids.tenant_of(i["workflowId"]) or LOCAL) == store.tenant]
+    own = [i for i in detail if ids.owner_of(i["workflowId"]) == store.tenant]
     items = _present(store, own[: rules.MAX_ITEMS])
     # The deployment's total, like the slots: ``truncated`` when the published detail
     # (every tenant's) left some out, or this tenant's is longer than a view shows.

@@ -85,8 +85,7 @@ def by_tenant(
     parts: dict[str, list[starts.ObservedRun]] = {name: [] for name in names}
     parts.setdefault(LOCAL, [])
     for run in running:
-        tenant = ids.tenant_of(run.workflow_id)
-        parts[tenant if tenant in parts else LOCAL].append(run)
+        parts[ids.owner_of(run.workflow_id, parts)].append(run)
     return parts
 
 
