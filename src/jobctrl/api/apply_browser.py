@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from jobctrl.api.deps import TenantHome
 from jobctrl.app import apply_browser_runs
-from jobctrl.domain.errors import APPLY_NO_DISPLAY, JobctrlError, status_of
+from jobctrl.domain.errors import status_of
 from jobctrl.home import Home
 
 __all__ = ["register_apply_browser"]
@@ -48,14 +48,8 @@ def register_apply_browser(app: FastAPI, server_home: Home) -> None:
         runs and answers at hand-over (``watching: true``): the person submits it there.
         A form that could not be used is an error body with its code and the result."""
         given = body or OpenForm()
-        if not given.dry_run and home.tenant != server_home.tenant:
-            raise JobctrlError(
-                "a real run opens its window on the server's screen, which is not yours:"
-                " ask for a dry run (dryRun: true)",
-                code=APPLY_NO_DISPLAY,
-            )
         result: dict[str, Any] = apply_browser_runs.open_form(
-            home, job_id, url=given.url, dry_run=given.dry_run
+            home, job_id, url=given.url, dry_run=given.dry_run, screen_of=server_home.tenant
         )
         if result.get("status") == "form_unavailable":
             code = result.get("code") or ""

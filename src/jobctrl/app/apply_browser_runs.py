@@ -29,7 +29,7 @@ from jobctrl.stages.apply_browser import display_available
 from jobctrl.store import jobs
 from jobctrl.store.store import Store
 
-__all__ = ["open_form"]
+__all__ = ["open_form", "running"]
 
 log = logging.getLogger("jobctrl.apply")
 
@@ -38,11 +38,22 @@ WINDOW_HEADLESS = False  # tests run the "window" headless
 WATCH_SECONDS: float | None = None  # how long the person has (None: the default, 4 h)
 
 _lock = threading.Lock()
-_running: set[tuple[str, str]] = set()  # (home, job id) with a prefill under way
+# (home, tenant, job id) with a prefill under way
+_running: set[tuple[str, str, str]] = set()
 
 
-def _claim(home: Home, job_id: str) -> tuple[str, str]:
-    key = (str(home.root), job_id)
+def running(home: Home) -> list[str]:
+    """The jobs of ``home``'s tenant with a prefill under way in this process."""
+    with _lock:
+        return sorted(job for root, tenant, job in _running if (root, tenant) == _at(home))
+
+
+def _at(home: Home) -> tuple[str, str]:
+    return str(home.root), home.tenant
+
+
+def _claim(home: Home, job_id: str) -> tuple[str, str, str]:
+    key = (*_at(home), job_id)
     with _lock:
         if key in _running:
             raise JobctrlError(
@@ -54,7 +65,7 @@ def _claim(home: Home, job_id: str) -> tuple[str, str]:
     return key
 
 
-def _release(key: tuple[str, str]) -> None:
+def _release(key: tuple[str, str, str]) -> None:
     with _lock:
         _running.discard(key)
 
@@ -80,9 +91,22 @@ def _message(result: dict[str, Any]) -> str:
 
 
 def open_form(
-    home: Home, job_ref: str, *, url: str | None = None, dry_run: bool = False
+    home: Home,
+    job_ref: str,
+    *,
+    url: str | None = None,
+    dry_run: bool = False,
+    screen_of: str | None = None,
 ) -> dict[str, Any]:
-    """Prefill job ``job_ref``'s application form (see the module docstring)."""
+    """Prefill job ``job_ref``'s application form (see the module docstring).
+    ``screen_of``: the tenant whose screen a window would open on (the web app's own; None
+    where the caller is at the screen, the CLI): another tenant gets dry runs only."""
+    if not dry_run and screen_of is not None and home.tenant != screen_of:
+        raise JobctrlError(
+            "a real run opens its window on the server's screen, which is not yours:"
+            " ask for a dry run (dryRun: true)",
+            code=APPLY_NO_DISPLAY,
+        )
     job_id = jobs.resolve_job_id(Store.open(home), job_ref)
     headless = True if dry_run else WINDOW_HEADLESS
     if not headless and not display_available():
@@ -102,7 +126,7 @@ def open_form(
 
 
 def _open_window(
-    home: Home, job_id: str, key: tuple[str, str], url: str | None, headless: bool
+    home: Home, job_id: str, key: tuple[str, str, str], url: str | None, headless: bool
 ) -> dict[str, Any]:
     told = threading.Event()
     box: dict[str, Any] = {}
