@@ -25,7 +25,7 @@ from starlette.testclient import TestClient
 from jobctrl.api.app import create_app
 from jobctrl.app import apply_browser_runs
 from jobctrl.store import schema as tables
-from jobctrl.store import stage_states, start_intents
+from jobctrl.store import stage_states, start_intents, tenancy
 from jobctrl.store.settings import SPECS
 from tests.support.jobs import failed_job as make_failed_job
 
@@ -142,7 +142,11 @@ def test_no_request_gets_a_server_error(api_schema, token, store, failed_job, su
                         negated.add(operation.label)
     assert {"POST /v1/jobs", "PATCH /v1/settings", "GET /v1/jobs"} <= negated, negated
     with store.read() as conn:
-        ids = conn.execute(select(tables.jobs.c.id)).scalars().all()
+        ids = (
+            conn.execute(select(tables.jobs.c.id).where(tenancy.scoped(tables.jobs, conn)))
+            .scalars()
+            .all()
+        )
     assert failed_job in ids
     # Without Temporal an add is refused (503) but keeps its job, with the intent to start
     # its preparation that the worker's reconciler acts on: nothing is half-made.

@@ -20,7 +20,7 @@ from jobctrl.domain.scoring import ScoreReport
 from jobctrl.llm.lanes import call_lane
 from jobctrl.llm.remote import ProviderError
 from jobctrl.llm.spend import SpendAuthority
-from jobctrl.store import provider_results, schema
+from jobctrl.store import provider_results, schema, tenancy
 from tests.support.fake_openai import SCORE_REPORT
 from tests.support.fault_provider import FaultProvider
 
@@ -28,7 +28,9 @@ from tests.support.fault_provider import FaultProvider
 def _observations(store) -> int:
     with store.read() as conn:
         obs = schema.llm_usage_observations
-        return conn.execute(select(func.count()).select_from(obs)).scalar_one()
+        return conn.execute(
+            select(func.count()).select_from(obs).where(tenancy.scoped(obs, conn))
+        ).scalar_one()
 
 
 def _lane(provider: FaultProvider) -> LaneProvider:

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from sqlalchemy import make_url
+from sqlalchemy import func, make_url, select
 
 from jobctrl.domain.errors import DatabaseBusyError
 from jobctrl.domain.events import WorkflowCanceled
 from jobctrl.llm.spend import utc_day
-from jobctrl.store import events, jobs, spend, stage_states
+from jobctrl.store import events, jobs, schema, spend, stage_states, tenancy
 from jobctrl.store.db import WRITER_LOCK
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
@@ -73,7 +73,9 @@ def test_fifty_paid_calls_from_three_processes_never_exceed_the_ceiling(
     assert sum(r["admitted"] + r["refused"] for r in results) == 50
     assert all(r["peak"] <= 1.0 + 1e-9 for r in results), results
     with store.read() as conn:
-        spent = conn.exec_driver_sql("SELECT SUM(cost_usd), SUM(calls) FROM llm_spend").one()
+        ls = schema.llm_spend
+        total = select(func.sum(ls.c.cost_usd), func.sum(ls.c.calls))
+        spent = conn.execute(total.where(tenancy.scoped(ls, conn))).one()
     # Every call costs its reservation ($0.075): 13 fit in $1, a 14th would make $1.05.
     assert float(spent[0]) <= 1.0, results
     assert int(spent[1]) == sum(r["admitted"] for r in results) == 13

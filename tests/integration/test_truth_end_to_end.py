@@ -30,7 +30,7 @@ from sqlalchemy import select
 
 from jobctrl.api.app import create_app
 from jobctrl.app.lanes import set_lane
-from jobctrl.store import schema
+from jobctrl.store import schema, tenancy
 from tests.support.cited import (
     COMPANY,
     LETTER_LIE,
@@ -60,7 +60,8 @@ def stage_rows(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def material_rows(store) -> list[dict[str, Any]]:
     with store.read() as conn:
-        return [dict(r) for r in conn.execute(select(schema.materials)).mappings()]
+        m = schema.materials
+        return [dict(r) for r in conn.execute(select(m).where(tenancy.scoped(m, conn))).mappings()]
 
 
 def pdf_texts(store) -> list[str]:
@@ -86,7 +87,8 @@ def everything_but_the_check(store) -> str:
     with store.read() as conn:
         for table in schema.metadata.sorted_tables:
             if table.name not in skip:
-                rows = conn.execute(select(table)).mappings()
+                # Every row of every tenant: no lie anywhere in the store.
+                rows = conn.execute(tenancy.all_tenants(select(table))).mappings()
                 parts += [json.dumps(dict(r), default=str, ensure_ascii=False) for r in rows]
     return "\n".join(parts)
 
@@ -219,7 +221,10 @@ async def test_a_lying_model_never_reaches_a_pdf_or_the_approved_materials(
             json.loads(p) if isinstance(p, str) else p
             for p in conn.execute(
                 select(schema.job_events.c.payload)
-                .where(schema.job_events.c.type == "StageFailed")
+                .where(
+                    tenancy.scoped(schema.job_events, conn),
+                    schema.job_events.c.type == "StageFailed",
+                )
                 .order_by(schema.job_events.c.seq)
             ).scalars()
         ]

@@ -8,7 +8,7 @@ import signal
 from sqlalchemy import func, select
 
 from jobctrl.app.jobs import add_job
-from jobctrl.store import schema, stage_states
+from jobctrl.store import schema, stage_states, tenancy
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess
 
@@ -57,12 +57,14 @@ async def test_kill_9_during_score_then_a_new_worker_finishes(
     e = schema.job_events
     with store.read() as conn:
         scored = conn.execute(
-            select(func.count()).where(e.c.job_id == job_id, e.c.type == "JobScored")
+            select(func.count()).where(
+                tenancy.scoped(e, conn), e.c.job_id == job_id, e.c.type == "JobScored"
+            )
         ).scalar_one()
         scores = conn.execute(
             select(func.count())
             .select_from(schema.job_scores)
-            .where(schema.job_scores.c.job_id == job_id)
+            .where(tenancy.scoped(schema.job_scores, conn), schema.job_scores.c.job_id == job_id)
         ).scalar_one()
     assert (scored, scores) == (1, 1)
     assert second.stop(signal.SIGTERM) == 0, "the worker shuts down cleanly on SIGTERM"
