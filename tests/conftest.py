@@ -49,23 +49,15 @@ BOTH_STORES = {
     "tests.integration.test_tenant_migration",
     "tests.integration.test_tenant_store",
 }
-# From modules whose other tests drive workflows end to end or spend their time outside
-# the store, the tests of store behaviour (the fence, the projections' rebuild, racing
-# adds, claims): the suite stays short.
+# From modules whose other tests spend their time outside the store, the tests of store
+# behaviour: the suite stays short. (The workflow modules name theirs themselves: their
+# own BOTH_STORES, True or a set of tests, with why.)
 BOTH_STORES_TESTS = {
-    "tests.integration.test_cancel_reset": {
-        "test_a_late_result_after_cancel_is_refused_by_the_fence",
-    },
     # One winner among claims racing in threads; the racing processes (30 s of spawning
     # whichever the store) are left to test_store_concurrency's cross-process tests.
     "tests.integration.test_apply_claims": {
         "test_claims_racing_in_threads_on_one_job_one_wins",
         "test_a_claim_holds_the_job_until_it_ends_or_its_lease_runs_out",
-    },
-    "tests.integration.test_prepare_pipeline": {
-        "test_add_enriches_and_scores",
-        "test_racing_adds_give_one_job_one_execution_one_set_of_events",
-        "test_rebuilt_projections_equal_incremental_ones",
     },
 }
 
