@@ -21,7 +21,7 @@ from jobctrl.domain.scoring import ScoreReport
 from jobctrl.llm.lanes import CRASH_AFTER_RESPONSE, call_lane
 from jobctrl.llm.remote import ProviderError
 from jobctrl.llm.spend import SpendAuthority
-from jobctrl.store import jobs, provider_results, schema, stage_states
+from jobctrl.store import jobs, provider_results, schema, stage_states, tenancy
 from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess
@@ -31,7 +31,9 @@ OBS = schema.llm_usage_observations
 
 def _observations(store) -> int:
     with store.read() as conn:
-        return conn.execute(select(func.count()).select_from(OBS)).scalar_one()
+        return conn.execute(
+            select(func.count()).select_from(OBS).where(tenancy.scoped(OBS, conn))
+        ).scalar_one()
 
 
 async def test_kill_between_the_usage_and_the_output_pays_once(
@@ -64,7 +66,8 @@ async def test_kill_between_the_usage_and_the_output_pays_once(
         assert len(provider.requests) == 1, "the provider was paid once"
     assert _observations(store) == 1
     with store.read() as conn:
-        spend = conn.execute(select(schema.llm_spend.c.calls)).all()
+        ls = schema.llm_spend
+        spend = conn.execute(select(ls.c.calls).where(tenancy.scoped(ls, conn))).all()
     assert [tuple(r) for r in spend] == [(1,)]
     score = {r["stage"]: r for r in stage_states.stage_rows(store, view["jobId"])}["score"]
     assert score["state"] == "succeeded" and score["attempts"] == 2
@@ -77,7 +80,8 @@ def _run_of(store, view) -> str:
     with store.read() as conn:
         return conn.execute(
             select(schema.provider_results.c.run_id).where(
-                schema.provider_results.c.job_id == view["jobId"]
+                tenancy.scoped(schema.provider_results, conn),
+                schema.provider_results.c.job_id == view["jobId"],
             )
         ).scalar_one()
 
@@ -105,7 +109,8 @@ def test_an_answer_stored_without_its_output_is_parsed_again_not_paid_again(
         first = _call(spend, _lane(provider), 1)
         # As if the worker died before the output commit: the answer and usage only.
         with store.write() as tx:
-            tx.conn.execute(update(schema.provider_results).values(output=None))
+            pr = schema.provider_results
+            tx.conn.execute(update(pr).where(tenancy.scoped(pr, tx.conn)).values(output=None))
         kept = provider_results.stored(store, "score:job1:run1")
         assert kept is not None and kept.output is None
         assert "81" in json.dumps(kept.response), "the provider's answer, as it arrived"

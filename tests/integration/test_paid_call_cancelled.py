@@ -34,7 +34,7 @@ from jobctrl.domain.errors import DatabaseBusyError
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.llm import lanes
 from jobctrl.llm.spend import SpendAuthority
-from jobctrl.store import jobs, schema, stage_states
+from jobctrl.store import jobs, schema, stage_states, tenancy
 from jobctrl.workflows import activities
 from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route, posting_html
@@ -118,7 +118,9 @@ async def test_an_attempt_cancelled_while_its_answer_arrives_records_it_and_pays
 def _observations(store) -> int:
     with store.read() as conn:
         return conn.execute(
-            select(func.count()).select_from(schema.llm_usage_observations)
+            select(func.count())
+            .select_from(schema.llm_usage_observations)
+            .where(tenancy.scoped(schema.llm_usage_observations, conn))
         ).scalar_one()
 
 
@@ -126,7 +128,9 @@ def _open_reservations(store) -> int:
     r = schema.llm_reservations
     with store.read() as conn:
         return conn.execute(
-            select(func.count()).select_from(r).where(r.c.settled_at.is_(None))
+            select(func.count())
+            .select_from(r)
+            .where(tenancy.scoped(r, conn), r.c.settled_at.is_(None))
         ).scalar_one()
 
 
@@ -137,8 +141,11 @@ def _settled_unrecorded(store) -> list[str]:
         return list(
             conn.execute(
                 select(r.c.reservation_id).where(
+                    tenancy.scoped(r, conn),
                     r.c.settled_at.is_not(None),
-                    r.c.reservation_id.not_in(select(o.c.observation_id)),
+                    r.c.reservation_id.not_in(
+                        select(o.c.observation_id).where(tenancy.scoped(o, conn))
+                    ),
                 )
             ).scalars()
         )

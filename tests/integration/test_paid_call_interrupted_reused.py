@@ -23,7 +23,7 @@ from jobctrl.stages import materials
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
 from jobctrl.stages.score import score
-from jobctrl.store import jobs, provider_results, schema, stage_states
+from jobctrl.store import jobs, provider_results, schema, stage_states, tenancy
 from tests.support.cited import LYING_RESUME, POSTING, TRUE_LETTER, TRUE_RESUME, scripted
 from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route
@@ -37,7 +37,9 @@ class Killed(BaseException):
 
 def _observations(store) -> int:
     with store.read() as conn:
-        return conn.execute(select(func.count()).select_from(OBS)).scalar_one()
+        return conn.execute(
+            select(func.count()).select_from(OBS).where(tenancy.scoped(OBS, conn))
+        ).scalar_one()
 
 
 def _row(store, job_id: str, stage: str) -> dict:
@@ -170,7 +172,10 @@ def test_an_interrupted_answer_to_another_request_is_not_reused(store, settings,
         with store.write() as tx:
             tx.conn.execute(
                 update(schema.provider_results)
-                .where(schema.provider_results.c.key == "score:job1:run4")
+                .where(
+                    tenancy.scoped(schema.provider_results, tx.conn),
+                    schema.provider_results.c.key == "score:job1:run4",
+                )
                 .values(response=None)
             )
         ask(other, "run5", "profile v2", "run4")

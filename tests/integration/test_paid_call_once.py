@@ -18,7 +18,7 @@ from jobctrl.domain.scoring import ScoreReport
 from jobctrl.llm.lanes import CRASH_AFTER_CALL, call_lane
 from jobctrl.llm.remote import ProviderError
 from jobctrl.llm.spend import SpendAuthority
-from jobctrl.store import jobs, provider_results, schema, stage_states
+from jobctrl.store import jobs, provider_results, schema, stage_states, tenancy
 from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess, run_cli
@@ -51,9 +51,13 @@ async def test_kill_after_the_provider_answers_pays_once(
         assert len(provider.requests) == 1, "the provider was paid once"
     obs = schema.llm_usage_observations
     with store.read() as conn:
-        usage_rows = conn.execute(select(func.count()).select_from(obs)).scalar_one()
+        usage_rows = conn.execute(
+            select(func.count()).select_from(obs).where(tenancy.scoped(obs, conn))
+        ).scalar_one()
         spend = conn.execute(
-            select(schema.llm_spend.c.calls, schema.llm_spend.c.input_tokens)
+            select(schema.llm_spend.c.calls, schema.llm_spend.c.input_tokens).where(
+                tenancy.scoped(schema.llm_spend, conn)
+            )
         ).all()
     assert usage_rows == 1 and [tuple(r) for r in spend] == [(1, 321)]
     score = {r["stage"]: r for r in stage_states.stage_rows(store, view["jobId"])}["score"]
@@ -108,7 +112,10 @@ def test_a_paid_call_writes_the_database_three_times_at_most(
     def saving(tx, **kwargs):  # type: ignore[no-untyped-def]
         with store.read() as conn:  # another connection: sees committed rows only
             usage_committed_before_output.append(
-                conn.execute(select(func.count()).select_from(obs)).scalar_one() == 1
+                conn.execute(
+                    select(func.count()).select_from(obs).where(tenancy.scoped(obs, conn))
+                ).scalar_one()
+                == 1
             )
         return save_output(tx, **kwargs)
 
@@ -143,7 +150,12 @@ def test_a_paid_call_writes_the_database_three_times_at_most(
     summary = spend.summary()
     assert summary["openReservations"]["count"] == 0 and summary["assumedCalls"] == 0
     with store.read() as conn:
-        assert conn.execute(select(func.count()).select_from(obs)).scalar_one() == observed
+        assert (
+            conn.execute(
+                select(func.count()).select_from(obs).where(tenancy.scoped(obs, conn))
+            ).scalar_one()
+            == observed
+        )
     assert usage_committed_before_output == ([True] if mode == "ok" else [])
 
 
