@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 DEMO_HOME ?= $(CURDIR)/.demo-home
 DEMO_PORT ?= 8765
 
-.PHONY: demo test lint format bench clean install
+.PHONY: demo test test-pg-rest lint format bench clean install
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,11 @@ demo: $(STAMP)
 # Both cores: pytest-xdist, two worker processes (each starts its own Temporal dev server).
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=30
+
+# CI's second pass: the PostgreSQL variants of the workflow tests `make test` runs on SQLite
+# only (tests/conftest.py, PG_REST_ENV), so every workflow integration test runs on both.
+test-pg-rest: $(STAMP)
+	JOBCTRL_TEST_PG_REST=1 $(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=10 tests/integration
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

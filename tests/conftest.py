@@ -75,15 +75,36 @@ def _on_both_stores(module: object, name: str) -> bool:
     return own is True or (isinstance(own, (set, frozenset)) and name in own)
 
 
+# CI's second pass (`make test-pg-rest`): the PostgreSQL variants of the tests a workflow
+# module leaves out of its BOTH_STORES set (for `make test`'s time) and nothing else, so CI
+# runs every workflow integration test on both stores.
+PG_REST_ENV = "JOBCTRL_TEST_PG_REST"
+
+
+def _left_to_sqlite(module: object, name: str) -> bool:
+    own = getattr(module, "BOTH_STORES", False)
+    return isinstance(own, (set, frozenset)) and name not in own
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     name = metafunc.function.__name__
-    both = _on_both_stores(metafunc.module, name)
-    if both and "database_url" in metafunc.fixturenames and name not in SQLITE_ONLY:
-        metafunc.parametrize(
-            "database_url",
-            ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
-            indirect=True,
-        )
+    if "database_url" not in metafunc.fixturenames or name in SQLITE_ONLY:
+        return
+    postgres = pytest.param("postgres", marks=pytest.mark.postgres)
+    if os.environ.get(PG_REST_ENV) == "1":
+        if _left_to_sqlite(metafunc.module, name):
+            rest = pytest.param("postgres", marks=[pytest.mark.postgres, pytest.mark.pg_rest])
+            metafunc.parametrize("database_url", [rest], indirect=True)
+    elif _on_both_stores(metafunc.module, name):
+        metafunc.parametrize("database_url", ["sqlite", postgres], indirect=True)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get(PG_REST_ENV) != "1":
+        return
+    kept = [item for item in items if item.get_closest_marker("pg_rest") is not None]
+    config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+    items[:] = kept
 
 
 @pytest.fixture(scope="session")
