@@ -66,7 +66,7 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from jobctrl.llm.spend import SpendAuthority
-from jobctrl.store import leases, schema
+from jobctrl.store import leases, schema, tenancy
 from jobctrl.store.operations_tables import recovery_cohorts
 from jobctrl.store.settings import Settings
 from jobctrl.worker.devserver import temporal_binary
@@ -200,14 +200,17 @@ def _events(store, *types: str) -> list[dict[str, Any]]:
     e = schema.job_events
     with store.read() as conn:
         rows = conn.execute(
-            select(e.c.type, e.c.job_id, e.c.payload).where(e.c.type.in_(types)).order_by(e.c.seq)
+            select(e.c.type, e.c.job_id, e.c.payload)
+            .where(tenancy.scoped(e, conn), e.c.type.in_(types))
+            .order_by(e.c.seq)
         ).all()
     return [{"type": t, "job_id": j, **p} for t, j, p in rows]
 
 
 def _table(store, table) -> list[dict[str, Any]]:
     with store.read() as conn:
-        return [dict(r) for r in conn.execute(select(table)).mappings()]
+        rows = conn.execute(select(table).where(tenancy.scoped(table, conn))).mappings()
+        return [dict(r) for r in rows]
 
 
 async def _runs_in_temporal(client: Client, queue: str) -> dict[str, list[str]]:
@@ -426,7 +429,10 @@ async def test_three_workers_on_postgres_one_killed_prepare_300_jobs_once(
                 for (out, _, _), b in zip(added[:-1], batches[:-1], strict=True)
             )
             with store.read() as conn:
-                job_of_url = dict(conn.execute(select(schema.jobs.c.url, schema.jobs.c.id)).all())
+                urls = select(schema.jobs.c.url, schema.jobs.c.id).where(
+                    tenancy.scoped(schema.jobs, conn)
+                )
+                job_of_url = dict(conn.execute(urls).all())
             job_ids = sorted(set(job_of_url.values()))
             titles = {title: job_of_url.get(url, url) for title, url in by_title.items()}
             running_at_kill = Counter(r["stage"] for r in rows_at_kill if r["state"] == "running")

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import func, select
 
-from jobctrl.store import schema, stop_loss
+from jobctrl.store import schema, stop_loss, tenancy
 from tests.support.fault import (
     CLEAN,
     Worker,
@@ -60,7 +60,9 @@ def _spend(store) -> float:
     with store.read() as conn:
         return float(
             conn.execute(
-                select(func.coalesce(func.sum(schema.llm_spend.c.cost_usd), 0))
+                select(func.coalesce(func.sum(schema.llm_spend.c.cost_usd), 0)).where(
+                    tenancy.scoped(schema.llm_spend, conn)
+                )
             ).scalar_one()
         )
 
@@ -68,7 +70,9 @@ def _spend(store) -> float:
 def _stop_loss_events(store) -> int:
     e = schema.job_events
     with store.read() as conn:
-        return conn.execute(select(func.count()).where(e.c.type == "StopLossPaused")).scalar_one()
+        return conn.execute(
+            select(func.count()).where(tenancy.scoped(e, conn), e.c.type == "StopLossPaused")
+        ).scalar_one()
 
 
 async def test_a_rate_limited_window_resumes_by_itself_within_budget(

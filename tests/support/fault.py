@@ -26,7 +26,7 @@ from sqlalchemy import func, select, text
 from jobctrl.app.jobs import add_job
 from jobctrl.app.lanes import set_lane
 from jobctrl.home import Home
-from jobctrl.store import projections, schema
+from jobctrl.store import projections, schema, tenancy
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 from jobctrl.workflows.client import RuntimeRecord
@@ -190,7 +190,7 @@ def no_server_left(home: Home) -> Iterator[None]:
 
 def stage_rows(store: Store) -> list[dict[str, Any]]:
     with store.read() as conn:
-        return [dict(r) for r in conn.execute(select(S)).mappings()]
+        return [dict(r) for r in conn.execute(select(S).where(tenancy.scoped(S, conn))).mappings()]
 
 
 def by_job(store: Store) -> dict[str, dict[str, dict[str, Any]]]:
@@ -215,7 +215,11 @@ def open_runs(store: Store) -> list[str]:
     runs = schema.workflow_run_projections
     with store.read() as conn:
         return list(
-            conn.execute(select(runs.c.workflow_id).where(runs.c.status == "running")).scalars()
+            conn.execute(
+                select(runs.c.workflow_id).where(
+                    tenancy.scoped(runs, conn), runs.c.status == "running"
+                )
+            ).scalars()
         )
 
 
@@ -237,9 +241,10 @@ async def until(predicate: Callable[[], bool], timeout: float, step: float = 0.2
 
 
 def _snapshot(store: Store) -> dict[str, str]:
+    """Every projection row of every tenant (the rebuild folds them all)."""
     with store.read() as conn:
         return {
-            t.name: repr(sorted(tuple(r) for r in conn.execute(select(t)).all()))
+            t.name: repr(sorted(tuple(r) for r in conn.execute(tenancy.all_tenants(select(t)))))
             for t in projections.PROJECTION_TABLES
         }
 
@@ -263,12 +268,16 @@ def paid_calls(store: Store, provider: FaultProvider, titles: dict[str, str]) ->
     with store.read() as conn:
         observed = Counter(
             tuple(oid.split(":")[:2])
-            for oid in conn.execute(select(obs.c.observation_id)).scalars()
+            for oid in conn.execute(
+                select(obs.c.observation_id).where(tenancy.scoped(obs, conn))
+            ).scalars()
         )
         unsettled = Counter(
             tuple(rid.split(":")[:2])
             for rid in conn.execute(
-                select(res.c.reservation_id).where(res.c.settled_at.is_(None))
+                select(res.c.reservation_id).where(
+                    tenancy.scoped(res, conn), res.c.settled_at.is_(None)
+                )
             ).scalars()
         )
     with provider.lock:
@@ -301,9 +310,9 @@ def violations(
     m = schema.materials
     with store.read() as conn:
         per_kind = conn.execute(
-            select(m.c.job_id, m.c.kind, func.count(), func.count(m.c.pdf_artifact)).group_by(
-                m.c.job_id, m.c.kind
-            )
+            select(m.c.job_id, m.c.kind, func.count(), func.count(m.c.pdf_artifact))
+            .where(tenancy.scoped(m, conn))
+            .group_by(m.c.job_id, m.c.kind)
         ).all()
         integrity = conn.execute(text("PRAGMA integrity_check")).scalar_one()
     duplicates = [f"{j}:{k}:{n}" for j, k, n, _ in per_kind if n != 1]
