@@ -7,6 +7,7 @@ address that was checked, never by a second lookup of its name."""
 from __future__ import annotations
 
 import socket
+import ssl
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,20 @@ def test_a_public_server_is_connected_to_by_the_checked_address(
         pinned.quit()
     assert code == 250
     assert connections == [("127.0.0.1", server.port)]
+
+
+def test_a_pinned_implicit_tls_session_verifies_the_servers_name(
+    tmp_path: Path, connections: list[tuple[str, int]]
+) -> None:
+    with SmtpServer(tmp_path, implicit_tls=True) as server:
+        assert server.cert is not None
+        context = ssl.create_default_context(cafile=str(server.cert))
+        pinned = smtp._PinnedSMTPSSL(
+            "127.0.0.1", server.port, address="127.0.0.1", context=context, timeout=10
+        )
+        code, _ = pinned.ehlo()
+        pinned.quit()
+    assert code == 250 and connections == [("127.0.0.1", server.port)]
 
 
 def test_a_tenants_tls_failure_on_a_private_host_never_reaches_it(

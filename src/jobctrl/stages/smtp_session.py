@@ -99,28 +99,25 @@ def refusal_code(reply: int, default: str) -> str:
     return default
 
 
-class _PinnedSMTP(smtplib.SMTP):
+class _Pinned:
     """Connects to an address checked beforehand, not to whatever the name resolves to
     next (a name that answered public once could answer private the second time); the
-    name is still the one TLS verifies."""
+    name is still the one TLS verifies. Mixed into smtplib's SMTP and SMTP_SSL."""
 
     def __init__(self, host: str, port: int, *, address: str, **kwargs: Any) -> None:
-        self._address = address  # read by _get_socket, which __init__ calls
-        super().__init__(host, port, **kwargs)
+        self._address = address  # read by _get_socket, which smtplib's __init__ calls
+        super().__init__(host, port, **kwargs)  # type: ignore[call-arg]
 
     def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
         return super()._get_socket(self._address, port, timeout)  # type: ignore[misc]
 
 
-class _PinnedSMTPSSL(smtplib.SMTP_SSL):
-    __doc__ = _PinnedSMTP.__doc__
+class _PinnedSMTP(_Pinned, smtplib.SMTP):
+    pass
 
-    def __init__(self, host: str, port: int, *, address: str, **kwargs: Any) -> None:
-        self._address = address
-        super().__init__(host, port, **kwargs)
 
-    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
-        return super()._get_socket(self._address, port, timeout)  # type: ignore[misc]
+class _PinnedSMTPSSL(_Pinned, smtplib.SMTP_SSL):
+    pass
 
 
 def _public_address(account: SmtpAccount) -> str:
