@@ -28,8 +28,16 @@ from sqlalchemy import event
 from jobctrl.store.schema import metadata
 from jobctrl.store.store import Store
 
-# Columns that name one row (or one job's few rows) when compared with a value.
-KEY_COLUMNS = ("job_id", "workflow_id", "application_id", "id")
+# Columns that name one row (or one job's or run's few rows) when compared with a value.
+KEY_COLUMNS = (
+    "job_id",
+    "workflow_id",
+    "application_id",
+    "id",
+    "run_id",
+    "event_id",
+    "idempotency_key",
+)
 KINDS = ("SELECT", "UPDATE", "DELETE")
 
 _KEY = re.compile(r"(?<![\w.])(?:(?P<qual>\w+)\.)?(?P<col>" + "|".join(KEY_COLUMNS) + r")\s*=\s*\?")
