@@ -9,6 +9,9 @@ worker's activities call them), then the reads a person makes on one job, captur
 distinct SELECT/UPDATE/DELETE the store runs, and asks SQLite for the plan of each one
 that names a key: the plan must search by that key (an index whose constraint holds the
 key's column, or the primary key), never by ``tenant_id`` alone and never scan the table.
+Plans are asked of the schema with its indexes in both orders (tests/support/plans.py),
+so a tie SQLite breaks by creation order is named on every run. Offenders found and left
+to fix in src are listed in ``KNOWN``: the test is an expected failure while they last.
 """
 
 from __future__ import annotations
