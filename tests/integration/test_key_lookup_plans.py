@@ -47,14 +47,10 @@ POSTINGS = (
 )
 # Offenders known and left to fix in src, by where they are: the start of the statement.
 # Fixed, one fails this test until its entry goes; a new one fails it at once.
-KNOWN = {
-    # run_facts, asked at every stage claim: ``tenant_id = :k_tenant`` beside ``job_id``
-    # is planned by ix_workflow_runs_tenant (tenant_id=?) whenever that index was created
-    # after ix_workflow_runs_job (the migrations' order varies), walking all the tenant's
-    # runs. The fix: ``tenancy.keyed(WR, bindparam("k_tenant"))``.
-    "store/closed_runs.py _JOB_RUN": "SELECT workflow_run_projections.status, "
-    "workflow_run_projections.closed_at FROM workflow_run_projections "
-    "WHERE workflow_run_projections.job_id = ?",
+KNOWN: dict[str, str] = {
+    # location -> the start of its statement: a key lookup known to be planned by a
+    # tenant-first index, to be fixed in src (none today: closed_runs._JOB_RUN was the
+    # last, keyed in session 8).
 }
 
 

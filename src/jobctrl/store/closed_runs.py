@@ -29,7 +29,7 @@ _LONG_AGO = datetime.min.replace(tzinfo=UTC)
 _JOB_RUN = select(WR.c.status, WR.c.closed_at).where(
     WR.c.job_id == bindparam("job_id"),
     WR.c.run_id == bindparam("run_id"),
-    WR.c.tenant_id == bindparam("k_tenant"),
+    tenancy.keyed(WR, bindparam("k_tenant")),  # by ix_workflow_runs_job, never the tenant's
 )
 _COHORT_OF_RUN = select(RC.c.workflow_id, RC.c.state, RC.c.updated_at).where(
     RC.c.run_id == bindparam("run_id"), RC.c.tenant_id == bindparam("k_tenant")
