@@ -54,6 +54,7 @@ from jobctrl.domain.events import (
     StageSucceeded,
 )
 from jobctrl.domain.stages import LATER_STAGES, PREPARATION_STAGES
+from jobctrl.domain.tenants import LOCAL
 from jobctrl.home import Home
 from jobctrl.store import jobs, schema, stage_states
 from jobctrl.store.db import upsert
@@ -148,7 +149,7 @@ def _add_job(
     """One job as the worker leaves it, with the rows and events Enrich and Score write:
     ``fate`` is the two stages' states (pending, running, failed or succeeded)."""
     canonical = ids.canonical_url(url)
-    key = ids.idempotency_key(canonical)
+    key = ids.idempotency_key(canonical, LOCAL)
     job_id = ids.job_id_for(key)
     now = utcnow()
     upsert(

@@ -314,7 +314,7 @@ def seeded(two_tenants: TwoTenants, site, fast_settings, tmp_path: Path, monkeyp
     app_applications.set_application_outcome(home, job_id, "applied", note="local's note")
     application = app_applications.list_applications(home)[0]
     key = jobs.job_row(store, job_id)["idempotency_key"]
-    wid, run = ids.prep_workflow_id(key), str(uuid.uuid4())
+    wid, run = ids.prep_workflow_id(key, "local"), str(uuid.uuid4())
     workflow_runs.record_workflow_started(
         store, workflow_id=wid, run_id=run, workflow_type="JobPreparationWorkflow", job_id=job_id
     )
@@ -327,7 +327,7 @@ def seeded(two_tenants: TwoTenants, site, fast_settings, tmp_path: Path, monkeyp
             cost_usd=0.75,
         )  # fmt: skip
     stop_loss.note_failure(store, "source", SOURCE, PROVIDER_AUTH, job_id, threshold=1)
-    orphan = ids.prep_workflow_id("f" * 64)
+    orphan = ids.prep_workflow_id("f" * 64, "local")
     orphans.replace_orphans(
         store, [orphans.Observed(orphan, str(uuid.uuid4()), "JobPreparationWorkflow", None)],
         utcnow(),

@@ -57,7 +57,9 @@ def test_the_same_posting_in_two_tenants_is_two_jobs(two_tenants: TwoTenants) ->
     local, acme = two_tenants.local, two_tenants.acme
     mine, theirs = jobs.create_job(local, URL), jobs.create_job(acme, URL)
     assert mine.created and theirs.created and mine.job_id != theirs.job_id
-    assert mine.job_id == ids.job_id_for(ids.idempotency_key(mine.canonical_url))  # as before
+    assert mine.job_id == ids.job_id_for(
+        ids.idempotency_key(mine.canonical_url, "local")
+    )  # as before
     assert jobs.create_job(acme, URL) == jobs.NewJob(
         theirs.job_id, theirs.idempotency_key, theirs.canonical_url, False
     )
@@ -85,7 +87,7 @@ def test_an_id_another_tenant_holds_is_refused_never_handed_back(
     two_tenants: TwoTenants,
 ) -> None:
     local, acme = two_tenants.local, two_tenants.acme
-    local_key = ids.idempotency_key(ids.canonical_url(URL))
+    local_key = ids.idempotency_key(ids.canonical_url(URL), "local")
     with acme.write() as tx:  # another posting of acme's under the id local's would get
         tx.conn.execute(
             insert(schema.jobs).values(
@@ -191,7 +193,7 @@ def test_projections_rebuilt_equal_the_incremental_ones_with_two_tenants(
 def test_start_intents_and_verdicts_stay_within_their_tenant(two_tenants: TwoTenants) -> None:
     local, acme = two_tenants.local, two_tenants.acme
     job = jobs.create_job(local, URL).job_id
-    wid = ids.prep_workflow_id(jobs.job_row(local, job)["idempotency_key"])
+    wid = ids.prep_workflow_id(jobs.job_row(local, job)["idempotency_key"], "local")
     with local.write() as tx:
         start_intents.intend(tx, wid, job)
     later = datetime.now(UTC) + timedelta(hours=1)

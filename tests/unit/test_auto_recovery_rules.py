@@ -85,11 +85,13 @@ def test_passing_failures_are_retried(code) -> None:
 
 def test_the_cohort_id_is_a_digest_of_the_frozen_cohort() -> None:
     members = [("b" * 12, 3, 0), ("a" * 12, 2, 1)]
-    wid = rules.cohort_workflow_id("score", members, T0)
+    wid = rules.cohort_workflow_id("score", members, T0, "local")
     assert wid.startswith("prepare-auto-local-score-") and len(wid.rsplit("-", 1)[1]) == 24
-    assert wid == rules.cohort_workflow_id("score", list(reversed(members)), T0)
-    assert wid != rules.cohort_workflow_id("score", [("a" * 12, 2, 2), ("b" * 12, 3, 0)], T0)
-    assert wid != rules.cohort_workflow_id("score", members, T0 + timedelta(seconds=1))
+    assert wid == rules.cohort_workflow_id("score", list(reversed(members)), T0, "local")
+    assert wid != rules.cohort_workflow_id(
+        "score", [("a" * 12, 2, 2), ("b" * 12, 3, 0)], T0, "local"
+    )
+    assert wid != rules.cohort_workflow_id("score", members, T0 + timedelta(seconds=1), "local")
 
 
 @pytest.mark.parametrize("declared", activity_defs.RECOVERY, ids=lambda f: f.__name__)

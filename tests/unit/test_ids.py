@@ -31,10 +31,10 @@ def test_meaningful_query_parameters_are_kept_and_sorted():
 
 
 def test_ids_are_deterministic_and_derived_from_the_key():
-    key = ids.idempotency_key(ids.canonical_url("https://x.test/a"))
-    assert key == ids.idempotency_key("https://x.test/a")
+    key = ids.idempotency_key(ids.canonical_url("https://x.test/a"), "local")
+    assert key == ids.idempotency_key("https://x.test/a", "local")
     assert len(key) == 32
-    assert ids.prep_workflow_id(key) == f"prep-{key}"
+    assert ids.prep_workflow_id(key, "local") == f"prep-{key}"
     assert key.startswith(ids.job_id_for(key))
 
 

@@ -9,7 +9,7 @@ from jobctrl.domain import ids, recovery
 from jobctrl.domain.tenants import LOCAL
 
 CANONICAL = "https://boards.example.com/acme/jobs/123"
-KEY = ids.idempotency_key(CANONICAL)
+KEY = ids.idempotency_key(CANONICAL, "local")
 JOB = ids.job_id_for(KEY)
 RESERVED_AT = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 MEMBERS = [(JOB, 1, 0)]
@@ -30,7 +30,7 @@ def _builders(tenant: str) -> dict[str, str]:
         "config": ids.stage_workflow_id(ids.CONFIG_KIND, "tailor", job, "v3", tenant),
         "backlog": ids.stage_workflow_id(ids.SWEEP_KIND, "enrich", job, "run-1", tenant),
         "retry": ids.stage_workflow_id(ids.RETRY_KIND, "cover", job, "seen", tenant),
-        "regenerate": ids.regenerate_workflow_id(job, 2, tenant=tenant),
+        "regenerate": ids.regenerate_workflow_id(job, 2, 0, tenant),
         "regenerate-refused": ids.regenerate_workflow_id(job, 2, 1, tenant),
         "cohort": recovery.cohort_workflow_id("pdf", MEMBERS, RESERVED_AT, tenant),
     }
@@ -56,9 +56,9 @@ def test_the_local_tenants_ids_are_todays() -> None:
 
 
 def test_the_old_kind_spellings_still_give_the_local_ids() -> None:
-    """Callers not yet passing a tenant (``"auto-local"`` as the kind) get the same ids."""
+    """The kinds' old spellings (``"auto-local"``, from before tenants) give the same ids."""
     for kind in ("auto", "config", "sweep"):
-        assert ids.stage_workflow_id(f"{kind}-local", "score", JOB, "x") == (
+        assert ids.stage_workflow_id(f"{kind}-local", "score", JOB, "x", LOCAL) == (
             ids.stage_workflow_id(kind, "score", JOB, "x", LOCAL)
         )
 

@@ -41,23 +41,23 @@ RETRY_KIND = "retry"  # a person's retry of a failed stage
 TENANT_KINDS = frozenset({AUTO_KIND, CONFIG_KIND, SWEEP_KIND})
 
 
-def discover_workflow_id(tenant: str = LOCAL) -> str:
+def discover_workflow_id(tenant: str) -> str:
     """The tenant's one Discover execution: ``discover-local``."""
     return f"discover-{tenant}"
 
 
-def discovery_schedule_id(tenant: str = LOCAL) -> str:
+def discovery_schedule_id(tenant: str) -> str:
     """The schedule that starts the tenant's Discover: ``jobctrl-discovery-local``."""
     return f"jobctrl-discovery-{tenant}"
 
 
-def availability_sweep_id(tenant: str = LOCAL) -> str:
+def availability_sweep_id(tenant: str) -> str:
     """At most one availability sweep of a tenant at a time: ``availability-sweep-local``
     (``workflows/starts.py`` adds a task queue of the home's own)."""
     return f"availability-sweep-{tenant}"
 
 
-def apply_loop_id(tenant: str = LOCAL) -> str:
+def apply_loop_id(tenant: str) -> str:
     """The tenant's standing apply loop (``auto_apply``): ``apply-auto-local``."""
     return f"apply-auto-{tenant}"
 
@@ -88,7 +88,7 @@ def canonical_url(url: str) -> str:
     return urlunsplit((parts.scheme.lower(), netloc, path, parts.query, ""))
 
 
-def idempotency_key(canonical: str, tenant: str = LOCAL) -> str:
+def idempotency_key(canonical: str, tenant: str) -> str:
     """The posting's key in ``tenant``: 32 hex, salted with the name outside ``local``."""
     salt = "" if tenant == LOCAL else f"tenant:{tenant}:"
     return hashlib.sha256(f"{salt}posting-url:{canonical}".encode()).hexdigest()[:32]
@@ -103,14 +103,12 @@ def _tenant_part(tenant: str) -> str:
     return "" if tenant == LOCAL else f"{tenant}-"
 
 
-def prep_workflow_id(key: str, tenant: str = LOCAL) -> str:
+def prep_workflow_id(key: str, tenant: str) -> str:
     """``prep-{key}`` (``prep-T-{key}`` outside ``local``)."""
     return f"prep-{_tenant_part(tenant)}{key}"
 
 
-def stage_workflow_id(
-    kind: str, stage: str, job_id: str, occasion: str, tenant: str = LOCAL
-) -> str:
+def stage_workflow_id(kind: str, stage: str, job_id: str, occasion: str, tenant: str) -> str:
     """``prepare-<kind>-[<tenant>-]<stage>-<24 hex>``: one execution per job, stage and
     occasion (a budget day for automatic recovery, an observed failure for a retry), so a
     repeated start finds the one already made. A kind of ``TENANT_KINDS`` always names
@@ -120,16 +118,14 @@ def stage_workflow_id(
     return f"prepare-{kind}-{named}{stage}-{digest}"
 
 
-def regenerate_workflow_id(
-    job_id: str, generation: int, refused: int = 0, tenant: str = LOCAL
-) -> str:
+def regenerate_workflow_id(job_id: str, generation: int, refused: int, tenant: str) -> str:
     """``prepare-regenerate-[<tenant>-]{jobId}-{generation}[-r{refused}]``: one
     regeneration per generation, and a new attempt after each refused document."""
     suffix = f"-r{refused}" if refused else ""
     return f"prepare-regenerate-{_tenant_part(tenant)}{job_id}-{generation}{suffix}"
 
 
-def apply_workflow_id(job_id: str, occasion: str, tenant: str = LOCAL) -> str:
+def apply_workflow_id(job_id: str, occasion: str, tenant: str) -> str:
     """``apply-[<tenant>-]{jobId}-<12 hex>``: one apply execution per job and occasion
     (the approved materials it prepares with), so a repeated start finds the one already
     made."""

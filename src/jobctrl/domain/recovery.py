@@ -86,7 +86,7 @@ BACKOFF_CAP_SECONDS = 1800.0
 PENDING_GRACE_SECONDS = 30.0
 
 
-def workflow_prefix(tenant: str = LOCAL) -> str:
+def workflow_prefix(tenant: str) -> str:
     """What every automatic recovery execution id of ``tenant`` starts with."""
     return f"prepare-{ids.AUTO_KIND}-{tenant}"
 
@@ -159,7 +159,7 @@ def cohort_workflow_id(
     stage: str,
     members: Iterable[tuple[str, int, int]],
     reserved_at: datetime,
-    tenant: str = LOCAL,
+    tenant: str,
 ) -> str:
     """``prepare-auto-<tenant>-<stage>-<24 hex>``: a digest of the frozen cohort (each
     member's job id, attempts and automatic attempts, and when it was reserved), so two
