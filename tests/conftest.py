@@ -22,6 +22,11 @@ from tests.support.postgres import PostgresServer, binaries
 from tests.support.profile import TEST_PROFILE
 from tests.support.tenants import ACME, ACME_TOKEN, TwoTenants
 
+# Issue 14: every statement on a tenant-bound connection (the tests', and the jobctrl
+# processes they start, which inherit this) must keep to its tenant: store/tenancy.py's
+# guard. JOBCTRL_TENANT_GUARD=0 turns it off (to measure its cost, say).
+os.environ.setdefault("JOBCTRL_TENANT_GUARD", "1")
+
 # Store-level behaviour (store modules, spend, events and projections, report numbers,
 # stage fencing, settings) and the pipeline end to end, on both stores.
 BOTH_STORES = {
