@@ -217,9 +217,12 @@ async def test_orphans_are_listed_ours_adopted_and_a_stop_is_reissued_until_give
         task_queue=task_queue,
     )  # fmt: skip
     ctx = _ctx(home, store, ahead=120)  # past the start grace
-    for _ in range(50):  # the visibility store is eventually consistent
-        if await reconcile.observe_queue(client, ctx) == 1:
+    for _ in range(50):  # the visibility store is eventually consistent: until it lists all
+        if await reconcile.observe_queue(client, ctx) == 1 and workflow_runs.run_row(
+            store, scheduled.id, scheduled.result_run_id or ""
+        ):
             break
+        await asyncio.sleep(0.1)
     [orphan] = orphans.orphans(store)
     assert (orphan["workflowId"], orphan["runId"]) == (stray.id, stray.result_run_id)
     assert orphan["workflowType"] == "ApplyWorkflow"
