@@ -76,6 +76,7 @@ from jobctrl.worker.recovery import (
     resume_config_stopped,
     start_intended,
 )
+from jobctrl.workflows.availability import SWEEP_WORKFLOW
 from jobctrl.workflows.client import default_task_queue
 from jobctrl.workflows.models import SweepInput
 from jobctrl.workflows.starts import (
@@ -87,7 +88,6 @@ from jobctrl.workflows.starts import (
 
 log = logging.getLogger(__name__)
 SWEEP_BUDGET_SECONDS = 20 * 60  # a sweep starts no new check after this (spec: 20 min)
-SWEEP_WORKFLOW = "AvailabilitySweepWorkflow"
 LEASE_BEATS = 3  # a holder that missed this many beats has lost the lease
 LEASE_MIN_SECONDS = 90.0  # longer than one duty's worst case (the recheck: 5 × 10 s)
 # A lease this worker holds is written again before a duty only once this many seconds

@@ -18,9 +18,10 @@ with workflow.unsafe.imports_passed_through():
     from jobctrl.workflows.models import SweepInput, SweepResult
 
 SWEEP_MARGIN = timedelta(seconds=60)  # past the budget: the last check's own time
+SWEEP_WORKFLOW = "AvailabilitySweepWorkflow"  # its type, as Temporal lists it
 
 
-@workflow.defn(name="AvailabilitySweepWorkflow")
+@workflow.defn(name=SWEEP_WORKFLOW)
 class AvailabilitySweepWorkflow:
     @workflow.run
     async def run(self, inp: SweepInput) -> SweepResult:
