@@ -39,8 +39,8 @@ Once settled, asserted (each could fail):
   ``daily_budget_usd`` (sampled throughout) and at the end;
 - paid once: one recorded usage per (lane, job), and any further answer the provider
   gave for a (lane, job) held by an unsettled reservation (a call the kill cut, counted
-  as assumed spend). A repeat is reported as an expected failure with its figures, once
-  everything above held (seen once in four runs: docs/RELIABILITY.md).
+  as assumed spend); a repeat fails with the figures of each repeated call (when each
+  request arrived, the row's attempts; docs/RELIABILITY.md).
 
 The ceiling against fifty concurrent paid calls from three processes on PostgreSQL, where
 it binds, is proven by tests/integration/test_store_concurrency.py::
@@ -546,7 +546,8 @@ async def test_three_workers_on_postgres_one_killed_prepare_300_jobs_once(
     # Paid once: a further answer only where the kill cut the call (its reservation left
     # open: assumed spend at its worst case). An attempt that went silent past the
     # heartbeat timeout while Temporal ran the next one on another worker once paid too;
-    # it now asks nothing once its row is taken over (llm.lanes._still_this_attempt).
+    # it now asks nothing once its row is taken over (llm.lanes._still_this_attempt), and
+    # the next one waits for an answer still coming to the first (_waited_for_others).
     assert not paid["recorded_twice"] and not paid["repeated_unaccounted"], (paid, repeated)
     # README: every scored job gets a numbered evaluation report, also one an automatic
     # recovery cohort scored after its preparation failed at Score.

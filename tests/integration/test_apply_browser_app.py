@@ -26,8 +26,8 @@ from jobctrl.domain.errors import (
     APPLY_PREFILL_INTERRUPTED,
     JobctrlError,
 )
+from jobctrl.domain.processes import process_owner
 from jobctrl.stages.apply_browser import CHROMIUM
-from jobctrl.stages.apply_email import process_owner
 from jobctrl.stages.material_files import material_files
 from jobctrl.store import applications, apply_attempts
 from tests.support.forms import FormSite

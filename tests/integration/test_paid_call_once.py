@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 from sqlalchemy import event, func, select
@@ -22,6 +26,8 @@ from jobctrl.store import jobs, provider_results, schema, stage_states, tenancy
 from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess, run_cli
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 async def test_kill_after_the_provider_answers_pays_once(
@@ -191,3 +197,87 @@ def test_an_attempt_whose_row_was_taken_over_asks_nothing(store, settings, monke
         )  # fmt: skip
         assert report.score == 81 and len(provider.requests) == 1
     assert spend.summary()["openReservations"]["count"] == 0
+
+
+def _ask_in_another_process(provider: FakeOpenAI, job_id: str, attempt: int) -> subprocess.Popen:
+    """Attempt ``attempt`` of the job's Score, asking from a process of its own (another
+    worker, to the store), once its request has reached the provider."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.paid_call_child", provider.base_url, job_id,
+         "run1", str(attempt)],
+        stdout=subprocess.PIPE, text=True, cwd=REPO,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not provider.requests:
+        assert child.poll() is None, child.communicate()
+        assert time.monotonic() < deadline, "the other process never asked"
+        time.sleep(0.05)
+    return child
+
+
+def _taken_over(store, job_id: str) -> tuple[int, int]:
+    """The job's Score claimed by run1, then claimed again (the attempt Temporal started
+    after giving up on the first one): (first attempt, second attempt)."""
+    stage_states.claim_stage(store, job_id, "enrich", "run1")  # Score needs no Enrich row
+    first = stage_states.claim_stage(store, job_id, "score", "run1").attempt
+    return first, first + 1
+
+
+def test_an_attempt_that_took_over_a_call_in_flight_waits_for_its_answer(
+    store, settings, monkeypatch
+):
+    """Attempt 1 asked, then went silent past its heartbeat timeout (a stalled worker):
+    Temporal started attempt 2 on another worker, which claimed the row. Attempt 1's
+    answer is still coming: attempt 2 waits for it and reuses it instead of paying again."""
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    job_id = jobs.create_job(store, "https://example.org/jobs/in-flight").job_id
+    first, second = _taken_over(store, job_id)
+    with FakeOpenAI("ok", SCORE_REPORT, delay=2.0) as provider:
+        child = _ask_in_another_process(provider, job_id, first)
+        assert stage_states.claim_stage(store, job_id, "score", "run1").attempt == second
+        lane = LaneProvider(
+            provider="openai", model="gpt-4o-mini", base_url=provider.base_url,
+            api_key_env="FAKE_KEY",
+        )  # fmt: skip
+        spend = SpendAuthority(store, settings)
+        report = call_lane(
+            spend, "score", lane, job_id=job_id, run_id="run1", attempt=second,
+            output_type=ScoreReport, system="s", prompt=lambda: "p",
+            offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
+        )  # fmt: skip
+        out, _ = child.communicate(timeout=60)
+        assert report.score == 81 and out.split()[-1] == "81"
+        assert len(provider.requests) == 1, "asked once, answered once, used twice"
+    summary = spend.summary()
+    assert summary["lanes"][0]["calls"] == 1
+    assert summary["openReservations"]["count"] == 0 and summary["assumedCalls"] == 0
+
+
+def test_an_attempt_that_took_over_from_a_killed_worker_asks_at_once(store, settings, monkeypatch):
+    """The worker of attempt 1 died with its request out: its answer will never be read,
+    so attempt 2 asks again without waiting; the dead call stays counted at its worst."""
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    job_id = jobs.create_job(store, "https://example.org/jobs/killed-in-flight").job_id
+    first, second = _taken_over(store, job_id)
+    with FakeOpenAI("ok", SCORE_REPORT, delay=2.0) as provider:
+        child = _ask_in_another_process(provider, job_id, first)
+        child.kill()
+        child.wait(timeout=30)
+        assert stage_states.claim_stage(store, job_id, "score", "run1").attempt == second
+        lane = LaneProvider(
+            provider="openai", model="gpt-4o-mini", base_url=provider.base_url,
+            api_key_env="FAKE_KEY",
+        )  # fmt: skip
+        spend = SpendAuthority(store, settings)
+        started = time.monotonic()
+        report = call_lane(
+            spend, "score", lane, job_id=job_id, run_id="run1", attempt=second,
+            output_type=ScoreReport, system="s", prompt=lambda: "p",
+            offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
+        )  # fmt: skip
+        waited = time.monotonic() - started
+        assert report.score == 81 and len(provider.requests) == 2
+    # Not the bound of a call that may still be answered (minutes): no wait at all.
+    assert waited < 60, waited
+    summary = spend.summary()
+    assert summary["openReservations"]["count"] + summary["assumedCalls"] == 1

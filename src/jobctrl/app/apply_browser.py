@@ -31,10 +31,11 @@ from jobctrl.domain.applications import Channel
 from jobctrl.domain.clock import Clock
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.materials import CoverLetter, MaterialKind
+from jobctrl.domain.processes import process_owner
 from jobctrl.home import Home
 from jobctrl.stages.apply_browser import Handover, PrefillRequest, PrefillResult, prefill_form
 from jobctrl.stages.apply_checks import check_not_done, check_posting_open
-from jobctrl.stages.apply_email import process_owner, settle_dead_prefills
+from jobctrl.stages.apply_email import settle_dead_prefills
 from jobctrl.stages.context import fetch_policy
 from jobctrl.stages.material_files import MaterialFile, material_files
 from jobctrl.store import applications, apply_attempts, artifacts, jobs

@@ -13,8 +13,11 @@ While the provider is asked, ``keep_alive`` (the stage context's) keeps the atte
 (activity heartbeats from another thread): a call slower than the heartbeat timeout must
 not let Temporal start a second attempt that pays again while the first still waits. And
 should a second attempt of the same step start anyway (heartbeats that could not reach
-the server for longer than the timeout), one worker asks for one step at a time: the
-second waits for the first's answer and reuses it.
+the server for longer than the timeout), the first asks nothing once the second has
+claimed the stage row, and the second waits for the first's answer and reuses it: in one
+worker, one attempt of a step asks at a time; across workers, the second waits while the
+first's reservation is open and its process may still get the answer
+(``_waited_for_others``).
 
 A remote provider's requests are paced per endpoint (``llm.pacing``: provider-wide holds
 after a 429, starts at the rate the provider allows). A 429 is answered inside the
@@ -35,20 +38,25 @@ interrupted): ``llm.reuse``."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
+from datetime import timedelta
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from jobctrl.config import LaneProvider, load_config
+from jobctrl.domain import processes
 from jobctrl.domain.errors import OWNERSHIP_LOST, PROVIDER_RATE_LIMITED, JobctrlError, StageError
 from jobctrl.domain.stages import Stage
 from jobctrl.home import Home
 from jobctrl.llm import pacing
 from jobctrl.llm.remote import (
+    REQUEST_TIMEOUT_SECONDS,
     LaneModel,
     ProviderError,
     api_key,
@@ -56,10 +64,12 @@ from jobctrl.llm.remote import (
     run_structured,
 )
 from jobctrl.llm.reuse import request_digest, reuse_earlier, reuse_own, store_output
-from jobctrl.llm.spend import SpendAuthority, Usage, record_in
+from jobctrl.llm.spend import SpendAuthority, Usage, record_in, utc_day
 from jobctrl.store import provider_results, stage_lookups
+from jobctrl.store import spend as ledger
 
 T = TypeVar("T", bound=BaseModel)
+log = logging.getLogger(__name__)
 MAX_OUTPUT_TOKENS = {"score": 2_000, "tailor": 3_000, "cover": 1_200}
 # Fault injection for the crash tests (the value names the lane): exit right after a paid
 # call's result is stored, or right after its answer and usage are committed (unparsed).
@@ -242,11 +252,28 @@ def _call_remote(
         if os.environ.get(CRASH_AFTER_RESPONSE) == lane:
             os._exit(137)
 
+    def reuse_answered() -> T | None:
+        return reuse_own(
+            spend, key, lane, job_id, run_id, observation_id, output_type, system, config
+        ) or reuse_earlier(
+            spend, key, asked, interrupted_run,
+            lane=lane, job_id=job_id, run_id=run_id, observation_id=observation_id,
+            output_type=output_type, system=system,
+        )  # fmt: skip
+
     def call() -> tuple[T, Usage | None]:
         endpoint = pacing.endpoint_id(config.provider, config.base_url, api_key(lane_model))
         pacer = pacing.pacer_for(endpoint)
-        give_up_at = pacer.clock() + float(spend.settings.get("llm.rate_limit_max_wait_seconds"))
+        max_wait = float(spend.settings.get("llm.rate_limit_max_wait_seconds"))
+        give_up_at = pacer.clock() + max_wait
         while True:
+            if _waited_for_others(
+                spend, f"{lane}:{job_id}:", observation_id, max_wait, keep_alive, heartbeat
+            ):
+                answered = reuse_answered()
+                if answered is not None:
+                    spend.settle(observation_id)  # nothing asked under this reservation
+                    return answered, None
             ticket = _turn_at_provider(spend, observation_id, pacer, heartbeat, give_up_at)
             try:
                 _still_this_attempt(spend, lane, job_id, run_id, attempt)
@@ -285,6 +312,59 @@ def _call_remote(
         input_tokens=estimate_tokens(system + text),
         max_output_tokens=max_out,
     )
+
+
+# How long after its reservation another process's call may still be answered: its turn
+# at the provider (at most ``llm.rate_limit_max_wait_seconds``), the request, and a margin
+# for the write that records the answer. Past it the call is over, whatever happened to it.
+ANSWER_MARGIN_SECONDS = 60.0
+WAIT_STEP_SECONDS = 0.5
+
+
+def _waited_for_others(
+    spend: SpendAuthority,
+    prefix: str,
+    observation_id: str,
+    max_wait: float,
+    keep_alive: Callable[[], AbstractContextManager[object]],
+    heartbeat: Callable[[], object],
+) -> bool:
+    """Wait while another process's attempt of this lane of this job may still get its
+    answer (an attempt Temporal gave up on, whose heartbeats stopped reaching the server
+    while its request was out): its answer is then reused, not paid for again. True when
+    there was one to wait for. Another process is waited on while it lives (this host's;
+    another host's is assumed to) and for at most the time its call can take; this
+    process's own attempts of the step are in turn already (``_one_call_per_step``).
+
+    Why this is enough: an attempt reserves (owning the reservation) before it checks,
+    just before asking, that its stage row is still its own; the attempt that took the
+    row over claimed it first and looks for owned reservations after its own, so it sees
+    every earlier attempt that may still ask."""
+    bound = timedelta(seconds=max_wait + REQUEST_TIMEOUT_SECONDS + ANSWER_MARGIN_SECONDS)
+    waited = False
+    try:
+        while True:
+            now = spend.clock()
+            days = sorted({utc_day(now - bound), utc_day(now)})
+            others = [
+                other
+                for other in ledger.asking(spend.store, prefix, days, besides=observation_id)
+                if now - other.created_at < bound
+                and not processes.is_this_process(other.owner)
+                and processes.owner_is_alive(other.owner)
+            ]
+            if not others:
+                return waited
+            if not waited:
+                log.info("%s waits for another worker's call of the same step", observation_id)
+            waited = True
+            with keep_alive():
+                heartbeat()  # raises when this attempt is cancelled
+                time.sleep(WAIT_STEP_SECONDS)
+    except BaseException:
+        with contextlib.suppress(JobctrlError):
+            spend.settle(observation_id)  # nothing was asked under it
+        raise
 
 
 def _turn_at_provider(

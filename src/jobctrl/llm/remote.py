@@ -27,6 +27,7 @@ from jobctrl.config import DEFAULT_KEY_ENV
 from jobctrl.domain import errors
 from jobctrl.llm.remote_types import (
     PLACEHOLDER_KEY,
+    REQUEST_TIMEOUT_SECONDS,
     LaneModel,
     ObserveResponse,
     OnResponse,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PLACEHOLDER_KEY",
+    "REQUEST_TIMEOUT_SECONDS",
     "LaneModel",
     "ObserveResponse",
     "OnResponse",
@@ -80,7 +82,7 @@ def run_structured(
     system: str,
     prompt: str,
     max_output_tokens: int,
-    timeout_s: float = 120,
+    timeout_s: float = REQUEST_TIMEOUT_SECONDS,
     on_response: OnResponse | None = None,
 ) -> tuple[T, Usage]:
     """One request for a validated ``output_type``; raises ``ProviderError`` on any failure.

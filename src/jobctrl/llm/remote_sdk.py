@@ -36,7 +36,13 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage
 
 from jobctrl.domain import errors
-from jobctrl.llm.remote_types import LaneModel, ObserveResponse, OnResponse, ProviderError
+from jobctrl.llm.remote_types import (
+    REQUEST_TIMEOUT_SECONDS,
+    LaneModel,
+    ObserveResponse,
+    OnResponse,
+    ProviderError,
+)
 from jobctrl.llm.spend import Usage
 
 T = TypeVar("T", bound=BaseModel)
@@ -109,7 +115,7 @@ def run_structured(
     system: str,
     prompt: str,
     max_output_tokens: int,
-    timeout_s: float = 120,
+    timeout_s: float = REQUEST_TIMEOUT_SECONDS,
     on_response: OnResponse | None = None,
 ) -> tuple[T, Usage]:
     """``remote.run_structured``."""

@@ -17,6 +17,8 @@ from jobctrl.llm.spend import Usage
 # Local OpenAI-compatible servers (Ollama, vLLM, llama.cpp, LM Studio) take any key, but
 # the SDK requires a non-empty one.
 PLACEHOLDER_KEY = "not-needed"
+# How long one request may take before the client gives up on it.
+REQUEST_TIMEOUT_SECONDS = 120.0
 
 
 @dataclass(frozen=True)

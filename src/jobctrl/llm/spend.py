@@ -20,6 +20,7 @@ it is older than ``budget.reservation_ttl_seconds``; the preflight counts it too
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -27,6 +28,7 @@ from typing import Any, TypeVar
 
 from jobctrl.domain.clock import as_utc, utcnow
 from jobctrl.domain.errors import BudgetExceededError, DatabaseBusyError, StageError
+from jobctrl.domain.processes import process_owner
 from jobctrl.llm import prices
 from jobctrl.store import spend as ledger
 from jobctrl.store.settings import Settings
@@ -104,9 +106,11 @@ class SpendAuthority:
         model: str,
         input_tokens: int,
         max_output_tokens: int,
+        owner: str | None = None,
     ) -> float:
         """Admit one call at its worst case, or raise ``BudgetExceededError``; returns the
-        reserved USD. Reserving the same id again is a no-op while it is open."""
+        reserved USD. Reserving the same id again is a no-op while it is open. ``owner``
+        (``domain.processes``) is the process whose attempt may ask under it."""
         now = self.clock()
         day = utc_day(now)
         worst = estimate_cost_usd(provider, model, input_tokens, max_output_tokens)
@@ -141,6 +145,7 @@ class SpendAuthority:
                 amount_usd=worst,
                 tokens=tokens,
                 expires_at=now + ttl,
+                owner=owner,
             )
         return worst
 
@@ -148,6 +153,12 @@ class SpendAuthority:
         """Close a reservation (its usage, if any, is recorded with ``record``)."""
         with self.store.write(clock=self.clock) as tx:
             ledger.settle(tx, reservation_id)
+
+    def disown(self, reservation_id: str) -> None:
+        """The attempt is over without a recorded answer: its reservation stays open (it
+        may have been paid) but nobody waits on it for an answer any longer."""
+        with self.store.write(clock=self.clock) as tx:
+            ledger.disown(tx, reservation_id)
 
     def guarded_call(
         self,
@@ -170,7 +181,12 @@ class SpendAuthority:
         else (a cancellation raised into the attempt's thread as the answer arrived, a
         bug) may have been paid for unseen: its reservation stays open, counted at its
         worst case like a call whose worker died. So does a ``DatabaseBusyError``: a
-        StageError, but raised by the write that records an answer that has arrived."""
+        StageError, but raised by the write that records an answer that has arrived.
+        Either way the reservation is disowned: no later attempt waits for its answer.
+
+        The reservation is owned by this process (``domain.processes``) while the call
+        may be answered: a later attempt of the same lane of the same job, on another
+        worker, waits for that answer instead of paying again (``llm.lanes``)."""
         strict = (
             input_tokens is not None
             and max_output_tokens is not None
@@ -184,6 +200,7 @@ class SpendAuthority:
                 model=model,
                 input_tokens=input_tokens or 0,
                 max_output_tokens=max_output_tokens or 0,
+                owner=process_owner(),
             )
         else:
             self.preflight(lane)
@@ -192,6 +209,12 @@ class SpendAuthority:
         except StageError as error:
             if strict and not isinstance(error, DatabaseBusyError):
                 self.settle(observation_id)
+            elif strict:
+                self._disown_quietly(observation_id)
+            raise
+        except BaseException:
+            if strict:
+                self._disown_quietly(observation_id)
             raise
         if usage is not None:
             self.record(
@@ -202,6 +225,12 @@ class SpendAuthority:
                 usage=usage,
             )
         return result
+
+    def _disown_quietly(self, reservation_id: str) -> None:
+        # The attempt's own error is the one to raise; a write that fails too leaves the
+        # reservation owned, and whoever waits on it stops once the owner is gone or late.
+        with contextlib.suppress(Exception):
+            self.disown(reservation_id)
 
     def summary(self, day: str | None = None) -> dict[str, Any]:
         day = day or utc_day(self.clock())

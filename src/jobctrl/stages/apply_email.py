@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import os
 import smtplib
-import socket
 import sys
 import time
 from collections.abc import Mapping
@@ -45,12 +44,11 @@ from email.utils import format_datetime
 from hashlib import sha256
 from typing import Any
 
-import psutil
-
 from jobctrl.domain import errors
 from jobctrl.domain.applications import AttemptState, Channel
 from jobctrl.domain.clock import Clock, as_utc, utcnow
 from jobctrl.domain.errors import JobctrlError
+from jobctrl.domain.processes import owner_is_alive, process_owner
 from jobctrl.domain.settings import DEFAULT_SMTP_PASSWORD_ENV as DEFAULT_PASSWORD_ENV
 from jobctrl.domain.tenants import LOCAL
 from jobctrl.stages import smtp_session as smtp
@@ -64,8 +62,6 @@ __all__ = [
     "PAUSE_ENV",
     "SendResult",
     "build_message",
-    "owner_is_alive",
-    "process_owner",
     "send_application",
     "settle_dead_prefills",
     "settle_dead_senders",
@@ -82,34 +78,6 @@ class SendResult:
     error_code: str | None
     message: str
     message_id: str | None
-
-
-def _started(pid: int) -> str:
-    """When process ``pid`` started, in a form that a step of the wall clock leaves alone:
-    Linux's start time in clock ticks since boot (field 22 of /proc/PID/stat); elsewhere
-    psutil's wall-clock start time (which moves with the clock)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-            return "t" + stat.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return f"{psutil.Process(pid).create_time():.3f}"
-
-
-def process_owner() -> str:
-    """This process as an attempt's owner: host/pid/process start."""
-    return f"{socket.gethostname()}/{os.getpid()}/{_started(os.getpid())}"
-
-
-def owner_is_alive(owner: str | None) -> bool:
-    """Whether the process that owns an attempt still runs (another host's: assumed so)."""
-    host, _, rest = (owner or "").partition("/")
-    pid_text, _, started = rest.partition("/")
-    if host != socket.gethostname():
-        return True
-    try:
-        return _started(int(pid_text)) == started
-    except (ValueError, psutil.Error):
-        return False
 
 
 def settle_dead_senders(store: Store, *, clock: Clock | None = None) -> int:

@@ -290,7 +290,6 @@ pipeline_step_projections = Table(
     Column("last_seq", Integer, nullable=False),
     tenant_id(),
 )
-
 # -- spend reservations and materials (issue 4) ------------------------------------------
 
 llm_reservations = Table(
@@ -306,6 +305,7 @@ llm_reservations = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("settled_at", DateTime(timezone=True)),
+    Column("owner", String(200)),  # the process whose call may still be answered (0028)
     tenant_id(),
     Index("ix_llm_reservations_open", "tenant_id", "day", "settled_at"),
 )

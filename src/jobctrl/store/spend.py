@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, case, func, select, update
 
+from jobctrl.domain.clock import as_utc
 from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store, WriteTx
@@ -95,6 +96,7 @@ def add_reservation(
     amount_usd: float,
     tokens: int,
     expires_at: datetime,
+    owner: str | None = None,
 ) -> None:
     row = {
         "tenant_id": tx.tenant,
@@ -108,8 +110,45 @@ def add_reservation(
         "created_at": tx.now,
         "expires_at": expires_at,
         "settled_at": None,
+        "owner": owner,
     }
     upsert(tx.conn, LR, row, keys=["reservation_id"], update=list(row))
+
+
+def disown(tx: WriteTx, reservation_id: str) -> None:
+    """The reservation's attempt is over without a recorded answer: nobody waits on it
+    any longer (it stays open, counted: it may have been paid)."""
+    tx.conn.execute(
+        update(LR)
+        .where(LR.c.tenant_id == tx.tenant, LR.c.reservation_id == reservation_id)
+        .values(owner=None)
+    )
+
+
+@dataclass(frozen=True)
+class Asking:
+    """An open reservation whose attempt may still be asking the provider."""
+
+    reservation_id: str
+    owner: str
+    created_at: datetime
+
+
+def asking(store: Store, prefix: str, days: list[str], *, besides: str) -> list[Asking]:
+    """The open, owned reservations (of ``days``) whose id starts with ``prefix``, other
+    than ``besides``: calls of one lane of one job that may still be answered."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(LR.c.reservation_id, LR.c.owner, LR.c.created_at).where(
+                LR.c.tenant_id == tenancy.tenant_of(conn),
+                LR.c.day.in_(days),
+                LR.c.settled_at.is_(None),
+                LR.c.owner.is_not(None),
+                LR.c.reservation_id.startswith(prefix, autoescape=True),
+                LR.c.reservation_id != besides,
+            )
+        ).all()
+    return [Asking(r.reservation_id, r.owner, as_utc(r.created_at)) for r in rows]
 
 
 def settle(tx: WriteTx, reservation_id: str) -> None:
