@@ -26,7 +26,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=30
 
 # CI's second pass: the PostgreSQL variants of the workflow tests `make test` runs on SQLite
-# only (tests/conftest.py, PG_REST_ENV), so every workflow integration test runs on both.
+# only (tests/conftest.py, PG_REST_ENV), and of the other store-touching integration modules
+# (PG_REST_MODULES), so every workflow and store-touching integration test runs on both.
 test-pg-rest: $(STAMP)
 	JOBCTRL_TEST_PG_REST=1 $(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=10 tests/integration
 

@@ -84,9 +84,37 @@ def _on_both_stores(module: object, name: str) -> bool:
 # module leaves out of its BOTH_STORES set (for `make test`'s time) and nothing else, so CI
 # runs every workflow integration test on both stores.
 PG_REST_ENV = "JOBCTRL_TEST_PG_REST"
+# And every test of these modules, which declare nothing (workers, the API, the CLI, paid
+# calls: their store work is the same on both, their time is spent elsewhere), so CI runs
+# each store-touching integration module on PostgreSQL too.
+PG_REST_MODULES = {
+    f"tests.integration.test_{name}"
+    for name in (
+        "leases",
+        "paid_call_once",
+        "paid_call_answer_kept",
+        "paid_call_cancelled",
+        "paid_call_interrupted_reused",
+        "rate_limit_in_attempt",
+        "availability",
+        "starts_observe",
+        "worker_upkeep",
+        "runtime_inventory",
+        "operations_review_fixes",
+        "operations_api",
+        "auto_recovery_seed_worker",
+        "api_commands",
+        "cli_progress",
+        "materials_export",
+    )
+}
 
 
 def _left_to_sqlite(module: object, name: str) -> bool:
+    if _on_both_stores(module, name):
+        return False
+    if getattr(module, "__name__", "") in PG_REST_MODULES:
+        return True
     own = getattr(module, "BOTH_STORES", False)
     return isinstance(own, (set, frozenset)) and name not in own
 
