@@ -14,6 +14,7 @@ import pytest
 from jobctrl.domain import errors
 from jobctrl.stages.context import StageContext
 from jobctrl.store import jobs, recovery, recovery_admission, stage_states
+from jobctrl.worker import auto_recovery
 from jobctrl.worker.auto_recovery import BACKOFF_BASE_ENV, recover_preparations
 from tests.support.http import Route, posting_html
 
@@ -107,3 +108,30 @@ async def test_a_run_runs_at_most_its_workers_members_at_once(
         await asyncio.sleep(0.05)
     assert peak == 2
     assert all(_state(store, j) == "succeeded" for j in ids)
+
+
+async def test_a_reserved_cohort_whose_execution_runs_is_kept_though_it_holds_nothing(
+    store, settings, client, task_queue, ctx
+) -> None:
+    """The answer to a cohort's start was lost (it stays ``reserved``) but its execution
+    runs, and the member it claimed holds no reservation any more: the next beat must not
+    close the cohort (that would free its share of the concurrency while it works) but
+    record the running execution as its run."""
+    job_id = _failed(store, "https://jobs.example/started-unseen")
+    await asyncio.sleep(0.05)  # past the shrunk backoff
+    stages = ("enrich", "score", "tailor", "cover", "pdf")
+    cohort = recovery.reserve_cohort(store, stage_limit=3, stages=stages, base=0.01)
+    assert cohort is not None and cohort.job_ids == (job_id,)
+    # Its execution, as Temporal has it (no worker here: it stays running), and its claim.
+    handle = await client.start_workflow(
+        "PreparationRecoveryWorkflow", id=cohort.workflow_id, task_queue=task_queue
+    )
+    stage_states.claim_stage(store, job_id, "enrich", handle.result_run_id or "")
+    assert recovery_admission.release_declined(store, cohort.workflow_id) == ([], 0)
+    try:
+        assert await auto_recovery._tend_open_cohorts(client, ctx, settings.all()) == 1
+        saved = recovery.cohort(store, cohort.workflow_id)
+        assert saved is not None and saved.state != recovery.CLOSED
+        assert saved.run_id == handle.result_run_id
+    finally:
+        await handle.terminate()

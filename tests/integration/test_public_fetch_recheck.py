@@ -270,3 +270,24 @@ async def test_a_refusal_from_before_the_evidence_is_adopted_only_in_its_exact_s
         assert public_fetch.evidence(store, job_id) is None
         assert _events(store, "EnrichmentFetchRechecked", job_id) == []
         assert _row(store, job_id)["state"] == "failed"
+
+
+def test_a_legacy_refusal_retried_while_it_is_read_is_not_adopted(
+    store, clock, monkeypatch
+) -> None:
+    """adopt_legacy reads the refusals first and writes under the write lock: a row a
+    person retried in between is no longer that refusal, and gets no evidence."""
+    job_id = jobs.create_job(store, f"https://{HOST}/jobs/raced").job_id
+    claim = stage_states.claim_stage(store, job_id, "enrich", "run-old", clock=clock)
+    error = errors.StageError(errors.DETAIL_UNSAFE_URL, f"{HOST} is not a public address")
+    stage_states.fail_stage(store, job_id, "enrich", "run-old", claim.attempt, error, clock=clock)
+    read = rules.legacy_dns_host
+
+    def retried_meanwhile(message: str | None) -> str | None:
+        stage_states.claim_stage(store, job_id, "enrich", "run-new", clock=clock)
+        return read(message)
+
+    monkeypatch.setattr(rules, "legacy_dns_host", retried_meanwhile)
+    assert public_fetch.adopt_legacy(store, clock=clock) == 0
+    assert public_fetch.evidence(store, job_id) is None
+    assert _row(store, job_id)["state"] == "running"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import Connection, or_, select, update
@@ -94,13 +95,15 @@ def adopt_legacy(store: Store, *, clock: Clock | None = None) -> int:
     legacy = [(r, host) for r in rows if (host := rules.legacy_dns_host(r.error_message))]
     if not legacy:
         return 0
+    adopted = 0
     with store.write(clock=clock) as tx:
         for r, host in legacy:
             held = tx.conn.execute(
                 select(R.c.job_id).where(R.c.tenant_id == tx.tenant, R.c.job_id == r.job_id)
             ).first()
-            if held is not None:
-                continue
+            if held is not None or not _still_failed(tx.conn, r):
+                continue  # adopted meanwhile, or the row moved on (a retry, a reset)
+            adopted += 1
             record_refusal(
                 tx, r.job_id, Stage.ENRICH, r.owner_run_id, r.attempts, rules.DNS_NON_PUBLIC, host
             )
@@ -110,7 +113,27 @@ def adopt_legacy(store: Store, *, clock: Clock | None = None) -> int:
                     .where(R.c.tenant_id == tx.tenant, R.c.job_id == r.job_id)
                     .values(created_at=r.finished_at)
                 )
-    return len(legacy)
+    return adopted
+
+
+def _still_failed(conn: Connection, read: Any) -> bool:
+    """The Enrich row read before the write lock is still that refusal (same run, same
+    attempt, same message): read again under the lock."""
+    return (
+        conn.execute(
+            select(S.c.job_id).where(
+                tenancy.keyed(S, tenancy.tenant_of(conn)),
+                S.c.job_id == read.job_id,
+                S.c.stage == Stage.ENRICH.value,
+                S.c.state == StageState.FAILED.value,
+                S.c.error_code == DETAIL_UNSAFE_URL,
+                S.c.owner_run_id == read.owner_run_id,
+                S.c.attempts == read.attempts,
+                S.c.error_message == read.error_message,
+            )
+        ).first()
+        is not None
+    )
 
 
 def _current(conn: Connection, job_id: str, run_id: str, attempt: int, stage_limit: int) -> bool:

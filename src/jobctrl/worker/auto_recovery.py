@@ -144,9 +144,12 @@ async def _start(
     return await starts.start_recovery(client, ctx.store, cohort.workflow_id, inp, clock=ctx.clock)
 
 
-async def _release_declined(ctx: StageContext, cohort: recovery.Cohort) -> bool:
+async def _release_declined(client: Client, ctx: StageContext, cohort: recovery.Cohort) -> bool:
     """Release the declined members of a reserved cohort before it is started again; a
-    cohort left holding nothing is closed (it must not block other work). False then."""
+    cohort left holding nothing is closed (it must not block other work), unless its
+    execution runs after all (the answer to its start was lost, and the members it claimed
+    hold no reservation any more): closing it would free its share of the concurrency
+    while it still works. False when it was closed."""
     released, held = await asyncio.to_thread(
         recovery_admission.release_declined, ctx.store, cohort.workflow_id, clock=ctx.clock
     )
@@ -156,8 +159,8 @@ async def _release_declined(ctx: StageContext, cohort: recovery.Cohort) -> bool:
             len(released),
             cohort.workflow_id,
         )
-    if held:
-        return True
+    if held or await starts.running_run(client, cohort.workflow_id) is not None:
+        return True  # started again below: the running execution is the one recorded
     await asyncio.to_thread(recovery.close_cohort, ctx.store, cohort.workflow_id, clock=ctx.clock)
     log.info("automatic recovery: %s holds no member any more; closed", cohort.workflow_id)
     return False
@@ -189,7 +192,7 @@ async def _tend_open_cohorts(client: Client, ctx: StageContext, values: dict[str
     still_open = 0
     for cohort in await asyncio.to_thread(recovery.open_cohorts, ctx.store):
         if cohort.state == recovery.RESERVED:
-            if not await _release_declined(ctx, cohort):
+            if not await _release_declined(client, ctx, cohort):
                 continue
             started = await _start(client, ctx, cohort, values)
             log.warning(
