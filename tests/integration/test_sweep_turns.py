@@ -7,6 +7,8 @@ running until the test ends it: what the heartbeat sees is exactly what it start
 
 from __future__ import annotations
 
+import asyncio
+
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from jobctrl.stages.context import StageContext
@@ -24,6 +26,18 @@ async def _running(client: Client, tenant: str) -> bool:
 async def _end(client: Client, tenant: str) -> None:
     if await _running(client, tenant):
         await client.get_workflow_handle(starts.availability_sweep_id(tenant)).terminate()
+
+
+async def _beats_until_running(heartbeat: WorkerHeartbeat, client: Client, tenant: str) -> None:
+    """Beat until ``tenant``'s sweep runs: the heartbeat learns that a sweep ended from
+    Temporal's visibility list, which may show a terminated run as running for a moment
+    (so a beat may start nothing: the next one starts it)."""
+    for _ in range(20):
+        await heartbeat.beat()
+        if await _running(client, tenant):
+            return
+        await asyncio.sleep(0.5)
+    raise AssertionError(f"{tenant}'s sweep never started")
 
 
 async def test_one_sweep_at_a_time_and_the_due_tenants_take_turns(
@@ -44,12 +58,12 @@ async def test_one_sweep_at_a_time_and_the_due_tenants_take_turns(
         assert not await _running(client, ACME)
 
         await _end(client, "local")
-        await heartbeat.beat()  # acme's turn now, though local is still due too
-        assert await _running(client, ACME) and not await _running(client, "local")
+        await _beats_until_running(heartbeat, client, ACME)  # acme's turn, local still due
+        assert not await _running(client, "local")
 
         await _end(client, ACME)
-        await heartbeat.beat()  # and back to local
-        assert await _running(client, "local") and not await _running(client, ACME)
+        await _beats_until_running(heartbeat, client, "local")  # and back to local
+        assert not await _running(client, ACME)
     finally:
         await heartbeat.step_down()
         for tenant in ("local", ACME):
