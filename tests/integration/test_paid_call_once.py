@@ -223,6 +223,19 @@ def _taken_over(store, job_id: str) -> tuple[int, int]:
     return first, first + 1
 
 
+def _score(spend: SpendAuthority, provider: FakeOpenAI, job_id: str, attempt: int) -> ScoreReport:
+    """Attempt ``attempt`` of run1's Score of the job, asking ``provider``, in this process."""
+    lane = LaneProvider(
+        provider="openai", model="gpt-4o-mini", base_url=provider.base_url,
+        api_key_env="FAKE_KEY",
+    )  # fmt: skip
+    return call_lane(
+        spend, "score", lane, job_id=job_id, run_id="run1", attempt=attempt,
+        output_type=ScoreReport, system="s", prompt=lambda: "p",
+        offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
+    )  # fmt: skip
+
+
 def test_an_attempt_that_took_over_a_call_in_flight_waits_for_its_answer(
     store, settings, monkeypatch
 ):
@@ -235,16 +248,8 @@ def test_an_attempt_that_took_over_a_call_in_flight_waits_for_its_answer(
     with FakeOpenAI("ok", SCORE_REPORT, delay=2.0) as provider:
         child = _ask_in_another_process(provider, job_id, first)
         assert stage_states.claim_stage(store, job_id, "score", "run1").attempt == second
-        lane = LaneProvider(
-            provider="openai", model="gpt-4o-mini", base_url=provider.base_url,
-            api_key_env="FAKE_KEY",
-        )  # fmt: skip
         spend = SpendAuthority(store, settings)
-        report = call_lane(
-            spend, "score", lane, job_id=job_id, run_id="run1", attempt=second,
-            output_type=ScoreReport, system="s", prompt=lambda: "p",
-            offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
-        )  # fmt: skip
+        report = _score(spend, provider, job_id, second)
         out, _ = child.communicate(timeout=60)
         assert report.score == 81 and out.split()[-1] == "81"
         assert len(provider.requests) == 1, "asked once, answered once, used twice"
@@ -264,17 +269,9 @@ def test_an_attempt_that_took_over_from_a_killed_worker_asks_at_once(store, sett
         child.kill()
         child.wait(timeout=30)
         assert stage_states.claim_stage(store, job_id, "score", "run1").attempt == second
-        lane = LaneProvider(
-            provider="openai", model="gpt-4o-mini", base_url=provider.base_url,
-            api_key_env="FAKE_KEY",
-        )  # fmt: skip
         spend = SpendAuthority(store, settings)
         started = time.monotonic()
-        report = call_lane(
-            spend, "score", lane, job_id=job_id, run_id="run1", attempt=second,
-            output_type=ScoreReport, system="s", prompt=lambda: "p",
-            offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
-        )  # fmt: skip
+        report = _score(spend, provider, job_id, second)
         waited = time.monotonic() - started
         assert report.score == 81 and len(provider.requests) == 2
     # Not the bound of a call that may still be answered (minutes): no wait at all.

@@ -253,9 +253,12 @@ def _call_remote(
             os._exit(137)
 
     def reuse_answered() -> T | None:
-        return reuse_own(
+        own = reuse_own(
             spend, key, lane, job_id, run_id, observation_id, output_type, system, config
-        ) or reuse_earlier(
+        )
+        if own is not None:
+            return own
+        return reuse_earlier(
             spend, key, asked, interrupted_run,
             lane=lane, job_id=job_id, run_id=run_id, observation_id=observation_id,
             output_type=output_type, system=system,
