@@ -134,4 +134,4 @@ if __name__ == "__main__":
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4])
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(main(args.n, args.concurrency)), indent=1))
+    print(json.dumps(asyncio.run(main(args.n, args.concurrency)), indent=1), flush=True)

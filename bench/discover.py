@@ -105,4 +105,5 @@ if __name__ == "__main__":
     parser.add_argument("--per-board", type=int, default=100)
     parser.add_argument("--duplicates", type=float, default=0.2)
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(main(args.boards, args.per_board, args.duplicates)), indent=2))
+    figures = asyncio.run(main(args.boards, args.per_board, args.duplicates))
+    print(json.dumps(figures, indent=2), flush=True)

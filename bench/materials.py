@@ -224,4 +224,4 @@ if __name__ == "__main__":
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--concurrency", type=int, default=16)
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(main(args.n, args.concurrency)), indent=2))
+    print(json.dumps(asyncio.run(main(args.n, args.concurrency)), indent=2), flush=True)

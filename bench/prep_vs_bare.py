@@ -242,4 +242,4 @@ if __name__ == "__main__":
     figures = asyncio.run(
         main(args.n, args.concurrency, args.rounds, args.profile, args.unsandboxed_bare)
     )
-    print(json.dumps(figures, indent=2))
+    print(json.dumps(figures, indent=2), flush=True)  # before the exit (bench/support.emit)

@@ -198,7 +198,9 @@ def parse_with_stores(parser: argparse.ArgumentParser, default: str) -> argparse
 def emit(result: Mapping[str, Any], args: argparse.Namespace, report: Callable[..., None]) -> None:
     """Prints the figures: as JSON with ``--json``, else through the script's ``report``."""
     if args.json:
-        print(json.dumps(result, indent=2))
+        # Flushed now: a Temporal worker's native thread can end the interpreter's exit in a
+        # fatal error, and a pipe's buffer would be lost with it.
+        print(json.dumps(result, indent=2), flush=True)
     else:
         report(result)
 
