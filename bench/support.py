@@ -203,6 +203,7 @@ def emit(result: Mapping[str, Any], args: argparse.Namespace, report: Callable[.
         print(json.dumps(result, indent=2), flush=True)
     else:
         report(result)
+        sys.stdout.flush()
 
 
 def use_store(kind: str, pg: Any, name: str) -> str:

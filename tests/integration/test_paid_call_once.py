@@ -8,6 +8,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from sqlalchemy import event, func, select
 from jobctrl.app.jobs import add_job
 from jobctrl.app.lanes import set_lane
 from jobctrl.config import LaneProvider
+from jobctrl.domain import processes
 from jobctrl.domain.errors import StageError
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.llm.lanes import CRASH_AFTER_CALL, call_lane
@@ -278,3 +280,42 @@ def test_an_attempt_that_took_over_from_a_killed_worker_asks_at_once(store, sett
     assert waited < 60, waited
     summary = spend.summary()
     assert summary["openReservations"]["count"] + summary["assumedCalls"] == 1
+
+
+def test_an_attempt_waiting_for_another_stops_once_its_own_row_is_taken_over(
+    store, settings, monkeypatch
+):
+    """Attempt 2 waits on attempt 1's call (its process alive); Temporal gives up on
+    attempt 2 too and attempt 3 claims the row: attempt 2 stops waiting at once, asks
+    nothing and closes its reservation (it would otherwise hold attempt 3 back in turn)."""
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    job_id = jobs.create_job(store, "https://example.org/jobs/superseded-waiter").job_id
+    first, second = _taken_over(store, job_id)
+    assert stage_states.claim_stage(store, job_id, "score", "run1").attempt == second
+    spend = SpendAuthority(store, settings)
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        spend.reserve(
+            reservation_id=f"score:{job_id}:run1:{first}",
+            lane="score",
+            provider="openai",
+            model="gpt-4o-mini",
+            input_tokens=10,
+            max_output_tokens=10,
+            owner=processes.owner_of(alive.pid),
+        )  # fmt: skip  (attempt 1's call, still out, in a live process)
+        timer = threading.Timer(1.0, stage_states.claim_stage, (store, job_id, "score", "run1"))
+        timer.start()
+        with FakeOpenAI("ok", SCORE_REPORT) as provider:
+            started = time.monotonic()
+            with pytest.raises(StageError) as stopped:
+                _score(spend, provider, job_id, second)
+            assert stopped.value.code == "OWNERSHIP_LOST"
+            assert time.monotonic() - started < 30
+            assert provider.requests == []
+        timer.join()
+    finally:
+        alive.kill()
+        alive.wait()
+    summary = spend.summary()
+    assert summary["openReservations"]["count"] + summary["assumedCalls"] == 1  # attempt 1's

@@ -44,7 +44,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -264,21 +264,37 @@ def _call_remote(
             output_type=output_type, system=system,
         )  # fmt: skip
 
+    # At or before the reservation's own time (guarded_call reserves after this): how
+    # long this attempt may still ask is counted from it, as others count its age.
+    reserved_by = spend.clock()
+
     def call() -> tuple[T, Usage | None]:
+        nonlocal reserved_by
         endpoint = pacing.endpoint_id(config.provider, config.base_url, api_key(lane_model))
         pacer = pacing.pacer_for(endpoint)
         max_wait = float(spend.settings.get("llm.rate_limit_max_wait_seconds"))
         give_up_at = pacer.clock() + max_wait
+        first = True
         while True:
-            if _waited_for_others(
-                spend, f"{lane}:{job_id}:", observation_id, max_wait, keep_alive, heartbeat
-            ):
+            waited = _waited_for_others(
+                spend, lane, job_id, run_id, attempt, observation_id, max_wait,
+                keep_alive, heartbeat,
+            )  # fmt: skip
+            if waited or first:
+                # An answer recorded by another attempt after this one first looked (the
+                # other's reservation then closed, so there was nothing to wait for).
                 answered = reuse_answered()
                 if answered is not None:
                     spend.settle(observation_id)  # nothing asked under this reservation
                     return answered, None
+            if waited:  # counted from now again, by this attempt and by the others
+                reserved_by = spend.clock()
+                spend.renew(observation_id)
+                give_up_at = pacer.clock() + max_wait
+            first = False
             ticket = _turn_at_provider(spend, observation_id, pacer, heartbeat, give_up_at)
             try:
+                _still_in_time(spend, observation_id, reserved_by, max_wait)
                 _still_this_attempt(spend, lane, job_id, run_id, attempt)
                 with keep_alive():
                     output, usage = run_structured(
@@ -317,33 +333,57 @@ def _call_remote(
     )
 
 
-# How long after its reservation another process's call may still be answered: its turn
-# at the provider (at most ``llm.rate_limit_max_wait_seconds``), the request, and a margin
-# for the write that records the answer. Past it the call is over, whatever happened to it.
+# A call asks within ``llm.rate_limit_max_wait_seconds`` + this of its reservation (or of
+# the end of its wait for another's answer), else not at all; its answer then comes within
+# the request timeout, and is recorded within this again. Another process's call is over,
+# whatever happened to it, once that much has passed since its reservation.
 ANSWER_MARGIN_SECONDS = 60.0
 WAIT_STEP_SECONDS = 0.5
 
 
+def _still_in_time(
+    spend: SpendAuthority, observation_id: str, reserved_by: datetime, max_wait: float
+) -> None:
+    """Refuse to ask later than another attempt would wait for this one (retryable:
+    nothing was asked; the next attempt reserves anew)."""
+    if spend.clock() - reserved_by > timedelta(seconds=max_wait + ANSWER_MARGIN_SECONDS):
+        raise StageError(
+            PROVIDER_RATE_LIMITED,
+            f"{observation_id} waited too long for its turn at the provider; nothing was asked",
+            retryable=True,
+        )
+
+
 def _waited_for_others(
     spend: SpendAuthority,
-    prefix: str,
+    lane: str,
+    job_id: str,
+    run_id: str,
+    attempt: int,
     observation_id: str,
     max_wait: float,
     keep_alive: Callable[[], AbstractContextManager[object]],
     heartbeat: Callable[[], object],
 ) -> bool:
-    """Wait while another process's attempt of this lane of this job may still get its
-    answer (an attempt Temporal gave up on, whose heartbeats stopped reaching the server
-    while its request was out): its answer is then reused, not paid for again. True when
-    there was one to wait for. Another process is waited on while it lives (this host's;
-    another host's is assumed to) and for at most the time its call can take; this
-    process's own attempts of the step are in turn already (``_one_call_per_step``).
+    """Wait while another attempt of this lane of this job may still get its answer (one
+    Temporal gave up on, whose heartbeats stopped reaching the server while its request
+    was out): its answer is then reused, not paid for again. True when there was one to
+    wait for. Another process's attempt is waited on while that process lives (this
+    host's; another host's is assumed to) and for at most the time its call can take
+    (``_still_in_time``, the request timeout, the margin: a dead worker on another host
+    delays this attempt by that much); this process's attempts of this run are in turn
+    already (``_one_call_per_step``), its attempts of another run are waited on too.
+    An attempt whose row is taken over while it waits stops (``OWNERSHIP_LOST``).
 
     Why this is enough: an attempt reserves (owning the reservation) before it checks,
     just before asking, that its stage row is still its own; the attempt that took the
     row over claimed it first and looks for owned reservations after its own, so it sees
-    every earlier attempt that may still ask."""
-    bound = timedelta(seconds=max_wait + REQUEST_TIMEOUT_SECONDS + ANSWER_MARGIN_SECONDS)
+    every earlier attempt that may still ask; one that answered meanwhile closed its
+    reservation after recording the answer, which the caller then reuses."""
+    bound = timedelta(
+        seconds=max_wait + ANSWER_MARGIN_SECONDS + REQUEST_TIMEOUT_SECONDS + ANSWER_MARGIN_SECONDS
+    )
+    same_run = f"{lane}:{job_id}:{run_id}:"
     waited = False
     try:
         while True:
@@ -351,22 +391,30 @@ def _waited_for_others(
             days = sorted({utc_day(now - bound), utc_day(now)})
             others = [
                 other
-                for other in ledger.asking(spend.store, prefix, days, besides=observation_id)
+                for other in ledger.asking(
+                    spend.store, f"{lane}:{job_id}:", days, besides=observation_id
+                )
                 if now - other.created_at < bound
-                and not processes.is_this_process(other.owner)
+                and not (
+                    other.reservation_id.startswith(same_run)
+                    and processes.is_this_process(other.owner)
+                )
                 and processes.owner_is_alive(other.owner)
             ]
             if not others:
                 return waited
             if not waited:
-                log.info("%s waits for another worker's call of the same step", observation_id)
+                log.info("%s waits for another attempt's call of the same step", observation_id)
             waited = True
             with keep_alive():
                 heartbeat()  # raises when this attempt is cancelled
                 time.sleep(WAIT_STEP_SECONDS)
+            _still_this_attempt(spend, lane, job_id, run_id, attempt)
     except BaseException:
-        with contextlib.suppress(JobctrlError):
+        try:
             spend.settle(observation_id)  # nothing was asked under it
+        except JobctrlError:
+            spend.disown_quietly(observation_id)
         raise
 
 

@@ -154,6 +154,12 @@ class SpendAuthority:
         with self.store.write(clock=self.clock) as tx:
             ledger.settle(tx, reservation_id)
 
+    def renew(self, reservation_id: str) -> None:
+        """Count the open reservation's age from now (its attempt waited for another's
+        answer before asking: ``llm.lanes``)."""
+        with self.store.write(clock=self.clock) as tx:
+            ledger.renew(tx, reservation_id)
+
     def disown(self, reservation_id: str) -> None:
         """The attempt is over without a recorded answer: its reservation stays open (it
         may have been paid) but nobody waits on it for an answer any longer."""
@@ -210,11 +216,11 @@ class SpendAuthority:
             if strict and not isinstance(error, DatabaseBusyError):
                 self.settle(observation_id)
             elif strict:
-                self._disown_quietly(observation_id)
+                self.disown_quietly(observation_id)
             raise
         except BaseException:
             if strict:
-                self._disown_quietly(observation_id)
+                self.disown_quietly(observation_id)
             raise
         if usage is not None:
             self.record(
@@ -226,7 +232,7 @@ class SpendAuthority:
             )
         return result
 
-    def _disown_quietly(self, reservation_id: str) -> None:
+    def disown_quietly(self, reservation_id: str) -> None:
         # The attempt's own error is the one to raise; a write that fails too leaves the
         # reservation owned, and whoever waits on it stops once the owner is gone or late.
         with contextlib.suppress(Exception):

@@ -115,6 +115,19 @@ def add_reservation(
     upsert(tx.conn, LR, row, keys=["reservation_id"], update=list(row))
 
 
+def renew(tx: WriteTx, reservation_id: str) -> None:
+    """The open reservation's age counts from now (``created_at``: what waiters read)."""
+    tx.conn.execute(
+        update(LR)
+        .where(
+            LR.c.tenant_id == tx.tenant,
+            LR.c.reservation_id == reservation_id,
+            LR.c.settled_at.is_(None),
+        )
+        .values(created_at=tx.now)
+    )
+
+
 def disown(tx: WriteTx, reservation_id: str) -> None:
     """The reservation's attempt is over without a recorded answer: nobody waits on it
     any longer (it stays open, counted: it may have been paid)."""
