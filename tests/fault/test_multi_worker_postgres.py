@@ -546,8 +546,8 @@ async def test_three_workers_on_postgres_one_killed_prepare_300_jobs_once(
     # Paid once: a further answer only where the kill cut the call (its reservation left
     # open: assumed spend at its worst case). An attempt that went silent past the
     # heartbeat timeout while Temporal ran the next one on another worker once paid too;
-    # it now asks nothing once its row is taken over (llm.lanes._still_this_attempt), and
-    # the next one waits for an answer still coming to the first (_waited_for_others).
+    # it now asks nothing once its row is taken over (llm.steps.still_this_attempt), and
+    # the next one waits for an answer still coming to the first (llm.steps.waited_for_others).
     assert not paid["recorded_twice"] and not paid["repeated_unaccounted"], (paid, repeated)
     # README: every scored job gets a numbered evaluation report, also one an automatic
     # recovery cohort scored after its preparation failed at Score.

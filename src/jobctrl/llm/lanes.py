@@ -17,7 +17,7 @@ the server for longer than the timeout), the first asks nothing once the second 
 claimed the stage row, and the second waits for the first's answer and reuses it: in one
 worker, one attempt of a step asks at a time; across workers, the second waits while the
 first's reservation is open and its process may still get the answer
-(``_waited_for_others``).
+(``llm.steps``).
 
 A remote provider's requests are paced per endpoint (``llm.pacing``: provider-wide holds
 after a 429, starts at the rate the provider allows). A 429 is answered inside the
@@ -41,22 +41,17 @@ import contextlib
 import logging
 import os
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from jobctrl.config import LaneProvider, load_config
-from jobctrl.domain import processes
-from jobctrl.domain.errors import OWNERSHIP_LOST, PROVIDER_RATE_LIMITED, JobctrlError, StageError
-from jobctrl.domain.stages import Stage
+from jobctrl.domain.errors import PROVIDER_RATE_LIMITED, JobctrlError
 from jobctrl.home import Home
-from jobctrl.llm import pacing
+from jobctrl.llm import pacing, steps
 from jobctrl.llm.remote import (
-    REQUEST_TIMEOUT_SECONDS,
     LaneModel,
     ProviderError,
     api_key,
@@ -64,9 +59,8 @@ from jobctrl.llm.remote import (
     run_structured,
 )
 from jobctrl.llm.reuse import request_digest, reuse_earlier, reuse_own, store_output
-from jobctrl.llm.spend import SpendAuthority, Usage, record_in, utc_day
-from jobctrl.store import provider_results, stage_lookups
-from jobctrl.store import spend as ledger
+from jobctrl.llm.spend import SpendAuthority, Usage, record_in
+from jobctrl.store import provider_results
 
 T = TypeVar("T", bound=BaseModel)
 log = logging.getLogger(__name__)
@@ -164,26 +158,6 @@ def call_lane(
         )  # fmt: skip
 
 
-# The lanes whose calls are one stage's attempt (the stage row fences them).
-_STAGE_LANES = frozenset({Stage.SCORE.value, Stage.TAILOR.value, Stage.COVER.value})
-
-
-def _still_this_attempt(
-    spend: SpendAuthority, lane: str, job_id: str, run_id: str, attempt: int
-) -> None:
-    """Refuse to pay for an attempt whose stage row has moved on: one Temporal gave up on
-    (timed out while it waited for the database or its turn at the provider) whose next
-    attempt, maybe on another worker, claimed the row and paid. Asked just before the
-    request leaves, after every wait."""
-    if lane in _STAGE_LANES and not stage_lookups.attempt_owns(
-        spend.store, job_id, lane, run_id, attempt
-    ):
-        raise StageError(
-            OWNERSHIP_LOST,
-            f"{lane} attempt {attempt} of job {job_id} was taken over; nothing was asked",
-        )
-
-
 def _call_remote(
     spend: SpendAuthority,
     lane: str,
@@ -276,7 +250,7 @@ def _call_remote(
         give_up_at = pacer.clock() + max_wait
         first = True
         while True:
-            waited = _waited_for_others(
+            waited = steps.waited_for_others(
                 spend, lane, job_id, run_id, attempt, observation_id, max_wait,
                 keep_alive, heartbeat,
             )  # fmt: skip
@@ -294,8 +268,8 @@ def _call_remote(
             first = False
             ticket = _turn_at_provider(spend, observation_id, pacer, heartbeat, give_up_at)
             try:
-                _still_in_time(spend, observation_id, reserved_by, max_wait)
-                _still_this_attempt(spend, lane, job_id, run_id, attempt)
+                steps.still_in_time(spend, observation_id, reserved_by, max_wait)
+                steps.still_this_attempt(spend, lane, job_id, run_id, attempt)
                 with keep_alive():
                     output, usage = run_structured(
                         build_model(lane_model, observe=ticket.observe, sent=ticket.sent),
@@ -331,91 +305,6 @@ def _call_remote(
         input_tokens=estimate_tokens(system + text),
         max_output_tokens=max_out,
     )
-
-
-# A call asks within ``llm.rate_limit_max_wait_seconds`` + this of its reservation (or of
-# the end of its wait for another's answer), else not at all; its answer then comes within
-# the request timeout, and is recorded within this again. Another process's call is over,
-# whatever happened to it, once that much has passed since its reservation.
-ANSWER_MARGIN_SECONDS = 60.0
-WAIT_STEP_SECONDS = 0.5
-
-
-def _still_in_time(
-    spend: SpendAuthority, observation_id: str, reserved_by: datetime, max_wait: float
-) -> None:
-    """Refuse to ask later than another attempt would wait for this one (retryable:
-    nothing was asked; the next attempt reserves anew)."""
-    if spend.clock() - reserved_by > timedelta(seconds=max_wait + ANSWER_MARGIN_SECONDS):
-        raise StageError(
-            PROVIDER_RATE_LIMITED,
-            f"{observation_id} waited too long for its turn at the provider; nothing was asked",
-            retryable=True,
-        )
-
-
-def _waited_for_others(
-    spend: SpendAuthority,
-    lane: str,
-    job_id: str,
-    run_id: str,
-    attempt: int,
-    observation_id: str,
-    max_wait: float,
-    keep_alive: Callable[[], AbstractContextManager[object]],
-    heartbeat: Callable[[], object],
-) -> bool:
-    """Wait while another attempt of this lane of this job may still get its answer (one
-    Temporal gave up on, whose heartbeats stopped reaching the server while its request
-    was out): its answer is then reused, not paid for again. True when there was one to
-    wait for. Another process's attempt is waited on while that process lives (this
-    host's; another host's is assumed to) and for at most the time its call can take
-    (``_still_in_time``, the request timeout, the margin: a dead worker on another host
-    delays this attempt by that much); this process's attempts of this run are in turn
-    already (``_one_call_per_step``), its attempts of another run are waited on too.
-    An attempt whose row is taken over while it waits stops (``OWNERSHIP_LOST``).
-
-    Why this is enough: an attempt reserves (owning the reservation) before it checks,
-    just before asking, that its stage row is still its own; the attempt that took the
-    row over claimed it first and looks for owned reservations after its own, so it sees
-    every earlier attempt that may still ask; one that answered meanwhile closed its
-    reservation after recording the answer, which the caller then reuses."""
-    bound = timedelta(
-        seconds=max_wait + ANSWER_MARGIN_SECONDS + REQUEST_TIMEOUT_SECONDS + ANSWER_MARGIN_SECONDS
-    )
-    same_run = f"{lane}:{job_id}:{run_id}:"
-    waited = False
-    try:
-        while True:
-            now = spend.clock()
-            days = sorted({utc_day(now - bound), utc_day(now)})
-            others = [
-                other
-                for other in ledger.asking(
-                    spend.store, f"{lane}:{job_id}:", days, besides=observation_id
-                )
-                if now - other.created_at < bound
-                and not (
-                    other.reservation_id.startswith(same_run)
-                    and processes.is_this_process(other.owner)
-                )
-                and processes.owner_is_alive(other.owner)
-            ]
-            if not others:
-                return waited
-            if not waited:
-                log.info("%s waits for another attempt's call of the same step", observation_id)
-            waited = True
-            with keep_alive():
-                heartbeat()  # raises when this attempt is cancelled
-                time.sleep(WAIT_STEP_SECONDS)
-            _still_this_attempt(spend, lane, job_id, run_id, attempt)
-    except BaseException:
-        try:
-            spend.settle(observation_id)  # nothing was asked under it
-        except JobctrlError:
-            spend.disown_quietly(observation_id)
-        raise
 
 
 def _turn_at_provider(
