@@ -152,7 +152,15 @@ def test_no_request_gets_a_server_error(api_schema, token, store, failed_job, su
     # its preparation that the worker's reconciler acts on: nothing is half-made.
     kept = [i for i in ids if i != failed_job]
     assert all(start_intents.unstarted_for(store, i) for i in kept), "an added job lost its intent"
-    assert stage_states.stage_rows(store, failed_job) == stages, "a refused retry changes nothing"
+    # A person's reset of a stage that is already pending (the fuzz may send one for the
+    # seeded job) rewrites only that row's timestamp.
+    assert [_but_when(r) for r in stage_states.stage_rows(store, failed_job)] == [
+        _but_when(r) for r in stages
+    ], "a refused retry changes nothing"
+
+
+def _but_when(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if k != "updated_at"}
 
 
 JSON = st.recursive(
