@@ -115,8 +115,8 @@ def add_reservation(
     upsert(tx.conn, LR, row, keys=["reservation_id"], update=list(row))
 
 
-def renew(tx: WriteTx, reservation_id: str) -> None:
-    """The open reservation's age counts from now (``created_at``: what waiters read)."""
+def _update_open(tx: WriteTx, reservation_id: str, **values: Any) -> None:
+    """Change the reservation while it is open (a closed one is left as it is)."""
     tx.conn.execute(
         update(LR)
         .where(
@@ -124,18 +124,19 @@ def renew(tx: WriteTx, reservation_id: str) -> None:
             LR.c.reservation_id == reservation_id,
             LR.c.settled_at.is_(None),
         )
-        .values(created_at=tx.now)
+        .values(**values)
     )
+
+
+def renew(tx: WriteTx, reservation_id: str) -> None:
+    """The open reservation's age counts from now (``created_at``: what waiters read)."""
+    _update_open(tx, reservation_id, created_at=tx.now)
 
 
 def disown(tx: WriteTx, reservation_id: str) -> None:
     """The reservation's attempt is over without a recorded answer: nobody waits on it
     any longer (it stays open, counted: it may have been paid)."""
-    tx.conn.execute(
-        update(LR)
-        .where(LR.c.tenant_id == tx.tenant, LR.c.reservation_id == reservation_id)
-        .values(owner=None)
-    )
+    _update_open(tx, reservation_id, owner=None)
 
 
 @dataclass(frozen=True)
@@ -166,15 +167,7 @@ def asking(store: Store, prefix: str, days: list[str], *, besides: str) -> list[
 
 def settle(tx: WriteTx, reservation_id: str) -> None:
     """Close the reservation (if still open)."""
-    tx.conn.execute(
-        update(LR)
-        .where(
-            LR.c.tenant_id == tx.tenant,
-            LR.c.reservation_id == reservation_id,
-            LR.c.settled_at.is_(None),
-        )
-        .values(settled_at=tx.now)
-    )
+    _update_open(tx, reservation_id, settled_at=tx.now)
 
 
 def add_observation(
