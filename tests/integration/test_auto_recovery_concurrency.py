@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 
 import pytest
 
@@ -17,9 +18,21 @@ from jobctrl.store import jobs, recovery, recovery_admission, stage_states
 from jobctrl.worker import auto_recovery
 from jobctrl.worker.auto_recovery import BACKOFF_BASE_ENV, recover_preparations
 from tests.support.http import Route, posting_html
+from tests.support.loopback import Handler, Request
 
 BOTH_STORES = True  # every test, on SQLite and on PostgreSQL (tests/conftest.py)
 SLOW = Route(body=posting_html("SRE", "Slow Co", ["Linux"]), delay=1.5)
+
+
+def _held(gate: threading.Event) -> Handler:
+    """SLOW, once the test opens ``gate``: members stay running until it has counted them
+    (a fixed delay alone can run out first on a loaded machine)."""
+
+    def answer(request: Request) -> Route:
+        gate.wait(60)
+        return SLOW
+
+    return answer
 
 
 @pytest.fixture
@@ -59,14 +72,15 @@ async def test_cohorts_share_the_setting_and_a_new_one_gets_only_what_is_left(
     store, settings, worker, client, site, ctx
 ) -> None:
     settings.set_value("pipeline_internal_concurrency", 4)
-    first = [_failed(store, site.add(f"/a/{n}", SLOW)) for n in range(3)]
+    gate = threading.Event()
+    first = [_failed(store, site.add(f"/a/{n}", _held(gate))) for n in range(3)]
 
     assert await _beat(client, ctx, settings) == 3
     [a] = recovery.open_cohorts(store)
     assert a.workers == 3  # at most its size
     assert await _input_concurrency(client, a.workflow_id) == 3
 
-    later = [_failed(store, site.add(f"/b/{n}", SLOW)) for n in range(3)]
+    later = [_failed(store, site.add(f"/b/{n}", _held(gate))) for n in range(3)]
     assert await _beat(client, ctx, settings) == 3
     b = next(c for c in recovery.open_cohorts(store) if c.workflow_id != a.workflow_id)
     assert b.workers == 1, "only what the open cohort left"
@@ -78,6 +92,7 @@ async def test_cohorts_share_the_setting_and_a_new_one_gets_only_what_is_left(
     assert {c.workflow_id for c in recovery.open_cohorts(store)} == {a.workflow_id, b.workflow_id}
 
     settings.set_value("pipeline_internal_concurrency", 1)  # never rewrites a started input
+    gate.set()
     peak_b = 0
     deadline = asyncio.get_running_loop().time() + 60
     while recovery.open_cohorts(store) or _state(store, third) != "succeeded":

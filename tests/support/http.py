@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.support.loopback import LoopbackServer, Request, Response
+from tests.support.loopback import Handler, LoopbackServer, Request, Response
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,9 @@ class FixtureServer(LoopbackServer):
         super().__init__()
         self.add("/robots.txt", ALLOW_ALL_ROBOTS)
 
-    def add(self, path: str, route: Response) -> str:
-        """Serve ``route`` at ``path`` (replacing what was there); the page's URL."""
+    def add(self, path: str, route: Response | Handler) -> str:
+        """Serve ``route`` (a fixed answer or a handler) at ``path``, replacing what was
+        there; the page's URL."""
         return self.on("GET", path, route)
 
 
