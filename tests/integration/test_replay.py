@@ -65,6 +65,24 @@ async def test_fresh_histories_replay(home, worker, client, site):
         assert "<html" not in text
 
 
+async def test_a_fresh_preparation_with_materials_records_no_patch_marker(
+    home, settings, worker, client, site
+):
+    """Only executions recorded while materials-v1 was patched hold its marker (and the
+    search-attribute upsert that comes with it); a new one runs all five stages without."""
+    settings.set_value("min_fit_score", 0)
+    view = await add_job(
+        home, site.add("/jobs/m", Route(body=posting_html("SRE", "M", ["Linux"]))), wait=True
+    )
+    history = await client.get_workflow_handle(view["workflowId"]).fetch_history()
+    kinds = [e.WhichOneof("attributes") for e in history.events]
+    assert kinds.count("activity_task_completed_event_attributes") == 5
+    assert "upsert_workflow_search_attributes_event_attributes" not in kinds
+    markers = [e.marker_recorded_event_attributes.marker_name for e in history.events]
+    assert "core_patch" not in markers
+    await _replay(history)
+
+
 async def test_fresh_apply_histories_replay(home, store, worker, client, site, no_standing_loop):
     """A one-shot apply, and a standing loop that prepares a job, continues as new and is
     cancelled: each run replays, and holds no address or message text."""

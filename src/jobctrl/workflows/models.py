@@ -45,7 +45,9 @@ class PrepInput:
     idempotency_key: str
     retry: RetrySettings = RetrySettings()
     profile_version: int | None = None  # the profile this work was admitted under
-    materials: bool = True  # run Tailor, Cover and PDF after a passing Score
+    # Run Tailor, Cover and PDF after a passing Score. Every start says which; the field is
+    # absent only from inputs recorded before materials existed, which ran without them.
+    materials: bool = False
     tenant_id: str = LOCAL
 
 

@@ -85,8 +85,14 @@ class JobPreparationWorkflow:
                 heartbeat_timeout=heartbeat,
                 retry_policy=retry,
             )
-            # Executions recorded before materials existed replay without these steps.
-            if inp.materials and not scored.below_threshold and workflow.patched(MATERIALS_PATCH):
+            # Executions recorded before materials existed have no ``materials`` in their
+            # input (False). Those recorded between materials-v1 and this change hold its
+            # patch marker: a replay asks for the patch so that the marker is matched. A
+            # new execution records no marker (and no TemporalChangeVersion search
+            # attribute upsert, a visibility write on the server for every job).
+            if inp.materials and not scored.below_threshold:
+                if workflow.unsafe.is_replaying():
+                    workflow.patched(MATERIALS_PATCH)
                 for step in (act.tailor, act.cover, act.render_pdf):
                     await workflow.execute_activity(
                         step,
