@@ -550,6 +550,16 @@ def _in_gap(reading: Reading, start: int, end: int) -> bool:
     return any(a <= start and end <= b for a, b in reading.gaps)
 
 
+@functools.lru_cache(maxsize=4096)
+def _read(text: str, aliases: AliasTable) -> tuple[Mentions, Reading]:
+    """A sentence's numbers and what else it claims: pure functions of its text and the
+    alias table (one object per distinct config, kept alive by this cache's key), read
+    once per process. Most of a check's time; the same lines come back job after job (a
+    profile's bullets, the offline writers' sentences, a letter's greeting and close)."""
+    mentions = scan(text)
+    return mentions, read_sentence(text, aliases, mentions.spans)
+
+
 def check_sentence(text: str, cited: Sequence[Fact], context: ClaimContext) -> list[Unsupported]:
     """Every claim in ``text`` that ``cited`` does not support ([] when supported)."""
     if len(text) > MAX_SENTENCE_CHARS:
@@ -558,9 +568,7 @@ def check_sentence(text: str, cited: Sequence[Fact], context: ClaimContext) -> l
                 "claim", f"a sentence of {len(text):,} characters (at most {MAX_SENTENCE_CHARS:,})"
             )
         ]
-    aliases: AliasTable = alias_table(context.extra_aliases)
-    mentions = scan(text)
-    reading = read_sentence(text, aliases, mentions.spans)
+    mentions, reading = _read(text, alias_table(context.extra_aliases))
     c = _read_cited(cited, context)
     found: list[tuple[int, Unsupported]] = []
     support: dict[Entity, Literal["cited", "free", "none"]] = {}
