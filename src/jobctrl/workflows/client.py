@@ -247,6 +247,11 @@ _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Client]
 )
 
 
+_connecting: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[str, asyncio.Future[Client]]
+] = weakref.WeakKeyDictionary()
+
+
 async def _listening(address: str, timeout: float) -> bool:
     host, _, port = address.rpartition(":")
     try:
@@ -272,9 +277,37 @@ async def connect(home: Home, timeout: float = 5.0) -> Client:
         )
     options = server_options()
     cache_key = f"{address}|{options.key()}"
-    loop_clients = _clients.setdefault(asyncio.get_running_loop(), {})
+    loop = asyncio.get_running_loop()
+    loop_clients = _clients.setdefault(loop, {})
     if cache_key in loop_clients:
         return loop_clients[cache_key]
+    # Callers that arrive while the first connects (a burst of `add`s through the API, or
+    # at a command's start) share its attempt: one connection, and one wait when the
+    # server is restarting rather than one after another.
+    pending = _connecting.setdefault(loop, {})
+    attempt = pending.get(cache_key)
+    if attempt is None:
+        attempt = pending[cache_key] = asyncio.ensure_future(
+            _connect(home, address, origin, options, timeout)
+        )
+        attempt.add_done_callback(lambda done: _settled(pending, cache_key, loop_clients, done))
+    return await asyncio.shield(attempt)
+
+
+def _settled(
+    pending: dict[str, asyncio.Future[Client]],
+    cache_key: str,
+    loop_clients: dict[str, Client],
+    done: asyncio.Future[Client],
+) -> None:
+    pending.pop(cache_key, None)
+    if not done.cancelled() and done.exception() is None:
+        loop_clients[cache_key] = done.result()
+
+
+async def _connect(
+    home: Home, address: str, origin: str, options: ServerOptions, timeout: float
+) -> Client:
     hint = (
         " (or check its namespace, TLS and API-key settings)" if options != ServerOptions() else ""
     )
@@ -308,5 +341,4 @@ async def connect(home: Home, timeout: float = 5.0) -> Client:
         )
     except Exception:
         raise unavailable from None
-    loop_clients[cache_key] = client
     return client
