@@ -46,7 +46,8 @@ class PrepInput:
     retry: RetrySettings = RetrySettings()
     profile_version: int | None = None  # the profile this work was admitted under
     # Run Tailor, Cover and PDF after a passing Score. Every start says which; the field is
-    # absent only from inputs recorded before materials existed, which ran without them.
+    # absent only from inputs recorded before materials existed (read as False: the
+    # workflow's replay of the materials-v1 marker decides for those).
     materials: bool = False
     tenant_id: str = LOCAL
 

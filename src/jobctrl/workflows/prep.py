@@ -85,14 +85,14 @@ class JobPreparationWorkflow:
                 heartbeat_timeout=heartbeat,
                 retry_policy=retry,
             )
-            # Executions recorded before materials existed have no ``materials`` in their
-            # input (False). Those recorded between materials-v1 and this change hold its
-            # patch marker: a replay asks for the patch so that the marker is matched. A
-            # new execution records no marker (and no TemporalChangeVersion search
-            # attribute upsert, a visibility write on the server for every job).
-            if inp.materials and not scored.below_threshold:
-                if workflow.unsafe.is_replaying():
-                    workflow.patched(MATERIALS_PATCH)
+            # A new execution records no materials-v1 patch marker (it came with a
+            # TemporalChangeVersion search-attribute upsert: a visibility write on the
+            # server for every job); its input says whether materials run. A replay asks
+            # for the patch, which matches the marker of an execution recorded while it
+            # was patched: those ran materials even when their input, admitted before
+            # materials existed, has no ``materials`` field (read as False).
+            marked = workflow.unsafe.is_replaying() and workflow.patched(MATERIALS_PATCH)
+            if not scored.below_threshold and (inp.materials or marked):
                 for step in (act.tailor, act.cover, act.render_pdf):
                     await workflow.execute_activity(
                         step,
