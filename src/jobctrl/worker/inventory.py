@@ -14,19 +14,14 @@ Successful durations per kind stay in memory (the last 200) and are published as
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
-import hashlib
 import logging
 import os
 import secrets
-import socket
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from temporalio import activity
@@ -38,6 +33,7 @@ from temporalio.worker import (
 )
 
 from jobctrl.domain import runtime as rules
+from jobctrl.domain.processes import host_name, pid_space
 from jobctrl.stages.context import StageContext
 from jobctrl.store import runtime as store_runtime
 from jobctrl.store.store import Store
@@ -59,20 +55,7 @@ def worker_identity() -> str:
     """``host~space:pid:token``: which process of which host a worker is (the lease reads
     it). ``space`` tells apart PID spaces that share a host name (containers with the same
     hostname, a host name reused after a reboot): a pid is only comparable within one."""
-    host = "".join(c for c in socket.gethostname() if c.isalnum() or c in "-._")[:64]
-    return f"{host or 'host'}~{_pid_space()}:{os.getpid()}:{secrets.token_hex(4)}"
-
-
-@functools.cache
-def _pid_space() -> str:
-    """This boot's id and this process's PID namespace, hashed short (Linux; elsewhere
-    only what is readable, so at worst the host name alone, as before)."""
-    parts = []
-    with contextlib.suppress(OSError):
-        parts.append(Path("/proc/sys/kernel/random/boot_id").read_text().strip())
-    with contextlib.suppress(OSError):
-        parts.append(os.readlink("/proc/self/ns/pid"))
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:8]
+    return f"{host_name()}~{pid_space()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
 class RuntimeInventory:
