@@ -1,4 +1,4 @@
-"""`jobctrl tenants add|list` and JOBCTRL_TENANT, through the CLI a person runs: the shapes
+"""`jobctrl tenants add|list|token` and JOBCTRL_TENANT, through the CLI a person runs: the shapes
 of their text and JSON, an idempotent add, and one line (never a traceback) for a name
 that cannot be a tenant's or a tenant never added."""
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from jobctrl.app.tenants import TokenResolver
 from jobctrl.domain.tenants import token_sha256
 from jobctrl.store import tenants
 from tests.support.processes import JOBCTRL
@@ -98,3 +99,33 @@ def test_the_operator_sets_an_operator_only_setting_for_a_tenant_on_the_cli(home
     shown = _cli("settings", "get", "fetch.allow_hosts", "--json", tenant="acme").stdout
     local = _cli("settings", "get", "fetch.allow_hosts", "--json").stdout
     assert "127.0.0.1" in shown and "127.0.0.1" not in local, (shown, local)
+
+
+def test_token_rotate_replaces_the_token_and_the_old_one_stops_resolving(home, store) -> None:
+    assert _cli("tenants", "add", "acme").returncode == 0
+    token_path = home.root / "tenants" / "acme" / "api-token"
+    old = token_path.read_text().strip()
+
+    shown = _cli("tenants", "token", "acme")
+    assert (shown.returncode, shown.stdout) == (0, f"{token_path}\n"), shown.stderr
+    assert token_path.read_text().strip() == old, "without --rotate nothing changes"
+
+    rotated = _cli("tenants", "token", "acme", "--rotate", "--json")
+    assert rotated.returncode == 0, rotated.stderr
+    assert json.loads(rotated.stdout) == {
+        "tenant": "acme",
+        "tokenPath": str(token_path),
+        "rotated": True,
+    }
+    new = token_path.read_text().strip()
+    assert new != old and len(new) >= 40
+    assert oct(token_path.stat().st_mode)[-3:] == "600"
+    assert sorted(p.name for p in token_path.parent.iterdir()) == ["api-token", "config.yaml"]
+    resolve = TokenResolver(home)
+    assert resolve(new) == "acme"
+    assert resolve(old) is None
+    assert tenants.by_token_hash(store, token_sha256(old)) is None
+
+
+def test_token_of_a_tenant_never_added_is_refused_in_one_line(home) -> None:
+    assert "unknown tenant nobody" in _refused(_cli("tenants", "token", "nobody", "--rotate"))

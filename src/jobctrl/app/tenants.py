@@ -1,4 +1,4 @@
-"""Tenants as an operator manages them (`jobctrl tenants add|list`), and the HTTP API's
+"""Tenants as an operator manages them (`jobctrl tenants add|list|token`), and the HTTP API's
 way from a Bearer token to the tenant it acts for.
 
 A tenant's own files are ``tenants/NAME/`` in the home (``config.yaml``, ``api-token``,
@@ -34,6 +34,7 @@ __all__ = [
     "ensure_token",
     "list_tenants",
     "require_tenant",
+    "tenant_token",
 ]
 
 
@@ -89,6 +90,38 @@ def add_tenant(home: Home, name: str) -> dict[str, Any]:
         "tokenPath": str(tenant_home.token_path) if tenant_home.token_path.exists() else None,
         "config": str(tenant_home.config_path),
         "created": created,
+    }
+
+
+def tenant_token(home: Home, name: str, *, rotate: bool = False) -> dict[str, Any]:
+    """``{tenant, tokenPath, rotated}`` of the existing tenant ``name`` (``tokenPath`` None
+    when its file is not on this host). With ``rotate``, a new token replaces the old one:
+    written beside it (0600), its hash recorded, then moved over it, so a failure leaves
+    the old token working. An API server that resolved the old one keeps accepting it for
+    up to ``TokenResolver``'s ttl (30 s); ``jobctrl up`` reads local's at its start."""
+    name = checked_name(name.strip() if isinstance(name, str) else name)
+    store = _base_store(home)
+    if not store.has_tenant(name):
+        raise NotFoundError(
+            f"unknown tenant {name} (jobctrl tenants add {name})", code=TENANT_UNKNOWN
+        )
+    path = home.with_tenant(name).token_path
+    if rotate:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        token = secrets.token_urlsafe(32)
+        fresh = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
+        fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "w") as fh:
+                fh.write(token + "\n")
+            tenants.record_token(store, name, token_sha256(token))
+            os.replace(fresh, path)
+        finally:
+            fresh.unlink(missing_ok=True)
+    return {
+        "tenant": name,
+        "tokenPath": str(path) if path.exists() else None,
+        "rotated": rotate,
     }
 
 

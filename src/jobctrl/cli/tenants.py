@@ -1,6 +1,6 @@
-"""Operator commands for the deployment's tenants: ``jobctrl tenants add NAME`` and
-``jobctrl tenants list`` (``app.tenants``). They have no HTTP route: whoever runs them has
-the database, so is the operator."""
+"""Operator commands for the deployment's tenants: ``jobctrl tenants add NAME``,
+``jobctrl tenants list`` and ``jobctrl tenants token NAME [--rotate]`` (``app.tenants``).
+They have no HTTP route: whoever runs them has the database, so is the operator."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ __all__ = ["tenants_group"]
 
 @click.group("tenants")
 def tenants_group() -> None:
-    """Add and list tenants (each has its own profile, settings, budget and API token)."""
+    """Add and list tenants (each has its own profile, settings, budget and API token), and
+    rotate their tokens."""
 
 
 @tenants_group.command("add")
@@ -47,3 +48,25 @@ def list_cmd(as_json: bool) -> None:
         mark = "*" if item["current"] else " "
         created = item["createdAt"] or "-"
         click.echo(f"{mark} {item['tenant']:<32} {created:<32} {item['tokenPath'] or '-'}")
+
+
+@tenants_group.command("token")
+@click.argument("name")
+@click.option(
+    "--rotate", is_flag=True, help="Replace the token with a new one (the old one stops working)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@handle_errors
+def token(name: str, rotate: bool, as_json: bool) -> None:
+    """Print the path of tenant NAME's API token file; with --rotate, replace the token
+    first. Running API servers accept the old token for up to 30 s more; restart
+    `jobctrl up` after rotating `local`'s."""
+    found = app_tenants.tenant_token(home_of_deployment(), name, rotate=rotate)
+    if as_json:
+        echo_json(found)
+    else:
+        click.echo(
+            found["tokenPath"]
+            or f"tenant {name}'s API token file is on the host that added it (--rotate "
+            "makes a new one here)"
+        )
