@@ -65,6 +65,7 @@ NOT_TENANT_DATA = {
     "store copy": "the operator's copy of the whole database (needs the database itself)",
     "tenants add": "the operator's deployment command (test_tenants_cli.py)",
     "tenants list": "the operator's deployment command: tenant names only",
+    "tenants token": "the operator's deployment command: a tenant's token (test_tenants_cli.py)",
     "GET /openapi.json": "the API's schema: no tenant data",
     "GET /": "a redirect to /jobs",
 }
