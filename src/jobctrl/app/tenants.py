@@ -42,12 +42,18 @@ def api_token(path: Path) -> str:
     """The token in ``path`` (0600), created with 256 random bits on first use."""
     if path.exists():
         return path.read_text().strip()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_urlsafe(32)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        return _new_token_file(path)
     except FileExistsError:  # another process made it first
         return path.read_text().strip()
+
+
+def _new_token_file(path: Path) -> str:
+    """A new token (256 random bits) in the new file ``path`` (0600); ``FileExistsError``
+    when the file exists."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as fh:
         fh.write(token + "\n")
     return token
@@ -100,21 +106,12 @@ def tenant_token(home: Home, name: str, *, rotate: bool = False) -> dict[str, An
     the old token working. An API server that resolved the old one keeps accepting it for
     up to ``TokenResolver``'s ttl (30 s); ``jobctrl up`` reads local's at its start."""
     name = checked_name(name.strip() if isinstance(name, str) else name)
-    store = _base_store(home)
-    if not store.has_tenant(name):
-        raise NotFoundError(
-            f"unknown tenant {name} (jobctrl tenants add {name})", code=TENANT_UNKNOWN
-        )
-    path = home.with_tenant(name).token_path
+    path = require_tenant(home.with_tenant(name)).token_path
     if rotate:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        token = secrets.token_urlsafe(32)
         fresh = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
-        fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        token = _new_token_file(fresh)
         try:
-            with os.fdopen(fd, "w") as fh:
-                fh.write(token + "\n")
-            tenants.record_token(store, name, token_sha256(token))
+            tenants.record_token(_base_store(home), name, token_sha256(token))
             os.replace(fresh, path)
         finally:
             fresh.unlink(missing_ok=True)
