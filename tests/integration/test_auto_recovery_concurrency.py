@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from collections.abc import Iterator
 
 import pytest
 
@@ -33,6 +34,15 @@ def _held(gate: threading.Event) -> Handler:
         return SLOW
 
     return answer
+
+
+@pytest.fixture
+def gate() -> Iterator[threading.Event]:
+    """Opened by the test once it has counted; at teardown in any case (a failed assertion
+    must not leave held answers waiting)."""
+    event = threading.Event()
+    yield event
+    event.set()
 
 
 @pytest.fixture
@@ -69,10 +79,9 @@ async def _input_concurrency(client, workflow_id: str) -> int:
 
 
 async def test_cohorts_share_the_setting_and_a_new_one_gets_only_what_is_left(
-    store, settings, worker, client, site, ctx
+    store, settings, worker, client, site, ctx, gate
 ) -> None:
     settings.set_value("pipeline_internal_concurrency", 4)
-    gate = threading.Event()
     first = [_failed(store, site.add(f"/a/{n}", _held(gate))) for n in range(3)]
 
     assert await _beat(client, ctx, settings) == 3
