@@ -6,7 +6,7 @@ Temporal's sandbox; ``--unsandboxed-bare`` makes the baseline do so too
 (``Bare5UnsandboxedWorkflow``).
 
     .venv/bin/python bench/prep_vs_bare.py [--n 60] [--rounds 3] [--profile]
-                                           [--unsandboxed-bare]
+                                           [--unsandboxed-bare] [--stub-stages sleep|spin]
 
 The figure is prepared jobs/s ÷ bare workflows/s (median over alternating rounds, so a
 noisy machine's drift hits both). Where the time goes: each stage's mean and p90 duration
@@ -17,6 +17,12 @@ Processes, as bench/prepare.py: the embedded Temporal server; this process as th
 (one jobctrl worker, one worker for the baseline); a client process per phase that adds
 the postings (`jobctrl add --wait`'s service) or starts the bare workflows; and a process
 serving the postings.
+
+``--stub-stages`` is a probe, not the figure: each stage's work is replaced by a stand-in
+as long as that stage took in process on a few postings (measured first), which either
+sleeps (costs the worker no CPU) or spins holding the interpreter (the same CPU, none of
+the I/O). The two bound what making the stages' own work cheaper, or moving it out of the
+worker's interpreter, could win here.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import time
 import uuid
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
 
 from sqlalchemy import select
 from temporalio.client import Client
@@ -52,6 +59,7 @@ from jobctrl.stages.materials import cover, render, tailor
 from jobctrl.stages.score import score
 from jobctrl.store import jobs, schema
 from jobctrl.store.settings import Settings
+from jobctrl.workflows import activities
 from jobctrl.workflows.client import connect, default_task_queue
 from jobctrl.workflows.models import PrepInput, RetrySettings
 from jobctrl.workflows.starts import retry_settings
@@ -69,14 +77,22 @@ STAGES = ("enrich", "score", "tailor", "cover", "pdf")
 
 
 def client_phase(
-    phase: str, urls: list[str], retry: RetrySettings, unsandboxed: bool = False
+    phase: str,
+    urls: list[str],
+    retry: RetrySettings,
+    unsandboxed: bool = False,
+    stubbed: bool = False,
 ) -> dict:
     """One load phase in a fresh client process (as each `jobctrl add` is)."""
-    return asyncio.run(_client_phase(phase, urls, retry, unsandboxed))
+    return asyncio.run(_client_phase(phase, urls, retry, unsandboxed, stubbed))
 
 
 async def _client_phase(
-    phase: str, urls: list[str], retry: RetrySettings, unsandboxed: bool = False
+    phase: str,
+    urls: list[str],
+    retry: RetrySettings,
+    unsandboxed: bool = False,
+    stubbed: bool = False,
 ) -> dict:
     home = Home.resolve()
     client = await connect(home)
@@ -92,6 +108,8 @@ async def _client_phase(
 
     async def add_one(url: str) -> None:
         view = await add_job(home, url, wait=True, wait_timeout=900)
+        if stubbed:
+            return  # stand-ins write no stage rows
         states = {s["stage"]: s["state"] for s in view["stages"]}
         assert all(states.get(s) == "succeeded" for s in STAGES), states
 
@@ -119,6 +137,25 @@ def stage_durations(store) -> dict[str, dict[str, float]]:
                 "p90_ms": round(ms[int(0.9 * (len(ms) - 1))], 1),
             }
     return out
+
+
+def stub_stages(ms_per_job: dict[str, float], mode: str) -> None:
+    """Replace every stage's work in this process's worker by a stand-in that takes as
+    long (``ms_per_job``) and either sleeps or spins holding the interpreter."""
+
+    def stand_in(ctx, stage, job_id, workflow_id, run_id, work, heartbeat):
+        seconds = ms_per_job[getattr(stage, "value", stage)] / 1000
+        if mode == "sleep":
+            time.sleep(seconds)
+        else:
+            end = time.thread_time() + seconds
+            while time.thread_time() < end:
+                pass
+        return SimpleNamespace(
+            text_artifact=None, reused=False, score=80, below_threshold=False, generation=1
+        )
+
+    activities.stage_gate.run_gated = stand_in
 
 
 def profile_materials(home: Home, store, urls: list[str], top: int = 25) -> dict:
@@ -156,13 +193,18 @@ def profile_materials(home: Home, store, urls: list[str], top: int = 25) -> dict
 
 
 async def main(
-    n: int, concurrency: int, rounds: int, profile: bool, unsandboxed: bool = False
+    n: int,
+    concurrency: int,
+    rounds: int,
+    profile: bool,
+    unsandboxed: bool = False,
+    stub: str | None = None,
 ) -> dict:
     home, store = fresh_home(
         "jobctrl-bench-prep5-", settings={**LOOPBACK_FETCH, "min_fit_score": 0}
     )
     retry = retry_settings(Settings(store).all())
-    extra = 3 if profile else 0
+    extra = 3 if profile or stub else 0
     pages = list(generate_postings(n * rounds + extra, seed=SEED))
     figures: dict = {
         "n": n,
@@ -170,6 +212,7 @@ async def main(
         "concurrency": concurrency,
         "cpus": os.cpu_count(),
         "bare_sandboxed": not unsandboxed,
+        "stub_stages": stub,
     }
     loop = asyncio.get_running_loop()
     spawn = multiprocessing.get_context("spawn")
@@ -180,6 +223,10 @@ async def main(
                 ProcessPoolExecutor(1, mp_context=spawn, max_tasks_per_child=1) as pool,
             ):
                 urls = [base_url + path for path in pages]
+                if stub:
+                    calibration = profile_materials(home, store, urls[n * rounds :])
+                    figures["stub_ms_per_job"] = calibration["ms_per_job"]
+                    stub_stages(calibration["ms_per_job"], stub)
                 bare = Worker(
                     await Client.connect(client.service_client.config.target_host),
                     task_queue=default_task_queue() + "-bare5",
@@ -191,7 +238,7 @@ async def main(
 
                 async def phase(name: str, phase_urls: list[str]) -> dict:
                     return await loop.run_in_executor(
-                        pool, client_phase, name, phase_urls, retry, unsandboxed
+                        pool, client_phase, name, phase_urls, retry, unsandboxed, bool(stub)
                     )
 
                 async with jobctrl_worker(client, store, home, max_activities=concurrency), bare:
@@ -224,7 +271,7 @@ async def main(
                     3,
                 )
                 figures["stage_durations"] = stage_durations(store)
-                if profile:
+                if profile and not stub:
                     figures["profile"] = profile_materials(home, store, urls[n * rounds :])
     finally:
         store.dispose()
@@ -238,8 +285,16 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--unsandboxed-bare", action="store_true")
+    parser.add_argument("--stub-stages", choices=("sleep", "spin"))
     args = parser.parse_args()
     figures = asyncio.run(
-        main(args.n, args.concurrency, args.rounds, args.profile, args.unsandboxed_bare)
+        main(
+            args.n,
+            args.concurrency,
+            args.rounds,
+            args.profile,
+            args.unsandboxed_bare,
+            args.stub_stages,
+        )
     )
     print(json.dumps(figures, indent=2), flush=True)  # before the exit (bench/support.emit)
