@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -100,3 +102,30 @@ def test_two_processes_opening_an_empty_database_both_get_the_schema(
     with engine.connect() as conn:
         assert _differences(conn) == []
     engine.dispose()
+
+
+def test_a_new_sqlite_file_whose_write_lock_is_held_turns_to_wal_once_it_is_free(
+    tmp_path: Path,
+) -> None:
+    """Another connection holds the write lock of a new file still in rollback mode (as a
+    second process opening the database at the same moment): SQLite refuses the switch to
+    WAL at once, without its busy handler. The first connection waits for the lock."""
+    path = tmp_path / "new.db"
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("CREATE TABLE t (x INTEGER)")
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO t VALUES (1)")
+    release = threading.Timer(0.3, other.execute, ("COMMIT",))
+    release.start()
+    writer, reader = create_engines(f"sqlite:///{path}")
+    try:
+        started = time.monotonic()
+        with writer.connect() as conn:
+            mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
+        assert mode == "wal"
+        assert time.monotonic() - started >= 0.25  # it waited for the lock
+    finally:
+        release.join()
+        other.close()
+        writer.dispose()
+        reader.dispose()

@@ -73,20 +73,28 @@ def busy_as_error() -> Iterator[None]:
 
 
 def _begin_immediate(dbapi_connection: sqlite3.Connection) -> None:
-    """BEGIN IMMEDIATE, waiting for another process's writer in steps of at most 5 ms.
+    """BEGIN IMMEDIATE, waiting for another process's writer (``_execute_waiting``).
 
     SQLite's own busy handler backs off to 100 ms sleeps, so a writer that lost a race by
     a millisecond could wait a tenth of a second; here the lock is retried promptly.
     """
     cursor = dbapi_connection.cursor()
+    try:
+        _execute_waiting(cursor, "BEGIN IMMEDIATE", busy_timeout_ms())
+    finally:
+        cursor.close()
+
+
+def _execute_waiting(cursor: sqlite3.Cursor, sql: str, timeout_ms: int) -> None:
+    """``sql``, tried again while SQLite answers "database is locked", in steps of at most
+    5 ms until the busy timeout has passed (its busy handler is off meanwhile)."""
     cursor.execute("PRAGMA busy_timeout=0")
-    timeout_ms = busy_timeout_ms()
     try:
         deadline = time.monotonic() + timeout_ms / 1000
         pause = 0.0005
         while True:
             try:
-                cursor.execute("BEGIN IMMEDIATE")
+                cursor.execute(sql)
                 return
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() > deadline:
@@ -95,7 +103,6 @@ def _begin_immediate(dbapi_connection: sqlite3.Connection) -> None:
                 pause = min(pause * 2, 0.005)
     finally:
         cursor.execute(f"PRAGMA busy_timeout={timeout_ms}")
-        cursor.close()
 
 
 def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
@@ -112,9 +119,12 @@ def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
         # Let SQLAlchemy, not pysqlite, decide when transactions begin.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
+        # A new file turns to WAL under its exclusive lock; while another connection
+        # holds the write lock of the file still in rollback mode, SQLite answers
+        # "locked" at once, without its busy handler (two processes opening a new
+        # database together): waited for like any other lock.
+        _execute_waiting(cursor, "PRAGMA journal_mode=WAL", timeout_ms)
         cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute(f"PRAGMA busy_timeout={timeout_ms}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 
