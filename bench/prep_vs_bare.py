@@ -19,7 +19,7 @@ the postings (`jobctrl add --wait`'s service) or starts the bare workflows; and 
 serving the postings.
 
 ``--stub-stages`` is a probe, not the figure: each stage's work is replaced by a stand-in
-as long as that stage took in process on a few postings (measured first), which either
+as long as that stage took in process on four postings (measured first, warm), which either
 sleeps (costs the worker no CPU) or spins holding the interpreter (the same CPU, none of
 the I/O). The two bound what making the stages' own work cheaper, or moving it out of the
 worker's interpreter, could win here.
@@ -158,16 +158,18 @@ def stub_stages(ms_per_job: dict[str, float], mode: str) -> None:
     activities.stage_gate.run_gated = stand_in
 
 
-def profile_materials(home: Home, store, urls: list[str], top: int = 25) -> dict:
-    """The stages of ``urls`` run in-process, one job at a time, under cProfile: seconds per
-    stage and the top functions by cumulative time in Tailor, Cover and PDF."""
+def time_stages(
+    home: Home, store, urls: list[str], *, profiler: cProfile.Profile | None = None, warm: int = 0
+) -> dict[str, float]:
+    """The five stages of ``urls`` run in-process, one job at a time: each stage's mean
+    wall time in ms, the first ``warm`` jobs not counted; with ``profiler``, Tailor, Cover
+    and PDF run under it."""
     ctx = StageContext(home=home, store=store)
     per_stage = dict.fromkeys(STAGES, 0.0)
-    profiler = cProfile.Profile()
     try:
         for n, url in enumerate(urls):
             job = jobs.create_job(store, url).job_id
-            run = f"profile-{n}"
+            run = f"in-process-{n}"
             for stage, call, args in (
                 ("enrich", enrich, ()),
                 ("score", score, ()),
@@ -176,18 +178,28 @@ def profile_materials(home: Home, store, urls: list[str], top: int = 25) -> dict
                 ("pdf", render, ()),
             ):
                 started = time.perf_counter()
-                if stage in ("tailor", "cover", "pdf"):
+                if profiler is not None and stage in ("tailor", "cover", "pdf"):
                     profiler.runcall(call, ctx, job, run, *args)
                 else:
                     call(ctx, job, run, *args)
-                per_stage[stage] += time.perf_counter() - started
+                if n >= warm:
+                    per_stage[stage] += time.perf_counter() - started
     finally:
         ctx.close()
+    counted = max(1, len(urls) - warm)
+    return {k: round(1000 * v / counted, 1) for k, v in per_stage.items()}
+
+
+def profile_materials(home: Home, store, urls: list[str], top: int = 25) -> dict:
+    """The stages of ``urls`` run in-process under cProfile (``time_stages``): ms per stage
+    and the top functions by cumulative time in Tailor, Cover and PDF."""
+    profiler = cProfile.Profile()
+    ms_per_job = time_stages(home, store, urls, profiler=profiler)
     text = io.StringIO()
     pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(top)
     return {
         "jobs": len(urls),
-        "ms_per_job": {k: round(1000 * v / len(urls), 1) for k, v in per_stage.items()},
+        "ms_per_job": ms_per_job,
         "top_cumulative": [line for line in text.getvalue().splitlines() if line.strip()][-top:],
     }
 
@@ -204,7 +216,7 @@ async def main(
         "jobctrl-bench-prep5-", settings={**LOOPBACK_FETCH, "min_fit_score": 0}
     )
     retry = retry_settings(Settings(store).all())
-    extra = 3 if profile or stub else 0
+    extra = 3 if profile else 6 if stub else 0
     pages = list(generate_postings(n * rounds + extra, seed=SEED))
     figures: dict = {
         "n": n,
@@ -223,10 +235,10 @@ async def main(
                 ProcessPoolExecutor(1, mp_context=spawn, max_tasks_per_child=1) as pool,
             ):
                 urls = [base_url + path for path in pages]
-                if stub:
-                    calibration = profile_materials(home, store, urls[n * rounds :])
-                    figures["stub_ms_per_job"] = calibration["ms_per_job"]
-                    stub_stages(calibration["ms_per_job"], stub)
+                if stub:  # measured warm, not under the profiler
+                    ms_per_job = time_stages(home, store, urls[n * rounds :], warm=2)
+                    figures["stub_ms_per_job"] = ms_per_job
+                    stub_stages(ms_per_job, stub)
                 bare = Worker(
                     await Client.connect(client.service_client.config.target_host),
                     task_queue=default_task_queue() + "-bare5",
@@ -270,7 +282,8 @@ async def main(
                     ),
                     3,
                 )
-                figures["stage_durations"] = stage_durations(store)
+                if not stub:  # stand-ins write no stage rows
+                    figures["stage_durations"] = stage_durations(store)
                 if profile and not stub:
                     figures["profile"] = profile_materials(home, store, urls[n * rounds :])
     finally:
