@@ -271,6 +271,8 @@ async def main(
                         ratios.append(prep_rates[-1] / bare_rates[-1])
                 figures["bare5_workflows_per_s"] = round(statistics.median(bare_rates), 2)
                 figures["prepared_jobs_per_s"] = round(statistics.median(prep_rates), 2)
+                figures["bare_per_round"] = [round(x, 2) for x in bare_rates]
+                figures["prepared_per_round"] = [round(x, 2) for x in prep_rates]
                 figures["ratio_per_round"] = [round(x, 3) for x in ratios]
                 figures["ratio_vs_bare5"] = round(statistics.median(ratios), 3)
                 figures["cpu_s_per_round"] = cpus

@@ -3,8 +3,10 @@ stopped on exit; a clear one-line error (exit 2) when nothing can be reached."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
+import sqlite3
 import time
 
 import psutil
@@ -28,6 +30,10 @@ def test_worker_runs_embedded_temporal_that_add_finds(home, site, settings, monk
         assert record is not None and record.address.startswith("127.0.0.1:")
         assert psutil.pid_exists(record.server_pid)
         assert home.temporal_db_path.exists(), "history is kept in a SQLite file in the home"
+        # A commit appends to the write-ahead log, synced once (not journal + database).
+        uri = f"file:{home.temporal_db_path}?mode=ro"
+        with contextlib.closing(sqlite3.connect(uri, uri=True)) as history:
+            assert history.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
         added = run_cli("add", url, "--wait", "--json")
         assert added.returncode == 0, added.stderr
