@@ -10,11 +10,17 @@ from sqlalchemy import update
 
 from jobctrl.app.operations import operations_snapshot
 from jobctrl.domain.discovery import Cohort, DiscoverFinish, ExecutionRef
-from jobctrl.domain.errors import BUDGET_EXCEEDED, ENRICH_HTTP_NOT_FOUND, StageError
+from jobctrl.domain.errors import (
+    AUTOMATION_PAUSED,
+    BUDGET_EXCEEDED,
+    ENRICH_HTTP_NOT_FOUND,
+    StageError,
+)
 from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority, Usage
 from jobctrl.store import discovery, jobs, schema, stage_states
 from jobctrl.store import operations as ops_store
+from jobctrl.store import stop_loss as stop_loss_store
 from jobctrl.store.operations_tables import stop_loss
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
@@ -236,3 +242,32 @@ def test_with_recovery_off_a_retryable_failure_is_failed_not_remaining(
     assert current["remaining"]["enrich"] == 0 and current["failed"] == 1
     assert (snap["recovery"]["due"], snap["recovery"]["waiting"]) == (0, 0)
     assert snap["recovery"]["enabled"] is False
+
+
+def test_a_closed_run_whose_jobs_only_wait_on_a_block_has_no_eta(home: Home, store: Store) -> None:
+    """Enrich done, Score refused by a paused lane (or a spent budget): nothing remains
+    and nothing is finished either, so there is no "nothing left to run"."""
+    clock = Clock()
+    discovery.open_run(store, REF, ["greenhouse"], 1, 1, 1, clock=clock)
+    paused, spent = _job(store, clock, "p", Cohort.OBSERVED), _job(store, clock, "s")
+    for job_id in (paused, spent):
+        _succeed(store, clock, job_id, "enrich", 5.0)
+    _fail(store, clock, paused, AUTOMATION_PAUSED, retryable=True, stage="score")
+    discovery.finish_run(store, DiscoverFinish(REF, "completed", None, {}), clock=clock)
+    for n in range(5):
+        stop_loss_store.note_failure(store, "lane", "score", "provider_auth", f"j{n}", clock=clock)
+    _beat(home, store, clock.now)
+    snap = operations_snapshot(home, now=clock.now)
+    assert snap["scopes"]["current_execution"]["blocked"] == 1
+    assert sum(snap["scopes"]["current_execution"]["remaining"].values()) == 0
+    assert (snap["eta"]["state"], snap["eta"]["reason"]) == ("paused", "stop_loss")
+    # Resumed: the refused row waits for recovery's next pass, not for nothing.
+    assert stop_loss_store.resume(store, "lane", "score", clock=clock) == "provider_auth"
+    eta = operations_snapshot(home, now=clock.now)["eta"]
+    assert (eta["state"], eta["reason"], eta["low"]) == ("unavailable", "awaiting_dispatch", None)
+    # A member stopped by the spent budget waits for the UTC rollover.
+    with store.write(clock=clock) as tx:
+        discovery.link_member(tx, REF, spent, Cohort.OBSERVED)
+    _fail(store, clock, spent, BUDGET_EXCEEDED, retryable=False, stage="score")
+    eta = operations_snapshot(home, now=clock.now)["eta"]
+    assert (eta["state"], eta["reason"]) == ("paused", "budget_exhausted")

@@ -118,6 +118,42 @@ def test_each_reason_withholds_the_number(
     assert (eta["state"], eta["reason"]) == (state, reason)
     assert eta["low"] is None and eta["high"] is None
     assert eta["detail"]
+    priced = {s for s, e in eta["perStage"].items() if e.get("low") is not None}
+    # Only a run still adding jobs may price each known stage; any other reason withholds
+    # every number (a stale report's capacity would make them wrong besides).
+    assert priced == ({"enrich", "score"} if reason == "membership_open" else set())
+
+
+# Work that only waits (every row left failed with a blocking code) is not "nothing
+# left": the range is withheld with the reason, whether or not other work remains.
+NOTHING_LEFT = {"demand": {}, "jobs_with_demand": 0}
+
+
+@pytest.mark.parametrize(
+    ("overrides", "state", "reason"),
+    [
+        ({"held": frozenset({"budget_exceeded"})}, "paused", "budget_exhausted"),
+        (
+            {"held": frozenset({"automation_paused"}), "pauses_active": True},
+            "paused",
+            "stop_loss",
+        ),
+        ({"held": frozenset({"config_invalid"})}, "paused", "config_invalid"),
+        ({"held": frozenset({"automation_paused"})}, "unavailable", "awaiting_dispatch"),
+    ],
+)
+@pytest.mark.parametrize("other_work", [False, True])
+def test_work_waiting_on_a_block_withholds_the_number(
+    overrides: dict[str, object], state: str, reason: str, other_work: bool
+) -> None:
+    eta = estimate(ready(**overrides, **({} if other_work else NOTHING_LEFT)))
+    assert (eta["state"], eta["reason"]) == (state, reason)
+    assert eta["low"] is None and eta["high"] is None and eta["detail"]
+
+
+def test_with_nothing_left_and_nothing_waiting_the_range_is_zero() -> None:
+    eta = estimate(ready(**NOTHING_LEFT))
+    assert (eta["state"], eta["low"], eta["high"]) == ("available", 0.0, 0.0)
 
 
 def test_membership_open_still_prices_each_known_stage() -> None:

@@ -5,8 +5,9 @@ Evidence: successful stage durations (``started_at`` -> ``finished_at`` of succe
 stage rows) from the last 14 days, the 50 most recent per stage; every stage with
 remaining work needs at least 5 of them (else ``calibrating``). No number while the
 runtime inventory is stale or missing, while work waits on a spent budget, a stop-loss
-pause or a retry backoff (its start cannot be bounded), while the inventory is truncated
-(contention unbounded), or while the Discover execution can still add members.
+pause, a broken config.yaml or a retry backoff (its start cannot be bounded), while the
+inventory is truncated (contention unbounded) — then no stage's number either — or while
+the Discover execution can still add members (each stage's known backlog is still priced).
 
 The range. For each stage, its demand (rows pending, running or retried by recovery,
 plus the Tailor/Cover/PDF rows jobs not yet scored may still need) times a duration
@@ -31,6 +32,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
+from jobctrl.domain.errors import AUTOMATION_PAUSED, BUDGET_EXCEEDED, CONFIG_INVALID
 from jobctrl.domain.operations import OPS_STAGES
 
 CONTRACT = "pipeline-eta-v1"
@@ -59,6 +61,8 @@ REASONS = {
     "worker_unavailable": "no worker is reporting",
     "budget_exhausted": "work waits on today's spent budget (resumes after the UTC rollover)",
     "stop_loss": "work waits on a lane paused by stop-loss",
+    "config_invalid": "work waits on config.yaml being fixed",
+    "awaiting_dispatch": "work a lifted pause stopped waits for automatic recovery to start it",
     "unbounded_retries": "failed work waits on a retry backoff",
     "unbounded_contention": "the worker runs more than its report lists",
     "membership_open": "discovery is still adding jobs",
@@ -83,6 +87,10 @@ class EtaInputs:
     retries_waiting: int = 0
     budget_blocked: frozenset[str] = frozenset()  # stages whose lane's ceiling is met
     paused_lanes: frozenset[str] = frozenset()  # stages paused by stop-loss
+    # Codes of the blocked rows the execution waits on (failed with a spent budget, a
+    # stop-loss pause or a broken config.yaml): not remaining work, not finished either.
+    held: frozenset[str] = frozenset()
+    pauses_active: bool = False  # any lane or source is paused by stop-loss now
     observed_parallelism: float | None = None  # stage-seconds done per second, recently
 
 
@@ -145,6 +153,15 @@ def _withheld(inp: EtaInputs, high: Mapping[str, int]) -> tuple[EtaState, str] |
         return EtaState.PAUSED, "budget_exhausted"
     if wanted & inp.paused_lanes:
         return EtaState.PAUSED, "stop_loss"
+    # Rows that stopped and wait (not remaining work, not finished either).
+    if BUDGET_EXCEEDED in inp.held:
+        return EtaState.PAUSED, "budget_exhausted"
+    if AUTOMATION_PAUSED in inp.held and inp.pauses_active:
+        return EtaState.PAUSED, "stop_loss"
+    if CONFIG_INVALID in inp.held:
+        return EtaState.PAUSED, "config_invalid"
+    if AUTOMATION_PAUSED in inp.held:  # its pause is lifted: recovery's next pass runs it
+        return EtaState.UNAVAILABLE, "awaiting_dispatch"
     if inp.retries_waiting > 0:
         return EtaState.UNAVAILABLE, "unbounded_retries"
     if inp.truncated:
@@ -221,6 +238,12 @@ def estimate(inp: EtaInputs) -> dict[str, Any]:
         detail = REASONS[reason]
         if reason == "insufficient_samples":
             detail = "; ".join(f"{s} has {n} of {MIN_SAMPLES} samples" for s, n in short)
+        elif reason != "membership_open":
+            # What withholds the whole range withholds each stage's: only the already
+            # known backlog of a run still adding jobs may be priced stage by stage.
+            for entry in per_stage.values():
+                if entry["state"] == EtaState.AVAILABLE:
+                    entry.update(state=state.value, low=None, high=None)
         eta.update(state=state.value, reason=reason, detail=detail)
         return eta
     eta["low"] = round(max(work_low / par_low, chain_low), 1)

@@ -53,6 +53,9 @@ class ScopeCounts:
     demand: dict[str, int] = field(default_factory=dict)  # stage -> rows still to run
     unscored_jobs: int = 0  # demand jobs whose Score is still to run
     jobs_with_demand: int = 0
+    # The codes of the blocked rows the selected execution's cohorts wait on (a spent
+    # budget, a stop-loss pause, a broken config.yaml): work that is not done either.
+    held: frozenset[str] = frozenset()
 
 
 def _member_join(tenant: str, execution: dict[str, Any] | None) -> ColumnElement[bool]:
@@ -220,6 +223,7 @@ def scope_counts(
     extra_scores = max(0, running_outside[Stage.SCORE.value])
     failed_jobs: dict[str, set[str]] = defaultdict(set)
     blocked_jobs: dict[str, set[str]] = defaultdict(set)
+    held: set[str] = set()
     for cohort, job_id, stage, code, retryable, auto, declined in failed_rows:
         scope = _SCOPE_OF_COHORT.get(cohort, rules.GLOBAL) if cohort else rules.GLOBAL
         kind = rules.classify_failed(
@@ -239,12 +243,15 @@ def scope_counts(
                 unscored.add(job_id)
         elif kind is rules.RowClass.BLOCKED:
             blocked_jobs[scope].add(job_id)
+            if scope != rules.GLOBAL:
+                held.add(code)
         else:
             failed_jobs[scope].add(job_id)
     for scope in rules.SCOPES:
         scopes[scope]["failed"] = len(failed_jobs[scope])
         scopes[scope]["blocked"] = len(blocked_jobs[scope])
     out.demand = {stage: n for stage, n in demand.items() if n > 0}
+    out.held = frozenset(held)
     out.jobs_with_demand = jobs + extra_jobs + len(demand_jobs)
     out.unscored_jobs = scores + extra_scores + len(unscored)
     return out
