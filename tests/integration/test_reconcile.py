@@ -322,8 +322,9 @@ async def test_jobctrl_runs_checks_an_open_run_with_temporal_before_showing_it(
 ) -> None:
     """No worker runs (so no beat reconciles): `jobctrl runs --json` itself describes the
     runs it is about to show as running — one terminated behind the store's back shows
-    its real end; one Temporal has no history of is left to the worker's pass (the
-    command's settings may name another namespace than the worker's)."""
+    its real end; one Temporal has no history of shows ``reconciled_not_found``, never
+    ``running``, while recording it is left to the worker's pass (the command's settings
+    may name another namespace than the worker's)."""
     workflow_id = f"discover-test-{uuid.uuid4().hex[:8]}"
     handle = await client.start_workflow(
         "DiscoverWorkflow", DiscoverInput(), id=workflow_id, task_queue=task_queue
@@ -342,8 +343,10 @@ async def test_jobctrl_runs_checks_an_open_run_with_temporal_before_showing_it(
         "failed",
         "WORKFLOW_TERMINATED",
     )
-    assert shown[lost.run_id]["status"] == "running"
+    assert shown[lost.run_id]["status"] == "reconciled_not_found"
     assert "no Temporal server" not in result.stderr
+    [recorded] = [r for r in discovery_runs(home) if r["runId"] == lost.run_id]
+    assert recorded["status"] == "running", "the command's view is not recorded"
 
 
 async def test_jobctrl_runs_without_a_server_shows_the_record_and_says_so(

@@ -59,8 +59,9 @@ async def cancel_discovery(home: Home) -> dict[str, Any]:
 async def observed_runs(home: Home, limit: int = 20) -> tuple[list[dict[str, Any]], bool]:
     """``discovery_runs`` after the open ones among them were described by their exact run
     id (the reconciler's probe, not the worker's last beat): one Temporal reports closed
-    shows its real outcome. One it cannot find is left to the worker's own pass (this
-    command's settings could name another namespace). Also whether they were checked;
+    shows its real outcome. One it cannot find is shown ``reconciled_not_found``, never
+    ``running``; recording that is left to the worker's own pass (this command's
+    settings could name another namespace). Also whether they were checked;
     without a Temporal server the stored statuses are shown as they are (False)."""
     runs = discovery_runs(home, limit)
     shown = [(r["workflowId"], r["runId"]) for r in runs if r["status"] in _OPEN and r["runId"]]
@@ -71,6 +72,11 @@ async def observed_runs(home: Home, limit: int = 20) -> tuple[list[dict[str, Any
     except UnavailableError:
         return runs, False
     ctx = StageContext(home=home, store=Store.open(home))
-    if not await reconcile.observe_now(client, ctx, shown):
+    not_found = await reconcile.observe_now(client, ctx, shown)
+    if not_found is None:
         return runs, False
-    return discovery_runs(home, limit), True
+    runs = discovery_runs(home, limit)
+    for run in runs:
+        if run["status"] in _OPEN and (run["workflowId"], run["runId"]) in not_found:
+            run["status"] = WorkflowStatus.RECONCILED_NOT_FOUND.value
+    return runs, True

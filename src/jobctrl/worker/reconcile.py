@@ -142,6 +142,7 @@ async def probe_open_runs(
     listed: set[tuple[str, str]] | None = None,
     only: Collection[tuple[str, str]] | None = None,
     record_not_found: bool = True,
+    not_found: set[tuple[str, str]] | None = None,
 ) -> dict[str, int]:
     """Describe up to ``probes`` open executions (least recently probed first) and record
     each answer that differs from the store. ``listed`` (the executions Temporal lists as
@@ -150,7 +151,8 @@ async def probe_open_runs(
     (workflow id, run id) limits the pass to those runs (what a command is about to
     show); without ``record_not_found`` a run the server cannot find is left as it is
     (a command's own settings may name another server or namespace than the worker's:
-    only the worker's pass records ``reconciled_not_found``)."""
+    only the worker's pass records ``reconciled_not_found``); ``not_found`` collects
+    them either way."""
     store = ctx.store
     db = (store.url, store.tenant)
     runs = await asyncio.to_thread(workflow_runs.open_executions, store)
@@ -188,6 +190,8 @@ async def probe_open_runs(
         _probed[(*db, run.workflow_id, run.run_id)] = time.monotonic()
         counts["probed"] += 1
         if description is None:
+            if not_found is not None:
+                not_found.add((run.workflow_id, run.run_id))
             if not record_not_found:
                 return
             verdict, code, outcome = WorkflowStatus.RECONCILED_NOT_FOUND, None, None
@@ -226,14 +230,20 @@ async def probe_open_runs(
     return counts
 
 
-async def observe_now(client: Client, ctx: StageContext, runs: Collection[tuple[str, str]]) -> bool:
+async def observe_now(
+    client: Client, ctx: StageContext, runs: Collection[tuple[str, str]]
+) -> set[tuple[str, str]] | None:
     """Describe these open runs now (a command is about to show them) and record the
-    ones that closed; False when the server did not answer (nothing was changed then)."""
+    ones that closed; returns the ones the server could not find (not recorded: see
+    ``probe_open_runs``), or None when the server did not answer (nothing changed)."""
+    not_found: set[tuple[str, str]] = set()
     try:
-        await probe_open_runs(client, ctx, len(runs), only=runs, record_not_found=False)
+        await probe_open_runs(
+            client, ctx, len(runs), only=runs, record_not_found=False, not_found=not_found
+        )
     except RPCError:
-        return False
-    return True
+        return None
+    return not_found
 
 
 def _adoptable(run: starts.ObservedRun, tenant: str) -> tuple[str, str | None] | None:
