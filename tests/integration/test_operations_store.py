@@ -18,7 +18,7 @@ from jobctrl.domain.errors import (
 )
 from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority, Usage
-from jobctrl.store import discovery, jobs, schema, stage_states
+from jobctrl.store import discovery, events, jobs, schema, stage_states
 from jobctrl.store import operations as ops_store
 from jobctrl.store import stop_loss as stop_loss_store
 from jobctrl.store.operations_tables import stop_loss
@@ -271,3 +271,34 @@ def test_a_closed_run_whose_jobs_only_wait_on_a_block_has_no_eta(home: Home, sto
     _fail(store, clock, spent, BUDGET_EXCEEDED, retryable=False, stage="score")
     eta = operations_snapshot(home, now=clock.now)["eta"]
     assert (eta["state"], eta["reason"]) == ("paused", "budget_exhausted")
+
+
+def test_each_way_a_discovery_run_ends_writes_its_own_terminal_event(store: Store) -> None:
+    """A failed run ends with ``DiscoveryRunFailed`` (as the reconciler records one),
+    never ``DiscoveryRunCompleted`` with a failed status."""
+    clock = Clock()
+    seen = {}
+    for n, (status, code) in enumerate(
+        [("completed", None), ("partial", "SOURCE_UNAVAILABLE"), ("canceled", None),
+         ("failed", "DISCOVER_PLAN_FAILED")]
+    ):  # fmt: skip
+        ref = ExecutionRef("local", "discover-local", f"run-end-{n}")
+        discovery.open_run(store, ref, ["feed"], 1, 1, 1, clock=clock)
+        discovery.finish_run(store, DiscoverFinish(ref, status, code, {}), clock=clock)
+        [ended] = [
+            e
+            for e in events.events_after(store, 0, 10_000)
+            if e["type"] in ("DiscoveryRunCompleted", "DiscoveryRunFailed")
+            and e["payload"]["runId"] == ref.run_id
+        ]
+        seen[status] = (
+            ended["type"],
+            ended["payload"].get("status"),
+            ended["payload"]["errorCode"],
+        )
+    assert seen == {
+        "completed": ("DiscoveryRunCompleted", "completed", None),
+        "partial": ("DiscoveryRunCompleted", "partial", "SOURCE_UNAVAILABLE"),
+        "canceled": ("DiscoveryRunCompleted", "canceled", None),
+        "failed": ("DiscoveryRunFailed", None, "DISCOVER_PLAN_FAILED"),
+    }

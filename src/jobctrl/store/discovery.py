@@ -26,6 +26,7 @@ from jobctrl.domain.discovery import (
 )
 from jobctrl.domain.events import (
     DiscoveryRunCompleted,
+    DiscoveryRunFailed,
     DiscoveryRunStarted,
     DomainEvent,
     PipelineStepCompleted,
@@ -215,8 +216,10 @@ def terminal_step(
 
 
 def finish_run(store: Store, fin: DiscoverFinish, *, clock: Clock | None = None) -> None:
-    """How the run ended: the aggregate row, ``DiscoveryRunCompleted``, and the closing
-    event of its execution (a partial run fails in Temporal with its source's code)."""
+    """How the run ended: the aggregate row, its terminal event (``DiscoveryRunFailed``
+    for a failed run, else ``DiscoveryRunCompleted`` with the status: completed, partial
+    or canceled), and the closing event of its execution (a partial run fails in
+    Temporal with its source's code)."""
     ref = fin.ref
     with store.write(clock=clock) as tx:
         tx.conn.execute(
@@ -224,17 +227,15 @@ def finish_run(store: Store, fin: DiscoverFinish, *, clock: Clock | None = None)
             .where(*_run_key(tx.conn, ref))
             .values(status=fin.status, error_code=fin.error_code, finished_at=tx.now)
         )
-        tx.append(
-            DiscoveryRunCompleted(
-                tenant_id=ref.tenant_id,
-                workflow_id=ref.workflow_id,
-                run_id=ref.run_id,
-                status=fin.status,
-                error_code=fin.error_code,
-                counts=fin.counts,
-            ),
-            key=f"discovery-finished:{ref.workflow_id}:{ref.run_id}",
-        )
+        run = {"tenant_id": ref.tenant_id, "workflow_id": ref.workflow_id, "run_id": ref.run_id}
+        ended: DomainEvent
+        if fin.status == RunStatus.FAILED:
+            ended = DiscoveryRunFailed(**run, error_code=fin.error_code or "")
+        else:
+            ended = DiscoveryRunCompleted(
+                **run, status=fin.status, error_code=fin.error_code, counts=fin.counts
+            )
+        tx.append(ended, key=f"discovery-finished:{ref.workflow_id}:{ref.run_id}")
         closed: DomainEvent
         if fin.status == RunStatus.CANCELED:
             closed = WorkflowCanceled(workflow_id=ref.workflow_id, run_id=ref.run_id)
