@@ -40,6 +40,15 @@ def test_another_attempt_of_the_same_job_counts_once():
     assert window.streak == 1
 
 
+def test_with_a_high_threshold_a_job_of_the_streak_still_counts_once():
+    """The streak keeps every job it may still pause on, not only the last fifty."""
+    window = Window()
+    for n in range(60):
+        window, _ = _fail(window, PROVIDER_UNAVAILABLE, f"job{n}", threshold=100)
+    window, pauses = _fail(window, PROVIDER_UNAVAILABLE, "job0", threshold=100)
+    assert (window.streak, pauses) == (60, False)
+
+
 def test_a_different_code_restarts_the_streak_and_a_success_clears_it():
     window = Window()
     for n in range(4):

@@ -76,7 +76,7 @@ NOT_THE_LANE = POSTING_REFUSALS | frozenset(
         REQUIREMENT_FIT_MISSING,
     }
 )
-STREAK_JOBS_KEPT = 50  # the job ids (or source reads) of a streak kept on its row
+STREAK_JOBS_KEPT = 50  # the job ids (or source reads) of a streak kept on its row, at least
 
 
 def counts(code: str) -> bool:
@@ -108,7 +108,8 @@ def after_failure(window: Window, code: str, item: str, threshold: int) -> tuple
     if window.code == code:
         if item in window.jobs:  # another attempt of a job already in the streak
             return window, False
-        jobs = (*window.jobs, item)[-STREAK_JOBS_KEPT:]
+        # Every item of a streak that can still pause is kept, so none counts twice.
+        jobs = (*window.jobs, item)[-max(STREAK_JOBS_KEPT, threshold) :]
         streak = window.streak + 1
     else:  # a different code restarts the streak with this failure
         jobs, streak = (item,), 1
