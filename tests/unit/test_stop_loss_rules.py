@@ -8,14 +8,18 @@ from jobctrl.domain.errors import (
     BUDGET_EXCEEDED,
     CANCELED,
     ENRICH_HTTP_NOT_FOUND,
+    ENRICH_TIMEOUT,
+    ENRICH_UNREACHABLE,
     PROVIDER_AUTH,
     PROVIDER_RATE_LIMITED,
     PROVIDER_UNAVAILABLE,
     SOURCE_RATE_LIMITED,
     SOURCE_UNAVAILABLE,
 )
-from jobctrl.domain.stop_loss import Window, after_failure, after_success, counts
-from jobctrl.store import schema, stop_loss, tenancy
+from jobctrl.domain.stop_loss import Window, after_failure, after_success, counts, streak_item
+from jobctrl.stages.context import StageContext
+from jobctrl.store import jobs, schema, stop_loss, tenancy
+from jobctrl.workflows import stage_gate
 
 
 def _fail(window: Window, code: str, item: str, threshold: int = 5) -> tuple[Window, bool]:
@@ -112,3 +116,31 @@ def test_a_success_restarts_the_stored_streak(store):
     stop_loss.note_failure(store, "lane", "score", PROVIDER_AUTH, "j9")
     assert stop_loss.streak_of(store, "lane", "score") == 1
     assert stop_loss.is_paused(store, "lane", "score") is None
+
+
+def test_enrich_network_failures_count_hosts_not_jobs(home, store):
+    """Five postings of one dead site do not pause Enrich for every other site; five
+    sites failing in a row (the network is down) do. Through the stage gate's note, as a
+    worker's Enrich attempt records its failure."""
+    ctx = StageContext(home=home, store=store)
+    try:
+        for n in range(6):
+            job = jobs.create_job(store, f"http://127.0.0.1:9/careers/{n}").job_id
+            stage_gate.note(ctx, "enrich", job, ENRICH_UNREACHABLE)
+        assert stop_loss.is_paused(store, "lane", "enrich") is None
+        assert stop_loss.streak_of(store, "lane", "enrich") == 1, "one host, one failure"
+        for n in range(2, 6):
+            job = jobs.create_job(store, f"http://127.0.0.{n}:9/careers/x").job_id
+            stage_gate.note(ctx, "enrich", job, ENRICH_UNREACHABLE)
+        assert stop_loss.is_paused(store, "lane", "enrich") == ENRICH_UNREACHABLE
+    finally:
+        ctx.close()
+
+
+def test_only_enrich_s_network_failures_are_counted_by_host():
+    url = "https://jobs.example.com/a/1"
+    assert streak_item("enrich", ENRICH_UNREACHABLE, "j1", url) == "host:jobs.example.com"
+    assert streak_item("enrich", ENRICH_TIMEOUT, "j1", url) == "host:jobs.example.com"
+    assert streak_item("enrich", "ENRICH_EXTRACTION_FAILED", "j1", url) == "j1"
+    assert streak_item("score", PROVIDER_UNAVAILABLE, "j1", url) == "j1"
+    assert streak_item("enrich", ENRICH_UNREACHABLE, "j1", None) == "j1"

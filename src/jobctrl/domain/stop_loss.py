@@ -1,8 +1,9 @@
 """Stop-loss rules: when consecutive failures in one lane or source pause its automation.
 
 A *window* is the current streak of one lane (a stage name: enrich, score, tailor, cover,
-pdf) or one source (a config source name): how many different jobs (or source reads) in a
-row failed with the same code. The rules, in one place:
+pdf) or one source (a config source name): how many different jobs (or source reads; for
+Enrich's network failures, different hosts) in a row failed with the same code. The
+rules, in one place:
 
 - a failure with a counting code extends the streak when it has the streak's code (one
   job counts once, however many attempts it used), and *restarts* it at 1 with the new
@@ -20,6 +21,7 @@ row failed with the same code. The rules, in one place:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from jobctrl.domain.errors import (
     AUTOMATION_PAUSED,
@@ -28,7 +30,10 @@ from jobctrl.domain.errors import (
     CONFIG_INVALID,
     DATABASE_BUSY,
     ENRICH_HTTP_CLIENT_ERROR,
+    ENRICH_HTTP_SERVER_ERROR,
     ENRICH_RATE_LIMITED,
+    ENRICH_TIMEOUT,
+    ENRICH_UNREACHABLE,
     MATERIALS_MISSING,
     MIN_SCORE,
     MISSING_INPUT,
@@ -76,7 +81,21 @@ NOT_THE_LANE = POSTING_REFUSALS | frozenset(
         REQUIREMENT_FIT_MISSING,
     }
 )
+# Enrich's network failures are one site's problem until several sites fail in a row: a
+# dead careers site must not pause Enrich for every other one, a network that is down
+# fails them all. For these codes an Enrich streak counts hosts, not jobs.
+HOST_FAULTS = frozenset({ENRICH_UNREACHABLE, ENRICH_TIMEOUT, ENRICH_HTTP_SERVER_ERROR})
 STREAK_JOBS_KEPT = 50  # the job ids (or source reads) of a streak kept on its row, at least
+
+
+def streak_item(lane: str, code: str, job_id: str, url: str | None) -> str:
+    """What one failure counts as in ``lane``'s streak: the job, or for Enrich's network
+    failures the posting's host (``host:NAME``), so one site's jobs count once."""
+    if lane == "enrich" and code in HOST_FAULTS and url:
+        host = urlsplit(url).hostname
+        if host:
+            return f"host:{host}"
+    return job_id
 
 
 def counts(code: str) -> bool:

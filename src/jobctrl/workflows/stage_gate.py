@@ -31,10 +31,10 @@ from jobctrl.domain.errors import (
     JobctrlError,
     StageError,
 )
-from jobctrl.domain.stages import StageState
-from jobctrl.domain.stop_loss import LANE, counts, paused_message
+from jobctrl.domain.stages import Stage, StageState
+from jobctrl.domain.stop_loss import HOST_FAULTS, LANE, counts, paused_message, streak_item
 from jobctrl.stages.context import StageContext
-from jobctrl.store import stage_control, stage_states, stop_loss
+from jobctrl.store import jobs, stage_control, stage_states, stop_loss
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -138,10 +138,14 @@ def note(ctx: StageContext, stage: str, job_id: str, code: str | None) -> None:
     the streak when the stage succeeded, a skip does not count)."""
     try:
         if code is not None:
-            if counts(code):
-                with _guard:
-                    _proven.discard((ctx.store.tenant, stage))
-            stop_loss.note_failure(ctx.store, LANE, stage, code, job_id, clock=ctx.clock)
+            if not counts(code):
+                return
+            with _guard:
+                _proven.discard((ctx.store.tenant, stage))
+            item = job_id
+            if stage == Stage.ENRICH and code in HOST_FAULTS:
+                item = streak_item(stage, code, job_id, jobs.job_row(ctx.store, job_id)["url"])
+            stop_loss.note_failure(ctx.store, LANE, stage, code, item, clock=ctx.clock)
             return
         rows = [r for r in stage_states.stage_rows(ctx.store, job_id) if r["stage"] == stage]
         if rows and rows[0]["state"] == StageState.SUCCEEDED:
