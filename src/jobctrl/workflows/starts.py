@@ -78,9 +78,15 @@ from jobctrl.workflows.prep import JobPreparationWorkflow
 from jobctrl.workflows.recovery import PreparationRecoveryWorkflow
 
 # What an RPC answers when the server is gone (or restarting); a waiting command waits
-# this long for it to come back.
+# this long for it to come back. A connection cut while a call was in flight (the server
+# killed under a long poll) comes back as UNKNOWN "transport error", not UNAVAILABLE.
 SERVER_AWAY = frozenset(
-    {RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED}
+    {
+        RPCStatusCode.UNAVAILABLE,
+        RPCStatusCode.DEADLINE_EXCEEDED,
+        RPCStatusCode.CANCELLED,
+        RPCStatusCode.UNKNOWN,
+    }
 )
 SERVER_GRACE_SECONDS = 30.0
 
