@@ -195,7 +195,7 @@ async def test_a_paused_source_is_skipped_by_discover_until_resumed(
         # The second run's failure pauses the source; its own retry of the family already
         # skips it.
         second = await asyncio.to_thread(_discover)
-        assert stop_loss.is_paused(store, "source", "brokenco") == "SOURCE_UNAVAILABLE"
+        assert stop_loss.is_paused(store, "source", "greenhouse:brokenco") == "SOURCE_UNAVAILABLE"
         assert second["countsByStep"]["greenhouse"]["sources_paused"] == 1
 
         third = await asyncio.to_thread(_discover)
@@ -206,7 +206,8 @@ async def test_a_paused_source_is_skipped_by_discover_until_resumed(
 
         resumed = json.loads(run_cli("resume", "brokenco", "--json").stdout)
         assert resumed == {
-            "kind": "source", "name": "brokenco", "resumed": True, "code": "SOURCE_UNAVAILABLE",
+            "kind": "source", "name": "greenhouse:brokenco", "resumed": True,
+            "code": "SOURCE_UNAVAILABLE",
         }  # fmt: skip
         fourth = await asyncio.to_thread(_discover)
         assert fourth["errorCode"] == "SOURCE_UNAVAILABLE", "read again once resumed"

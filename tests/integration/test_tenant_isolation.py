@@ -207,7 +207,7 @@ HTTP_ROWS: list[tuple[str, str, list[str], Any, str]] = [
     ("GET", "/v1/stop-loss", ["/v1/stop-loss"], None, EMPTY),
     (
         "POST",
-        "/v1/stop-loss/{kind}/{name}/resume",
+        "/v1/stop-loss/{kind}/{name:path}/resume",
         [f"/v1/stop-loss/source/{SOURCE}/resume"],
         None,
         REFUSED,

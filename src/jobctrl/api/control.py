@@ -41,7 +41,8 @@ def register_control(app: FastAPI, home: Home) -> None:
         """The lanes and sources stop-loss paused, with the code and streak that did it."""
         return control.stop_loss_status(home)
 
-    @app.post("/v1/stop-loss/{kind}/{name}/resume", tags=["operations"])
+    @app.post("/v1/stop-loss/{kind}/{name:path}/resume", tags=["operations"])
     def resume(home: TenantHome, kind: str, name: str) -> dict[str, Any]:
-        """Resume a paused lane or source (`kind` is `lane` or `source`)."""
+        """Resume a paused lane or source (`kind` is `lane` or `source`; a source's name
+        is its window, `KIND:NAME`, and may hold slashes: a feed's URL)."""
         return control.resume(home, f"{kind}:{name}")

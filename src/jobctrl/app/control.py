@@ -24,8 +24,9 @@ from jobctrl.config import load_config
 from jobctrl.domain import ids
 from jobctrl.domain.clock import as_utc
 from jobctrl.domain.errors import INVALID_INPUT, MISSING_INPUT, NOT_FOUND, JobctrlError
-from jobctrl.domain.stop_loss import KINDS, LANE, LANES, SOURCE
+from jobctrl.domain.stop_loss import KINDS, LANE, LANES, SOURCE, source_window
 from jobctrl.home import Home
+from jobctrl.sources.base import KINDS as SOURCE_KINDS
 from jobctrl.store import jobs, stage_control, stage_states, stop_loss, workflow_runs
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
@@ -80,31 +81,47 @@ def reset_stage(home: Home, ref: str, stage: str) -> dict[str, Any]:
 
 
 def _kind_of(home: Home, store: Store, name: str) -> tuple[str, str]:
-    """(kind, name) for a lane or source name; ``lane:NAME``/``source:NAME`` choose."""
+    """(kind, window name) for a lane or source name; ``lane:NAME``/``source:NAME``
+    choose. A source's window is ``KIND:NAME``; its name alone will do while only one
+    source of that name is configured (or paused)."""
     prefix, sep, rest = name.partition(":")
     chosen = (prefix,) if sep and prefix in KINDS and rest else KINDS
     name = rest if chosen != KINDS else name
-    sources = {entry.name for entry in load_config(home).sources}
-    known = set(stop_loss.known_names(store))
-    kinds = [
-        kind
-        for kind in chosen
-        if (kind, name) in known
-        or (kind == LANE and name in LANES)
-        or (kind == SOURCE and name in sources)
-    ]
-    if not kinds:
+    known = stop_loss.known_names(store)
+    found: list[tuple[str, str]] = []
+    if LANE in chosen and (name in LANES or (LANE, name) in known):
+        found.append((LANE, name))
+    if SOURCE in chosen:
+        windows = {source_window(e.kind, e.name) for e in load_config(home).sources}
+        windows |= {n for k, n in known if k == SOURCE}
+        matches = sorted(w for w in windows if name in (w, _bare_source(w)))
+        if len(matches) > 1:  # one company's boards on two ATSs: the paused one, if one is
+            paused = [w for w in matches if stop_loss.is_paused(store, SOURCE, w)]
+            matches = paused if len(paused) == 1 else matches
+        if len(matches) > 1:
+            raise JobctrlError(
+                f"{name!r} names {len(matches)} sources: say {' or '.join(matches)}",
+                code=INVALID_INPUT,
+            )
+        found += [(SOURCE, w) for w in matches]
+    if not found:
         raise JobctrlError(
             f"no lane or source named {name!r}: lanes are {', '.join(LANES)}; sources are "
             "listed by `jobctrl sources`",
             code=NOT_FOUND,
         )
-    if len(kinds) > 1:
+    if len(found) > 1:
         raise JobctrlError(
             f"{name!r} is both a lane and a source: say `lane:{name}` or `source:{name}`",
             code=INVALID_INPUT,
         )
-    return kinds[0], name
+    return found[0]
+
+
+def _bare_source(window: str) -> str:
+    """A source window's source name (a window from before windows had the kind is it)."""
+    kind, sep, rest = window.partition(":")
+    return rest if sep and kind in SOURCE_KINDS else window
 
 
 def resume(home: Home, name: str) -> dict[str, Any]:

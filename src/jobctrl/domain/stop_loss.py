@@ -88,6 +88,12 @@ HOST_FAULTS = frozenset({ENRICH_UNREACHABLE, ENRICH_TIMEOUT, ENRICH_HTTP_SERVER_
 STREAK_JOBS_KEPT = 50  # the job ids (or source reads) of a streak kept on its row, at least
 
 
+def source_window(kind: str, name: str) -> str:
+    """The window name of a configured source: ``KIND:NAME`` (``greenhouse:acme``), so
+    two boards of one company on different ATSs (same name) each have their own."""
+    return f"{kind}:{name}"
+
+
 def streak_item(lane: str, code: str, job_id: str, url: str | None) -> str:
     """What one failure counts as in ``lane``'s streak: the job, or for Enrich's network
     failures the posting's host (``host:NAME``), so one site's jobs count once."""

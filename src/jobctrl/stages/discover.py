@@ -26,7 +26,7 @@ from jobctrl.domain.discovery import (
 )
 from jobctrl.domain.errors import StageError
 from jobctrl.domain.profile import TargetSearch
-from jobctrl.domain.stop_loss import SOURCE
+from jobctrl.domain.stop_loss import SOURCE, source_window
 from jobctrl.sources.base import KINDS, DiscoveredPosting, SourceConfig
 from jobctrl.sources.dedupe import Deduper
 from jobctrl.sources.filtering import filter_postings
@@ -131,7 +131,9 @@ class _Linker:
     def read(self, source: SourceRef, target: TargetSearch) -> StageError | None:
         """Read one source and link what the target search accepts; its error, if any."""
         self.ctx.heartbeat(source.name)
-        if stop_loss.is_paused(self.ctx.store, SOURCE, source.name) is not None:
+        window = source_window(source.kind, source.name)
+        # A window named by the bare name is one paused before windows had the kind.
+        if any(stop_loss.is_paused(self.ctx.store, SOURCE, w) for w in (window, source.name)):
             self.counts["sources_paused"] += 1  # stop-loss: `jobctrl resume NAME` reads it again
             return None
         item = f"{self.ref.workflow_id}:{self.ref.run_id}"  # one run's retries count once
@@ -141,9 +143,9 @@ class _Linker:
                 found = list(reader.discover(fetcher))
         except StageError as error:
             self.counts["source_errors"] += 1
-            stop_loss.note(self.ctx.store, SOURCE, source.name, error.code, item)
+            stop_loss.note(self.ctx.store, SOURCE, window, error.code, item)
             return error
-        stop_loss.note(self.ctx.store, SOURCE, source.name, None, item)
+        stop_loss.note(self.ctx.store, SOURCE, window, None, item)
         self.counts["found"] += len(found)
         accepted, filtered = filter_postings(found, target)
         for reason, n in filtered.items():
