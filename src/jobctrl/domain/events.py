@@ -320,6 +320,18 @@ class StageReset(DomainEvent):
     reason: str
 
 
+class StagesPending(DomainEvent):
+    """``stages`` of the job wait as pending rows that no other event announced: Score
+    found the job fit and left Tailor, Cover and PDF for its preparation (or automatic
+    recovery, one stage at a time) to run. The job list folds them as pending, so the job
+    is never listed prepared while they wait. Logs from before this event fold as they
+    did: such rows were learned of when they started."""
+
+    type = "StagesPending"
+    job_id: str
+    stages: list[str]
+
+
 class ProfileVersionRecorded(DomainEvent):
     """A new candidate profile (by content) was recorded under ``version``."""
 

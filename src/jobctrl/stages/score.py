@@ -146,5 +146,7 @@ def _score_owned(
         elif not materials:
             stage_states.skip_pending(tx, job_id, LATER_STAGES, MATERIALS_OFF)
         else:
-            stage_states.ensure_stages(tx, job_id, LATER_STAGES)
+            stage_states.await_stages(
+                tx, job_id, LATER_STAGES, key=f"stages-pending:{job_id}:{run_id}:{attempt}"
+            )
     return ScoreOutcome(report.score, below)

@@ -287,6 +287,11 @@ def _stage_state(state: StageState) -> Callable[[dict[str, Any], Any], None]:
     return mutate
 
 
+def _stages_pending(row: dict[str, Any], e: ev.StagesPending) -> None:
+    for stage in e.stages:
+        row["stages"][stage] = (StageState.PENDING.value, None)
+
+
 def _enriched(row: dict[str, Any], e: ev.JobEnriched) -> None:
     row.update(
         title=e.title,
@@ -397,6 +402,7 @@ HANDLERS: dict[type[DomainEvent], Callable[[_Fold, AppendedEvent], None]] = {
     ev.StageSkipped: _job_event(_stage_state(StageState.SKIPPED)),
     ev.StageDeclined: _job_event(_stage_state(StageState.SKIPPED)),  # no code: a decline
     ev.StageReset: _job_event(_stage_state(StageState.PENDING)),
+    ev.StagesPending: _job_event(_stages_pending),
     ev.JobEnriched: _job_event(_enriched),
     ev.JobScored: _job_event(_scored),
     ev.JobDiscovered: _job_event(_discovered),

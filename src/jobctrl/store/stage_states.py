@@ -34,6 +34,7 @@ from jobctrl.domain.events import (
     StageFailed,
     StageReset,
     StageSkipped,
+    StagesPending,
     StageStarted,
     StageSucceeded,
 )
@@ -307,6 +308,29 @@ def ensure_stages(tx: WriteTx, job_id: str, stages: Iterable[str]) -> None:
             },
             keys=["job_id", "stage"],
         )
+
+
+def await_stages(tx: WriteTx, job_id: str, stages: Iterable[str], *, key: str) -> list[str]:
+    """Create pending rows for ``stages`` the job lacks and announce every one of them
+    that is pending now in one ``StagesPending`` event (keyed ``key``): a row nobody has
+    started has no other event, and the job list must not call the job finished while it
+    waits. Rows that ran keep their state and are not announced. The stages announced."""
+    wanted = [str(stage) for stage in stages]
+    ensure_stages(tx, job_id, wanted)
+    pending = set(
+        tx.conn.execute(
+            select(S.c.stage).where(
+                S.c.job_id == job_id,
+                S.c.stage.in_(wanted),
+                S.c.state == StageState.PENDING.value,
+                tenancy.keyed(S, tx.tenant),
+            )
+        ).scalars()
+    )
+    waiting = [stage for stage in wanted if stage in pending]
+    if waiting:
+        tx.append(StagesPending(job_id=job_id, stages=waiting), key=key)
+    return waiting
 
 
 def reset_stages(
