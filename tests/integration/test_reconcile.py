@@ -199,7 +199,7 @@ async def test_probes_per_beat_are_bounded_least_recently_probed_first(
     assert len(probed) == 5, "each beat takes the ones probed longest ago"
 
 
-async def test_orphans_are_listed_ours_adopted_and_a_stop_is_reissued_until_given_up(
+async def test_orphans_are_listed_ours_adopted_and_a_stop_is_reissued_then_terminated(
     home, store, client, task_queue
 ) -> None:
     stray = await client.start_workflow(
@@ -235,22 +235,21 @@ async def test_orphans_are_listed_ours_adopted_and_a_stop_is_reissued_until_give
     assert prep_id in {r["workflowId"] for r in listed["openRuns"]}
 
     # No worker polls the queue: the cancel is requested but never taken, so it is
-    # re-issued on each beat, five times, then given up.
-    request = executions.stop_execution(home, stray.id)
+    # re-issued on each beat, five times, then the execution is terminated.
+    request = await executions.stop_execution(home, stray.id)
     assert (request["runId"], request["reason"]) == (stray.result_run_id, "orphan")
     for _ in range(7):
         await reconcile.issue_stops(client, ctx)
     [stop] = orphans.stop_requests(store)
-    assert stop["issued"] == 5 and stop["gaveUpAt"] and not stop["observedClosedAt"]
+    assert stop["issued"] == 5 and stop["observedClosedAt"] and not stop["gaveUpAt"]
+    assert stop["outcome"] == "terminated"
     described = await client.get_workflow_handle(stray.id).describe()
-    assert described.status == WorkflowExecutionStatus.RUNNING
+    assert described.status == WorkflowExecutionStatus.TERMINATED
 
-    executions.stop_execution(home, stray.id, stray.result_run_id)  # asked again: afresh
-    await reconcile.issue_stops(client, ctx)
-    await stray.terminate()
+    await executions.stop_execution(home, stray.id, stray.result_run_id)  # again: afresh
     await reconcile.issue_stops(client, ctx)
     [stop] = orphans.stop_requests(store)
-    assert stop["issued"] == 1 and stop["observedClosedAt"] and not stop["gaveUpAt"]
+    assert stop["issued"] == 0 and stop["outcome"] == "closed" and not stop["gaveUpAt"]
     for _ in range(50):
         if await reconcile.observe_queue(client, ctx) == 0:
             break

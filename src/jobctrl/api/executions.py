@@ -30,10 +30,11 @@ def register_executions(app: FastAPI, home: Home) -> None:
         return executions.list_executions(home)
 
     @app.post("/v1/executions/{workflow_id}/stop", tags=["executions"], status_code=202)
-    def stop_execution(
+    async def stop_execution(
         home: TenantHome, workflow_id: str, body: StopBody | None = None
     ) -> dict[str, Any]:
         """Ask the worker to stop this execution (``runId``: the exact run, needed when
-        several are known); its heartbeat cancels it until Temporal reports it closed."""
+        several are known); its heartbeat cancels it until Temporal reports it closed (at
+        last terminating it). 404 when Temporal has no such execution."""
         run_id = body.run_id if body else None
-        return executions.stop_execution(home, workflow_id, run_id)
+        return await executions.stop_execution(home, workflow_id, run_id)

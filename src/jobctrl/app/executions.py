@@ -1,15 +1,18 @@
 """Executions as the person sees and steers them (`jobctrl executions`, ``/v1/executions``):
 the orphans the worker's heartbeat found (executions Temporal runs that the store does not
 expect), the runs the store holds open with their reconciled status, and stop requests,
-which the heartbeat issues and re-issues (a bounded number of times) until Temporal
-reports the execution closed.
+which the heartbeat issues and re-issues (a bounded number of times, then terminates)
+until Temporal reports the execution closed. A stop names an execution Temporal has: the
+command describes it first and records nothing for a run Temporal does not know.
 """
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Any
 
+from jobctrl.app import runtime
 from jobctrl.domain import ids
 from jobctrl.domain.errors import INVALID_INPUT, NOT_FOUND, JobctrlError, NotFoundError
 from jobctrl.domain.runtime import safe_run_id
@@ -17,6 +20,7 @@ from jobctrl.domain.tenants import LOCAL
 from jobctrl.home import Home
 from jobctrl.store import orphans, workflow_runs
 from jobctrl.store.store import Store
+from jobctrl.workflows import starts
 
 __all__ = ["OPERATOR", "ORPHAN", "list_executions", "stop_execution"]
 
@@ -49,10 +53,12 @@ def list_executions(home: Home) -> dict[str, Any]:
     }
 
 
-def stop_execution(home: Home, workflow_id: str, run_id: str | None = None) -> dict[str, Any]:
+async def stop_execution(home: Home, workflow_id: str, run_id: str | None = None) -> dict[str, Any]:
     """Record a request to stop ``workflow_id`` (its run ``run_id``, or the one orphan or
     open run known under that id); the worker's heartbeat cancels it. An execution of
-    another tenant (its id names it) is not found."""
+    another tenant (its id names it), or one Temporal does not have (described first), is
+    not found and nothing is recorded; without a Temporal server this raises
+    ``temporal_unavailable`` and records nothing."""
     store = Store.open(home)
     orphan_runs = {o["runId"] for o in orphans.orphans(store) if o["workflowId"] == workflow_id}
     known = orphan_runs | {
@@ -78,6 +84,11 @@ def stop_execution(home: Home, workflow_id: str, run_id: str | None = None) -> d
         (run_id,) = known
     if not safe_run_id(run_id):
         raise JobctrlError(f"{run_id!r} is not a Temporal run id", code=INVALID_INPUT)
+    client = await runtime.client_for(home)
+    if not await starts.run_known(client, workflow_id, run_id):
+        raise NotFoundError(
+            f"Temporal has no execution {workflow_id} with run {run_id}", code=NOT_FOUND
+        )
     reason = ORPHAN if run_id in orphan_runs else OPERATOR
-    orphans.request_stop(store, workflow_id, run_id, reason)
+    await asyncio.to_thread(orphans.request_stop, store, workflow_id, run_id, reason)
     return {"workflowId": workflow_id, "runId": run_id, "reason": reason, "requested": True}

@@ -1,8 +1,11 @@
 """`jobctrl executions [--json]`: executions Temporal runs that the store does not expect
 (orphans) and the runs it holds open; `jobctrl executions stop WORKFLOW_ID [--run RUN]`
-asks the worker to stop one (its heartbeat cancels it, again while it still runs)."""
+asks the worker to stop one (its heartbeat cancels it, again while it still runs, then
+terminates it)."""
 
 from __future__ import annotations
+
+import asyncio
 
 import click
 
@@ -36,13 +39,8 @@ def executions_group(ctx: click.Context, as_json: bool) -> None:
         job = f" job {r['jobId']}" if r["jobId"] else ""
         click.echo(f"{r['status']:<20} {r['workflowId']} (run {r['runId']}){job}")
     for s in view["stopRequests"]:
-        state = (
-            "closed"
-            if s["observedClosedAt"]
-            else "gave up"
-            if s["gaveUpAt"]
-            else f"issued {s['issued']}x"
-        )
+        outcome = s["outcome"]
+        state = outcome.replace("_", " ") if outcome else f"issued {s['issued']}x"
         click.echo(f"stop {s['workflowId']} (run {s['runId']}): {state}")
 
 
@@ -53,8 +51,9 @@ def executions_group(ctx: click.Context, as_json: bool) -> None:
 @handle_errors
 def stop_cmd(workflow_id: str, run_id: str | None, as_json: bool) -> None:
     """Ask the worker to stop WORKFLOW_ID: its heartbeat cancels the execution and asks
-    again while Temporal still reports it running (at most 5 times)."""
-    request = executions.stop_execution(home(), workflow_id, run_id)
+    again while Temporal still reports it running (at most 5 times), then terminates it.
+    An execution Temporal does not have is refused."""
+    request = asyncio.run(executions.stop_execution(home(), workflow_id, run_id))
     if as_json:
         echo_json(request)
     else:

@@ -113,6 +113,8 @@ stop_requests = Table(
     Column("last_issued_at", DateTime(timezone=True)),
     Column("observed_closed_at", DateTime(timezone=True)),
     Column("gave_up_at", DateTime(timezone=True)),
+    # How it ended (0029): closed | terminated | gave_up | not_found; NULL while pending.
+    Column("outcome", String(16)),
     tenant_id(),
 )
 

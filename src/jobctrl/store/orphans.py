@@ -1,7 +1,8 @@
 """Desired against observed executions (issue 13, the adoption ADR): what the store expects
 Temporal to be running, the executions it runs that nobody expects (``orphan_executions``,
 replaced as a set on each heartbeat) and stop requests (``stop_requests``), which the
-heartbeat re-issues a bounded number of times until Temporal reports the execution closed.
+heartbeat re-issues a bounded number of times until Temporal reports the execution closed
+(terminating it at the last step), recording how each ended (``StopOutcome``).
 
 All of it is the store's tenant's: the runs it expects, its orphans (the executions of its
 workflow ids; one jobctrl did not make is local's, the operator's) and its stop requests.
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import delete, or_, select, update
@@ -31,6 +33,15 @@ DR = schema.discovery_runs
 OPEN = (WorkflowStatus.RUNNING.value, WorkflowStatus.RECONCILED_NOT_FOUND.value)
 # A run whose finish was recorded a moment ago may still be closing in Temporal.
 CLOSING_GRACE = timedelta(minutes=2)
+
+
+class StopOutcome(StrEnum):
+    """How a stop request ended (``stop_requests.outcome``; NULL while pending)."""
+
+    CLOSED = "closed"  # Temporal reported it closed (the cancel was honoured, or it ended)
+    TERMINATED = "terminated"  # the cancels were not honoured: terminated, then seen closed
+    GAVE_UP = "gave_up"  # still running after every step: the person must stop it
+    NOT_FOUND = "not_found"  # Temporal has no such run: nothing was seen closed
 
 
 @dataclass(frozen=True)
@@ -153,6 +164,7 @@ def request_stop(
         "last_issued_at": None,
         "observed_closed_at": None,
         "gave_up_at": None,
+        "outcome": None,
     }
     with store.write() as tx:
         upsert(
@@ -180,7 +192,8 @@ def pending_stops(store: Store) -> list[dict[str, Any]]:
 
 
 def stop_requests(store: Store, limit: int = 100) -> list[dict[str, Any]]:
-    """The newest stop requests and how far each got."""
+    """The newest stop requests and how far each got (``outcome``: a ``StopOutcome``, or
+    None while pending)."""
     with store.read() as conn:
         rows = conn.execute(
             select(SR)
@@ -198,6 +211,7 @@ def stop_requests(store: Store, limit: int = 100) -> list[dict[str, Any]]:
                 "lastIssuedAt": _iso(r["last_issued_at"]),
                 "observedClosedAt": _iso(r["observed_closed_at"]),
                 "gaveUpAt": _iso(r["gave_up_at"]),
+                "outcome": r["outcome"],
             }
             for r in rows
         ]
@@ -212,16 +226,21 @@ def note_stop(
     issued: bool = False,
     closed: bool = False,
     gave_up: bool = False,
+    outcome: StopOutcome | None = None,
 ) -> None:
-    """What the heartbeat did with a stop request: issued the cancel once more, saw the
-    execution closed, or gave up re-issuing it."""
+    """What the heartbeat did with a stop request: issued the cancel once more, or saw it
+    through with ``outcome``: seen closed (``CLOSED``, ``TERMINATED``: when it was
+    observed closed) or not (``GAVE_UP``, ``NOT_FOUND``: when it stopped pursuing it).
+    ``closed`` and ``gave_up`` are short for ``CLOSED`` and ``GAVE_UP``."""
+    if outcome is None and (closed or gave_up):
+        outcome = StopOutcome.CLOSED if closed else StopOutcome.GAVE_UP
     values: dict[str, Any] = {}
     if issued:
         values.update(issued=SR.c.issued + 1, last_issued_at=now)
-    if closed:
-        values.update(observed_closed_at=now)
-    if gave_up:
-        values.update(gave_up_at=now)
+    if outcome in (StopOutcome.CLOSED, StopOutcome.TERMINATED):
+        values.update(observed_closed_at=now, outcome=outcome.value)
+    elif outcome is not None:
+        values.update(gave_up_at=now, outcome=outcome.value)
     with store.write() as tx:
         tx.conn.execute(
             update(SR)

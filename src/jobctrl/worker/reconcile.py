@@ -17,8 +17,11 @@
   left ``running`` under a run the store recorded closed more than a minute ago (an
   attempt that claimed it after the run's finish) fails retryably (``STAGE_INTERRUPTED``).
 - Stop requests: each is issued (a cancel of the exact execution), and re-issued on later
-  beats while Temporal still reports it running, at most ``STOP_ISSUES`` times; then the
-  request is given up with one notice.
+  beats while Temporal still reports it running, at most ``STOP_ISSUES`` times; a beat
+  that still finds it running after that terminates it (a cancel that is never acted on,
+  e.g. a workflow type no worker runs, must not leave it running) and records what it
+  then observes: terminated, or given up with one notice. A run Temporal has no history
+  of is recorded not found, never closed.
 
 A server that does not answer changes nothing: the beat ends with the ``RPCError`` (the
 heartbeat says so once) and the next one tries again.
@@ -38,7 +41,7 @@ from collections import Counter
 from collections.abc import Collection
 from datetime import datetime, timedelta
 
-from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.client import Client, WorkflowExecutionDescription, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from jobctrl.domain import ids
@@ -47,6 +50,7 @@ from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.domain.tenants import LOCAL
 from jobctrl.stages.context import StageContext
 from jobctrl.store import orphans, run_verdicts, tenants, workflow_runs
+from jobctrl.store.store import Store
 from jobctrl.workflows import starts
 
 log = logging.getLogger(__name__)
@@ -58,7 +62,9 @@ PARALLEL_PROBES = 8
 # runs probed up to this many seconds more recently (the listing is eventually consistent,
 # and runs of another queue are never listed, so it is a head start, not a front seat).
 SUSPECT_HEAD_START = 300.0
-STOP_ISSUES = 5  # a stop request is issued at most this many times
+STOP_ISSUES = 5  # a stop request's cancel is issued at most this many times (one a beat)
+# Then, while it still runs, the next beat terminates it with this reason.
+TERMINATE_REASON = "jobctrl: stop requested by the person; cancel not honoured"
 # An execution younger than this may still be being recorded by whoever started it.
 START_GRACE = timedelta(seconds=30)
 
@@ -309,35 +315,29 @@ async def observe_queue(
 
 async def issue_stops(client: Client, ctx: StageContext) -> int:
     """Issue (or re-issue) each pending stop request while Temporal reports its execution
-    running; note it closed once it is seen closed; give up after ``STOP_ISSUES``.
+    running, at most ``STOP_ISSUES`` cancels, one per beat: a workflow that honours a
+    cancel closes cleanly meanwhile. A beat that finds it still running after the last
+    cancel terminates it (``TERMINATE_REASON``). Each request ends with what was observed
+    (``orphans.StopOutcome``): closed, terminated (and then seen closed), gave up (still
+    running), or not found (Temporal has no such run: never called closed).
     Returns how many cancels were issued."""
     store = ctx.store
     issued = 0
     for request in await asyncio.to_thread(orphans.pending_stops, store):
         workflow_id, run_id = request["workflow_id"], request["run_id"]
-        now = ctx.now()
         try:
-            description = await starts.describe_run(client, workflow_id, run_id)
-        except RPCError as exc:
-            if exc.status in starts.SERVER_AWAY:
-                raise
-            if exc.status != RPCStatusCode.INVALID_ARGUMENT:
-                continue  # this request only: the others behind it are still issued
-            description = None  # a run id Temporal refuses names no execution to stop
-        if description is None or description.status != WorkflowExecutionStatus.RUNNING:
-            await asyncio.to_thread(orphans.note_stop, store, workflow_id, run_id, now, closed=True)
+            description = await _describe_stop(client, workflow_id, run_id)
+        except _Undescribed:
+            continue  # this request only: the others behind it are still issued
+        now = ctx.now()
+        if description is None:
+            await _settle_stop(store, workflow_id, run_id, now, orphans.StopOutcome.NOT_FOUND)
+            continue
+        if description.status != WorkflowExecutionStatus.RUNNING:
+            await _settle_stop(store, workflow_id, run_id, now, orphans.StopOutcome.CLOSED)
             continue
         if int(request["issued"] or 0) >= STOP_ISSUES:
-            await asyncio.to_thread(
-                orphans.note_stop, store, workflow_id, run_id, now, gave_up=True
-            )
-            log.warning(
-                "notice: %s (run %s) still runs after %d stop requests; giving up (stop it "
-                "with the Temporal CLI, or `jobctrl executions stop` again)",
-                workflow_id,
-                run_id,
-                STOP_ISSUES,
-            )
+            await _terminate(client, store, workflow_id, run_id, now)
             continue
         try:
             await starts.cancel_run(client, workflow_id, run_id)
@@ -348,3 +348,76 @@ async def issue_stops(client: Client, ctx: StageContext) -> int:
         await asyncio.to_thread(orphans.note_stop, store, workflow_id, run_id, now, issued=True)
         issued += 1
     return issued
+
+
+class _Undescribed(Exception):
+    """Temporal answered a describe with an error about that run alone."""
+
+
+async def _describe_stop(
+    client: Client, workflow_id: str, run_id: str
+) -> WorkflowExecutionDescription | None:
+    """The stop request's exact execution; None when Temporal has no such run (or refuses
+    the run id as none it could have)."""
+    try:
+        return await starts.describe_run(client, workflow_id, run_id)
+    except RPCError as exc:
+        if exc.status in starts.SERVER_AWAY:
+            raise
+        if exc.status != RPCStatusCode.INVALID_ARGUMENT:
+            raise _Undescribed from exc
+        return None
+
+
+async def _settle_stop(
+    store: Store, workflow_id: str, run_id: str, now: datetime, outcome: orphans.StopOutcome
+) -> None:
+    await asyncio.to_thread(orphans.note_stop, store, workflow_id, run_id, now, outcome=outcome)
+    if outcome == orphans.StopOutcome.NOT_FOUND:
+        log.warning(
+            "notice: stop of %s (run %s): Temporal has no such run; nothing was stopped",
+            workflow_id,
+            run_id,
+        )
+
+
+async def _terminate(
+    client: Client, store: Store, workflow_id: str, run_id: str, now: datetime
+) -> None:
+    """The last step of a stop whose cancels were not honoured: terminate the execution and
+    record what is then observed."""
+    terminated = False
+    try:
+        terminated = await starts.terminate_run(client, workflow_id, run_id, TERMINATE_REASON)
+    except RPCError as exc:
+        if exc.status in starts.SERVER_AWAY:
+            raise
+        log.warning("could not terminate %s (run %s): %s", workflow_id, run_id, exc.status.name)
+    try:
+        after = await _describe_stop(client, workflow_id, run_id)
+    except _Undescribed:
+        return  # described again next beat
+    if after is None:
+        outcome = orphans.StopOutcome.NOT_FOUND
+    elif after.status == WorkflowExecutionStatus.RUNNING:
+        outcome = orphans.StopOutcome.GAVE_UP
+    elif terminated:
+        outcome = orphans.StopOutcome.TERMINATED
+    else:
+        outcome = orphans.StopOutcome.CLOSED  # it closed on its own before the terminate
+    await _settle_stop(store, workflow_id, run_id, now, outcome)
+    if outcome == orphans.StopOutcome.TERMINATED:
+        log.warning(
+            "notice: %s (run %s) did not honour %d cancels; terminated",
+            workflow_id,
+            run_id,
+            STOP_ISSUES,
+        )
+    elif outcome == orphans.StopOutcome.GAVE_UP:
+        log.warning(
+            "notice: %s (run %s) still runs after %d cancels and a terminate; giving up (stop "
+            "it with the Temporal CLI, or `jobctrl executions stop` again)",
+            workflow_id,
+            run_id,
+            STOP_ISSUES,
+        )

@@ -1,4 +1,5 @@
-"""Starting, describing and cancelling Temporal executions: the one place that does.
+"""Starting, describing, cancelling and terminating Temporal executions: the one place
+that does.
 
 The app layer (commands), the worker (its reconcilers) and activities (discovery's
 preparation fan-out) all start work through these functions, so every start uses the same
@@ -381,6 +382,35 @@ async def cancel_run(client: Client, workflow_id: str, run_id: str) -> bool:
         return False
     await client.get_workflow_handle(workflow_id, run_id=run_id).cancel()
     return True
+
+
+async def terminate_run(client: Client, workflow_id: str, run_id: str, reason: str) -> bool:
+    """Terminate that exact execution (a stop whose cancels it did not honour); False when
+    it is not running (closed meanwhile, or gone)."""
+    description = await describe_run(client, workflow_id, run_id)
+    if description is None or description.status != WorkflowExecutionStatus.RUNNING:
+        return False
+    try:
+        await client.get_workflow_handle(workflow_id, run_id=run_id).terminate(reason=reason)
+    except RPCError as exc:
+        if exc.status == RPCStatusCode.NOT_FOUND:  # it closed between the two calls
+            return False
+        raise
+    return True
+
+
+async def run_known(client: Client, workflow_id: str, run_id: str) -> bool:
+    """True when Temporal has that exact execution (running or closed), before a command
+    acts on it; False when it has no such run, or refuses the run id as none it could
+    have. ``temporal_unavailable`` when the server does not answer."""
+    try:
+        return await describe_run(client, workflow_id, run_id) is not None
+    except RPCError as exc:
+        if exc.status == RPCStatusCode.INVALID_ARGUMENT:
+            return False
+        if exc.status in SERVER_AWAY:
+            raise UnavailableError(f"the Temporal server did not answer: {exc.message}") from None
+        raise
 
 
 @dataclass(frozen=True)
