@@ -156,3 +156,10 @@ def test_cli_follow_prints_lines_when_piped_and_ctrl_c_exits_0(home, store, monk
     assert result.exit_code == 0, result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 2 and all("phase=idle" in line for line in lines)
+
+
+@pytest.mark.parametrize("interval", ["inf", "1e308", "0", "nan"])
+def test_cli_follow_refuses_an_interval_it_cannot_sleep(home, store, interval):
+    result = CliRunner().invoke(main, ["ops", "--follow", "--interval", interval])
+    assert result.exit_code == 2 and "--interval" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)

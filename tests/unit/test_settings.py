@@ -53,6 +53,13 @@ def test_bad_values_are_refused(home, settings, key, value):
     assert settings.all() == before, "nothing is written when one change is refused"
 
 
+@pytest.mark.parametrize("value", ["2.5", "1_000", "five", "0"])
+def test_a_whole_number_is_plain_digits_and_the_refusal_says_what_is_wanted(home, value):
+    with pytest.raises(ConfigError, match="must be a whole number from 1 to 1000") as refused:
+        change_settings(home, {"stop_loss.threshold": value})
+    assert "invalid literal" not in str(refused.value)
+
+
 def test_a_change_is_an_event(home, store):
     change_settings(home, {"min_fit_score": "70"})
     events = events_after(store, 0)

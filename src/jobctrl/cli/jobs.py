@@ -276,9 +276,9 @@ def events(follow: bool, after: int, job_ref: str | None, as_json: bool) -> None
                     click.echo(
                         f"{e['seq']:>6} {when} {e['type']:<18} {e['jobId'] or '':<12} {brief}"
                     )
-            if not follow:
-                break
             if not batch:
+                if not follow:
+                    break  # the whole log, read a batch at a time
                 time.sleep(0.5)
     except KeyboardInterrupt:
         pass

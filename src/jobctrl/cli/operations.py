@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from typing import Any
@@ -95,6 +96,13 @@ def summary_line(snap: dict[str, Any]) -> str:
     )
 
 
+def _finite(value: float) -> float:
+    """FloatRange lets NaN through (no comparison with it is true)."""
+    if math.isnan(value):
+        raise click.BadParameter("must be a number from 0.2 to 3600")
+    return value
+
+
 def _follow(interval: float, as_json: bool) -> None:
     if sys.stdout.isatty() and not as_json:
         # rich is imported only when a terminal will show it (piped output needs none).
@@ -121,7 +129,14 @@ def _follow(interval: float, as_json: bool) -> None:
     help="Keep it up to date until Ctrl-C (live on a terminal; a line per refresh when "
     "piped, a JSON object per line with --json).",
 )
-@click.option("--interval", default=2.0, show_default=True, help="Seconds between refreshes.")
+@click.option(
+    "--interval",
+    default=2.0,
+    show_default=True,
+    type=click.FloatRange(0.2, 3600.0),
+    callback=lambda _ctx, _param, value: _finite(value),
+    help="Seconds between refreshes (0.2 to 3600).",
+)
 @handle_errors
 def ops(as_json: bool, follow: bool, interval: float) -> None:
     """What the worker executes now, what remains, the phase and an honest ETA."""

@@ -34,8 +34,10 @@ def float_between(low: float, high: float) -> Callable[[str], float]:
 
 def int_between(low: int, high: int) -> Callable[[str], int]:
     def parse(raw: str) -> int:
-        value = int(raw)
-        if not low <= value <= high:
+        text = str(raw).strip()
+        # Plain digits only: int() would also take "1_000" and say "invalid literal for
+        # int() with base 10" of "2.5".
+        if not re.fullmatch(r"[+-]?\d+", text) or not low <= (value := int(text)) <= high:
             raise ValueError(f"must be a whole number from {low} to {high}")
         return value
 
