@@ -233,10 +233,15 @@ async def test_reset_only_changes_local_rows_and_refuses_a_running_stage(
 
     stage_states.claim_stage(store, job.job_id, "score", "run-b")
     page = await _page(home, f"/jobs/{job.job_id}")
-    assert page.count(f'data-post="/v1/jobs/{job.job_id}/reset"') == 4, "not while it runs"
-    busy = run_cli("reset", job.job_id, "--stage", "score")
-    assert busy.returncode == 1 and "STAGE_BUSY" in busy.stderr
-    assert _rows(store, job.job_id)["score"]["state"] == "running"
+    # Not Score while it runs, nor Enrich under it (Score works from Enrich's result).
+    assert page.count(f'data-post="/v1/jobs/{job.job_id}/reset"') == 3, "not while it runs"
+    for stage in ("score", "enrich"):
+        busy = run_cli("reset", job.job_id, "--stage", stage)
+        assert busy.returncode == 1 and "STAGE_BUSY" in busy.stderr, stage
+        assert "score is running" in busy.stderr
+    rows = _rows(store, job.job_id)
+    assert (rows["enrich"]["state"], rows["score"]["state"]) == ("succeeded", "running")
+    assert run_cli("reset", job.job_id, "--stage", "cover").returncode == 0, "after it: fine"
 
 
 async def test_http_errors_are_codes_and_no_server_changes_nothing(home, store, no_temporal):

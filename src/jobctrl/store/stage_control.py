@@ -6,8 +6,9 @@
   re-issues it until Temporal reports the execution closed), and the job's unstarted
   start intent settled: all in one transaction with the ``StageFailed`` events.
   Succeeded and skipped stages, materials and scores are never touched.
-- ``reset_job_stage``: a stage and the later ones that are not running back to pending
-  (``StageReset``, reason ``reset``), reservations cleared; nothing in Temporal changes.
+- ``reset_job_stage``: a stage and the later ones back to pending, refused while it or a
+  later stage runs (``StageReset``, reason ``reset``), reservations cleared; nothing in
+  Temporal changes.
 - ``gate``: what a stage attempt must know before any provider call or fetch: whether
   its execution was asked to stop, whether its lane is paused, and the lane's streak.
 - ``refuse_paused``: a stage refused because its lane is paused ends ``failed`` with
@@ -170,8 +171,8 @@ def cancel_job(
 def reset_job_stage(
     store: Store, job_id: str, stage: str, *, clock: Clock | None = None
 ) -> list[str]:
-    """Put ``stage`` back to pending with the later stages that are not running (a
-    running ``stage`` is refused with ``STAGE_BUSY``); the stages reset."""
+    """Put ``stage`` back to pending with the later stages (refused with ``STAGE_BUSY``
+    while it or a later stage runs); the stages reset."""
     with store.write(clock=clock) as tx:
         rows = {
             str(r.stage): str(r.state)
@@ -181,16 +182,23 @@ def reset_job_stage(
                 )
             )
         }
-        if rows.get(stage) == StageState.RUNNING.value:
-            raise StageError(
-                STAGE_BUSY, f"{stage} is running for job {job_id}; cancel it first or try later"
-            )
         order = STAGE_ORDER[stage]
+        # A later stage running works from this one's result: resetting it under that
+        # stage would leave the later result built on what the reset threw away.
+        busy = sorted(
+            (s for s, state in rows.items() if state == StageState.RUNNING.value and s in LANES),
+            key=STAGE_ORDER.__getitem__,
+        )
+        busy = [s for s in busy if STAGE_ORDER[s] >= order]
+        if busy:
+            raise StageError(
+                STAGE_BUSY,
+                f"{busy[0]} is running for job {job_id}; cancel it first or try later",
+            )
         wanted = [
             s
             for s, state in rows.items()
             if STAGE_ORDER.get(s, -1) >= order
-            and state != StageState.RUNNING.value
             and s in LANES
             and (s == stage or state != StageState.PENDING.value)
         ]
