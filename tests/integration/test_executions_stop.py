@@ -18,6 +18,7 @@ from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 from jobctrl.domain.clock import utcnow
 from jobctrl.stages.context import StageContext
 from jobctrl.store import orphans
+from jobctrl.store.stage_control import JOB_CANCEL
 from jobctrl.worker import reconcile
 from tests.support.processes import run_cli
 
@@ -152,3 +153,38 @@ async def test_a_stop_whose_run_is_gone_is_not_found_never_closed(
     assert orphans.pending_stops(store) == [], "not re-issued"
     text = await asyncio.to_thread(run_cli, "executions")
     assert f"stop {workflow_id} (run bogusrun): not found" in text.stdout
+
+
+async def test_a_job_cancel_is_never_terminated_and_a_young_stop_waits(
+    home, store, client, task_queue
+) -> None:
+    """jobctrl's own cancel of a job is never escalated (its workflow must end canceled,
+    keeping its results): after the cancels it is given up. A person's stop is terminated
+    only ``TERMINATE_AFTER`` after it was asked for, however fast the beats come."""
+    cancelled = await client.start_workflow(
+        "NoSuchWorkflow", id=f"job-{uuid.uuid4().hex[:8]}", task_queue=task_queue
+    )
+    young = await client.start_workflow(
+        "NoSuchWorkflow", id=f"young-{uuid.uuid4().hex[:8]}", task_queue=task_queue
+    )
+    orphans.request_stop(store, cancelled.id, cancelled.result_run_id or "", JOB_CANCEL)
+    orphans.request_stop(store, young.id, young.result_run_id or "", "operator")
+    now = StageContext(home=home, store=store)  # its clock is the real one
+    try:
+        for _ in range(reconcile.STOP_ISSUES + 2):
+            await reconcile.issue_stops(client, now)
+    finally:
+        now.close()
+    for handle in (cancelled, young):
+        assert (await handle.describe()).status == WorkflowExecutionStatus.RUNNING
+    stops = {s["workflowId"]: s for s in orphans.stop_requests(store)}
+    assert stops[cancelled.id]["outcome"] == "gave_up"
+    assert stops[young.id]["outcome"] is None, "still pursued: terminated once old enough"
+    later = _ctx(home, store)  # its clock runs 120 s ahead
+    try:
+        await reconcile.issue_stops(client, later)
+    finally:
+        later.close()
+    assert (await young.describe()).status == WorkflowExecutionStatus.TERMINATED
+    assert (await cancelled.describe()).status == WorkflowExecutionStatus.RUNNING
+    await cancelled.terminate()

@@ -53,6 +53,15 @@ def list_executions(home: Home) -> dict[str, Any]:
     }
 
 
+def _runs_known_under(store: Store, workflow_id: str) -> tuple[set[str], set[str]]:
+    """(orphan runs, orphan and open runs) the store knows under ``workflow_id``."""
+    orphan_runs = {o["runId"] for o in orphans.orphans(store) if o["workflowId"] == workflow_id}
+    open_runs = {
+        r["run_id"] for r in workflow_runs.open_runs(store) if r["workflow_id"] == workflow_id
+    }
+    return orphan_runs, orphan_runs | open_runs
+
+
 async def stop_execution(home: Home, workflow_id: str, run_id: str | None = None) -> dict[str, Any]:
     """Record a request to stop ``workflow_id`` (its run ``run_id``, or the one orphan or
     open run known under that id); the worker's heartbeat cancels it. An execution of
@@ -60,10 +69,7 @@ async def stop_execution(home: Home, workflow_id: str, run_id: str | None = None
     not found and nothing is recorded; without a Temporal server this raises
     ``temporal_unavailable`` and records nothing."""
     store = Store.open(home)
-    orphan_runs = {o["runId"] for o in orphans.orphans(store) if o["workflowId"] == workflow_id}
-    known = orphan_runs | {
-        r["run_id"] for r in workflow_runs.open_runs(store) if r["workflow_id"] == workflow_id
-    }
+    orphan_runs, known = await asyncio.to_thread(_runs_known_under, store, workflow_id)
     owner = ids.tenant_of(workflow_id)
     if (owner is not None and owner != store.tenant) or (
         owner is None and store.tenant != LOCAL and not known

@@ -18,10 +18,12 @@
   attempt that claimed it after the run's finish) fails retryably (``STAGE_INTERRUPTED``).
 - Stop requests: each is issued (a cancel of the exact execution), and re-issued on later
   beats while Temporal still reports it running, at most ``STOP_ISSUES`` times; a beat
-  that still finds it running after that terminates it (a cancel that is never acted on,
-  e.g. a workflow type no worker runs, must not leave it running) and records what it
-  then observes: terminated, or given up with one notice. A run Temporal has no history
-  of is recorded not found, never closed.
+  that still finds a person's stop running after that, and ``TERMINATE_AFTER`` after it
+  was asked for, terminates it (a cancel that is never acted on, e.g. a workflow type no
+  worker runs, must not leave it running) and records what it then observes:
+  terminated, or given up with one notice. jobctrl's own cancel of a job is never
+  escalated (its workflow ends canceled, keeping its results): given up instead. A run
+  Temporal has no history of is recorded not found, never closed.
 
 A server that does not answer changes nothing: the beat ends with the ``RPCError`` (the
 heartbeat says so once) and the next one tries again.
@@ -45,11 +47,13 @@ from temporalio.client import Client, WorkflowExecutionDescription, WorkflowExec
 from temporalio.service import RPCError, RPCStatusCode
 
 from jobctrl.domain import ids
+from jobctrl.domain.clock import as_utc
 from jobctrl.domain.errors import WORKFLOW_FAILED, WORKFLOW_TERMINATED, WORKFLOW_TIMED_OUT
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.domain.tenants import LOCAL
 from jobctrl.stages.context import StageContext
 from jobctrl.store import orphans, run_verdicts, tenants, workflow_runs
+from jobctrl.store.stage_control import JOB_CANCEL
 from jobctrl.store.store import Store
 from jobctrl.workflows import starts
 
@@ -65,6 +69,9 @@ SUSPECT_HEAD_START = 300.0
 STOP_ISSUES = 5  # a stop request's cancel is issued at most this many times (one a beat)
 # Then, while it still runs, the next beat terminates it with this reason.
 TERMINATE_REASON = "jobctrl: stop requested by the person; cancel not honoured"
+# However short the heartbeat, a person's stop is terminated only this long after it was
+# asked for: a workflow that honours its cancel has had time to close by then.
+TERMINATE_AFTER = timedelta(seconds=60)
 # An execution younger than this may still be being recorded by whoever started it.
 START_GRACE = timedelta(seconds=30)
 
@@ -337,7 +344,12 @@ async def issue_stops(client: Client, ctx: StageContext) -> int:
             await _settle_stop(store, workflow_id, run_id, now, orphans.StopOutcome.CLOSED)
             continue
         if int(request["issued"] or 0) >= STOP_ISSUES:
-            await _terminate(client, store, workflow_id, run_id, now)
+            if request["reason"] == JOB_CANCEL:
+                # jobctrl's own cancel of a job: the workflow ends it as WorkflowCanceled
+                # with its results kept, never terminated; given up as before.
+                await _settle_stop(store, workflow_id, run_id, now, orphans.StopOutcome.GAVE_UP)
+            elif now - as_utc(request["requested_at"]) >= TERMINATE_AFTER:
+                await _terminate(client, store, workflow_id, run_id, now)
             continue
         try:
             await starts.cancel_run(client, workflow_id, run_id)
