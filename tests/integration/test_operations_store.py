@@ -263,8 +263,22 @@ def test_a_closed_run_whose_jobs_only_wait_on_a_block_has_no_eta(home: Home, sto
     assert (snap["eta"]["state"], snap["eta"]["reason"]) == ("paused", "stop_loss")
     # Resumed: the refused row waits for recovery's next pass, not for nothing.
     assert stop_loss_store.resume(store, "lane", "score", clock=clock) == "provider_auth"
+    # A paused source refuses no stage: the row waits for recovery, not for a pause.
+    stop_loss_store.note_failure(store, "source", "feed:x", "SOURCE_UNAVAILABLE", "r", threshold=1)
     eta = operations_snapshot(home, now=clock.now)["eta"]
     assert (eta["state"], eta["reason"], eta["low"]) == ("unavailable", "awaiting_dispatch", None)
+    # Its automatic attempts spent, recovery will not run it again: nothing to wait for.
+    with store.write(clock=clock) as tx:
+        tx.conn.execute(
+            update(schema.job_stage_states)
+            .where(
+                schema.job_stage_states.c.job_id == paused,
+                schema.job_stage_states.c.tenant_id == tx.tenant,
+            )
+            .values(auto_attempts=5)
+        )
+    eta = operations_snapshot(home, now=clock.now)["eta"]
+    assert (eta["state"], eta["high"]) == ("available", 0.0)
     # A member stopped by the spent budget waits for the UTC rollover.
     with store.write(clock=clock) as tx:
         discovery.link_member(tx, REF, spent, Cohort.OBSERVED)

@@ -61,3 +61,14 @@ def test_two_sources_of_one_name_pause_apart_and_resume_by_name(home, store) -> 
         True,
     )
     assert stop_loss.paused(store) == []
+
+
+def test_a_window_paused_before_windows_had_kinds_is_resumed_by_its_name(home, store) -> None:
+    add_source(home, "greenhouse", "acme", None)
+    stop_loss.note_failure(store, "source", "acme", "SOURCE_UNAVAILABLE", "r1", threshold=1)
+    stop_loss.note_failure(
+        store, "source", "greenhouse:acme", "SOURCE_UNAVAILABLE", "r2", threshold=1
+    )
+    assert control.resume(home, "acme")["name"] == "acme", "the window named exactly so"
+    assert control.resume(home, "acme")["name"] == "greenhouse:acme"
+    assert stop_loss.paused(store) == []

@@ -144,3 +144,4 @@ def test_only_enrich_s_network_failures_are_counted_by_host():
     assert streak_item("enrich", "ENRICH_EXTRACTION_FAILED", "j1", url) == "j1"
     assert streak_item("score", PROVIDER_UNAVAILABLE, "j1", url) == "j1"
     assert streak_item("enrich", ENRICH_UNREACHABLE, "j1", None) == "j1"
+    assert streak_item("enrich", ENRICH_UNREACHABLE, "j1", "http://[::1/x") == "j1"

@@ -95,9 +95,12 @@ def _kind_of(home: Home, store: Store, name: str) -> tuple[str, str]:
         windows = {source_window(e.kind, e.name) for e in load_config(home).sources}
         windows |= {n for k, n in known if k == SOURCE}
         matches = sorted(w for w in windows if name in (w, _bare_source(w)))
-        if len(matches) > 1:  # one company's boards on two ATSs: the paused one, if one is
+        if len(matches) > 1:  # one company's boards on two ATSs: the paused ones decide
             paused = [w for w in matches if stop_loss.is_paused(store, SOURCE, w)]
-            matches = paused if len(paused) == 1 else matches
+            if name in paused:  # the window named exactly so (from before windows had kinds)
+                matches = [name]
+            elif paused:
+                matches = paused
         if len(matches) > 1:
             raise JobctrlError(
                 f"{name!r} names {len(matches)} sources: say {' or '.join(matches)}",

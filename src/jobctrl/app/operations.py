@@ -16,7 +16,7 @@ from jobctrl.domain import eta as eta_rules
 from jobctrl.domain import operations as rules
 from jobctrl.domain import recovery as recovery_rules
 from jobctrl.domain.clock import as_utc, utcnow
-from jobctrl.domain.errors import AUTOMATION_PAUSED, BudgetExceededError
+from jobctrl.domain.errors import BudgetExceededError
 from jobctrl.domain.runtime import home_identity
 from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority
@@ -114,9 +114,6 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
         else {"due": 0, "waiting": 0}
     )
     wanted = {stage for stage, n in counts.demand.items() if n > 0}
-    held = counts.held
-    if not recovering and not paused:  # a lifted pause's refused rows wait for `retry`
-        held -= {AUTOMATION_PAUSED}
     if counts.unscored_jobs and values["preparation.materials"]:
         wanted |= set(eta_rules.LATER)
     spans = ops_store.stage_spans(store, now)
@@ -140,8 +137,8 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
             paused_lanes=frozenset(
                 p["name"] for p in paused if p["kind"] == "lane" and p["name"] in wanted
             ),
-            held=held,
-            pauses_active=bool(paused),
+            held=counts.held,
+            pauses_active=any(p["kind"] == "lane" for p in paused),  # refusals are a lane's
         )
     )
     return {

@@ -98,7 +98,10 @@ def streak_item(lane: str, code: str, job_id: str, url: str | None) -> str:
     """What one failure counts as in ``lane``'s streak: the job, or for Enrich's network
     failures the posting's host (``host:NAME``), so one site's jobs count once."""
     if lane == "enrich" and code in HOST_FAULTS and url:
-        host = urlsplit(url).hostname
+        try:
+            host = urlsplit(url).hostname
+        except ValueError:  # not a URL one can take a host from: the job, as before
+            host = None
         if host:
             return f"host:{host}"
     return job_id

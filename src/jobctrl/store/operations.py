@@ -18,6 +18,7 @@ from jobctrl.domain import eta as eta_rules
 from jobctrl.domain import operations as rules
 from jobctrl.domain.clock import as_utc
 from jobctrl.domain.discovery import Cohort, RunStatus
+from jobctrl.domain.errors import AUTOMATION_PAUSED
 from jobctrl.domain.executions import WorkflowStatus
 from jobctrl.domain.stages import Stage, StageState
 from jobctrl.store import recovery, recovery_admission, schema, tenancy
@@ -243,7 +244,10 @@ def scope_counts(
                 unscored.add(job_id)
         elif kind is rules.RowClass.BLOCKED:
             blocked_jobs[scope].add(job_id)
-            if scope != rules.GLOBAL:
+            # A refused row recovery will not run again (its automatic attempts spent, or
+            # recovery off) waits on the person's `retry`, not on the lifted pause.
+            waits = code != AUTOMATION_PAUSED or int(auto or 0) < max_auto_attempts
+            if scope != rules.GLOBAL and waits:
                 held.add(code)
         else:
             failed_jobs[scope].add(job_id)

@@ -79,16 +79,14 @@ from jobctrl.workflows.prep import JobPreparationWorkflow
 from jobctrl.workflows.recovery import PreparationRecoveryWorkflow
 
 # What an RPC answers when the server is gone (or restarting); a waiting command waits
-# this long for it to come back. A connection cut while a call was in flight (the server
-# killed under a long poll) comes back as UNKNOWN "transport error", not UNAVAILABLE.
+# this long for it to come back.
 SERVER_AWAY = frozenset(
-    {
-        RPCStatusCode.UNAVAILABLE,
-        RPCStatusCode.DEADLINE_EXCEEDED,
-        RPCStatusCode.CANCELLED,
-        RPCStatusCode.UNKNOWN,
-    }
+    {RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED}
 )
+# A wait also takes UNKNOWN for it: a connection cut while its long poll was in flight
+# (the server killed) comes back as UNKNOWN "transport error". The wait then asks whether
+# the server answers; a per-call UNKNOWN elsewhere stays that call's error.
+WAIT_AWAY = SERVER_AWAY | {RPCStatusCode.UNKNOWN}
 SERVER_GRACE_SECONDS = 30.0
 
 
@@ -512,7 +510,7 @@ async def wait_for_result(
         except RPCError as exc:
             # The server went away (a worker restarts the one it runs within seconds):
             # wait for it, then say so in one line.
-            if exc.status not in SERVER_AWAY:
+            if exc.status not in WAIT_AWAY:
                 raise
             lost_since = lost_since or loop.time()
             if loop.time() - lost_since > SERVER_GRACE_SECONDS or loop.time() > deadline:
@@ -532,7 +530,7 @@ async def _answers(handle: WorkflowHandle[Any, Any]) -> bool:
     except TimeoutError:
         return False
     except RPCError as exc:
-        return exc.status not in SERVER_AWAY
+        return exc.status not in WAIT_AWAY
     return True
 
 
