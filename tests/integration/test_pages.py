@@ -55,7 +55,9 @@ def _prepare(home, store, site, path: str, body: bytes) -> str:
     ctx = StageContext(home=home, store=store)
     try:
         enrich(ctx, job.job_id, "run-pages")
-        score(ctx, job.job_id, "run-pages")
+        # Enrich and Score only (materials off): with materials on, a scored job's
+        # Tailor/Cover/PDF would wait, pending, for a workflow this test does not run.
+        score(ctx, job.job_id, "run-pages", materials=False)
     finally:
         ctx.close()
     return job.job_id

@@ -37,6 +37,8 @@ LONG_MODULES = {
     "domain/claims.py": "the truth check's rules for one sentence against its facts",
     "domain/events.py": "the event registry: one small typed class per event",
     "workflows/starts.py": "the one module that starts, describes and cancels executions",
+    "store/stage_states.py": "a stage row's whole life: claim, fence, finish, reset, skip",
+    "worker/reconcile.py": "runs, orphans and stop requests against what Temporal reports",
 }
 STAGE_ERRORS = {"StageError", "SourceError", "ProviderError"}
 
