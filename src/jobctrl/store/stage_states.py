@@ -310,11 +310,9 @@ def ensure_stages(tx: WriteTx, job_id: str, stages: Iterable[str]) -> None:
         )
 
 
-def await_stages(tx: WriteTx, job_id: str, stages: Iterable[str], *, key: str) -> list[str]:
-    """Create pending rows for ``stages`` the job lacks and announce every one of them
-    that is pending now in one ``StagesPending`` event (keyed ``key``): a row nobody has
-    started has no other event, and the job list must not call the job finished while it
-    waits. Rows that ran keep their state and are not announced. The stages announced."""
+def _not_started(tx: WriteTx, job_id: str, stages: Iterable[str]) -> list[str]:
+    """Those of ``stages`` that have not run yet (rows created pending for the new ones),
+    in the order given."""
     wanted = [str(stage) for stage in stages]
     ensure_stages(tx, job_id, wanted)
     pending = set(
@@ -327,7 +325,15 @@ def await_stages(tx: WriteTx, job_id: str, stages: Iterable[str], *, key: str) -
             )
         ).scalars()
     )
-    waiting = [stage for stage in wanted if stage in pending]
+    return [stage for stage in wanted if stage in pending]
+
+
+def await_stages(tx: WriteTx, job_id: str, stages: Iterable[str], *, key: str) -> list[str]:
+    """Create pending rows for ``stages`` the job lacks and announce every one of them
+    that is pending now in one ``StagesPending`` event (keyed ``key``): a row nobody has
+    started has no other event, and the job list must not call the job finished while it
+    waits. Rows that ran keep their state and are not announced. The stages announced."""
+    waiting = _not_started(tx, job_id, stages)
     if waiting:
         tx.append(StagesPending(job_id=job_id, stages=waiting), key=key)
     return waiting
@@ -375,17 +381,7 @@ def reset_stages(
 def skip_pending(tx: WriteTx, job_id: str, stages: Iterable[str], reason: str) -> None:
     """Skip those of ``stages`` that have not run yet (new or pending); a stage that ran
     keeps its result."""
-    wanted = [str(stage) for stage in stages]
-    ensure_stages(tx, job_id, wanted)
-    pending = tx.conn.execute(
-        select(S.c.stage).where(
-            S.c.job_id == job_id,
-            S.c.stage.in_(wanted),
-            S.c.state == StageState.PENDING.value,
-            tenancy.keyed(S, tx.tenant),
-        )
-    ).scalars()
-    for stage in list(pending):
+    for stage in _not_started(tx, job_id, stages):
         skip_stage(tx, job_id, stage, reason)
 
 
