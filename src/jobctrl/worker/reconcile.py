@@ -44,7 +44,7 @@ from collections.abc import Collection
 from datetime import datetime, timedelta
 
 from temporalio.client import Client, WorkflowExecutionDescription, WorkflowExecutionStatus
-from temporalio.service import RPCError, RPCStatusCode
+from temporalio.service import RPCError
 
 from jobctrl.domain import ids
 from jobctrl.domain.clock import as_utc
@@ -195,11 +195,9 @@ async def probe_open_runs(
             except RPCError as exc:
                 if exc.status in starts.SERVER_AWAY:
                     raise
-                if exc.status != RPCStatusCode.INVALID_ARGUMENT:
-                    counts["errors"] += 1  # that run only; the pass goes on
-                    _probed[(*db, run.workflow_id, run.run_id)] = time.monotonic()
-                    return
-                description = None  # a run id Temporal refuses names no execution it has
+                counts["errors"] += 1  # that run only; the pass goes on
+                _probed[(*db, run.workflow_id, run.run_id)] = time.monotonic()
+                return
         _probed[(*db, run.workflow_id, run.run_id)] = time.monotonic()
         counts["probed"] += 1
         if description is None:
@@ -376,9 +374,7 @@ async def _describe_stop(
     except RPCError as exc:
         if exc.status in starts.SERVER_AWAY:
             raise
-        if exc.status != RPCStatusCode.INVALID_ARGUMENT:
-            raise _Undescribed from exc
-        return None
+        raise _Undescribed from exc
 
 
 async def _settle_stop(

@@ -364,11 +364,12 @@ async def describe_run(
     client: Client, workflow_id: str, run_id: str
 ) -> WorkflowExecutionDescription | None:
     """That exact execution (``run_id``), or None when the history Temporal can reach now
-    has no such run; ``RPCError`` with a ``SERVER_AWAY`` status when it does not answer."""
+    has no such run (or it refuses the run id as none it could have: INVALID_ARGUMENT);
+    ``RPCError`` with a ``SERVER_AWAY`` status when it does not answer."""
     try:
         return await client.get_workflow_handle(workflow_id, run_id=run_id).describe()
     except RPCError as exc:
-        if exc.status == RPCStatusCode.NOT_FOUND:
+        if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
             return None
         raise
 
@@ -404,8 +405,6 @@ async def run_known(client: Client, workflow_id: str, run_id: str) -> bool:
     try:
         return await describe_run(client, workflow_id, run_id) is not None
     except RPCError as exc:
-        if exc.status == RPCStatusCode.INVALID_ARGUMENT:
-            return False
         if exc.status in SERVER_AWAY:
             raise UnavailableError(f"the Temporal server did not answer: {exc.message}") from None
         raise
