@@ -6,7 +6,6 @@ home and is reported in one line, never as a traceback."""
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -15,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from jobctrl.app.home import current_home
+from jobctrl.app.models import dumps
 from jobctrl.app.tenants import require_tenant
 from jobctrl.domain.errors import JobctrlError, StageError
 from jobctrl.home import Home
@@ -44,7 +44,8 @@ def home_of_deployment() -> Home:
 
 
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, default=str))
+    """``--json``: a model (or a list of them) dumped by alias, as the API serves it."""
+    click.echo(dumps(data))
 
 
 def handle_errors(fn: F) -> F:

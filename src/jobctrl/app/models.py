@@ -1,0 +1,83 @@
+"""The typed boundary: the models every application function returns.
+
+The CLI prints them (``--json``: the model dumped by alias) and the API serves them
+(``response_model``), so the two cannot drift. Field names are snake_case in Python and
+camelCase on the wire, generated once here; a key named in an issue or the README is a
+contract (tests/integration/test_json_contract.py). Instants are ``Timestamp``: a
+``datetime`` in Python, its ``isoformat()`` text on the wire (as it always was).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Annotated, Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, PlainSerializer
+from pydantic.alias_generators import to_camel
+
+__all__ = ["Day", "Items", "Page", "Timestamp", "View", "dump", "dumps"]
+
+
+def _isoformat(value: date | datetime) -> str:
+    return value.isoformat()
+
+
+Timestamp = Annotated[datetime, PlainSerializer(_isoformat, return_type=str, when_used="json")]
+"""An instant: ``isoformat()`` in JSON (``+00:00``; naive where SQLite returned it naive)."""
+
+Day = Annotated[date, PlainSerializer(_isoformat, return_type=str, when_used="json")]
+
+
+class View(BaseModel):
+    """A read model or a command's result: camelCase aliases on the wire, built from
+    snake_case names in code (``View(job_id=…)``), unknown fields refused."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        extra="forbid",
+        frozen=False,
+    )
+
+    def to_json(self) -> dict[str, Any]:
+        """The model as the API and ``--json`` print it."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+T = TypeVar("T")
+
+
+class Items(View, Generic[T]):
+    """``{"items": [...]}``: a whole list."""
+
+    items: list[T]
+
+
+class Page(View, Generic[T]):
+    """``{"items", "total", "limit", "offset"}``: one page of a longer list."""
+
+    items: list[T]
+    total: int
+    limit: int | None
+    offset: int
+
+
+def dump(data: Any) -> Any:
+    """Models (also inside lists and dicts) as plain JSON data, by alias; anything else
+    as it is."""
+    if isinstance(data, BaseModel):
+        return data.model_dump(mode="json", by_alias=True)
+    if isinstance(data, list | tuple):
+        return [dump(item) for item in data]
+    if isinstance(data, dict):
+        return {key: dump(value) for key, value in data.items()}
+    return data
+
+
+def dumps(data: Any) -> str:
+    """``dump`` as indented JSON text (what ``--json`` prints)."""
+    import json
+
+    return json.dumps(dump(data), indent=2, default=str)
