@@ -5,28 +5,30 @@ status comes from the one table in ``domain.errors``."""
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any
 
-from fastapi import Body, FastAPI, Query, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, Field
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from jobctrl.api.applications import register_applications
-from jobctrl.api.apply import register_apply
-from jobctrl.api.apply_browser import register_apply_browser
-from jobctrl.api.apply_loop import register_apply_loop
-from jobctrl.api.control import register_control
-from jobctrl.api.deps import TenantHome
-from jobctrl.api.events import KEEPALIVE_SECONDS, register_event_stream
-from jobctrl.api.executions import register_executions
-from jobctrl.api.operations import register_operations
-from jobctrl.api.pages import register_pages
-from jobctrl.api.profile import register_profile
+from jobctrl.api import (
+    applications,
+    apply,
+    apply_browser,
+    apply_loop,
+    control,
+    discovery,
+    events,
+    executions,
+    jobs,
+    operations,
+    pages,
+    profile,
+    settings,
+)
+from jobctrl.api.events import KEEPALIVE_SECONDS
 from jobctrl.api.security import LocalSecurity, PublicOrigin, require_token_from_env
-from jobctrl.app import discovery, jobs, materials, queries
-from jobctrl.app import settings as app_settings
 from jobctrl.app import tenants as app_tenants
 from jobctrl.domain.errors import (
     HTTP_ERROR,
@@ -47,14 +49,6 @@ def error_response(code: str, message: str, status: int | None = None) -> JSONRe
     return JSONResponse(
         {"error": {"code": code, "message": message}}, status or status_of(code).http
     )
-
-
-class AddJob(BaseModel):
-    url: str = Field(min_length=1, max_length=2048, description="The posting's URL.")
-
-
-class RetryStage(BaseModel):
-    stage: str | None = Field(None, description="The failed stage; default: the first one.")
 
 
 def create_app(
@@ -115,119 +109,24 @@ def create_app(
         )
         return error_response(INTERNAL_ERROR, f"unexpected internal error{details}")
 
-    register_apply_loop(app, home)  # first: /v1/apply/loop before any /v1/apply/{job}
-
-    # -- reads ------------------------------------------------------------------------------
-
-    @app.get("/v1/jobs", tags=["jobs"])
-    def list_jobs(
-        home: TenantHome,
-        stage: str | None = Query(None, max_length=32),
-        status: str | None = Query(None, max_length=32),
-        min_score: int | None = Query(None, ge=0, le=100),
-        q: str | None = Query(None, max_length=200),
-        sort: str = Query("score", pattern="^(score|updated|created)$"),
-        limit: int = Query(50, ge=1, le=500),
-        offset: int = Query(0, ge=0, le=1_000_000),
-    ) -> dict[str, Any]:
-        """Jobs from the list projection, best score first unless ``sort`` says otherwise."""
-        items, total = queries.find_jobs(
-            home,
-            stage=stage,
-            status=status,
-            min_score=min_score,
-            q=q,
-            sort=sort,
-            limit=limit,
-            offset=offset,
-        )
-        return {"items": items, "total": total, "limit": limit, "offset": offset}
-
-    @app.get("/v1/jobs/{job_id}", tags=["jobs"])
-    def get_job(home: TenantHome, job_id: str) -> dict[str, Any]:
-        """One job: posting, score report, stage timeline and materials."""
-        view = queries.show_job(home, job_id)
-        view["materials"] = queries.job_materials(home, job_id)
-        return view
-
-    @app.get("/v1/runs", tags=["discovery"])
-    def runs(home: TenantHome) -> dict[str, Any]:
-        """Recent discovery runs with their progress."""
-        return {"items": queries.discovery_runs(home)}
-
-    @app.get("/v1/spend", tags=["spend"])
-    def spend(home: TenantHome) -> dict[str, Any]:
-        """Today's estimated spend per lane against the daily ceiling (UTC day)."""
-        return queries.spend_summary(home)
-
-    @app.get("/v1/settings", tags=["settings"])
-    def settings(home: TenantHome) -> dict[str, Any]:
-        """Every runtime setting with its current value."""
-        return queries.settings_values(home)
-
-    @app.get(
-        "/v1/artifacts/{artifact_id}",
-        tags=["materials"],
-        response_class=Response,
-        responses={200: {"content": {"application/pdf": {}}}},
-    )
-    def artifact(home: TenantHome, artifact_id: str) -> Response:
-        """A material's PDF, shown inline."""
-        data, name = queries.material_pdf(home, artifact_id)
-        return Response(
-            data,
-            media_type="application/pdf",
-            headers={"Content-Disposition": f'inline; filename="{name}"'},
-        )
-
-    # -- commands (the same application functions the CLI calls) ----------------------------
-
-    @app.post("/v1/jobs", tags=["jobs"], status_code=202)
-    async def add_job(home: TenantHome, body: AddJob) -> dict[str, Any]:
-        """Add a posting URL and start its preparation (as `jobctrl add`)."""
-        return await jobs.add_job(home, body.url)
-
-    @app.post("/v1/jobs/{job_id}/retry", tags=["jobs"], status_code=202)
-    async def retry(
-        home: TenantHome, job_id: str, body: RetryStage | None = None
-    ) -> dict[str, Any]:
-        """Run a failed stage again; 503 worker_runtime_unavailable changes nothing."""
-        return await jobs.retry_stage(home, job_id, body.stage if body else None)
-
-    @app.post("/v1/jobs/{job_id}/materials/{decision}", tags=["materials"])
-    async def decide(home: TenantHome, job_id: str, decision: str) -> Response:
-        """Approve, reject or regenerate a job's materials."""
-        if decision == "regenerate":
-            started = await materials.regenerate_materials(home, job_id)
-            return JSONResponse(started, 202)
-        items = materials.decide_materials(home, job_id, decision)
-        return JSONResponse({"items": items})
-
-    @app.post("/v1/discovery", tags=["discovery"], status_code=202)
-    async def start_discovery(home: TenantHome) -> dict[str, Any]:
-        """Start a discovery run (or join the one in progress)."""
-        return await discovery.start_discovery(home)
-
-    @app.post("/v1/discovery/cancel", tags=["discovery"])
-    async def cancel_discovery(home: TenantHome) -> dict[str, Any]:
-        """Cancel the discovery run in progress; what it found so far stays."""
-        return await discovery.cancel_discovery(home)
-
-    @app.patch("/v1/settings", tags=["settings"])
-    def change_settings(
-        home: TenantHome,
-        changes: Annotated[dict[str, Any], Body(examples=[{"min_fit_score": 60}])],
-    ) -> dict[str, Any]:
-        """Change settings (all validated before any is written)."""
-        return app_settings.change_settings(home, changes)
-
-    register_applications(app, home)
-    register_apply(app, home)
-    register_profile(app, home)
-    register_apply_browser(app, home)
-    register_operations(app, home)
-    register_control(app, home)
-    register_executions(app, home)
-    register_event_stream(app, home, keepalive_seconds=keepalive_seconds)
-    register_pages(app, home)
+    app.state.keepalive_seconds = keepalive_seconds  # the event stream's (api/events.py)
+    app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
+    # Every route is on a module-level router whose tenant dependency is the router's
+    # (api/deps.py). /v1/apply/loop comes before any /v1/apply/{job}.
+    for router in (
+        apply_loop.router,
+        jobs.router,
+        discovery.router,
+        settings.router,
+        applications.router,
+        apply.router,
+        profile.router,
+        apply_browser.router,
+        operations.router,
+        control.router,
+        executions.router,
+        events.router,
+        pages.router,
+    ):
+        app.include_router(router)
     return app

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI, Query
+from fastapi import Query
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from jobctrl.api.deps import TenantHome
+from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.app import applications
-from jobctrl.home import Home
 
-__all__ = ["register_applications"]
+__all__ = ["router"]
 
 _MEDIA = {"career-ops": "text/markdown; charset=utf-8", "csv": "text/csv; charset=utf-8"}
 _FILE = {"career-ops": "applications.md", "csv": "applications.csv"}
@@ -31,36 +30,39 @@ class SetOutcome(BaseModel):
     )
 
 
-def register_applications(app: FastAPI, home: Home) -> None:
-    """Add ``/v1/applications`` routes to ``app``."""
+router = tenant_router()
+"""``/v1/applications`` routes."""
 
-    @app.get("/v1/applications", tags=["applications"])
-    def list_applications(home: TenantHome) -> dict[str, Any]:
-        """Every application (the tracker), most recently changed first."""
-        return {"items": applications.list_applications(home)}
 
-    @app.get(
-        "/v1/applications/export",
-        tags=["applications"],
-        response_class=Response,
-        responses={200: {"content": {"text/markdown": {}, "text/csv": {}}}},
+@router.get("/v1/applications", tags=["applications"])
+def list_applications(home: TenantHome) -> dict[str, Any]:
+    """Every application (the tracker), most recently changed first."""
+    return {"items": applications.list_applications(home)}
+
+
+@router.get(
+    "/v1/applications/export",
+    tags=["applications"],
+    response_class=Response,
+    responses={200: {"content": {"text/markdown": {}, "text/csv": {}}}},
+)
+def export_applications(
+    home: TenantHome,
+    fmt: str = Query("career-ops", alias="format", pattern="^(career-ops|csv)$"),
+) -> Response:
+    """The tracker as career-ops ``applications.md`` or as CSV, as a download."""
+    text = applications.export_applications(home, fmt)
+    return Response(
+        text,
+        media_type=_MEDIA[fmt],
+        headers={"Content-Disposition": f'attachment; filename="{_FILE[fmt]}"'},
     )
-    def export_applications(
-        home: TenantHome,
-        fmt: str = Query("career-ops", alias="format", pattern="^(career-ops|csv)$"),
-    ) -> Response:
-        """The tracker as career-ops ``applications.md`` or as CSV, as a download."""
-        text = applications.export_applications(home, fmt)
-        return Response(
-            text,
-            media_type=_MEDIA[fmt],
-            headers={"Content-Disposition": f'attachment; filename="{_FILE[fmt]}"'},
-        )
 
-    @app.post("/v1/applications/{ref}/outcome", tags=["applications"])
-    def set_outcome(home: TenantHome, ref: str, body: SetOutcome) -> dict[str, Any]:
-        """Record the outcome of a job's application (``ref``: a job id or prefix, or an
-        ``app-…`` id), with a note and a follow-up date (as `jobctrl applications set`)."""
-        return applications.set_application_outcome(
-            home, ref, body.outcome, note=body.note, follow_up=body.follow_up or None
-        )
+
+@router.post("/v1/applications/{ref}/outcome", tags=["applications"])
+def set_outcome(home: TenantHome, ref: str, body: SetOutcome) -> dict[str, Any]:
+    """Record the outcome of a job's application (``ref``: a job id or prefix, or an
+    ``app-…`` id), with a note and a follow-up date (as `jobctrl applications set`)."""
+    return applications.set_application_outcome(
+        home, ref, body.outcome, note=body.note, follow_up=body.follow_up or None
+    )

@@ -6,16 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from jobctrl.api.deps import TenantHome
+from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.app import apply, apply_views
 from jobctrl.domain.errors import status_of
-from jobctrl.home import Home
 
-__all__ = ["register_apply"]
+__all__ = ["router"]
 
 
 class Prepare(BaseModel):
@@ -40,56 +38,62 @@ class Resolve(BaseModel):
     )
 
 
-def register_apply(app: FastAPI, home: Home) -> None:
-    """Add ``/v1/apply`` and ``/v1/apply/{job}/...`` to ``app``."""
+router = tenant_router()
+"""``/v1/apply`` and ``/v1/apply/{job}/...``."""
 
-    @app.get("/v1/apply", tags=["apply"])
-    def queue(home: TenantHome) -> dict[str, Any]:
-        """Prepared jobs, best fit first: channel, PDFs, what is missing, status."""
-        return {"items": apply_views.apply_queue(home)}
 
-    @app.get("/v1/apply/{job_id}", tags=["apply"])
-    def show(home: TenantHome, job_id: str) -> dict[str, Any]:
-        """The job's application with its exact message (``application: null`` if none)."""
-        return apply_views.show_application(home, job_id)
+@router.get("/v1/apply", tags=["apply"])
+def queue(home: TenantHome) -> dict[str, Any]:
+    """Prepared jobs, best fit first: channel, PDFs, what is missing, status."""
+    return {"items": apply_views.apply_queue(home)}
 
-    @app.post("/v1/apply/{job_id}/prepare", tags=["apply"])
-    def prepare(home: TenantHome, job_id: str, body: Prepare | None = None) -> dict[str, Any]:
-        """Prepare or edit the job's application; any change clears an approval."""
-        given = body or Prepare()
-        return apply.prepare_application(
-            home,
-            job_id,
-            channel=given.channel,
-            to=given.to,
-            subject=given.subject,
-            body=given.body,
-            form_url=given.form_url,
-        )
 
-    @app.post("/v1/apply/{job_id}/approve", tags=["apply"])
-    def approve(home: TenantHome, job_id: str) -> dict[str, Any]:
-        """Approve exactly the message as it is now, for 15 minutes."""
-        return apply.approve_application(home, job_id)
+@router.get("/v1/apply/{job_id}", tags=["apply"])
+def show(home: TenantHome, job_id: str) -> dict[str, Any]:
+    """The job's application with its exact message (``application: null`` if none)."""
+    return apply_views.show_application(home, job_id)
 
-    @app.post(
-        "/v1/apply/{job_id}/send",
-        tags=["apply"],
-        responses={502: {"description": "refused before the data: nothing was sent"}},
+
+@router.post("/v1/apply/{job_id}/prepare", tags=["apply"])
+def prepare(home: TenantHome, job_id: str, body: Prepare | None = None) -> dict[str, Any]:
+    """Prepare or edit the job's application; any change clears an approval."""
+    given = body or Prepare()
+    return apply.prepare_application(
+        home,
+        job_id,
+        channel=given.channel,
+        to=given.to,
+        subject=given.subject,
+        body=given.body,
+        form_url=given.form_url,
     )
-    def send(home: TenantHome, job_id: str) -> JSONResponse:
-        """Send the approved email once: ``status`` ``sent``, or ``unknown`` (check the Sent
-        folder, then resolve); a refusal (nothing sent) is an error with its code."""
-        result = apply.send_application(home, job_id)
-        if result["status"] == "failed":
-            code = result["errorCode"] or ""
-            return JSONResponse(
-                {"error": {"code": code, "message": result["message"]}, **result},
-                status_of(code).http,
-            )
-        return JSONResponse(result)
 
-    @app.post("/v1/apply/{job_id}/resolve", tags=["apply"])
-    def resolve(home: TenantHome, job_id: str, body: Resolve) -> dict[str, Any]:
-        """Say what happened: sent, not-sent, submitted or abandoned."""
-        return apply.resolve_application(home, job_id, body.resolution)
+
+@router.post("/v1/apply/{job_id}/approve", tags=["apply"])
+def approve(home: TenantHome, job_id: str) -> dict[str, Any]:
+    """Approve exactly the message as it is now, for 15 minutes."""
+    return apply.approve_application(home, job_id)
+
+
+@router.post(
+    "/v1/apply/{job_id}/send",
+    tags=["apply"],
+    responses={502: {"description": "refused before the data: nothing was sent"}},
+)
+def send(home: TenantHome, job_id: str) -> JSONResponse:
+    """Send the approved email once: ``status`` ``sent``, or ``unknown`` (check the Sent
+    folder, then resolve); a refusal (nothing sent) is an error with its code."""
+    result = apply.send_application(home, job_id)
+    if result["status"] == "failed":
+        code = result["errorCode"] or ""
+        return JSONResponse(
+            {"error": {"code": code, "message": result["message"]}, **result},
+            status_of(code).http,
+        )
+    return JSONResponse(result)
+
+
+@router.post("/v1/apply/{job_id}/resolve", tags=["apply"])
+def resolve(home: TenantHome, job_id: str, body: Resolve) -> dict[str, Any]:
+    """Say what happened: sent, not-sent, submitted or abandoned."""
+    return apply.resolve_application(home, job_id, body.resolution)

@@ -6,16 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from jobctrl.api.deps import TenantHome
+from jobctrl.api.deps import ServerTenant, TenantHome, tenant_router
 from jobctrl.app import apply_browser_runs
 from jobctrl.domain.errors import status_of
-from jobctrl.home import Home
 
-__all__ = ["register_apply_browser"]
+__all__ = ["router"]
 
 
 class OpenForm(BaseModel):
@@ -29,32 +27,35 @@ class OpenForm(BaseModel):
     )
 
 
-def register_apply_browser(app: FastAPI, server_home: Home) -> None:
-    """Add ``POST /v1/apply/{job}/browser`` to ``app``. A real run opens its window on
-    the screen of the server's host: only a request of the server's own tenant may ask
-    for one (another tenant's is ``APPLY_NO_DISPLAY``; a dry run is anyone's)."""
+router = tenant_router()
+"""``POST /v1/apply/{job}/browser``. A real run opens its window on
+the screen of the server's host: only a request of the server's own tenant may ask
+for one (another tenant's is ``APPLY_NO_DISPLAY``; a dry run is anyone's)."""
 
-    @app.post(
-        "/v1/apply/{job_id}/browser",
-        tags=["apply"],
-        responses={
-            409: {"description": "a prefill of this job is under way (APPLY_ATTEMPT_LIVE)"},
-            503: {"description": "no display for a window (APPLY_NO_DISPLAY) or no Chromium"},
-        },
+
+@router.post(
+    "/v1/apply/{job_id}/browser",
+    tags=["apply"],
+    responses={
+        409: {"description": "a prefill of this job is under way (APPLY_ATTEMPT_LIVE)"},
+        503: {"description": "no display for a window (APPLY_NO_DISPLAY) or no Chromium"},
+    },
+)
+def open_form(
+    home: TenantHome, screen: ServerTenant, job_id: str, body: OpenForm | None = None
+) -> JSONResponse:
+    """Prefill the job's application form: a dry run answers with the fields filled
+    and left and the screenshot artifact; a real run opens a window where the server
+    runs and answers at hand-over (``watching: true``): the person submits it there.
+    A form that could not be used is an error body with its code and the result."""
+    given = body or OpenForm()
+    result: dict[str, Any] = apply_browser_runs.open_form(
+        home, job_id, url=given.url, dry_run=given.dry_run, screen_of=screen
     )
-    def open_form(home: TenantHome, job_id: str, body: OpenForm | None = None) -> JSONResponse:
-        """Prefill the job's application form: a dry run answers with the fields filled
-        and left and the screenshot artifact; a real run opens a window where the server
-        runs and answers at hand-over (``watching: true``): the person submits it there.
-        A form that could not be used is an error body with its code and the result."""
-        given = body or OpenForm()
-        result: dict[str, Any] = apply_browser_runs.open_form(
-            home, job_id, url=given.url, dry_run=given.dry_run, screen_of=server_home.tenant
+    if result.get("status") == "form_unavailable":
+        code = result.get("code") or ""
+        return JSONResponse(
+            {"error": {"code": code, "message": result["message"]}, **result},
+            status_of(code).http,
         )
-        if result.get("status") == "form_unavailable":
-            code = result.get("code") or ""
-            return JSONResponse(
-                {"error": {"code": code, "message": result["message"]}, **result},
-                status_of(code).http,
-            )
-        return JSONResponse(result)
+    return JSONResponse(result)

@@ -7,37 +7,38 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI
-
-from jobctrl.api.deps import TenantHome
+from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.app import apply_loop
-from jobctrl.home import Home
 
-__all__ = ["register_apply_loop"]
+__all__ = ["router"]
 
 
-def register_apply_loop(app: FastAPI, home: Home) -> None:
-    """Add ``/v1/apply/loop`` and ``/v1/jobs/{id}/apply`` to ``app``."""
+router = tenant_router()
+"""``/v1/apply/loop`` and ``/v1/jobs/{id}/apply``."""
 
-    @app.get("/v1/apply/loop", tags=["apply"])
-    def loop_status(home: TenantHome) -> dict[str, Any]:
-        """The standing apply loop (`apply-auto-local`): on or off, its latest run, whether
-        a spent budget halts it today, what it prepared, what it passes over and why."""
-        return apply_loop.apply_loop_status(home)
 
-    @app.post("/v1/apply/loop/stop", tags=["apply"])
-    async def loop_stop(home: TenantHome) -> dict[str, Any]:
-        """Turn `auto_apply` off and ask the running loop to cancel (it lets its claims go;
-        what it prepared stays)."""
-        return await apply_loop.set_apply_loop(home, enabled=False)
+@router.get("/v1/apply/loop", tags=["apply"])
+def loop_status(home: TenantHome) -> dict[str, Any]:
+    """The standing apply loop (`apply-auto-local`): on or off, its latest run, whether
+    a spent budget halts it today, what it prepared, what it passes over and why."""
+    return apply_loop.apply_loop_status(home)
 
-    @app.post("/v1/apply/loop/start", tags=["apply"], status_code=202)
-    async def loop_start(home: TenantHome) -> dict[str, Any]:
-        """Turn `auto_apply` on: the worker's next heartbeat starts the loop."""
-        return await apply_loop.set_apply_loop(home, enabled=True)
 
-    @app.post("/v1/jobs/{job_id}/apply", tags=["apply"], status_code=202)
-    async def apply_job(home: TenantHome, job_id: str) -> dict[str, Any]:
-        """Prepare the job's application through the apply workflow (as the loop would:
-        a draft that waits for the person; nothing is sent or submitted)."""
-        return await apply_loop.apply_in_worker(home, job_id)
+@router.post("/v1/apply/loop/stop", tags=["apply"])
+async def loop_stop(home: TenantHome) -> dict[str, Any]:
+    """Turn `auto_apply` off and ask the running loop to cancel (it lets its claims go;
+    what it prepared stays)."""
+    return await apply_loop.set_apply_loop(home, enabled=False)
+
+
+@router.post("/v1/apply/loop/start", tags=["apply"], status_code=202)
+async def loop_start(home: TenantHome) -> dict[str, Any]:
+    """Turn `auto_apply` on: the worker's next heartbeat starts the loop."""
+    return await apply_loop.set_apply_loop(home, enabled=True)
+
+
+@router.post("/v1/jobs/{job_id}/apply", tags=["apply"], status_code=202)
+async def apply_job(home: TenantHome, job_id: str) -> dict[str, Any]:
+    """Prepare the job's application through the apply workflow (as the loop would:
+    a draft that waits for the person; nothing is sent or submitted)."""
+    return await apply_loop.apply_in_worker(home, job_id)

@@ -2,20 +2,30 @@
 
 ``LocalSecurity`` (api/security.py) puts the tenant in the request's state: the tenant of
 its Bearer token, else the server's own (``JOBCTRL_TENANT`` of `jobctrl up`). Every route
-takes ``home: TenantHome`` and hands it to the application layer, which opens that
-tenant's store and reads its config.yaml: no route reaches the server's home by closure.
+lives on a module-level router made by ``tenant_router``: the tenant dependency is the
+router's, so no handler runs without it, and there is no server home in scope for a
+handler to reach by mistake. A handler takes ``home: TenantHome`` (the same dependency,
+resolved once per request) and hands it to the application layer, which opens that
+tenant's store and reads its config.yaml.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import APIRouter, Depends, Request
 
 from jobctrl.domain.errors import FORBIDDEN, JobctrlError
 from jobctrl.home import Home
 
-__all__ = ["TENANT_STATE", "TenantHome", "tenant_home"]
+__all__ = [
+    "TENANT_STATE",
+    "ServerTenant",
+    "TenantHome",
+    "server_tenant",
+    "tenant_home",
+    "tenant_router",
+]
 
 TENANT_STATE = "tenant"  # the key in scope["state"] the middleware sets
 
@@ -32,3 +42,19 @@ def tenant_home(request: Request) -> Home:
 
 
 TenantHome = Annotated[Home, Depends(tenant_home)]
+
+
+def server_tenant(request: Request) -> str:
+    """The tenant the server itself runs for (``JOBCTRL_TENANT`` of `jobctrl up`): whose
+    screen a browser window may open on, say. Never a home to act in."""
+    return str(request.app.state.home.tenant)
+
+
+ServerTenant = Annotated[str, Depends(server_tenant)]
+
+
+def tenant_router(**kwargs: Any) -> APIRouter:
+    """An ``APIRouter`` every route of which needs the request's tenant (``tenant_home``
+    as a router-level dependency: a request acting for no tenant is refused before its
+    handler runs, whether or not the handler names ``home``)."""
+    return APIRouter(dependencies=[Depends(tenant_home)], **kwargs)

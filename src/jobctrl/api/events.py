@@ -16,10 +16,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from anyio import to_thread
-from fastapi import FastAPI, Header, Query
+from fastapi import Header, Query, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
-from jobctrl.api.deps import TenantHome
+from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.app import queries
 from jobctrl.domain.clock import as_utc
 from jobctrl.home import Home
@@ -58,35 +58,34 @@ def _start(last_event_id: str | None, after: int | None) -> int | None:
     return None
 
 
-def register_event_stream(
-    app: FastAPI, home: Home, *, keepalive_seconds: float = KEEPALIVE_SECONDS
-) -> None:
-    """Add ``GET /v1/events/stream``; an idle stream sends a keep-alive comment every
-    ``keepalive_seconds``, so proxies and clients see it is alive."""
+router = tenant_router()
+"""Add ``GET /v1/events/stream``; an idle stream sends a keep-alive comment every
+``keepalive_seconds``, so proxies and clients see it is alive."""
 
-    @app.get("/v1/events/stream", response_class=EventSourceResponse, tags=["events"])
-    async def stream(
-        home: TenantHome,
-        after: int | None = Query(
-            None, ge=0, le=MAX_SEQ, description="Resume after this sequence."
-        ),
-        last_event_id: str | None = Header(None, alias="Last-Event-ID", max_length=32),
-    ) -> AsyncIterator[ServerSentEvent]:
-        """New job events as they are recorded; resumes after ``Last-Event-ID``."""
-        cursor = _start(last_event_id, after)
-        if cursor is None:
-            cursor = await to_thread.run_sync(queries.latest_event_seq, home)
-        yield ServerSentEvent(comment=f"from {cursor}", retry=1000)
-        quiet_since = time.monotonic()
-        while True:  # ends when the client goes: the response cancels this generator
-            events = await to_thread.run_sync(_after, home, cursor)
-            for event in events:
-                cursor = event["seq"]
-                yield ServerSentEvent(data=event, event=event["type"], id=str(cursor))
-            if events:
-                quiet_since = time.monotonic()
-            elif time.monotonic() - quiet_since >= keepalive_seconds:
-                yield ServerSentEvent(comment="ping")
-                quiet_since = time.monotonic()
-            if len(events) < BATCH:
-                await asyncio.sleep(POLL_SECONDS)
+
+@router.get("/v1/events/stream", response_class=EventSourceResponse, tags=["events"])
+async def stream(
+    request: Request,
+    home: TenantHome,
+    after: int | None = Query(None, ge=0, le=MAX_SEQ, description="Resume after this sequence."),
+    last_event_id: str | None = Header(None, alias="Last-Event-ID", max_length=32),
+) -> AsyncIterator[ServerSentEvent]:
+    """New job events as they are recorded; resumes after ``Last-Event-ID``."""
+    keepalive_seconds: float = request.app.state.keepalive_seconds
+    cursor = _start(last_event_id, after)
+    if cursor is None:
+        cursor = await to_thread.run_sync(queries.latest_event_seq, home)
+    yield ServerSentEvent(comment=f"from {cursor}", retry=1000)
+    quiet_since = time.monotonic()
+    while True:  # ends when the client goes: the response cancels this generator
+        events = await to_thread.run_sync(_after, home, cursor)
+        for event in events:
+            cursor = event["seq"]
+            yield ServerSentEvent(data=event, event=event["type"], id=str(cursor))
+        if events:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since >= keepalive_seconds:
+            yield ServerSentEvent(comment="ping")
+            quiet_since = time.monotonic()
+        if len(events) < BATCH:
+            await asyncio.sleep(POLL_SECONDS)

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict, Field
 
-from jobctrl.api.deps import TenantHome
+from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.app import executions
-from jobctrl.home import Home
 
-__all__ = ["register_executions"]
+__all__ = ["router"]
 
 
 class StopBody(BaseModel):
@@ -20,21 +18,23 @@ class StopBody(BaseModel):
     run_id: str | None = Field(default=None, alias="runId")
 
 
-def register_executions(app: FastAPI, home: Home) -> None:
-    """Add ``/v1/executions`` and ``/v1/executions/{workflow_id}/stop`` to ``app``."""
+router = tenant_router()
+"""``/v1/executions`` and ``/v1/executions/{workflow_id}/stop``."""
 
-    @app.get("/v1/executions", tags=["executions"])
-    def list_executions(home: TenantHome) -> dict[str, Any]:
-        """Orphans (executions Temporal runs that the store does not expect), the runs the
-        store holds open with their reconciled status, and stop requests."""
-        return executions.list_executions(home)
 
-    @app.post("/v1/executions/{workflow_id}/stop", tags=["executions"], status_code=202)
-    async def stop_execution(
-        home: TenantHome, workflow_id: str, body: StopBody | None = None
-    ) -> dict[str, Any]:
-        """Ask the worker to stop this execution (``runId``: the exact run, needed when
-        several are known); its heartbeat cancels it until Temporal reports it closed (at
-        last terminating it). 404 when Temporal has no such execution."""
-        run_id = body.run_id if body else None
-        return await executions.stop_execution(home, workflow_id, run_id)
+@router.get("/v1/executions", tags=["executions"])
+def list_executions(home: TenantHome) -> dict[str, Any]:
+    """Orphans (executions Temporal runs that the store does not expect), the runs the
+    store holds open with their reconciled status, and stop requests."""
+    return executions.list_executions(home)
+
+
+@router.post("/v1/executions/{workflow_id}/stop", tags=["executions"], status_code=202)
+async def stop_execution(
+    home: TenantHome, workflow_id: str, body: StopBody | None = None
+) -> dict[str, Any]:
+    """Ask the worker to stop this execution (``runId``: the exact run, needed when
+    several are known); its heartbeat cancels it until Temporal reports it closed (at
+    last terminating it). 404 when Temporal has no such execution."""
+    run_id = body.run_id if body else None
+    return await executions.stop_execution(home, workflow_id, run_id)

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 
-from jobctrl.api.deps import TenantHome
+from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.api.pages import render_page
 from jobctrl.app import operations as app_ops
-from jobctrl.home import Home
 
-__all__ = ["register_operations"]
+__all__ = ["router"]
 
 SCOPE_LABELS = (
     ("current_execution", "This discovery run's jobs"),
@@ -25,25 +23,27 @@ OPS_STAGES = ("enrich", "score", "tailor", "cover", "pdf")
 REFRESH_MS = 5000
 
 
-def register_operations(app: FastAPI, home: Home) -> None:
-    """Add ``GET /v1/pipeline/operations`` and the ``/operations`` page to ``app``."""
+router = tenant_router()
+"""``GET /v1/pipeline/operations`` and the ``/operations`` page."""
 
-    @app.get("/v1/pipeline/operations", tags=["operations"])
-    def pipeline_operations(home: TenantHome) -> dict[str, Any]:
-        """What the worker executes now, what remains per scope (this discovery run's
-        jobs, its backlog sweep, everything else), the phase, and an ETA range — or no
-        number and the reason (contract ``pipeline-eta-v1``)."""
-        return app_ops.operations_snapshot(home)
 
-    @app.get("/operations", response_class=HTMLResponse, include_in_schema=False)
-    def operations_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
-        snap = app_ops.operations_snapshot(home)
-        context: dict[str, Any] = {
-            "snap": snap,
-            "scope_labels": SCOPE_LABELS,
-            "ops_stages": OPS_STAGES,
-            "eta_range": app_ops.range_text(snap["eta"]),
-        }
-        if fragment == "main":
-            return render_page("_operations.html", **context)
-        return render_page("operations.html", nav="operations", refresh_ms=REFRESH_MS, **context)
+@router.get("/v1/pipeline/operations", tags=["operations"])
+def pipeline_operations(home: TenantHome) -> dict[str, Any]:
+    """What the worker executes now, what remains per scope (this discovery run's
+    jobs, its backlog sweep, everything else), the phase, and an ETA range — or no
+    number and the reason (contract ``pipeline-eta-v1``)."""
+    return app_ops.operations_snapshot(home)
+
+
+@router.get("/operations", response_class=HTMLResponse, include_in_schema=False)
+def operations_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
+    snap = app_ops.operations_snapshot(home)
+    context: dict[str, Any] = {
+        "snap": snap,
+        "scope_labels": SCOPE_LABELS,
+        "ops_stages": OPS_STAGES,
+        "eta_range": app_ops.range_text(snap["eta"]),
+    }
+    if fragment == "main":
+        return render_page("_operations.html", **context)
+    return render_page("operations.html", nav="operations", refresh_ms=REFRESH_MS, **context)

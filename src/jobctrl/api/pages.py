@@ -13,19 +13,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI
 from fastapi.responses import HTMLResponse, RedirectResponse
-from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from jobctrl.api.deps import TenantHome
+from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.app import answers, applications, apply_loop, apply_views, control, queries, truth
 from jobctrl.domain.discovery import RunStatus
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.events import REGISTRY
 from jobctrl.domain.materials import MaterialState
 from jobctrl.domain.stages import JobStatus, Stage
-from jobctrl.home import Home
 
 HERE = Path(__file__).parent
 STAGES = tuple(s.value for s in Stage)
@@ -86,124 +83,131 @@ def _setting_kind(default: Any) -> str:
     return "map" if isinstance(default, dict) else "text"
 
 
-def register_pages(app: FastAPI, home: Home) -> None:
-    """Add the HTML pages (Jobs, Job, Runs, Applications, Spend, Settings) to ``app``."""
-    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+router = tenant_router(include_in_schema=False)
+"""The HTML pages (Jobs, Job, Runs, Applications, Spend, Settings); ``STATIC`` is served
+at ``/static`` (api/app.py mounts it)."""
+STATIC = HERE / "static"
 
-    @app.get("/", include_in_schema=False)
-    def index(home: TenantHome) -> RedirectResponse:
-        return RedirectResponse("/jobs", status_code=303)
 
-    @app.get("/jobs", response_class=HTMLResponse, include_in_schema=False)
-    def jobs_page(
-        home: TenantHome,
-        stage: str = "",
-        status: str = "",
-        min_score: str = "",
-        q: str = "",
-        sort: str = "score",
-        page: str = "1",
-        fragment: str = "",
-    ) -> HTMLResponse:
-        filters: dict[str, Any] = {
-            "stage": stage if stage in STAGES else "",
-            "status": status if status in STATUSES else "",
-            "min_score": _int_or_none(min_score, 0, 100),
-            "q": q.strip()[:200],
-            "sort": sort if sort in queries.JOB_SORTS else "score",
-        }
-        number = _int_or_none(page, 1, 100_000) or 1
-        rows, total = queries.find_jobs(
-            home, limit=PER_PAGE, offset=(number - 1) * PER_PAGE, **filters
-        )
-        context: dict[str, Any] = {
-            "rows": rows,
-            "total": total,
-            "filters": filters,
-            "statuses": STATUSES,
-        }
-        if fragment == "rows":
-            response = _render("_job_rows.html", **context)
-            response.headers["X-Total-Count"] = str(total)
-            return response
-        pages = max(1, -(-total // PER_PAGE))
-        paused = control.stop_loss_status(home)["paused"]  # the stop-loss notice
-        return _render("jobs.html", page=number, pages=pages, nav="jobs", paused=paused, **context)
+@router.get("/", include_in_schema=False)
+def index(home: TenantHome) -> RedirectResponse:
+    return RedirectResponse("/jobs", status_code=303)
 
-    @app.get("/jobs/{job_id}", response_class=HTMLResponse, include_in_schema=False)
-    def job_page(home: TenantHome, job_id: str, fragment: str = "") -> HTMLResponse:
-        try:
-            job = queries.show_job(home, job_id)
-            materials = queries.job_materials(home, job["jobId"])
-        except JobctrlError as exc:
-            return _render("error.html", 404, nav="jobs", title="No such job", error=exc)
-        # One in-page viewer per kind: the draft awaiting a decision, else the approved
-        # generation, else the newest.
-        shown: dict[str, dict[str, Any]] = {}
-        for m in sorted(materials, key=_viewer_rank):
-            shown[m["kind"]] = m  # the best-ranked of each kind comes last
-        context: dict[str, Any] = {
-            "job": job,
-            "materials": materials,
-            "viewers": [m for m in shown.values() if m["pdfUrl"]],
-            "drafts": any(m["approval"] == MaterialState.DRAFT for m in materials),
-            "events": queries.job_timeline(home, job["jobId"]),
-            "description": queries.posting_text(home, job["artifacts"]["text"]),
-            "citations": truth.material_citations(home, job["jobId"]),
-        }
-        if fragment == "main":
-            return _render("_job_detail.html", **context)
-        return _render("job.html", nav="jobs", **context)
 
-    @app.get("/runs", response_class=HTMLResponse, include_in_schema=False)
-    def runs_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
-        runs = queries.discovery_runs(home)
-        running = any(r["status"] == RunStatus.RUNNING for r in runs)
-        loop = apply_loop.apply_loop_status(home)
-        if fragment == "main":
-            return _render("_runs.html", runs=runs, running=running, loop=loop)
-        return _render("runs.html", nav="runs", runs=runs, running=running, loop=loop)
+@router.get("/jobs", response_class=HTMLResponse, include_in_schema=False)
+def jobs_page(
+    home: TenantHome,
+    stage: str = "",
+    status: str = "",
+    min_score: str = "",
+    q: str = "",
+    sort: str = "score",
+    page: str = "1",
+    fragment: str = "",
+) -> HTMLResponse:
+    filters: dict[str, Any] = {
+        "stage": stage if stage in STAGES else "",
+        "status": status if status in STATUSES else "",
+        "min_score": _int_or_none(min_score, 0, 100),
+        "q": q.strip()[:200],
+        "sort": sort if sort in queries.JOB_SORTS else "score",
+    }
+    number = _int_or_none(page, 1, 100_000) or 1
+    rows, total = queries.find_jobs(home, limit=PER_PAGE, offset=(number - 1) * PER_PAGE, **filters)
+    context: dict[str, Any] = {
+        "rows": rows,
+        "total": total,
+        "filters": filters,
+        "statuses": STATUSES,
+    }
+    if fragment == "rows":
+        response = _render("_job_rows.html", **context)
+        response.headers["X-Total-Count"] = str(total)
+        return response
+    pages = max(1, -(-total // PER_PAGE))
+    paused = control.stop_loss_status(home)["paused"]  # the stop-loss notice
+    return _render("jobs.html", page=number, pages=pages, nav="jobs", paused=paused, **context)
 
-    @app.get("/apply", response_class=HTMLResponse, include_in_schema=False)
-    def apply_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
-        queue = apply_views.apply_queue(home)
-        messages = {
-            q["jobId"]: apply_views.show_application(home, q["jobId"])
-            for q in queue
-            if q["applicationId"]
-        }
-        context: dict[str, Any] = {"queue": queue, "messages": messages}
-        if fragment == "main":
-            return _render("_apply.html", **context)
-        return _render("apply.html", nav="apply", **context)
 
-    @app.get("/applications", response_class=HTMLResponse, include_in_schema=False)
-    def applications_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
-        context: dict[str, Any] = {
-            "items": applications.list_applications(home),
-            "outcomes": applications.OUTCOMES,
-        }
-        if fragment == "main":
-            return _render("_applications.html", **context)
-        return _render("applications.html", nav="applications", **context)
+@router.get("/jobs/{job_id}", response_class=HTMLResponse, include_in_schema=False)
+def job_page(home: TenantHome, job_id: str, fragment: str = "") -> HTMLResponse:
+    try:
+        job = queries.show_job(home, job_id)
+        materials = queries.job_materials(home, job["jobId"])
+    except JobctrlError as exc:
+        return _render("error.html", 404, nav="jobs", title="No such job", error=exc)
+    # One in-page viewer per kind: the draft awaiting a decision, else the approved
+    # generation, else the newest.
+    shown: dict[str, dict[str, Any]] = {}
+    for m in sorted(materials, key=_viewer_rank):
+        shown[m["kind"]] = m  # the best-ranked of each kind comes last
+    context: dict[str, Any] = {
+        "job": job,
+        "materials": materials,
+        "viewers": [m for m in shown.values() if m["pdfUrl"]],
+        "drafts": any(m["approval"] == MaterialState.DRAFT for m in materials),
+        "events": queries.job_timeline(home, job["jobId"]),
+        "description": queries.posting_text(home, job["artifacts"]["text"]),
+        "citations": truth.material_citations(home, job["jobId"]),
+    }
+    if fragment == "main":
+        return _render("_job_detail.html", **context)
+    return _render("job.html", nav="jobs", **context)
 
-    @app.get("/spend", response_class=HTMLResponse, include_in_schema=False)
-    def spend_page(home: TenantHome) -> HTMLResponse:
-        summary = queries.spend_summary(home)
-        bars = queries.daily_spend(home, summary["day"])
-        return _render("spend.html", nav="spend", spend=summary, bars=bars)
 
-    @app.get("/settings", response_class=HTMLResponse, include_in_schema=False)
-    def settings_page(home: TenantHome) -> HTMLResponse:
-        rows = [
-            {**item, "kind": _setting_kind(item["default"])}
-            for item in queries.settings_catalogue(home)
-        ]
-        return _render(
-            "settings.html",
-            nav="settings",
-            settings=rows,
-            sources=queries.list_sources(home),
-            lanes=queries.list_lanes(home),
-            answers=answers.answer_rows(home),
-        )
+@router.get("/runs", response_class=HTMLResponse, include_in_schema=False)
+def runs_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
+    runs = queries.discovery_runs(home)
+    running = any(r["status"] == RunStatus.RUNNING for r in runs)
+    loop = apply_loop.apply_loop_status(home)
+    if fragment == "main":
+        return _render("_runs.html", runs=runs, running=running, loop=loop)
+    return _render("runs.html", nav="runs", runs=runs, running=running, loop=loop)
+
+
+@router.get("/apply", response_class=HTMLResponse, include_in_schema=False)
+def apply_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
+    queue = apply_views.apply_queue(home)
+    messages = {
+        q["jobId"]: apply_views.show_application(home, q["jobId"])
+        for q in queue
+        if q["applicationId"]
+    }
+    context: dict[str, Any] = {"queue": queue, "messages": messages}
+    if fragment == "main":
+        return _render("_apply.html", **context)
+    return _render("apply.html", nav="apply", **context)
+
+
+@router.get("/applications", response_class=HTMLResponse, include_in_schema=False)
+def applications_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
+    context: dict[str, Any] = {
+        "items": applications.list_applications(home),
+        "outcomes": applications.OUTCOMES,
+    }
+    if fragment == "main":
+        return _render("_applications.html", **context)
+    return _render("applications.html", nav="applications", **context)
+
+
+@router.get("/spend", response_class=HTMLResponse, include_in_schema=False)
+def spend_page(home: TenantHome) -> HTMLResponse:
+    summary = queries.spend_summary(home)
+    bars = queries.daily_spend(home, summary["day"])
+    return _render("spend.html", nav="spend", spend=summary, bars=bars)
+
+
+@router.get("/settings", response_class=HTMLResponse, include_in_schema=False)
+def settings_page(home: TenantHome) -> HTMLResponse:
+    rows = [
+        {**item, "kind": _setting_kind(item["default"])}
+        for item in queries.settings_catalogue(home)
+    ]
+    return _render(
+        "settings.html",
+        nav="settings",
+        settings=rows,
+        sources=queries.list_sources(home),
+        lanes=queries.list_lanes(home),
+        answers=answers.answer_rows(home),
+    )

@@ -6,31 +6,32 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Body, FastAPI
+from fastapi import Body
 
-from jobctrl.api.deps import TenantHome
+from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.app import answers
-from jobctrl.home import Home
 
-__all__ = ["register_profile"]
+__all__ = ["router"]
 
 
-def register_profile(app: FastAPI, home: Home) -> None:
-    """Add ``/v1/profile/answers`` to ``app``."""
+router = tenant_router()
+"""``/v1/profile/answers``."""
 
-    @app.get("/v1/profile/answers", tags=["profile"])
-    def saved_answers(home: TenantHome) -> dict[str, Any]:
-        """The saved application answers (unanswered ones empty)."""
-        return {"answers": answers.saved_answers(home)}
 
-    @app.patch("/v1/profile/answers", tags=["profile"])
-    def change_answers(
-        home: TenantHome,
-        changes: Annotated[
-            dict[str, Any],
-            Body(examples=[{"notice_period": "3 months", "needs_sponsorship": False}]),
-        ],
-    ) -> dict[str, Any]:
-        """Change saved answers (all validated, with the whole config, before any is
-        written; a refused value changes nothing). ``null``/``""``/``[]`` clears one."""
-        return answers.change_answers(home, changes)
+@router.get("/v1/profile/answers", tags=["profile"])
+def saved_answers(home: TenantHome) -> dict[str, Any]:
+    """The saved application answers (unanswered ones empty)."""
+    return {"answers": answers.saved_answers(home)}
+
+
+@router.patch("/v1/profile/answers", tags=["profile"])
+def change_answers(
+    home: TenantHome,
+    changes: Annotated[
+        dict[str, Any],
+        Body(examples=[{"notice_period": "3 months", "needs_sponsorship": False}]),
+    ],
+) -> dict[str, Any]:
+    """Change saved answers (all validated, with the whole config, before any is
+    written; a refused value changes nothing). ``null``/``""``/``[]`` clears one."""
+    return answers.change_answers(home, changes)

@@ -9,6 +9,7 @@ contract (tests/integration/test_json_contract.py). Instants are ``Timestamp``: 
 
 from __future__ import annotations
 
+import json
 from datetime import date, datetime
 from typing import Annotated, Any, Generic, TypeVar
 
@@ -78,6 +79,4 @@ def dump(data: Any) -> Any:
 
 def dumps(data: Any) -> str:
     """``dump`` as indented JSON text (what ``--json`` prints)."""
-    import json
-
     return json.dumps(dump(data), indent=2, default=str)
