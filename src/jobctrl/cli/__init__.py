@@ -3,38 +3,242 @@
 
 ``main`` is the group; each module adds a feature's commands (jobs, discovery, materials,
 configuration, long-running processes). ``run`` is the console entry point.
+
+The group is lazy: ``COMMANDS`` names each command's module and attribute and its one-line
+help, and a module is imported only when its command runs (or its own ``--help`` is asked
+for), so ``jobctrl --version`` and ``jobctrl --help`` load neither the store nor Temporal
+nor the LLM providers. tests/unit/test_cli_lazy.py keeps the table equal to the commands.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import sys
+from collections.abc import MutableMapping
+from typing import Any, NamedTuple
 
 import click
 
 from jobctrl import __version__
-from jobctrl.cli import (
-    applications,
-    apply,
-    apply_loop,
-    configure,
-    control,
-    discovery,
-    executions,
-    jobs,
-    materials,
-    operations,
-    processes,
-    store_admin,
-    tenants,
+
+__all__ = ["COMMANDS", "LazyGroup", "main", "run"]
+
+
+class LazyCommand(NamedTuple):
+    """Where a top-level command lives (``jobctrl.cli.<module>.<attribute>``), its short
+    help as ``jobctrl --help`` lists it, and subgroups added to it when it loads."""
+
+    module: str
+    attribute: str
+    short_help: str
+    subcommands: tuple[tuple[str, str], ...] = ()
+
+
+# In the order the commands were always added; `jobctrl --help` lists them sorted.
+COMMANDS: dict[str, LazyCommand] = {
+    "init": LazyCommand(
+        "configure", "init", "Create the home: a commented config.yaml and the database."
+    ),
+    "add": LazyCommand(
+        "jobs", "add", "Add posting URLs and start preparing each (Enrich, then Score)."
+    ),
+    "retry": LazyCommand(
+        "jobs", "retry", "Run a job's failed stage again, and the stages after it."
+    ),
+    "cancel": LazyCommand(
+        "control",
+        "cancel",
+        "Cancel one job's preparation (what it finished stays; `jobctrl retry` starts it again).",
+    ),
+    "reset": LazyCommand(
+        "control",
+        "reset",
+        "Put one stage of a job (and the later ones not running) back to pending without "
+        "cancelling or starting anything now (`jobctrl retry` runs it at once; with "
+        "recovery.enabled, the worker's automatic recovery may pick it up later).",
+    ),
+    "resume": LazyCommand(
+        "control",
+        "resume",
+        "Resume the automation stop-loss paused for a lane (enrich, score, tailor, cover, "
+        "pdf) or a source (its name; `lane:NAME` or `source:NAME` when both exist).",
+    ),
+    "jobs": LazyCommand("jobs", "jobs_cmd", "List jobs, best fit first."),
+    "show": LazyCommand(
+        "jobs",
+        "show",
+        "Show one job: posting fields, stages (with errors), the latest truth check of its "
+        "resume or letter (each unsupported claim and its sentence) and the fit report.",
+    ),
+    "events": LazyCommand("jobs", "events", "Print the event log (append-only), oldest first."),
+    "settings": LazyCommand(
+        "configure",
+        "settings",
+        "Show or change runtime settings (budget, thresholds, fetch rules).",
+    ),
+    "spend": LazyCommand(
+        "configure",
+        "spend",
+        "Today's estimated LLM spend per lane against the daily ceiling (UTC day).",
+    ),
+    "discover": LazyCommand(
+        "discovery",
+        "discover",
+        "Discover postings from the configured sources (`discover-local`).",
+    ),
+    "runs": LazyCommand(
+        "discovery", "runs", "List recent discovery runs with their progress and counts."
+    ),
+    "ops": LazyCommand(
+        "operations",
+        "ops",
+        "What the worker executes now, what remains, the phase and an honest ETA.",
+    ),
+    "executions": LazyCommand(
+        "executions",
+        "executions_group",
+        "Executions Temporal runs that the store does not expect (orphans), the runs the "
+        "store holds open (with their reconciled status), and stopping one.",
+    ),
+    "sources": LazyCommand(
+        "discovery",
+        "sources",
+        "Manage where discovery looks (the `sources:` list in config.yaml).",
+    ),
+    "materials": LazyCommand(
+        "materials",
+        "materials_cmd",
+        "Show a job's materials, decide on them, or export their PDFs.",
+    ),
+    "apply": LazyCommand(
+        "apply",
+        "apply_group",
+        "Apply to prepared jobs: list the queue, prepare an email with the approved PDFs, "
+        "approve exactly it, send it once, and resolve what happened.",
+        subcommands=(("apply_loop", "loop_group"),),
+    ),
+    "applications": LazyCommand(
+        "applications",
+        "applications_group",
+        "The application tracker: every application with its status and outcome.",
+    ),
+    "llm": LazyCommand(
+        "configure",
+        "llm",
+        "Choose the provider and model of each lane (score, tailor, cover, "
+        "contact_research, apply).",
+    ),
+    "profile": LazyCommand(
+        "configure",
+        "profile",
+        "Show or import the candidate profile (versioned: work in flight keeps its version).",
+    ),
+    "projections": LazyCommand(
+        "configure", "projections", "Maintain the read models folded from the event log."
+    ),
+    "store": LazyCommand(
+        "store_admin",
+        "store_group",
+        "Move the home's database (copy a SQLite home into PostgreSQL).",
+    ),
+    "tenants": LazyCommand(
+        "tenants",
+        "tenants_group",
+        "Add and list tenants (each has its own profile, settings, budget and API "
+        "token), and rotate their tokens.",
+    ),
+    "worker": LazyCommand(
+        "processes",
+        "worker",
+        "Run the worker (and the embedded Temporal server) until Ctrl-C / SIGTERM.",
+    ),
+    "up": LazyCommand(
+        "processes",
+        "up",
+        "Run the worker, its Temporal server and the web app; prints the app's URL.",
+    ),
+    "demo-boards": LazyCommand(
+        "processes",
+        "demo_boards",
+        "Serve demo job boards (Greenhouse, Lever and Ashby shapes) on 127.0.0.1.",
+    ),
+    "demo": LazyCommand(
+        "processes",
+        "demo",
+        "Run the demo: serve sample postings on loopback and prepare them end to end.",
+    ),
+}
+
+
+def _attribute(module: str, attribute: str) -> Any:
+    return getattr(importlib.import_module(f"jobctrl.cli.{module}"), attribute)
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported when first resolved, listed meanwhile from a
+    table of names and short help. ``commands`` (what code walking the whole tree reads,
+    e.g. the docs test) loads every command; click itself goes through ``get_command``
+    and ``list_commands``, which load one command or none."""
+
+    def __init__(self, *args: Any, lazy: dict[str, LazyCommand], **kwargs: Any) -> None:
+        self._loaded: dict[str, click.Command] = {}
+        super().__init__(*args, **kwargs)
+        self.lazy = lazy
+
+    @property
+    def commands(self) -> MutableMapping[str, click.Command]:
+        for name in self.lazy:
+            self._load(name)
+        return self._loaded
+
+    @commands.setter
+    def commands(self, value: MutableMapping[str, click.Command]) -> None:
+        self._loaded = dict(value)
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        name = name or cmd.name
+        if name is None:
+            raise TypeError("Command has no name.")
+        self._loaded[name] = cmd
+
+    def _load(self, name: str) -> click.Command | None:
+        if name not in self._loaded and name in self.lazy:
+            entry = self.lazy[name]
+            command: click.Command = _attribute(entry.module, entry.attribute)
+            for module, attribute in entry.subcommands:
+                sub: click.Command = _attribute(module, attribute)
+                if isinstance(command, click.Group) and sub.name not in command.commands:
+                    command.add_command(sub)
+            self._loaded[name] = command
+        return self._loaded.get(name)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return self._load(cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self._loaded, *self.lazy})
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The "Commands:" section as click writes it, from the table for a command not
+        loaded (a stand-in with that short help shortens it exactly as the real one)."""
+        listed: list[tuple[str, click.Command]] = []
+        for name in self.list_commands(ctx):
+            command = self._loaded.get(name) or click.Command(name, help=self.lazy[name].short_help)
+            if not command.hidden:
+                listed.append((name, command))
+        if listed:
+            limit = formatter.width - 6 - max(len(name) for name, _ in listed)
+            with formatter.section("Commands"):
+                formatter.write_dl([(n, c.get_short_help_str(limit)) for n, c in listed])
+
+
+@click.group(
+    cls=LazyGroup,
+    lazy=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
-from jobctrl.cli.base import EXIT_BROKEN_PIPE
-
-__all__ = ["main", "run"]
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="jobctrl")
 def main() -> None:
     """jobctrl: discover, read, score and prepare job applications, durably.
@@ -42,40 +246,6 @@ def main() -> None:
     Files live in JOBCTRL_HOME (default: the platform's user data dir). Run
     `jobctrl init`, then `jobctrl worker` in one terminal and `jobctrl add URL` in another.
     """
-
-
-for command in (
-    configure.init,
-    jobs.add,
-    jobs.retry,
-    control.cancel,
-    control.reset,
-    control.resume,
-    jobs.jobs_cmd,
-    jobs.show,
-    jobs.events,
-    configure.settings,
-    configure.spend,
-    discovery.discover,
-    discovery.runs,
-    operations.ops,
-    executions.executions_group,
-    discovery.sources,
-    materials.materials_cmd,
-    apply.apply_group,
-    applications.applications_group,
-    configure.llm,
-    configure.profile,
-    configure.projections,
-    store_admin.store_group,
-    tenants.tenants_group,
-    processes.worker,
-    processes.up,
-    processes.demo_boards,
-    processes.demo,
-):
-    main.add_command(command)
-apply.apply_group.add_command(apply_loop.loop_group)
 
 
 def run() -> None:
@@ -99,6 +269,9 @@ def run() -> None:
     try:
         sys.stdout.flush()
     except BrokenPipeError:
+        # here only: importing cli.base loads the app layer, which --help and --version skip
+        from jobctrl.cli.base import EXIT_BROKEN_PIPE
+
         code = code or EXIT_BROKEN_PIPE
     sys.stderr.flush()
     os._exit(code)
