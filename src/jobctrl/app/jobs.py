@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jobctrl.app import runtime
 from jobctrl.app.queries import job_view
 from jobctrl.domain import ids
 from jobctrl.domain.errors import INVALID_INPUT, NOTHING_TO_RETRY, STAGE_BUSY, JobctrlError
@@ -15,7 +14,10 @@ from jobctrl.domain.stages import JobStatus, StageState, job_status
 from jobctrl.home import Home
 from jobctrl.store import jobs, stage_states, start_intents, workflow_runs
 from jobctrl.store.store import Store
-from jobctrl.workflows import starts
+
+if TYPE_CHECKING:  # imported by the functions that start or wait (see wait_for_jobs)
+    from jobctrl.app import runtime
+    from jobctrl.workflows import starts
 
 __all__ = ["add_job", "add_jobs", "job_progress", "retry_stage", "wait_for_jobs"]
 
@@ -61,6 +63,11 @@ async def wait_for_jobs(
 ) -> list[dict[str, Any]]:
     """Wait until the preparations ``add_jobs`` started (its views) have finished; the
     views read again."""
+    # Temporal only where a job is started or waited for: `jobctrl jobs`/`show` import
+    # this module and must not load the Temporal client (issue 26)
+    from jobctrl.app import runtime
+    from jobctrl.workflows import starts
+
     client = await runtime.client_for(home, starting_patience=runtime.WORKER_START_PATIENCE)
     store = Store.open(home)
     started = [starts.Started(v["workflowId"], v["runId"]) for v in views]
@@ -97,6 +104,10 @@ async def _start(
 ) -> tuple[runtime.Client, list[starts.Started]]:
     """Start each admitted job's preparation; a worker that is starting is waited for
     briefly. On failure the jobs stay saved and the error says so."""
+    # Temporal only here (see wait_for_jobs)
+    from jobctrl.app import runtime
+    from jobctrl.workflows import starts
+
     try:
         client = await runtime.client_for(home, starting_patience=runtime.WORKER_START_PATIENCE)
         started = [
@@ -123,6 +134,10 @@ async def _wait(
     started: list[starts.Started],
     wait_timeout: float,
 ) -> None:
+    # Temporal only here (see wait_for_jobs)
+    from jobctrl.app import runtime
+    from jobctrl.workflows import starts
+
     what = ", ".join(f"job {job_id}" for job_id in job_ids)
     if not await runtime.worker_polling(client, patience=0.0):
         # A worker that is starting polls once it has reconciled: give it the time it is
@@ -174,6 +189,10 @@ async def retry_stage(home: Home, ref: str, stage: str | None = None) -> dict[st
     started too: under its start intent's own id when `add` left one unstarted (the one
     execution the worker's reconciler would start), else like a failure.
     """
+    # Temporal only here (see wait_for_jobs)
+    from jobctrl.app import runtime
+    from jobctrl.workflows import starts
+
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
     rows = stage_states.stage_rows(store, job_id)

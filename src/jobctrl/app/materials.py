@@ -10,7 +10,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from jobctrl.app import runtime
 from jobctrl.app.truth import latest_truth_check
 from jobctrl.domain import ids
 from jobctrl.domain.errors import (
@@ -27,7 +26,6 @@ from jobctrl.stages.material_files import MaterialFile, pdf_file_name
 from jobctrl.store import jobs, stage_states, truth_checks
 from jobctrl.store import materials as stored
 from jobctrl.store.store import Store
-from jobctrl.workflows import starts
 
 __all__ = [
     "DECISIONS",
@@ -56,6 +54,11 @@ async def regenerate_materials(home: Home, ref: str, *, wait: bool = False) -> d
     """Write a new generation of the resume and letter; the approved one stays accepted
     until the new one is approved. After the truth check refused a document, this is a
     new attempt at it. With ``wait``, the result carries this run's last ``truthCheck``."""
+    # Temporal only here: reads (`jobctrl show`, via queries) import this module and must
+    # not load the Temporal client (issue 26)
+    from jobctrl.app import runtime
+    from jobctrl.workflows import starts
+
     client = await runtime.client_for(home)
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
