@@ -1,7 +1,7 @@
 """The lazy top-level group: `jobctrl --help` lists, from a table, exactly what the
-commands would say themselves, and `--version` / `--help` load none of them (issue 26:
-they answer in well under a second because they import neither the store nor Temporal
-nor the LLM providers)."""
+commands would say themselves, and `--version` / `--help` load none of them; a read
+(`jobs`, `show`) loads neither Temporal nor pydantic-ai (issue 26: a command answers
+sooner the less it imports; bench/cli_startup.py measures how soon)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ import pytest
 
 import jobctrl.cli
 from jobctrl.cli import COMMANDS, LazyGroup, main
+from jobctrl.store import jobs
+from jobctrl.store.store import Store
 
 HEAVY = {"temporalio", "sqlalchemy", "pydantic_ai", "alembic", "fastapi"}
 
@@ -95,23 +97,46 @@ def test_help_lists_the_commands_as_the_loaded_commands_would(width: int) -> Non
     assert not lazy._loaded  # listing the commands loaded none of them
 
 
-@pytest.mark.parametrize("args", [["--version"], ["--help"], ["-h"]])
-def test_version_and_help_import_no_command_nor_the_heavy_libraries(args: list[str]) -> None:
-    """Which modules `jobctrl --version` / `--help` load, in a fresh interpreter: none of
-    the command modules, the app layer, Temporal, SQLAlchemy or pydantic-ai."""
+def _run_and_list_modules(args: list[str]) -> tuple[str, set[str]]:
+    """Run `jobctrl ARGS` in a fresh interpreter: its output, and the top-level packages
+    and jobctrl modules it had loaded by the end."""
     code = (
         "import json, sys\n"
         "from jobctrl.cli import main\n"
         "try:\n"
         f"    main({args!r}, prog_name='jobctrl')\n"
-        "except SystemExit:\n"
-        "    pass\n"
+        "except SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
         "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
-    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stderr.strip().splitlines()[-1])
-    assert "jobctrl" in done.stdout
-    assert sorted({m.split(".")[0] for m in loaded} & HEAVY) == []
-    assert [m for m in loaded if m.startswith(("jobctrl.cli.", "jobctrl.app"))] == []
+    return done.stdout, {m.split(".")[0] for m in loaded} | {
+        m for m in loaded if m.startswith("jobctrl.")
+    }
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["-h"]])
+def test_version_and_help_import_no_command_nor_the_heavy_libraries(args: list[str]) -> None:
+    """`jobctrl --version` / `--help` load none of the command modules, the app layer,
+    Temporal, SQLAlchemy or pydantic-ai."""
+    output, loaded = _run_and_list_modules(args)
+    assert "jobctrl" in output
+    assert sorted(loaded & HEAVY) == []
+    assert sorted(m for m in loaded if m.startswith(("jobctrl.cli.", "jobctrl.app"))) == []
+
+
+def test_a_read_command_loads_neither_temporal_nor_pydantic_ai(store: Store) -> None:
+    """`jobctrl jobs` and `jobctrl show ID` read the store: the Temporal client and the
+    LLM providers stay unloaded (the modules that start work import them where they do)."""
+    job = jobs.create_job(store, "https://example.com/jobs/1")
+    for args in (
+        ["jobs"],
+        ["jobs", "--json"],
+        ["show", job.job_id],
+        ["show", job.job_id, "--json"],
+    ):
+        output, loaded = _run_and_list_modules(args)
+        assert job.job_id in output
+        assert sorted(loaded & {"temporalio", "pydantic_ai"}) == [], args
