@@ -83,26 +83,6 @@ apply_attempts = Table(
     ),
 )
 
-# The apply read model folded from the Application* events (store/apply_projection.py).
-apply_run_projections = Table(
-    "apply_run_projections",
-    metadata,
-    Column("application_id", String(32), primary_key=True),
-    Column("job_id", String(32)),
-    Column("channel", String(16)),
-    Column("status", String(16), nullable=False),
-    Column("outcome", String(16)),
-    Column("error_code", String(64)),
-    Column("attempts", Integer, nullable=False, server_default="0"),
-    Column("approved_until", DateTime(timezone=True)),
-    Column("last_event", String(64), nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
-    Column("last_seq", Integer, nullable=False),
-    tenant_id(),
-    Index("ix_apply_run_projections_job", "job_id"),
-)
-
 # The apply workflow's claims on jobs (store/apply_claims.py, migration 0015): at most one
 # live (``claimed``) per job, held under the write lock and by this partial unique index.
 apply_claims = Table(

@@ -16,7 +16,6 @@ on them has that predicate.
   is computed from (``domain.stages.job_status``).
 - ``workflow_run_projections``: one row per execution the store started or saw.
 - ``pipeline_step_projections``: one row per Discover step and item, attempt-aware.
-- ``apply_run_projections``: one row per application (``store.apply_projection``).
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ from jobctrl.domain.events import DomainEvent, parse_event
 from jobctrl.domain.executions import WorkflowStatus
 from jobctrl.domain.stages import Stage, StageState, job_status
 from jobctrl.domain.tenants import LOCAL
-from jobctrl.store import apply_projection, schema, step_projection, tenancy
+from jobctrl.store import schema, step_projection, tenancy
 from jobctrl.store.db import upsert
 
 WATERMARK = "jobs"
@@ -41,7 +40,6 @@ PROJECTION_TABLES = (
     schema.job_list_projections,
     schema.workflow_run_projections,
     schema.pipeline_step_projections,
-    apply_projection.TABLE,
 )
 JL = schema.job_list_projections
 E = schema.job_events
@@ -389,11 +387,6 @@ def _pipeline_step(fold: _Fold, item: AppendedEvent) -> None:
     step_projection.fold(fold.conn, item.seq, item.event, item.occurred_at)
 
 
-def _application(fold: _Fold, item: AppendedEvent) -> None:
-    assert isinstance(item.event, ev.ApplicationEvent)
-    apply_projection.fold(fold.conn, item.seq, item.event, item.occurred_at)
-
-
 HANDLERS: dict[type[DomainEvent], Callable[[_Fold, AppendedEvent], None]] = {
     ev.JobCreated: _on_job_created,
     ev.StageStarted: _job_event(_stage_state(StageState.RUNNING)),
@@ -410,7 +403,6 @@ HANDLERS: dict[type[DomainEvent], Callable[[_Fold, AppendedEvent], None]] = {
     ev.JobAvailabilityChecked: _job_event(_touched),
     **{cls: _on_workflow_event for cls in WORKFLOW_LIFECYCLE},
     **{cls: _pipeline_step for cls in step_projection.EVENT_TYPES},
-    **{cls: _application for cls in apply_projection.EVENT_TYPES},
 }
 
 # The event types some projection reads, by their stored name.
