@@ -120,7 +120,7 @@ async def main(n: int, concurrencies: list[int]) -> dict:
             setup = time.perf_counter()
             views = await asyncio.gather(*(add_job(home, url, wait=True) for url in urls))
             figures["setup_seconds"] = round(time.perf_counter() - setup, 1)
-            job_ids = [v["jobId"] for v in views]
+            job_ids = [v.job_id for v in views]
             for index, concurrency in enumerate(concurrencies):
                 batch = job_ids[index * n : (index + 1) * n]
                 figures["runs"].append(await _drain(home, store, client, batch, concurrency))

@@ -82,7 +82,7 @@ async def main(boards_n: int, per_board: int, duplicates: float) -> dict:
         "boards": boards_n,
         "per_board": per_board,
         "duplicate_share": duplicates,
-        "status": run["status"],
+        "status": run.status,
         "postings": postings,
         "observations": len(rows),
         "jobs": len(predicted),

@@ -79,7 +79,7 @@ async def _client_run(urls: list[str]) -> dict:
     async def add_one(url: str) -> tuple[float, str]:
         started = time.perf_counter()
         view = await add_job(home, url, wait=True, wait_timeout=600)
-        return time.perf_counter() - started, view["status"]
+        return time.perf_counter() - started, view.status
 
     started = time.perf_counter()
     done = await asyncio.gather(*(add_one(url) for url in urls))

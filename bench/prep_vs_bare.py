@@ -110,7 +110,7 @@ async def _client_phase(
         view = await add_job(home, url, wait=True, wait_timeout=900)
         if stubbed:
             return  # stand-ins write no stage rows
-        states = {s["stage"]: s["state"] for s in view["stages"]}
+        states = {s.stage: s.state for s in view.stages}
         assert all(states.get(s) == "succeeded" for s in STAGES), states
 
     todo = [bare_one(i) for i in range(len(urls))] if phase == "bare" else map(add_one, urls)

@@ -80,7 +80,7 @@ async def _client_phase(phase: str, urls: list[str], retry: RetrySettings) -> di
 
     async def add_one(url: str) -> None:
         view = await add_job(home, url, wait=True, wait_timeout=600)
-        assert view["score"] is not None, view["stages"]
+        assert view.score is not None, view.stages
 
     if phase in ("bare_single", "job_single"):
         # One at a time with nothing else running: the median of five after a warm-up.

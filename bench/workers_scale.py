@@ -186,9 +186,7 @@ async def _client_phase(urls: list[str]) -> dict[str, Any]:
     elapsed = time.perf_counter() - started
     wanted = {s.value for s in STAGES}
     unprepared = [
-        v["jobId"]
-        for v in views
-        if {s["stage"] for s in v["stages"] if s["state"] == "succeeded"} < wanted
+        v.job_id for v in views if {s.stage for s in v.stages if s.state == "succeeded"} < wanted
     ]
     return {"elapsed": elapsed, "cpu": time.process_time() - cpu, "unprepared": unprepared}
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,7 @@ from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 from tests.support.postgres import PostgresServer, binaries
 from tests.support.profile import TEST_PROFILE
+from tests.support.sqlite_template import copy_into, make_template
 from tests.support.tenants import ACME, ACME_TOKEN, TwoTenants
 
 # Issue 14: every statement on a tenant-bound connection (the tests', and the jobctrl
@@ -64,6 +66,14 @@ BOTH_STORES_TESTS = {
         "test_claims_racing_in_threads_on_one_job_one_wins",
         "test_a_claim_holds_the_job_until_it_ends_or_its_lease_runs_out",
     },
+}
+
+# Tests of the migrations themselves: their SQLite homes migrate from an empty file, as a
+# person's new home does; every other SQLite home starts as a copy of a migrated template
+# (``sqlite_template``), as every PostgreSQL database does (``postgres_server``).
+MIGRATE_FROM_SCRATCH = {
+    "tests.integration.test_store_migrations",
+    "tests.integration.test_tenant_migration",
 }
 
 # Tests of SQLite itself, not of jobctrl's behaviour on a store.
@@ -200,10 +210,19 @@ def database_url(request: pytest.FixtureRequest, monkeypatch) -> Iterator[str | 
     server.drop_database(name)
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite database migrated to head once for this pytest process, copied into each
+    test's home (tests/support/sqlite_template.py)."""
+    return make_template(tmp_path_factory.mktemp("sqlite-template") / "jobctrl.db")
+
+
 @pytest.fixture
-def home(tmp_path, monkeypatch, database_url: str | None) -> Home:
+def home(request: pytest.FixtureRequest, tmp_path, monkeypatch, database_url: str | None) -> Home:
     monkeypatch.setenv("JOBCTRL_HOME", str(tmp_path / "home"))
     h = Home.resolve()
+    if database_url is None and request.module.__name__ not in MIGRATE_FROM_SCRATCH:
+        copy_into(request.getfixturevalue("sqlite_template"), h)
     init_home(h, profile=TEST_PROFILE)
     return h
 

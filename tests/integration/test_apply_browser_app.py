@@ -53,7 +53,7 @@ def job(home, store, site, fast_settings) -> str:
 
 
 def _types(home, job_id: str) -> list[str]:
-    return [e["type"] for e in event_log(home, 0) if e["jobId"] == job_id]
+    return [e.type for e in event_log(home, 0) if e.job_id == job_id]
 
 
 def _submit(result: dict, page) -> None:
@@ -181,9 +181,9 @@ def test_one_live_prefill_per_application_and_a_dead_ones_is_settled(home, store
 def test_no_field_value_page_text_or_address_is_in_an_application_event(home, store, site, job):
     prefill(home, job, url=site.form("greenhouse"), headless=True, on_handover=_submit)
 
-    ours = [e for e in event_log(home, 0) if e["type"].startswith("Application")]
-    assert {e["type"] for e in ours} >= {"ApplicationPrepared", "ApplicationPrefilled"}
-    payloads = json.dumps([e["payload"] for e in ours])
+    ours = [e for e in event_log(home, 0) if e.type.startswith("Application")]
+    assert {e.type for e in ours} >= {"ApplicationPrepared", "ApplicationPrefilled"}
+    payloads = json.dumps([e.payload for e in ours])
     for secret in ("ada@example.org", "Ada", "Why do you want", "127.0.0.1", "greenhouse"):
         assert secret not in payloads
 

@@ -99,7 +99,7 @@ async def test_a_score_that_failed_on_a_5xx_is_recovered_until_the_job_is_prepar
         set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
         worker = worker_process()
         view = await add_job(home, site.add("/jobs/flaky", Route(body=POSTING)))
-        job_id = view["jobId"]
+        job_id = view.job_id
 
         assert _eventually(lambda: _events(store, "StageFailed", job_id)), "Score failed first"
         failed = _events(store, "StageFailed", job_id)[0]
@@ -149,7 +149,7 @@ async def test_a_wrong_key_and_a_cancelled_row_are_never_retried_automatically(
         view = await add_job(home, site.add("/jobs/auth", Route(body=POSTING)))
         # The interrupted Enrich is recovered (the heartbeat works), its Score meets the
         # same wrong key; neither 401 is ever sent again.
-        for job_id in (view["jobId"], interrupted):
+        for job_id in (view.job_id, interrupted):
             assert _eventually(lambda j=job_id: _states(store, j).get("score") == "failed")
             assert _row(store, job_id, "score")["error_code"] == errors.PROVIDER_AUTH
         time.sleep(3.0)  # six more beats
@@ -158,7 +158,7 @@ async def test_a_wrong_key_and_a_cancelled_row_are_never_retried_automatically(
     assert len(provider.requests) == 2, "one 401 per job, never retried"
     # Enrich recovered, then its pending Score in a cohort of its own; the 401 never again.
     assert [q["stage"] for q in _events(store, "StageQueued", interrupted)] == ["enrich", "score"]
-    assert _events(store, "StageQueued", view["jobId"]) == []
+    assert _events(store, "StageQueued", view.job_id) == []
     assert _events(store, "StageQueued", canceled) == []
     assert _row(store, canceled, "enrich")["state"] == "failed"
     demand = recovery.retry_demand(store, _row(store, canceled, "enrich")["updated_at"])
@@ -171,7 +171,7 @@ async def test_automatic_attempts_stop_at_the_cap(home, store, site, fast_settin
         set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
         worker = worker_process()
         view = await add_job(home, site.add("/jobs/down", Route(body=POSTING)))
-        job_id = view["jobId"]
+        job_id = view.job_id
         assert _eventually(lambda: _row(store, job_id, "score")["auto_attempts"] == 2)
         assert _eventually(lambda: not recovery.open_cohorts(store))
         time.sleep(3.0)  # past a third backoff (0.3 * 2**2 s), six more beats

@@ -71,7 +71,7 @@ async def test_a_failed_stage_is_retried_from_the_job_page(home, worker, site, f
     view = await add_job(home, site.base_url + "/gone", wait=True)
     with live_server(home) as base:
         async with chromium_page() as (page, errors):
-            await page.goto(f"{base}/jobs/{view['jobId']}")
+            await page.goto(f"{base}/jobs/{view.job_id}")
             enrich = page.locator("tr", has=page.locator("td", has_text=re.compile("^enrich$")))
             await expect(enrich).to_contain_text("ENRICH_HTTP_NOT_FOUND")
             await _no_reload_marker(page)
@@ -91,7 +91,7 @@ async def test_materials_are_shown_approved_regenerated_and_rejected_on_the_job_
     view = await add_job(home, site.add("/jobs/m", Route(body=GOOD)), wait=True)
     with live_server(home) as base:
         async with chromium_page() as (page, errors):
-            await page.goto(f"{base}/jobs/{view['jobId']}")
+            await page.goto(f"{base}/jobs/{view.job_id}")
             links = page.get_by_role("link", name="Open PDF")
             await expect(links).to_have_count(2)
             pdf = await page.request.get(base + (await links.first.get_attribute("href") or ""))

@@ -71,19 +71,19 @@ async def test_discovery_saves_other_families_when_one_fails(home, store, worker
     postings = sum(len(b.postings) for b in configured.boards)
     unique = postings - duplicate_pairs(configured.boards)
 
-    assert run["status"] == "partial"
-    assert run["errorCode"] == "SOURCE_UNAVAILABLE", "the failing source's error is shown"
-    assert run["progress"] == {"done": run["progress"]["total"], "total": 2 + 3}
+    assert run.status == "partial"
+    assert run.error_code == "SOURCE_UNAVAILABLE", "the failing source's error is shown"
+    assert (run.progress.done, run.progress.total) == (2 + 3, 2 + 3)
     assert _count(store, schema.jobs) == unique, "one job per real posting"
-    assert run["counts"]["jobs_created"] == unique
-    assert run["counts"]["found"] == postings, "a retried family's counts replace, not add"
+    assert run.counts["jobs_created"] == unique
+    assert run.counts["found"] == postings, "a retried family's counts replace, not add"
     assert _count(store, schema.source_observations) == postings
     dej = schema.discovery_execution_jobs
     assert _count(store, dej, dej.c.cohort == "observed_this_run") == unique
     assert _count(store, dej, dej.c.work_plan_state != "planned") == 0
     await _wait_prepared(store, unique)
     listed = list_jobs(home)
-    assert all(j["score"] is not None for j in listed), "each discovered job was scored"
+    assert all(j.score is not None for j in listed), "each discovered job was scored"
 
     ps = schema.pipeline_step_projections
     with store.read() as conn:
@@ -100,7 +100,7 @@ async def test_discovery_saves_other_families_when_one_fails(home, store, worker
     with store.read() as conn:
         closed = conn.execute(
             select(wr.c.status, wr.c.error_code).where(
-                tenancy.scoped(wr, conn), wr.c.workflow_id == run["workflowId"]
+                tenancy.scoped(wr, conn), wr.c.workflow_id == run.workflow_id
             )
         ).one()
     assert tuple(closed) == ("failed", "SOURCE_UNAVAILABLE"), "the run's row is closed too"
@@ -113,17 +113,17 @@ async def test_a_second_run_finds_no_new_jobs_and_starts_nothing_twice(
     jobs_after_first = _count(store, schema.jobs)
     await _wait_prepared(store, jobs_after_first)
     second = await start_discovery(home, wait=True)
-    assert second["runId"] != first["runId"]
+    assert second.run_id != first.run_id
     assert _count(store, schema.jobs) == jobs_after_first
-    assert second["counts"].get("new_jobs", 0) == 0
-    assert second["counts"]["jobs_created"] == 0
+    assert second.counts.get("new_jobs", 0) == 0
+    assert second.counts["jobs_created"] == 0
     postings = sum(len(b.postings) for b in configured.boards)
-    assert second["counts"]["known_jobs"] + second["counts"].get("duplicates", 0) == postings
-    assert second["counts"].get("preparations_started", 0) == 0
+    assert second.counts["known_jobs"] + second.counts.get("duplicates", 0) == postings
+    assert second.counts.get("preparations_started", 0) == 0
     wr = schema.workflow_run_projections
     assert _count(store, wr, wr.c.workflow_type == "JobPreparationWorkflow") == jobs_after_first
     dej = schema.discovery_execution_jobs
-    assert _count(store, dej, dej.c.discover_run_id == second["runId"]) == jobs_after_first
+    assert _count(store, dej, dej.c.discover_run_id == second.run_id) == jobs_after_first
 
 
 async def test_kill_9_mid_discovery_resumes_without_duplicates(
@@ -151,7 +151,7 @@ async def test_kill_9_mid_discovery_resumes_without_duplicates(
         second = WorkerProcess()
         try:
             second.wait_ready()
-            handle = client.get_workflow_handle(run["workflowId"], run_id=run["runId"])
+            handle = client.get_workflow_handle(run.workflow_id, run_id=run.run_id)
             result = await asyncio.wait_for(handle.result(), 90)
         finally:
             second.stop(signal.SIGTERM)
@@ -164,7 +164,7 @@ async def test_kill_9_mid_discovery_resumes_without_duplicates(
         mine = tenancy.scoped(e, conn)
         keys = conn.execute(select(e.c.idempotency_key).where(mine)).scalars().all()
     assert len(keys) == len(set(keys))
-    assert _count(store, dej, dej.c.discover_run_id == run["runId"]) == unique
+    assert _count(store, dej, dej.c.discover_run_id == run.run_id) == unique
     dr = schema.discovery_runs
     with store.read() as conn:
         row = conn.execute(
@@ -189,7 +189,7 @@ async def test_cancel_stops_the_run_and_keeps_accepted_results(
                 break
             await asyncio.sleep(0.05)
         result = await cancel_discovery(home)
-        assert result["cancelRequested"] is True
+        assert result.cancel_requested is True
         dr = schema.discovery_runs
         for _ in range(200):
             with store.read() as conn:
@@ -198,16 +198,16 @@ async def test_cancel_stops_the_run_and_keeps_accepted_results(
                 break
             await asyncio.sleep(0.05)
     assert status == "canceled"
-    kept = _count(store, dej, dej.c.discover_run_id == run["runId"])
+    kept = _count(store, dej, dej.c.discover_run_id == run.run_id)
     assert kept > 0 and _count(store, schema.jobs) >= kept, "accepted results stay"
-    handle = client.get_workflow_handle(run["workflowId"], run_id=run["runId"])
+    handle = client.get_workflow_handle(run.workflow_id, run_id=run.run_id)
     with pytest.raises(WorkflowFailureError):
         await asyncio.wait_for(handle.result(), 30)
     assert (await handle.describe()).status == WorkflowExecutionStatus.CANCELED
     wr = schema.workflow_run_projections
     with store.read() as conn:
         row = conn.execute(
-            select(wr.c.status).where(tenancy.scoped(wr, conn), wr.c.run_id == run["runId"])
+            select(wr.c.status).where(tenancy.scoped(wr, conn), wr.c.run_id == run.run_id)
         ).scalar()
     assert row == "canceled", "no DiscoverWorkflow row stays running"
     with pytest.raises(JobctrlError, match="no discovery run is in progress"):
@@ -232,5 +232,5 @@ async def test_cancel_reaches_a_run_the_schedule_started(home, store, client, ta
         job_id=None,
     )
     result = await cancel_discovery(home)
-    assert (result["workflowId"], result["runId"]) == (scheduled, handle.result_run_id)
+    assert (result.workflow_id, result.run_id) == (scheduled, handle.result_run_id)
     await handle.terminate()

@@ -74,14 +74,14 @@ def _person_reads(home, store, job: str) -> None:
     PDF, approves the materials, records the application's outcome (by job, then by
     application id) and opens the application."""
     view = queries.show_job(home, job)
-    assert view["score"] is not None
+    assert view.score is not None
     assert queries.job_timeline(home, job)
     made = queries.job_materials(home, job)
-    assert {m["kind"] for m in made} >= {"resume", "cover"}, made
+    assert {m.kind for m in made} >= {"resume", "cover"}, made
     truth.material_citations(home, job)
-    queries.posting_text(home, view["artifacts"]["text"])
+    queries.posting_text(home, view.artifacts.text)
     materials.decide_materials(home, job, "approve")
-    pdf = next(m["pdfArtifact"] for m in made if m["pdfArtifact"])
+    pdf = next(m.pdf_artifact for m in made if m.pdf_artifact)
     queries.material_pdf(home, pdf)
     outcome = applications.OUTCOMES[0]
     tracked = applications.set_application_outcome(home, job, outcome, note="called back")

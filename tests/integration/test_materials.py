@@ -27,36 +27,36 @@ async def test_a_good_match_gets_a_truthful_resume_and_letter_as_pdfs(
 ):
     fast_settings.set_value("min_fit_score", 50)
     view = await add_job(home, site.add("/jobs/m", Route(body=GOOD)), wait=True)
-    states = {s["stage"]: s["state"] for s in view["stages"]}
+    states = {s.stage: s.state for s in view.stages}
     assert states == {
         "enrich": "succeeded",
         "score": "succeeded",
         "tailor": "succeeded",
         "cover": "succeeded",
         "pdf": "succeeded",
-    }, view["stages"]
-    items = {m["kind"]: m for m in job_materials(home, view["jobId"])}
+    }, view.stages
+    items = {m.kind: m for m in job_materials(home, view.job_id)}
     assert set(items) == {"resume", "cover"}
-    assert all(m["generation"] == 1 and m["approval"] == "draft" for m in items.values())
-    resume = Path(items["resume"]["pdfPath"]).read_bytes()
+    assert all(m.generation == 1 and m.approval == "draft" for m in items.values())
+    resume = Path(items["resume"].pdf_path).read_bytes()
     text = pdf_text(resume)
     assert TEST_PROFILE["name"] in text and "Example GmbH" in text
     assert TEST_PROFILE["experience"][0]["bullets"][0].split()[0] in text
     assert 1 <= pdf_pages(resume) <= 2
-    letter = Path(items["cover"]["pdfPath"]).read_bytes()
+    letter = Path(items["cover"].pdf_path).read_bytes()
     assert pdf_pages(letter) == 1 and "Acme Robotics" in pdf_text(letter)
 
-    decided = decide_materials(home, view["jobId"], "approve")
-    assert {d["kind"]: d["state"] for d in decided} == {"resume": "approved", "cover": "approved"}
-    assert {m["approval"] for m in job_materials(home, view["jobId"])} == {"approved"}
+    decided = decide_materials(home, view.job_id, "approve")
+    assert {d.kind: d.state for d in decided} == {"resume": "approved", "cover": "approved"}
+    assert {m.approval for m in job_materials(home, view.job_id)} == {"approved"}
 
 
 async def test_a_low_score_gets_no_materials(home, worker, site, fast_settings):
     fast_settings.set_value("min_fit_score", 95)
     poor = posting_html("Embedded Engineer", "Chips", ["Rust", "FPGA design", "Verilog"])
     view = await add_job(home, site.add("/jobs/p", Route(body=poor)), wait=True)
-    assert job_materials(home, view["jobId"]) == []
-    assert {s["stage"]: s["errorCode"] for s in view["stages"][2:]} == {
+    assert job_materials(home, view.job_id) == []
+    assert {s.stage: s.error_code for s in view.stages[2:]} == {
         "tailor": "MIN_SCORE",
         "cover": "MIN_SCORE",
         "pdf": "MIN_SCORE",
@@ -70,22 +70,20 @@ async def test_each_scored_job_gets_a_numbered_report(home, worker, site, fast_s
     assert [p.name[:4] for p in reports] == ["001-", "002-"]
     text = reports[0].read_text()
     assert "Machine Summary" in text and "Acme Robotics" in text
-    detail = show_job(home, second["jobId"])
-    assert first["jobId"] != second["jobId"] and detail["score"] is not None
+    detail = show_job(home, second.job_id)
+    assert first.job_id != second.job_id and detail.score is not None
 
 
 async def test_regenerating_keeps_the_approved_generation_until_the_new_one_is_approved(
     home, worker, site, fast_settings
 ):
     view = await add_job(home, site.add("/jobs/g", Route(body=GOOD)), wait=True)
-    decide_materials(home, view["jobId"], "approve")
-    result = await regenerate_materials(home, view["jobId"], wait=True)
-    assert result["generation"] == 2
+    decide_materials(home, view.job_id, "approve")
+    result = await regenerate_materials(home, view.job_id, wait=True)
+    assert result.generation == 2
 
     def states() -> dict[tuple[str, int], str]:
-        return {
-            (m["kind"], m["generation"]): m["approval"] for m in job_materials(home, view["jobId"])
-        }
+        return {(m.kind, m.generation): m.approval for m in job_materials(home, view.job_id)}
 
     assert states() == {
         ("resume", 1): "approved",
@@ -93,10 +91,10 @@ async def test_regenerating_keeps_the_approved_generation_until_the_new_one_is_a
         ("resume", 2): "draft",
         ("cover", 2): "draft",
     }
-    decide_materials(home, view["jobId"], "reject")
+    decide_materials(home, view.job_id, "reject")
     assert states()[("resume", 1)] == "approved", "a rejected regeneration leaves gen 1"
-    await regenerate_materials(home, view["jobId"], wait=True)
-    decide_materials(home, view["jobId"], "approve")
+    await regenerate_materials(home, view.job_id, wait=True)
+    decide_materials(home, view.job_id, "approve")
     assert states() == {
         ("resume", 1): "superseded",
         ("cover", 1): "superseded",

@@ -59,7 +59,7 @@ async def test_kill_between_the_usage_and_the_output_pays_once(
         second = WorkerProcess()
         try:
             second.wait_ready()
-            handle = client.get_workflow_handle(view["workflowId"])
+            handle = client.get_workflow_handle(view.workflow_id)
             await asyncio.wait_for(handle.result(), 60)
         finally:
             second.stop(15)
@@ -69,9 +69,9 @@ async def test_kill_between_the_usage_and_the_output_pays_once(
         ls = schema.llm_spend
         spend = conn.execute(select(ls.c.calls).where(tenancy.scoped(ls, conn))).all()
     assert [tuple(r) for r in spend] == [(1,)]
-    score = {r["stage"]: r for r in stage_states.stage_rows(store, view["jobId"])}["score"]
+    score = {r["stage"]: r for r in stage_states.stage_rows(store, view.job_id)}["score"]
     assert score["state"] == "succeeded" and score["attempts"] == 2
-    assert jobs.score_row(store, view["jobId"])["score"] == 81
+    assert jobs.score_row(store, view.job_id)["score"] == 81
     summary = SpendAuthority(store, fast_settings).summary()
     assert summary["openReservations"]["count"] == 0 and summary["assumedCalls"] == 0
 
@@ -81,7 +81,7 @@ def _run_of(store, view) -> str:
         return conn.execute(
             select(schema.provider_results.c.run_id).where(
                 tenancy.scoped(schema.provider_results, conn),
-                schema.provider_results.c.job_id == view["jobId"],
+                schema.provider_results.c.job_id == view.job_id,
             )
         ).scalar_one()
 

@@ -88,7 +88,7 @@ async def test_an_attempt_cancelled_while_its_answer_arrives_records_it_and_pays
         set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
         url = site.add("/jobs/cut", Route(body=posting_html("Engineer", "Cut", ["Python"])))
         view = await add_job(home, url)
-        handle = client.get_workflow_handle(view["workflowId"])
+        handle = client.get_workflow_handle(view.workflow_id)
         await asyncio.wait_for(handle.result(), 90)
         # The cancelled attempt's call ends on its own after the workflow: let it finish.
         deadline = time.monotonic() + 10
@@ -103,11 +103,11 @@ async def test_an_attempt_cancelled_while_its_answer_arrives_records_it_and_pays
         if e.HasField("activity_task_started_event_attributes")
     ]
     assert max(started) >= 2, "the first attempt timed out and a second one ran"
-    score = {r["stage"]: r for r in stage_states.stage_rows(store, view["jobId"])}["score"]
+    score = {r["stage"]: r for r in stage_states.stage_rows(store, view.job_id)}["score"]
     # The first attempt (cancelled, shielded) records its answer and finishes the stage
     # before its cancellation is raised; the second finds it done or reuses the answer.
     assert score["state"] == "succeeded"
-    assert jobs.score_row(store, view["jobId"])["score"] == 81
+    assert jobs.score_row(store, view.job_id)["score"] == 81
     assert _settled_unrecorded(store) == [], "no reservation released as if unpaid"
     assert _observations(store) == 1, "the answer that arrived was recorded"
     assert requests == 1, "the provider was paid once"

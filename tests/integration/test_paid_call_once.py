@@ -52,7 +52,7 @@ async def test_kill_after_the_provider_answers_pays_once(
         second = WorkerProcess()
         try:
             second.wait_ready()
-            handle = client.get_workflow_handle(view["workflowId"])
+            handle = client.get_workflow_handle(view.workflow_id)
             await asyncio.wait_for(handle.result(), 60)
         finally:
             second.stop(15)
@@ -68,9 +68,9 @@ async def test_kill_after_the_provider_answers_pays_once(
             )
         ).all()
     assert usage_rows == 1 and [tuple(r) for r in spend] == [(1, 321)]
-    score = {r["stage"]: r for r in stage_states.stage_rows(store, view["jobId"])}["score"]
+    score = {r["stage"]: r for r in stage_states.stage_rows(store, view.job_id)}["score"]
     assert score["state"] == "succeeded" and score["attempts"] == 2
-    assert jobs.score_row(store, view["jobId"])["score"] == 81
+    assert jobs.score_row(store, view.job_id)["score"] == 81
 
 
 async def test_a_worker_killed_mid_call_leaves_the_call_counted_at_its_worst(

@@ -64,29 +64,29 @@ def _events(store, job_id: str, type_: str) -> int:
 async def test_add_enriches_and_scores(home, store, worker, site: FixtureServer):
     url = site.add("/jobs/python.html", Route(body=GOOD))
     view = await add_job(home, url, wait=True)
-    assert view["title"] == "Senior Python Engineer"
-    assert view["company"] == "Acme Robotics"
-    assert view["location"] and "Berlin" in view["location"]
-    assert [(s["stage"], s["state"]) for s in view["stages"]][:2] == [
+    assert view.title == "Senior Python Engineer"
+    assert view.company == "Acme Robotics"
+    assert view.location and "Berlin" in view.location
+    assert [(s.stage, s.state) for s in view.stages][:2] == [
         ("enrich", "succeeded"),
         ("score", "succeeded"),
     ]
-    assert 0 <= view["score"] <= 100
-    report = view["scoreReport"]
+    assert 0 <= view.score <= 100
+    report = view.score_report
     assert report["requirements"], "the report lists requirements"
     assert any(r["matched"] and r["evidence"] for r in report["requirements"])
     # The raw page and the extracted text are artifacts.
-    page = store.artifacts.get(view["artifacts"]["page"])
+    page = store.artifacts.get(view.artifacts.page)
     assert page == GOOD
-    assert b"PostgreSQL" in store.artifacts.get(view["artifacts"]["text"])
+    assert b"PostgreSQL" in store.artifacts.get(view.artifacts.text)
     # Events carry references, never the page text.
     with store.read() as conn:
         e = schema.job_events
         payloads = conn.execute(select(e.c.payload).where(tenancy.scoped(e, conn))).scalars().all()
     assert all("Join Acme" not in json.dumps(p) for p in payloads)
     listed = list_jobs(home)
-    assert listed[0]["jobId"] == view["jobId"] and listed[0]["score"] == view["score"]
-    assert listed[0]["status"] in ("prepared", "skipped")
+    assert listed[0].job_id == view.job_id and listed[0].score == view.score
+    assert listed[0].status in ("prepared", "skipped")
 
 
 async def test_same_posting_twice_is_one_job_and_one_execution(home, store, worker, site, client):
@@ -99,13 +99,13 @@ async def test_same_posting_twice_is_one_job_and_one_execution(home, store, work
     ]
     for variant in variants:
         again = await add_job(home, variant, wait=True)
-        assert again["jobId"] == first["jobId"]
-        assert again["runId"] == first["runId"]
-        assert again["created"] is False
+        assert again.job_id == first.job_id
+        assert again.run_id == first.run_id
+        assert again.created is False
     assert _count(store, schema.jobs) == 1
-    assert _events(store, first["jobId"], "JobCreated") == 1
-    assert _events(store, first["jobId"], "WorkflowStarted") == 1
-    assert _events(store, first["jobId"], "JobScored") == 1
+    assert _events(store, first.job_id, "JobCreated") == 1
+    assert _events(store, first.job_id, "WorkflowStarted") == 1
+    assert _events(store, first.job_id, "JobScored") == 1
     executions = [w async for w in client.list_workflows(f"WorkflowId = '{first['workflowId']}'")]
     assert len(executions) == 1
 
@@ -115,9 +115,9 @@ async def test_racing_adds_give_one_job_one_execution_one_set_of_events(
 ):
     url = site.add("/jobs/race", Route(body=GOOD, delay=0.2))
     views = await asyncio.gather(*(add_job(home, url, wait=True) for _ in range(4)))
-    assert len({v["jobId"] for v in views}) == 1
-    assert len({v["runId"] for v in views}) == 1
-    job_id = views[0]["jobId"]
+    assert len({v.job_id for v in views}) == 1
+    assert len({v.run_id for v in views}) == 1
+    job_id = views[0].job_id
     for type_ in (
         "JobCreated",
         "WorkflowStarted",
@@ -156,26 +156,26 @@ async def test_bad_input_ends_in_a_stage_error_and_touches_no_other_job(
     home, store, worker, site, make_url, code, retryable
 ):
     good = await add_job(home, site.add("/jobs/ok", Route(body=GOOD)), wait=True)
-    before = show_job(home, good["jobId"])
+    before = show_job(home, good.job_id)
     view = await add_job(home, make_url(site), wait=True)
-    enrich = view["stages"][0]
-    assert enrich["stage"] == "enrich"
-    assert enrich["state"] == "failed"
-    assert enrich["errorCode"] == code
-    assert enrich["retryable"] is retryable
-    assert enrich["errorMessage"] and "Traceback" not in enrich["errorMessage"]
-    assert view["stages"][1]["state"] == "pending"
-    assert view["status"] == "failed"
+    enrich = view.stages[0]
+    assert enrich.stage == "enrich"
+    assert enrich.state == "failed"
+    assert enrich.error_code == code
+    assert enrich.retryable is retryable
+    assert enrich.error_message and "Traceback" not in enrich.error_message
+    assert view.stages[1].state == "pending"
+    assert view.status == "failed"
     # Retryable errors used their attempts; non-retryable ones stopped at once.
-    assert enrich["attempts"] == (2 if retryable else 1)
-    assert enrich["nextAttemptAt"] is None, "no attempt is left to schedule"
-    after = show_job(home, good["jobId"])
-    assert after["stages"] == before["stages"] and after["score"] == before["score"]
+    assert enrich.attempts == (2 if retryable else 1)
+    assert enrich.next_attempt_at is None, "no attempt is left to schedule"
+    after = show_job(home, good.job_id)
+    assert after.stages == before.stages and after.score == before.score
     runs = schema.workflow_run_projections
     with store.read() as conn:
         status = conn.execute(
             select(runs.c.status, runs.c.error_code).where(
-                tenancy.scoped(runs, conn), runs.c.job_id == view["jobId"]
+                tenancy.scoped(runs, conn), runs.c.job_id == view.job_id
             )
         ).one()
     assert tuple(status) == ("failed", code)
@@ -187,7 +187,7 @@ async def test_robots_disallow_is_a_stage_error(home, worker, site):
         Route(body=b"User-agent: *\nDisallow: /private/\n", headers={"Content-Type": "text/plain"}),
     )
     view = await add_job(home, site.add("/private/job", Route(body=GOOD)), wait=True)
-    assert view["stages"][0]["errorCode"] == "ENRICH_ROBOTS_DISALLOWED"
+    assert view.stages[0].error_code == "ENRICH_ROBOTS_DISALLOWED"
     assert site.hits.get("/private/job") is None
 
 
@@ -195,11 +195,11 @@ async def test_low_scores_skip_later_stages(home, worker, site, fast_settings):
     fast_settings.set_value("min_fit_score", 60)
     poor = posting_html("Embedded Engineer", "Chips", ["Rust", "C++", "FPGA design", "Verilog"])
     view = await add_job(home, site.add("/jobs/low", Route(body=poor)), wait=True)
-    assert view["score"] < 60
-    later = {s["stage"]: s for s in view["stages"][2:]}
+    assert view.score < 60
+    later = {s.stage: s for s in view.stages[2:]}
     assert set(later) == {"tailor", "cover", "pdf"}
-    assert all(s["state"] == "skipped" and s["errorCode"] == "MIN_SCORE" for s in later.values())
-    assert view["status"] == "skipped"
+    assert all(s.state == "skipped" and s.error_code == "MIN_SCORE" for s in later.values())
+    assert view.status == "skipped"
 
 
 async def test_rebuilt_projections_equal_incremental_ones(home, store, worker, site):
@@ -228,7 +228,7 @@ async def test_retry_after_sets_the_next_attempt_without_blocking(home, store, w
         "/busy", Route(503, b"busy", headers={"Content-Type": "text/html", "Retry-After": "30"})
     )
     view = await add_job(home, site.base_url + "/busy")
-    job_id = view["jobId"]
+    job_id = view.job_id
     for _ in range(200):  # the failure, then (its own write) when Temporal tries again
         enrich = stage_states.stage_rows(store, job_id)[0]
         if enrich["state"] == "failed" and enrich["next_attempt_at"] is not None:
@@ -261,10 +261,10 @@ async def test_a_spent_budget_stops_score_without_retrying(
         usage=Usage(100_000, 10_000),
     )
     view = await add_job(home, site.add("/jobs/budget", Route(body=GOOD)), wait=True)
-    score = {s["stage"]: s for s in view["stages"]}["score"]
-    assert score["state"] == "failed" and score["errorCode"] == "budget_exceeded"
-    assert score["retryable"] is False and score["attempts"] == 0, "no attempt used up"
-    assert view["stages"][0]["state"] == "succeeded", "Enrich spends nothing and ran"
+    score = {s.stage: s for s in view.stages}["score"]
+    assert score.state == "failed" and score.error_code == "budget_exceeded"
+    assert score.retryable is False and score.attempts == 0, "no attempt used up"
+    assert view.stages[0].state == "succeeded", "Enrich spends nothing and ran"
 
 
 async def test_a_budget_stop_uses_no_attempt_and_resumes_after_the_day_rolls_over(
@@ -283,12 +283,12 @@ async def test_a_budget_stop_uses_no_attempt_and_resumes_after_the_day_rolls_ove
     w, ctx = build_worker(client, store, home, task_queue=task_queue, clock=yesterday)
     async with w:
         view = await add_job(home, site.add("/jobs/later", Route(body=GOOD)), wait=True)
-        score = {s["stage"]: s for s in view["stages"]}["score"]
-        assert score["errorCode"] == "budget_exceeded" and score["attempts"] == 0
+        score = {s.stage: s for s in view.stages}["score"]
+        assert score.error_code == "budget_exceeded" and score.attempts == 0
         [failed] = [
             e["payload"]
             for e in events_after(store, 0)
-            if e["type"] == "StageFailed" and e["job_id"] == view["jobId"]
+            if e["type"] == "StageFailed" and e["job_id"] == view.job_id
         ]
         assert failed["attemptsUsed"] == 0, "the event log agrees with the stage row"
         assert await resume_budget_stopped(client, ctx) == 0, "the same UTC day stays stopped"
@@ -297,7 +297,7 @@ async def test_a_budget_stop_uses_no_attempt_and_resumes_after_the_day_rolls_ove
         assert await resume_budget_stopped(client, ctx) == 1
         assert await resume_budget_stopped(client, ctx) == 0, "one recovery per job and day"
         for _ in range(100):
-            score = {r["stage"]: r for r in stage_states.stage_rows(store, view["jobId"])}["score"]
+            score = {r["stage"]: r for r in stage_states.stage_rows(store, view.job_id)}["score"]
             if score["state"] == "succeeded":
                 break
             await asyncio.sleep(0.1)
@@ -310,11 +310,9 @@ async def test_without_materials_the_later_stages_are_skipped_and_the_job_is_pre
 ):
     fast_settings.set_value("preparation.materials", False)
     view = await add_job(home, site.add("/jobs/nomat", Route(body=GOOD)), wait=True)
-    later = {s["stage"]: s for s in view["stages"][2:]}
+    later = {s.stage: s for s in view.stages[2:]}
     assert set(later) == {"tailor", "cover", "pdf"}
-    assert all(
-        s["state"] == "skipped" and s["errorCode"] == "MATERIALS_OFF" for s in later.values()
-    )
-    assert view["status"] == "prepared", "not pending forever, not skipped for a low score"
+    assert all(s.state == "skipped" and s.error_code == "MATERIALS_OFF" for s in later.values())
+    assert view.status == "prepared", "not pending forever, not skipped for a low score"
     [listed] = list_jobs(home)
-    assert listed["status"] == "prepared"
+    assert listed.status == "prepared"

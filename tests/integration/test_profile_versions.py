@@ -33,14 +33,14 @@ async def test_work_in_flight_keeps_its_profile_version(home, store, worker, sit
     view = await add_job(home, site.add("/jobs/v", Route(body=body)))
     for _ in range(100):  # Score has started with the profile as it was at admission
         if any(r["stage"] == "score" and r["state"] == "running"
-               for r in stage_states.stage_rows(store, view["jobId"])):  # fmt: skip
+               for r in stage_states.stage_rows(store, view.job_id)):  # fmt: skip
             break
         await asyncio.sleep(0.05)
     import_profile(home, FIXTURES / "resume_minimal.json")  # a very different profile
     from tests.support.profile import TEST_PROFILE
 
     await add_job(home, site.base_url + "/jobs/v", wait=True)
-    report = show_job(home, view["jobId"])["scoreReport"]
+    report = show_job(home, view.job_id).score_report
     evidence = [e["text"] for r in report["requirements"] for e in r["evidence"]]
     assert any("PostgreSQL" in t for t in evidence), "scored against the admitted profile"
     assert TEST_PROFILE["skills"][0] in " ".join(evidence) or evidence

@@ -113,15 +113,15 @@ async def test_a_discovery_run_ended_behind_the_store_shows_its_real_end(
     discovery.open_run(store, ref, ["feed"], 3, 1, 1)
     discovery.step_started(store, ref, StepKind.SOURCE_FAMILY, "feed", 1)
     ctx = _ctx(home, store)
-    [shown] = [r for r in discovery_runs(home) if r["runId"] == run_id]
-    assert shown["status"] == "running"
+    [shown] = [r for r in discovery_runs(home) if r.run_id == run_id]
+    assert shown.status == "running"
 
     await handle.terminate()
     await reconcile.reconcile_runs(client, ctx)
 
-    [shown] = [r for r in discovery_runs(home) if r["runId"] == run_id]
-    assert (shown["status"], shown["errorCode"]) == ("failed", "WORKFLOW_TERMINATED")
-    assert shown["finishedAt"] is not None
+    [shown] = [r for r in discovery_runs(home) if r.run_id == run_id]
+    assert (shown.status, shown.error_code) == ("failed", "WORKFLOW_TERMINATED")
+    assert shown.finished_at is not None
     types = [e["type"] for e in events.events_after(store, 0, 1000)]
     assert "DiscoveryRunFailed" in types and "WorkflowReconciled" in types
     ps = schema.pipeline_step_projections
@@ -149,8 +149,8 @@ async def test_a_run_temporal_cannot_find_is_provisional_and_restored_when_found
         await other.shutdown()
 
     assert workflow_runs.run_row(store, workflow_id, run_id)["status"] == "reconciled_not_found"
-    [lost] = [r for r in discovery_runs(home) if r["runId"] == ref.run_id]
-    assert lost["status"] == "reconciled_not_found"
+    [lost] = [r for r in discovery_runs(home) if r.run_id == ref.run_id]
+    assert lost.status == "reconciled_not_found"
     assert {r["run_id"] for r in workflow_runs.open_runs(store)} == {run_id}
     score = next(r for r in stage_states.stage_rows(store, job_id) if r["stage"] == "score")
     assert score["state"] == "running", "not found is no proof that it ended"
@@ -166,8 +166,8 @@ async def test_a_run_temporal_cannot_find_is_provisional_and_restored_when_found
     await client.get_workflow_handle(workflow_id, run_id=run_id).terminate()
     await reconcile.probe_open_runs(client, ctx, 200)
     assert workflow_runs.run_row(store, workflow_id, run_id)["status"] == "failed"
-    [still] = [r for r in discovery_runs(home) if r["runId"] == ref.run_id]
-    assert still["status"] == "reconciled_not_found", "probed again, never invented"
+    [still] = [r for r in discovery_runs(home) if r.run_id == ref.run_id]
+    assert still.status == "reconciled_not_found", "probed again, never invented"
 
 
 async def test_a_server_that_does_not_answer_changes_nothing(
@@ -344,8 +344,8 @@ async def test_jobctrl_runs_checks_an_open_run_with_temporal_before_showing_it(
     )
     assert shown[lost.run_id]["status"] == "reconciled_not_found"
     assert "no Temporal server" not in result.stderr
-    [recorded] = [r for r in discovery_runs(home) if r["runId"] == lost.run_id]
-    assert recorded["status"] == "running", "the command's view is not recorded"
+    [recorded] = [r for r in discovery_runs(home) if r.run_id == lost.run_id]
+    assert recorded.status == "running", "the command's view is not recorded"
 
 
 async def test_jobctrl_runs_without_a_server_shows_the_record_and_says_so(

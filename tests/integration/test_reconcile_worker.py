@@ -50,7 +50,7 @@ def _runs(home, cli: bool = False) -> list[dict]:
     same ``app.queries`` function in process, the final assertion runs the command)."""
     if cli:
         return json.loads(run_cli("runs", "--json").stdout)
-    return discovery_runs(home)
+    return [r.to_json() for r in discovery_runs(home)]
 
 
 def _open_runs(home, cli: bool = False) -> list[dict]:
@@ -68,7 +68,7 @@ async def test_a_discovery_run_terminated_behind_the_store_shows_failed_in_runs(
         add_source(home, "feed", site.base_url + "/feed.xml", None)
         worker_process()
         started = await start_discovery(home)
-        run_id = started["runId"]
+        run_id = started.run_id
         assert _eventually(lambda: any(r["runId"] == run_id for r in _runs(home)))
         assert next(r for r in _runs(home) if r["runId"] == run_id)["status"] == "running"
 
@@ -93,7 +93,7 @@ async def test_a_preparation_whose_worker_was_killed_and_execution_ended_is_sett
     url = site.add("/jobs/slow", Route(body=posting_html("SRE", "Killed Co", ["Linux"])))
     first = worker_process()
     view = await add_job(home, url)
-    job_id, workflow_id = view["jobId"], view["workflowId"]
+    job_id, workflow_id = view.job_id, view.workflow_id
 
     def score_running() -> bool:
         return any(
@@ -172,7 +172,7 @@ async def test_a_run_the_server_lacks_is_reconciled_not_found_then_restored(
     timeline = [
         e
         for e in event_log(home, 0, 10_000)
-        if e["type"] == "WorkflowReconciled" and e["payload"]["runId"] == run_id
+        if e.type == "WorkflowReconciled" and e.payload["runId"] == run_id
     ]
     assert [(e["payload"]["previous"], e["payload"]["verdict"]) for e in timeline] == [
         ("running", "reconciled_not_found"),

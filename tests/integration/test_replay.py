@@ -57,7 +57,7 @@ async def test_fresh_histories_replay(home, worker, client, site):
     )
     failed = await add_job(home, site.base_url + "/missing", wait=True)
     for view in (ok, failed):
-        history = await client.get_workflow_handle(view["workflowId"]).fetch_history()
+        history = await client.get_workflow_handle(view.workflow_id).fetch_history()
         await _replay(history)
         # Histories hold codes and our own short messages: no stack traces, no page text.
         text = history.to_json()
@@ -74,7 +74,7 @@ async def test_a_fresh_preparation_with_materials_records_no_patch_marker(
     view = await add_job(
         home, site.add("/jobs/m", Route(body=posting_html("SRE", "M", ["Linux"]))), wait=True
     )
-    history = await client.get_workflow_handle(view["workflowId"]).fetch_history()
+    history = await client.get_workflow_handle(view.workflow_id).fetch_history()
     kinds = [e.WhichOneof("attributes") for e in history.events]
     assert kinds.count("activity_task_completed_event_attributes") == 5
     assert "upsert_workflow_search_attributes_event_attributes" not in kinds
@@ -102,7 +102,7 @@ async def test_fresh_apply_histories_replay(home, store, worker, client, site, n
     with pytest.raises(WorkflowFailureError):
         await client.get_workflow_handle(APPLY_LOOP_ID).result()
     handles = [
-        client.get_workflow_handle(done["workflowId"]),
+        client.get_workflow_handle(done.workflow_id),
         client.get_workflow_handle(APPLY_LOOP_ID, run_id=loop.result_run_id),
         client.get_workflow_handle(APPLY_LOOP_ID),
     ]

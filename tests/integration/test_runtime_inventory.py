@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 import pytest_asyncio
 
 from jobctrl.app.jobs import add_job
-from jobctrl.domain.runtime import home_identity
+from jobctrl.domain.runtime import RuntimeItem, home_identity
 from jobctrl.store import runtime, stage_states
 from jobctrl.worker.inventory import RuntimeInventory
 from jobctrl.worker.run import build_worker
@@ -67,7 +67,7 @@ async def test_a_score_in_flight_is_a_slot_and_an_item_of_its_exact_run(
     assert (empty.state, empty.active_slots, empty.items, empty.items_total) == ("fresh", 0, [], 0)
 
     view = await add_job(home, site.add("/jobs/slow-score", Route(body=POSTING)))
-    job_id = view["jobId"]
+    job_id = view.job_id
     await _until(lambda: _stage_running(store, job_id, "score"))
     await inventory.publish(client, ctx)
 
@@ -75,7 +75,7 @@ async def test_a_score_in_flight_is_a_slot_and_an_item_of_its_exact_run(
     assert row["active_slots"] == 1 and row["items_total"] == 1 and row["capacity"] == 16
     [item] = row["items"]
     assert item["kind"] == "score"
-    assert (item["workflowId"], item["runId"]) == (view["workflowId"], view["runId"])
+    assert (item["workflowId"], item["runId"]) == (view.workflow_id, view.run_id)
     assert set(item) == {"kind", "workflowId", "runId", "key", "startedAt"}
     queue = row["queue"]
     assert queue is not None and queue["approximate"] is True
@@ -91,10 +91,10 @@ async def test_a_score_in_flight_is_a_slot_and_an_item_of_its_exact_run(
         False,
     )
     [shown] = live.items
-    assert (shown["kind"], shown["label"], shown["stage"]) == ("score", "Score", "score")
-    assert (shown["jobId"], shown["jobTitle"], shown["company"]) == (job_id, TITLE, COMPANY)
+    assert (shown.kind, shown.label, shown.stage) == ("score", "Score", "score")
+    assert (shown.job_id, shown.job_title, shown.company) == (job_id, TITLE, COMPANY)
 
-    handle = client.get_workflow_handle(view["workflowId"], run_id=view["runId"])
+    handle = client.get_workflow_handle(view.workflow_id, run_id=view.run_id)
     await asyncio.wait_for(handle.result(), 60)
     await inventory.publish(client, ctx)
     done = runtime.read_runtime(store, datetime.now(UTC), home_id=home_id)
@@ -125,13 +125,13 @@ async def test_through_jobctrl_worker_the_row_appears_and_a_stopped_worker_is_un
         assert added.returncode == 0, added.stderr
         job_id = json.loads(added.stdout)["jobId"]
 
-        def scoring() -> list[dict]:
+        def scoring() -> list[RuntimeItem]:
             view = runtime.read_runtime(store, datetime.now(UTC), home_id=home_id)
-            return [i for i in view.items if i.get("jobId") == job_id and i["kind"] == "score"]
+            return [i for i in view.items if i.job_id == job_id and i.kind == "score"]
 
         await _until(lambda: bool(scoring()), timeout=60)
         [item] = scoring()
-        assert (item["label"], item["jobTitle"], item["company"]) == ("Score", TITLE, COMPANY)
+        assert (item.label, item.job_title, item.company) == ("Score", TITLE, COMPANY)
         [row] = runtime.heartbeat_rows(store, home_id=home_id)
         assert row["task_queue"] == task_queue and row["interval_seconds"] == 0.5
         serialized = _serialized(store)

@@ -94,7 +94,7 @@ async def test_five_auth_failures_pause_the_lane_after_five_calls_and_resume_wor
             url = site.add(
                 f"/jobs/auth-{n}", Route(body=posting_html(f"Engineer {n}", "Key Co", ["Python"]))
             )
-            job_ids.append((await add_job(home, url))["jobId"])
+            job_ids.append((await add_job(home, url)).job_id)
 
         def all_failed() -> bool:
             return all(_score(store, j)["state"] == "failed" for j in job_ids)
@@ -129,7 +129,7 @@ async def test_five_auth_failures_pause_the_lane_after_five_calls_and_resume_wor
         assert "Paused by stop-loss" not in (await api.get("/jobs")).text
 
         url = site.add("/jobs/after", Route(body=posting_html("Engineer", "Key Co", ["Python"])))
-        fresh = (await add_job(home, url))["jobId"]
+        fresh = (await add_job(home, url)).job_id
         await _until(lambda: _score(store, fresh)["state"] == "succeeded", "new work to score")
         assert len(provider.requests) == 6, "the lane calls the provider again"
         paused_job = next(
@@ -158,7 +158,7 @@ async def test_rate_limits_never_trip_stop_loss(
             url = site.add(
                 f"/jobs/busy-{n}", Route(body=posting_html(f"Engineer {n}", "Busy", ["Python"]))
             )
-            job_ids.append((await add_job(home, url))["jobId"])
+            job_ids.append((await add_job(home, url)).job_id)
 
         def all_gave_up() -> bool:  # failed, and no next attempt scheduled
             rows = [_score(store, j) for j in job_ids]

@@ -93,8 +93,8 @@ async def _prepare(home: Home, store: Store, site: FixtureServer, settings) -> N
     await add_job(home, site.add("/jobs/b", Route(body=OTHER)), wait=True)
     await add_job(home, site.base_url + "/gone", wait=True)
     failed_job(store, "https://boards.example.com/acme/jobs/7")
-    decide_materials(home, first["jobId"], "approve")
-    set_application_outcome(home, first["jobId"], "interview", note="call on Monday")
+    decide_materials(home, first.job_id, "approve")
+    set_application_outcome(home, first.job_id, "interview", note="call on Monday")
     settings.set_value("daily_budget_usd", 12.5)
     spend = SpendAuthority(store, settings)
     spend.record(
@@ -218,7 +218,7 @@ async def test_a_prepared_home_is_copied_whole_and_the_target_works_as_a_store(
     before = list_jobs(home)
     with pytest.MonkeyPatch.context() as env:
         env.setenv("JOBCTRL_DATABASE_URL", target)
-        after = [j for j in list_jobs(home) if j["jobId"] != added.job_id]
+        after = [j for j in list_jobs(home) if j.job_id != added.job_id]
     assert [_instants(j) for j in after] == [_instants(j) for j in before]
 
 

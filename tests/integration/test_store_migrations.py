@@ -4,14 +4,21 @@ rebuilt from the event log, through the command a person runs."""
 from __future__ import annotations
 
 import json
+import sqlite3
+from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import create_engine, inspect
 
+from jobctrl.app.home import init_home
+from jobctrl.home import Home
 from jobctrl.store import jobs
 from jobctrl.store.db import MIGRATIONS_DIR
+from jobctrl.store.store import Store
 from tests.support.processes import run_cli
+from tests.support.profile import TEST_PROFILE
+from tests.support.sqlite_template import copy_into
 
 
 def _to_revision(url: str, revision: str) -> None:
@@ -41,3 +48,24 @@ def test_a_home_from_before_0010_lists_its_jobs_after_upgrading(home, store) -> 
     engine = create_engine(home.database_url)
     assert "job_detail_projections" not in inspect(engine).get_table_names()
     engine.dispose()
+
+
+def _dump(path: Path) -> list[str]:
+    with sqlite3.connect(path) as db:
+        return list(db.iterdump())
+
+
+def test_a_test_home_copied_from_the_template_equals_one_migrated_from_nothing(
+    tmp_path, sqlite_template
+) -> None:
+    """Every SQLite test home outside this module starts as a copy of one migrated file
+    (tests/conftest.py): its schema, Alembic revision and rows are a new home's."""
+    scratch, copied = Home(tmp_path / "scratch"), Home(tmp_path / "copied")
+    copy_into(sqlite_template, copied)
+    for home in (scratch, copied):
+        init_home(home, profile=TEST_PROFILE)
+        Store.forget(home.database_url)
+
+    dumped = _dump(copied.database_path)
+    assert dumped == _dump(scratch.database_path)
+    assert any("alembic_version" in line for line in dumped)

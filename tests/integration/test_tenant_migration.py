@@ -4,7 +4,6 @@ and a database with another tenant refuses to go back below it."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from typing import Any
@@ -32,6 +31,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
+from jobctrl.app.models import dumps
 from jobctrl.app.queries import list_jobs
 from jobctrl.home import Home
 from jobctrl.store import jobs, tenancy, tenants
@@ -136,7 +136,7 @@ def test_the_local_tenants_jobs_read_the_same_after_the_round_trip(
     store.dispose()
     _migrate(url, BEFORE, down=True)
     _migrate(url, "head")
-    assert json.dumps(list_jobs(home), sort_keys=True) == json.dumps(before, sort_keys=True)
+    assert dumps(list_jobs(home)) == dumps(before)
 
 
 def test_report_numbers_and_profiles_are_per_tenant(home: Home, store: Store) -> None:

@@ -86,8 +86,9 @@ async def test_one_worker_prepares_each_tenants_job_against_its_own_profile_and_
     _serve_loopback(t.acme, min_fit_score=0)  # acme: prepared with materials
     url = site.add("/jobs/both", Route(body=POSTING))
 
-    local = await add_job(t.local_home, url, wait=True)
-    acme = await add_job(t.acme_home, url, wait=True)
+    # As `jobctrl add --json` prints them (the CLI test below reads the same keys).
+    local = (await add_job(t.local_home, url, wait=True)).to_json()
+    acme = (await add_job(t.acme_home, url, wait=True)).to_json()
 
     assert local["jobId"] != acme["jobId"], "the same posting is another job in each tenant"
     local_key = ids.idempotency_key(ids.canonical_url(url), "local")

@@ -238,17 +238,17 @@ async def test_the_job_page_shows_each_line_beside_the_facts_it_cites(
     # The stages call the provider synchronously: off this test's event loop.
     await asyncio.to_thread(materials.tailor, ctx, job_id, "run-1", None)
     await asyncio.to_thread(materials.cover, ctx, job_id, "run-1", None)
-    documents = {d["kind"]: d for d in truth.material_citations(home, job_id)}
+    documents = {d.kind: d for d in truth.material_citations(home, job_id)}
 
-    bullets = [ln for ln in documents["resume"]["lines"] if ".bullets[" in ln["where"]]
-    assert [ln["text"] for ln in bullets] == [TRUE_SERVICES, TRUE_MIGRATION]
-    assert [[f["text"] for f in ln["facts"]] for ln in bullets] == [
+    bullets = [ln for ln in documents["resume"].lines if ".bullets[" in ln.where]
+    assert [ln.text for ln in bullets] == [TRUE_SERVICES, TRUE_MIGRATION]
+    assert [[f.text for f in ln.facts] for ln in bullets] == [
         [TRUE_SERVICES],
         [TRUE_MIGRATION],
     ], "each bullet beside the highlight it cites, resolved in the profile"
-    letter = documents["cover"]["lines"]
-    assert letter[0]["where"] == "paragraphs[0].sentences[0]" and letter[0]["facts"] == []
-    assert any(f["kind"] == "highlight" for ln in letter for f in ln["facts"])
+    letter = documents["cover"].lines
+    assert letter[0].where == "paragraphs[0].sentences[0]" and letter[0].facts == []
+    assert any(f.kind == "highlight" for ln in letter for f in ln.facts)
 
     transport = httpx.ASGITransport(app=create_app(home, port=8765))
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as http:

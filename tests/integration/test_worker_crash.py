@@ -32,7 +32,7 @@ async def test_kill_9_during_score_then_a_new_worker_finishes(
     first = WorkerProcess()
     first.wait_ready()
     view = await add_job(home, url)
-    job_id = view["jobId"]
+    job_id = view.job_id
 
     def score_running() -> bool:
         return any(
@@ -46,7 +46,7 @@ async def test_kill_9_during_score_then_a_new_worker_finishes(
 
     second = WorkerProcess()
     second.wait_ready()
-    handle = client.get_workflow_handle(view["workflowId"])
+    handle = client.get_workflow_handle(view.workflow_id)
     result = await asyncio.wait_for(handle.result(), 60)
     assert result["outcome"] in ("prepared", "skipped")
 

@@ -50,7 +50,7 @@ def _eventually(check: Callable[[], Any], timeout: float = 30.0) -> Any:
 
 def _shown(job_id: str) -> dict[str, Any]:
     """What `jobctrl show JOB --json` prints (the home of JOBCTRL_HOME)."""
-    return queries.show_job(Home.resolve(), job_id)
+    return queries.show_job(Home.resolve(), job_id).to_json()
 
 
 def _stages(job_id: str) -> dict[str, str]:
@@ -60,7 +60,7 @@ def _stages(job_id: str) -> dict[str, str]:
 def _events(job_id: str, type_: str) -> list[dict]:
     """The job's events of ``type_``, as `jobctrl events --job JOB --json` lists them."""
     log = queries.event_log(Home.resolve(), 0, limit=100_000)
-    return [e for e in log if e["jobId"] == job_id and e["type"] == type_]
+    return [e.to_json() for e in log if e.job_id == job_id and e.type == type_]
 
 
 def test_a_running_worker_checks_saved_postings(
@@ -137,7 +137,7 @@ def test_retry_of_an_added_job_starts_its_intent_so_it_is_prepared_once(
     retried = asyncio.run(retry_stage(home, job_id))
 
     key = jobs.job_row(store, job_id)["idempotency_key"]
-    assert retried["workflowId"] == ids.prep_workflow_id(key, "local")
+    assert retried.workflow_id == ids.prep_workflow_id(key, "local")
     assert _eventually(lambda: _stages(job_id)["score"] == "succeeded", timeout=60)
     # Past the age at which the reconciler starts an unstarted intent, and a few beats.
     time.sleep(max(0.0, INTENT_GRACE.total_seconds() + 1.5 - (time.monotonic() - added_at)))

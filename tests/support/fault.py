@@ -83,7 +83,7 @@ async def add_all(home: Home, urls: list[str]) -> list[str]:
     """Each URL added as `jobctrl add` does (the job and its start intent); the job ids."""
     ids = []
     for url in urls:
-        ids.append((await add_job(home, url))["jobId"])
+        ids.append((await add_job(home, url)).job_id)
     return ids
 
 

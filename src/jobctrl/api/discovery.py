@@ -3,29 +3,35 @@ same ``app.discovery`` and ``app.queries`` functions the CLI calls."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.app import discovery, queries
+from jobctrl.app.discovery import DiscoveryCancelled, DiscoveryStarting
+from jobctrl.app.models import Items
+from jobctrl.app.queries import DiscoveryRunView
 
 __all__ = ["router"]
 
 router = tenant_router()
 
 
-@router.get("/v1/runs", tags=["discovery"])
-def runs(home: TenantHome) -> dict[str, Any]:
+@router.get("/v1/runs", tags=["discovery"], response_model=Items[DiscoveryRunView])
+def runs(home: TenantHome) -> Items[DiscoveryRunView]:
     """Recent discovery runs with their progress."""
-    return {"items": queries.discovery_runs(home)}
+    return Items[DiscoveryRunView](items=queries.discovery_runs(home))
 
 
-@router.post("/v1/discovery", tags=["discovery"], status_code=202)
-async def start_discovery(home: TenantHome) -> dict[str, Any]:
+@router.post(
+    "/v1/discovery",
+    tags=["discovery"],
+    status_code=202,
+    response_model=DiscoveryRunView | DiscoveryStarting,
+)
+async def start_discovery(home: TenantHome) -> DiscoveryRunView | DiscoveryStarting:
     """Start a discovery run (or join the one in progress)."""
     return await discovery.start_discovery(home)
 
 
-@router.post("/v1/discovery/cancel", tags=["discovery"])
-async def cancel_discovery(home: TenantHome) -> dict[str, Any]:
+@router.post("/v1/discovery/cancel", tags=["discovery"], response_model=DiscoveryCancelled)
+async def cancel_discovery(home: TenantHome) -> DiscoveryCancelled:
     """Cancel the discovery run in progress; what it found so far stays."""
     return await discovery.cancel_discovery(home)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from typing import Any
 
 from anyio import to_thread
 from fastapi import Header, Query, Request
@@ -21,6 +20,7 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.app import queries
+from jobctrl.app.models import Timestamp, View
 from jobctrl.domain.clock import as_utc
 from jobctrl.home import Home
 
@@ -30,17 +30,28 @@ BATCH = 500
 MAX_SEQ = 2**63 - 1  # a cursor past this can't be an event (SQLite's integer range)
 
 
-def _after(home: Home, seq: int) -> list[dict[str, Any]]:
-    """The next events after ``seq``, as the stream sends them (ids and codes only)."""
+class StreamedEvent(View):
+    """An event as the stream sends it: ids and codes only (a discovery run's id)."""
+
+    seq: int
+    event_id: str
+    type: str
+    job_id: str | None
+    run_id: str | None
+    occurred_at: Timestamp  # in UTC, with its offset
+
+
+def _after(home: Home, seq: int) -> list[StreamedEvent]:
+    """The next events after ``seq``, as the stream sends them."""
     return [
-        {
-            "seq": e["seq"],
-            "eventId": e["eventId"],
-            "type": e["type"],
-            "jobId": e["jobId"],
-            "runId": e["payload"].get("runId") if e["type"].startswith("Discovery") else None,
-            "occurredAt": as_utc(e["occurredAt"]).isoformat(),
-        }
+        StreamedEvent(
+            seq=e.seq,
+            event_id=e.event_id,
+            type=e.type,
+            job_id=e.job_id,
+            run_id=e.payload.get("runId") if e.type.startswith("Discovery") else None,
+            occurred_at=as_utc(e.occurred_at),
+        )
         for e in queries.event_log(home, seq, BATCH)
     ]
 
@@ -80,8 +91,8 @@ async def stream(
     while True:  # ends when the client goes: the response cancels this generator
         events = await to_thread.run_sync(_after, home, cursor)
         for event in events:
-            cursor = event["seq"]
-            yield ServerSentEvent(data=event, event=event["type"], id=str(cursor))
+            cursor = event.seq
+            yield ServerSentEvent(data=event.to_json(), event=event.type, id=str(cursor))
         if events:
             quiet_since = time.monotonic()
         elif time.monotonic() - quiet_since >= keepalive_seconds:

@@ -4,14 +4,16 @@ materials, and a material's PDF — the same ``app.jobs``, ``app.materials`` and
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import Query
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.app import jobs, materials, queries
+from jobctrl.app.jobs import AddedJob, RetryStarted
+from jobctrl.app.materials import MaterialDecision, RegenerationStarted
+from jobctrl.app.models import Items, Page
+from jobctrl.app.queries import JobDetail, JobListItem
 
 __all__ = ["router"]
 
@@ -27,7 +29,7 @@ class RetryStage(BaseModel):
 router = tenant_router()
 
 
-@router.get("/v1/jobs", tags=["jobs"])
+@router.get("/v1/jobs", tags=["jobs"], response_model=Page[JobListItem])
 def list_jobs(
     home: TenantHome,
     stage: str | None = Query(None, max_length=32),
@@ -37,7 +39,7 @@ def list_jobs(
     sort: str = Query("score", pattern="^(score|updated|created)$"),
     limit: int = Query(50, ge=1, le=500),
     offset: int = Query(0, ge=0, le=1_000_000),
-) -> dict[str, Any]:
+) -> Page[JobListItem]:
     """Jobs from the list projection, best score first unless ``sort`` says otherwise."""
     items, total = queries.find_jobs(
         home,
@@ -49,15 +51,13 @@ def list_jobs(
         limit=limit,
         offset=offset,
     )
-    return {"items": items, "total": total, "limit": limit, "offset": offset}
+    return Page[JobListItem](items=items, total=total, limit=limit, offset=offset)
 
 
-@router.get("/v1/jobs/{job_id}", tags=["jobs"])
-def get_job(home: TenantHome, job_id: str) -> dict[str, Any]:
+@router.get("/v1/jobs/{job_id}", tags=["jobs"], response_model=JobDetail)
+def get_job(home: TenantHome, job_id: str) -> JobDetail:
     """One job: posting, score report, stage timeline and materials."""
-    view = queries.show_job(home, job_id)
-    view["materials"] = queries.job_materials(home, job_id)
-    return view
+    return queries.job_detail(home, job_id)
 
 
 @router.get(
@@ -79,23 +79,30 @@ def artifact(home: TenantHome, artifact_id: str) -> Response:
 # -- commands (the same application functions the CLI calls) ----------------------------
 
 
-@router.post("/v1/jobs", tags=["jobs"], status_code=202)
-async def add_job(home: TenantHome, body: AddJob) -> dict[str, Any]:
+@router.post("/v1/jobs", tags=["jobs"], status_code=202, response_model=AddedJob)
+async def add_job(home: TenantHome, body: AddJob) -> AddedJob:
     """Add a posting URL and start its preparation (as `jobctrl add`)."""
     return await jobs.add_job(home, body.url)
 
 
-@router.post("/v1/jobs/{job_id}/retry", tags=["jobs"], status_code=202)
-async def retry(home: TenantHome, job_id: str, body: RetryStage | None = None) -> dict[str, Any]:
+@router.post("/v1/jobs/{job_id}/retry", tags=["jobs"], status_code=202, response_model=RetryStarted)
+async def retry(home: TenantHome, job_id: str, body: RetryStage | None = None) -> RetryStarted:
     """Run a failed stage again; 503 worker_runtime_unavailable changes nothing."""
     return await jobs.retry_stage(home, job_id, body.stage if body else None)
 
 
-@router.post("/v1/jobs/{job_id}/materials/{decision}", tags=["materials"])
-async def decide(home: TenantHome, job_id: str, decision: str) -> Response:
-    """Approve, reject or regenerate a job's materials."""
+@router.post(
+    "/v1/jobs/{job_id}/materials/{decision}",
+    tags=["materials"],
+    response_model=Items[MaterialDecision] | RegenerationStarted,
+    responses={202: {"model": RegenerationStarted, "description": "regenerate: the run"}},
+)
+async def decide(
+    home: TenantHome, job_id: str, decision: str, response: Response
+) -> Items[MaterialDecision] | RegenerationStarted:
+    """Approve or reject a job's newest drafts (200, what was decided), or regenerate
+    them (202, the run writing the new generation)."""
     if decision == "regenerate":
-        started = await materials.regenerate_materials(home, job_id)
-        return JSONResponse(started, 202)
-    items = materials.decide_materials(home, job_id, decision)
-    return JSONResponse({"items": items})
+        response.status_code = 202
+        return await materials.regenerate_materials(home, job_id)
+    return Items[MaterialDecision](items=materials.decide_materials(home, job_id, decision))

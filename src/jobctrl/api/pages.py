@@ -18,6 +18,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.app import answers, applications, apply_loop, apply_views, control, queries, truth
+from jobctrl.app.models import dump
+from jobctrl.app.queries import MaterialView
 from jobctrl.domain.discovery import RunStatus
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.events import REGISTRY
@@ -66,12 +68,12 @@ def _int_or_none(raw: str, low: int, high: int) -> int | None:
         return None
 
 
-def _viewer_rank(material: dict[str, Any]) -> tuple[bool, bool, int]:
-    approval = material["approval"]
+def _viewer_rank(material: MaterialView) -> tuple[bool, bool, int]:
+    approval = material.approval
     return (
         approval == MaterialState.DRAFT,
         approval == MaterialState.APPROVED,
-        material["generation"],
+        material.generation,
     )
 
 
@@ -115,7 +117,7 @@ def jobs_page(
     number = _int_or_none(page, 1, 100_000) or 1
     rows, total = queries.find_jobs(home, limit=PER_PAGE, offset=(number - 1) * PER_PAGE, **filters)
     context: dict[str, Any] = {
-        "rows": rows,
+        "rows": dump(rows),
         "total": total,
         "filters": filters,
         "statuses": STATUSES,
@@ -133,22 +135,22 @@ def jobs_page(
 def job_page(home: TenantHome, job_id: str, fragment: str = "") -> HTMLResponse:
     try:
         job = queries.show_job(home, job_id)
-        materials = queries.job_materials(home, job["jobId"])
+        materials = queries.job_materials(home, job.job_id)
     except JobctrlError as exc:
         return _render("error.html", 404, nav="jobs", title="No such job", error=exc)
     # One in-page viewer per kind: the draft awaiting a decision, else the approved
     # generation, else the newest.
-    shown: dict[str, dict[str, Any]] = {}
+    shown: dict[str, MaterialView] = {}
     for m in sorted(materials, key=_viewer_rank):
-        shown[m["kind"]] = m  # the best-ranked of each kind comes last
+        shown[m.kind] = m  # the best-ranked of each kind comes last
     context: dict[str, Any] = {
-        "job": job,
-        "materials": materials,
-        "viewers": [m for m in shown.values() if m["pdfUrl"]],
-        "drafts": any(m["approval"] == MaterialState.DRAFT for m in materials),
-        "events": queries.job_timeline(home, job["jobId"]),
-        "description": queries.posting_text(home, job["artifacts"]["text"]),
-        "citations": truth.material_citations(home, job["jobId"]),
+        "job": dump(job),
+        "materials": dump(materials),
+        "viewers": dump([m for m in shown.values() if m.pdf_url]),
+        "drafts": any(m.approval == MaterialState.DRAFT for m in materials),
+        "events": dump(queries.job_timeline(home, job.job_id)),
+        "description": queries.posting_text(home, job.artifacts.text),
+        "citations": dump(truth.material_citations(home, job.job_id)),
     }
     if fragment == "main":
         return _render("_job_detail.html", **context)
@@ -157,8 +159,9 @@ def job_page(home: TenantHome, job_id: str, fragment: str = "") -> HTMLResponse:
 
 @router.get("/runs", response_class=HTMLResponse, include_in_schema=False)
 def runs_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
-    runs = queries.discovery_runs(home)
-    running = any(r["status"] == RunStatus.RUNNING for r in runs)
+    found = queries.discovery_runs(home)
+    running = any(r.status == RunStatus.RUNNING for r in found)
+    runs = dump(found)
     loop = apply_loop.apply_loop_status(home)
     if fragment == "main":
         return _render("_runs.html", runs=runs, running=running, loop=loop)

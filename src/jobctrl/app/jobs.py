@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from jobctrl.app.queries import job_view
+from jobctrl.app.models import View
+from jobctrl.app.queries import JobView, job_view
 from jobctrl.domain import ids
 from jobctrl.domain.errors import INVALID_INPUT, NOTHING_TO_RETRY, STAGE_BUSY, JobctrlError
 from jobctrl.domain.stages import JobStatus, StageState, job_status
@@ -19,12 +20,50 @@ if TYPE_CHECKING:  # imported by the functions that start or wait (see wait_for_
     from jobctrl.app import runtime
     from jobctrl.workflows import starts
 
-__all__ = ["add_job", "add_jobs", "job_progress", "retry_stage", "wait_for_jobs"]
+__all__ = [
+    "AddedJob",
+    "JobProgress",
+    "RetryStarted",
+    "add_job",
+    "add_jobs",
+    "job_progress",
+    "retry_stage",
+    "wait_for_jobs",
+]
+
+
+class AddedJob(JobView):
+    """The job a posting URL names, whether this call created it, and the preparation
+    execution it started (or joined)."""
+
+    created: bool
+    workflow_id: str
+    run_id: str
+
+
+class JobProgress(View):
+    """A job's stage states now, for a command's live progress while it waits;
+    ``finished``: no stage of it waits or runs any more (prepared, skipped or failed)."""
+
+    job_id: str
+    status: str
+    finished: bool
+    stages: dict[str, str]
+    error_codes: dict[str, str]
+
+
+class RetryStarted(View):
+    """The stage run again and the preparation execution that runs it."""
+
+    job_id: str
+    stage: str
+    workflow_id: str
+    run_id: str
 
 
 async def add_job(
     home: Home, url: str, *, wait: bool = False, wait_timeout: float = 300.0
-) -> dict[str, Any]:
+) -> AddedJob:
     """Create (or find) the job for ``url`` and start its one preparation workflow; with
     ``wait``, return once it has finished (a failure is on the job's stages).
 
@@ -42,7 +81,7 @@ async def add_job(
 
 async def add_jobs(
     home: Home, urls: list[str], *, wait: bool = False, wait_timeout: float = 300.0
-) -> list[dict[str, Any]]:
+) -> list[AddedJob]:
     """``add_job`` for several postings: all are saved (each with its start intent) and
     started, then, with ``wait``, waited for together; their views in ``urls`` order."""
     if not urls or any(not url or not url.strip() for url in urls):
@@ -59,8 +98,8 @@ async def add_jobs(
 
 
 async def wait_for_jobs(
-    home: Home, views: list[dict[str, Any]], wait_timeout: float = 300.0
-) -> list[dict[str, Any]]:
+    home: Home, views: list[AddedJob], wait_timeout: float = 300.0
+) -> list[AddedJob]:
     """Wait until the preparations ``add_jobs`` started (its views) have finished; the
     views read again."""
     # Temporal only where a job is started or waited for: `jobctrl jobs`/`show` import
@@ -70,31 +109,29 @@ async def wait_for_jobs(
 
     client = await runtime.client_for(home, starting_patience=runtime.WORKER_START_PATIENCE)
     store = Store.open(home)
-    started = [starts.Started(v["workflowId"], v["runId"]) for v in views]
-    await _wait(home, client, [v["jobId"] for v in views], started, wait_timeout)
+    started = [starts.Started(v.workflow_id, v.run_id) for v in views]
+    await _wait(home, client, [v.job_id for v in views], started, wait_timeout)
     return [
-        await asyncio.to_thread(_view, store, v["jobId"], v["created"], s)
+        await asyncio.to_thread(_view, store, v.job_id, v.created, s)
         for v, s in zip(views, started, strict=True)
     ]
 
 
-def job_progress(home: Home, job_ids: list[str]) -> list[dict[str, Any]]:
-    """Each job's stage states now (``{jobId, status, finished, stages: {stage: state},
-    errorCodes}``), for a command's live progress while it waits; ``finished``: no stage
-    of it waits or runs any more (prepared, skipped or failed)."""
+def job_progress(home: Home, job_ids: list[str]) -> list[JobProgress]:
+    """Each job's stage states now, for a command's live progress while it waits."""
     store = Store.open(home)
     result = []
     for job_id in job_ids:
         rows = stage_states.stage_rows(store, job_id)
         status, _, _ = job_status({r["stage"]: (r["state"], r["error_code"]) for r in rows})
         result.append(
-            {
-                "jobId": job_id,
-                "status": status.value,
-                "finished": status not in (JobStatus.PENDING, JobStatus.RUNNING),
-                "stages": {r["stage"]: r["state"] for r in rows},
-                "errorCodes": {r["stage"]: r["error_code"] for r in rows if r["error_code"]},
-            }
+            JobProgress(
+                job_id=job_id,
+                status=status.value,
+                finished=status not in (JobStatus.PENDING, JobStatus.RUNNING),
+                stages={r["stage"]: r["state"] for r in rows},
+                error_codes={r["stage"]: r["error_code"] for r in rows if r["error_code"]},
+            )
         )
     return result
 
@@ -162,10 +199,11 @@ async def _wait(
     )
 
 
-def _view(store: Store, job_id: str, created: bool, started: starts.Started) -> dict[str, Any]:
+def _view(store: Store, job_id: str, created: bool, started: starts.Started) -> AddedJob:
     view = job_view(store, job_id)
-    view.update(created=created, workflowId=started.workflow_id, runId=started.run_id)
-    return view
+    return AddedJob(
+        **dict(view), created=created, workflow_id=started.workflow_id, run_id=started.run_id
+    )
 
 
 def _admit(store: Store, url: str) -> jobs.NewJob:
@@ -177,7 +215,7 @@ def _admit(store: Store, url: str) -> jobs.NewJob:
     return job
 
 
-async def retry_stage(home: Home, ref: str, stage: str | None = None) -> dict[str, Any]:
+async def retry_stage(home: Home, ref: str, stage: str | None = None) -> RetryStarted:
     """Run a failed stage again (and the stages after it).
 
     The worker must be reachable first: without one this raises
@@ -232,12 +270,12 @@ async def retry_stage(home: Home, ref: str, stage: str | None = None) -> dict[st
     started = await starts.start_preparation(
         client, home, store, job_id, key, workflow_id=workflow_id
     )
-    return {
-        "jobId": job_id,
-        "stage": row["stage"],
-        "workflowId": started.workflow_id,
-        "runId": started.run_id,
-    }
+    return RetryStarted(
+        job_id=job_id,
+        stage=row["stage"],
+        workflow_id=started.workflow_id,
+        run_id=started.run_id,
+    )
 
 
 def _retry_id(store: Store, job_id: str, stage: str, seen_at: datetime | None) -> str:

@@ -8,9 +8,10 @@ import contextlib
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Literal, overload
 
-from jobctrl.app.truth import latest_truth_check
+from jobctrl.app.models import View
+from jobctrl.app.truth import TruthCheckView, latest_truth_check
 from jobctrl.domain import ids
 from jobctrl.domain.errors import (
     EXISTS,
@@ -29,7 +30,12 @@ from jobctrl.store.store import Store
 
 __all__ = [
     "DECISIONS",
+    "ExportedFile",
+    "MaterialDecision",
     "MaterialFile",
+    "MaterialsExport",
+    "MaterialsRegenerated",
+    "RegenerationStarted",
     "decide_materials",
     "export_materials",
     "export_materials_report",
@@ -41,16 +47,68 @@ __all__ = [
 DECISIONS = {"approve": MaterialState.APPROVED, "reject": MaterialState.REJECTED}
 
 
-def decide_materials(home: Home, ref: str, decision: str) -> list[dict[str, Any]]:
+class MaterialDecision(View):
+    """A generation decided on: its kind, number and new state."""
+
+    kind: str
+    generation: int
+    state: str
+
+
+class RegenerationStarted(View):
+    """The execution writing a new generation of the job's resume and letter."""
+
+    job_id: str
+    workflow_id: str
+    run_id: str
+    generation: int
+
+
+class MaterialsRegenerated(RegenerationStarted):
+    """A finished regeneration and this run's last truth check (None: none ran)."""
+
+    truth_check: TruthCheckView | None
+
+
+class ExportedFile(View):
+    """A PDF written by an export: its kind, where and how many bytes."""
+
+    kind: str
+    path: str
+    size: int
+
+
+class MaterialsExport(View):
+    """The PDFs an export wrote, resume first."""
+
+    job_id: str
+    files: list[ExportedFile]
+
+
+def decide_materials(home: Home, ref: str, decision: str) -> list[MaterialDecision]:
     """``approve`` or ``reject`` the newest draft of each kind (``no_draft`` if none).
     Approving supersedes the approved generation; rejecting leaves it accepted."""
     if decision not in DECISIONS:
         raise JobctrlError("decision must be approve, reject or regenerate", code=INVALID_INPUT)
     store = Store.open(home)
-    return stored.decide(store, jobs.resolve_job_id(store, ref), DECISIONS[decision])
+    decided = stored.decide(store, jobs.resolve_job_id(store, ref), DECISIONS[decision])
+    return [
+        MaterialDecision(kind=d["kind"], generation=d["generation"], state=d["state"])
+        for d in decided
+    ]
 
 
-async def regenerate_materials(home: Home, ref: str, *, wait: bool = False) -> dict[str, Any]:
+@overload
+async def regenerate_materials(
+    home: Home, ref: str, *, wait: Literal[False] = False
+) -> RegenerationStarted: ...
+@overload
+async def regenerate_materials(
+    home: Home, ref: str, *, wait: Literal[True]
+) -> MaterialsRegenerated: ...
+async def regenerate_materials(
+    home: Home, ref: str, *, wait: bool = False
+) -> RegenerationStarted | MaterialsRegenerated:
     """Write a new generation of the resume and letter; the approved one stays accepted
     until the new one is approved. After the truth check refused a document, this is a
     new attempt at it. With ``wait``, the result carries this run's last ``truthCheck``."""
@@ -81,23 +139,25 @@ async def regenerate_materials(home: Home, ref: str, *, wait: bool = False) -> d
         workflow_id=workflow_id,
         materials=True,
     )
-    result: dict[str, Any] = {
-        "jobId": job_id,
-        "workflowId": started.workflow_id,
-        "runId": started.run_id,
-        "generation": generation,
-    }
-    if wait:
-        await starts.wait_for_result(
-            client,
-            started,
-            600,
-            still_running=f"job {job_id}'s new materials are still being written after 600 s",
-        )
-        # This run's last check: a refusal says which document and how many claims.
-        check = latest_truth_check(store, job_id)
-        result["truthCheck"] = check if check and check["runId"] == started.run_id else None
-    return result
+    result = RegenerationStarted(
+        job_id=job_id,
+        workflow_id=started.workflow_id,
+        run_id=started.run_id,
+        generation=generation,
+    )
+    if not wait:
+        return result
+    await starts.wait_for_result(
+        client,
+        started,
+        600,
+        still_running=f"job {job_id}'s new materials are still being written after 600 s",
+    )
+    # This run's last check: a refusal says which document and how many claims.
+    check = latest_truth_check(store, job_id)
+    return MaterialsRegenerated(
+        **dict(result), truth_check=check if check and check.run_id == started.run_id else None
+    )
 
 
 # -- readable PDFs -----------------------------------------------------------------------
@@ -147,10 +207,10 @@ def _write_new(directory: Path, name: str, data: bytes) -> Path:
     raise JobctrlError(f"too many files named like {name} in {directory}", code=EXISTS)
 
 
-def export_materials_report(home: Home, ref: str, directory: Path | None = None) -> dict[str, Any]:
+def export_materials_report(home: Home, ref: str, directory: Path | None = None) -> MaterialsExport:
     """Write the job's resume and letter PDFs (approved, else newest) into ``directory``
-    (default: the current one) under readable names: ``{"jobId", "files": [{"kind",
-    "path", "size"}]}``. A job without PDFs is refused (``missing_input``)."""
+    (default: the current one) under readable names. A job without PDFs is refused
+    (``missing_input``)."""
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
     files = material_files(home, job_id)
@@ -169,15 +229,15 @@ def export_materials_report(home: Home, ref: str, directory: Path | None = None)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise JobctrlError(f"cannot write into {target}: {reason}", code=INVALID_INPUT) from exc
-    return {
-        "jobId": job_id,
-        "files": [
-            {"kind": f.kind, "path": str(path), "size": f.size}
+    return MaterialsExport(
+        job_id=job_id,
+        files=[
+            ExportedFile(kind=f.kind, path=str(path), size=f.size)
             for f, path in zip(files, written, strict=True)
         ],
-    }
+    )
 
 
 def export_materials(home: Home, ref: str, directory: Path | None = None) -> list[Path]:
     """``export_materials_report``'s written paths, resume first."""
-    return [Path(f["path"]) for f in export_materials_report(home, ref, directory)["files"]]
+    return [Path(f.path) for f in export_materials_report(home, ref, directory).files]

@@ -3,19 +3,21 @@ materials and timeline, discovery runs, spend, the event log, settings, material
 the profile, sources and lanes (the truth check's own reads are in ``app.truth``).
 Queries change nothing (a first read may create and migrate the database).
 
-Each returns plain data with camelCase keys: the CLI's ``--json`` and the API's bodies.
+Each returns a model (``app.models.View``): the CLI's ``--json`` and the API's bodies
+are those models dumped by alias (camelCase keys).
 """
 
 from __future__ import annotations
 
 import os
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from jobctrl import config as config_file
 from jobctrl.app.apply_views import application_summary
 from jobctrl.app.materials import pdf_file_name
-from jobctrl.app.truth import latest_truth_check
+from jobctrl.app.models import Timestamp, View
+from jobctrl.app.truth import TruthCheckView, latest_truth_check
 from jobctrl.config import LANES, LaneProvider
 from jobctrl.domain.discovery import total_counts
 from jobctrl.domain.errors import ARTIFACT_NOT_FOUND, JobctrlError, NotFoundError
@@ -39,6 +41,17 @@ from jobctrl.store.store import Store
 
 __all__ = [
     "JOB_SORTS",
+    "DiscoveryRunView",
+    "JobArtifacts",
+    "JobDetail",
+    "JobListItem",
+    "JobView",
+    "LoggedEvent",
+    "MaterialView",
+    "RunProgress",
+    "Salary",
+    "StageView",
+    "TimelineEvent",
     "daily_spend",
     "discovery_runs",
     "event_log",
@@ -65,10 +78,6 @@ __all__ = [
 JOB_SORTS = job_list.SORTS
 
 
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value else None
-
-
 # -- jobs ----------------------------------------------------------------------------------
 
 
@@ -77,22 +86,140 @@ def resolve_job(home: Home, ref: str) -> str:
     return jobs.resolve_job_id(Store.open(home), ref)
 
 
-def _stage_view(row: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "stage": row["stage"],
-        "state": row["state"],
-        "attempts": row["attempts"],
-        "errorCode": row["error_code"],
-        "errorMessage": row["error_message"],
-        "retryable": row["retryable"],
-        "ownerRunId": row["owner_run_id"],
-        "nextAttemptAt": _iso(row["next_attempt_at"]),
-        "startedAt": _iso(row["started_at"]),
-        "finishedAt": _iso(row["finished_at"]),
-    }
+class StageView(View):
+    """One stage of a job: its state, attempts and (when it failed) the error."""
+
+    stage: str
+    state: str
+    attempts: int
+    error_code: str | None
+    error_message: str | None
+    retryable: bool | None
+    owner_run_id: str | None
+    next_attempt_at: Timestamp | None
+    started_at: Timestamp | None
+    finished_at: Timestamp | None
 
 
-def job_view(store: Store, job_id: str) -> dict[str, Any]:
+class Salary(View):
+    """The posting's salary range (either end may be missing)."""
+
+    min: float | None
+    max: float | None
+    currency: str | None
+    period: str | None
+
+
+class JobArtifacts(View):
+    """The stored fetched page and its extracted text (artifact hashes)."""
+
+    page: str | None
+    text: str | None
+
+
+class EvaluationReport(View):
+    """The job's numbered evaluation report and where it was written."""
+
+    number: int
+    path: str
+
+
+class JobView(View):
+    """One job, read together (`jobctrl show`, ``GET /v1/jobs/{id}``, the Job page)."""
+
+    job_id: str
+    idempotency_key: str
+    url: str
+    canonical_url: str
+    source: str
+    status: str
+    title: str | None
+    company: str | None
+    location: str | None
+    remote: bool | None
+    salary: Salary | None
+    apply_url: str | None
+    date_posted: str | None
+    valid_through: str | None
+    extraction_method: str | None
+    artifacts: JobArtifacts
+    stages: list[StageView]
+    score: int | None
+    verdict: str | None
+    score_report: dict[str, Any] | None
+    evaluation_report: EvaluationReport | None
+    truth_check: TruthCheckView | None
+    # The application summary (``app.apply_views``), or None before one is prepared.
+    application: Any
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+class MaterialView(View):
+    """One generation of a job's resume or letter: approval state and its PDF."""
+
+    job_id: str
+    kind: str
+    generation: int
+    approval: str
+    provider: str
+    model: str
+    profile_version: int | None
+    pdf_artifact: str | None
+    pdf_url: str | None
+    pdf_path: str | None
+    created_at: Timestamp
+    decided_at: Timestamp | None
+
+
+class JobDetail(JobView):
+    """``GET /v1/jobs/{id}``: the job and every generation of its materials."""
+
+    materials: list[MaterialView]
+
+
+class JobListItem(View):
+    """A row of the Jobs list (the list projection)."""
+
+    job_id: str
+    title: str | None
+    company: str | None
+    location: str | None
+    remote: bool | None
+    score: int | None
+    verdict: str | None
+    status: str
+    current_stage: str | None
+    error_code: str | None
+    url: str
+    updated_at: Timestamp
+
+
+class TimelineEvent(View):
+    """One of a job's events with its summary fields (codes, counts, ids)."""
+
+    seq: int
+    type: str
+    occurred_at: Timestamp
+    fields: dict[str, Any]
+
+
+def _stage_view(row: dict[str, Any]) -> StageView:
+    return StageView(
+        stage=row["stage"],
+        state=row["state"],
+        attempts=row["attempts"],
+        error_code=row["error_code"],
+        error_message=row["error_message"],
+        retryable=row["retryable"],
+        owner_run_id=row["owner_run_id"],
+        next_attempt_at=row["next_attempt_at"],
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+    )
+
+
+def job_view(store: Store, job_id: str) -> JobView:
     """One job, read together: its extracted fields, stage states (with error codes),
     status (as the job list shows it), score report, evaluation report and the latest
     truth check of its resume or letter."""
@@ -100,66 +227,75 @@ def job_view(store: Store, job_id: str) -> dict[str, Any]:
     row, score, numbered = record.job, record.score, record.report
     salary = None
     if row["salary_min"] is not None or row["salary_max"] is not None:
-        salary = {
-            "min": row["salary_min"],
-            "max": row["salary_max"],
-            "currency": row["salary_currency"],
-            "period": row["salary_period"],
-        }
+        salary = Salary(
+            min=row["salary_min"],
+            max=row["salary_max"],
+            currency=row["salary_currency"],
+            period=row["salary_period"],
+        )
     report = (
-        {"number": numbered["number"], "path": str(store.artifacts.root.parent / numbered["path"])}
+        EvaluationReport(
+            number=numbered["number"],
+            path=str(store.artifacts.root.parent / numbered["path"]),
+        )
         if numbered and numbered["path"]
         else None
     )
-    return {
-        "jobId": row["id"],
-        "idempotencyKey": row["idempotency_key"],
-        "url": row["url"],
-        "canonicalUrl": row["canonical_url"],
-        "source": row["source"],
-        "status": record.status or JobStatus.PENDING.value,
-        "title": row["title"],
-        "company": row["company"],
-        "location": row["location"],
-        "remote": row["remote"],
-        "salary": salary,
-        "applyUrl": row["apply_url"],
-        "datePosted": row["date_posted"],
-        "validThrough": row["valid_through"],
-        "extractionMethod": row["extraction_method"],
-        "artifacts": {"page": row["raw_artifact"], "text": row["text_artifact"]},
-        "stages": [_stage_view(r) for r in record.stages],
-        "score": score["score"] if score else None,
-        "verdict": score["verdict"] if score else None,
-        "scoreReport": score["report"] if score else None,
-        "evaluationReport": report,
-        "truthCheck": latest_truth_check(store, job_id),
-        "application": application_summary(store, job_id),
-        "createdAt": _iso(row["created_at"]),
-        "updatedAt": _iso(row["updated_at"]),
-    }
+    return JobView(
+        job_id=row["id"],
+        idempotency_key=row["idempotency_key"],
+        url=row["url"],
+        canonical_url=row["canonical_url"],
+        source=row["source"],
+        status=record.status or JobStatus.PENDING.value,
+        title=row["title"],
+        company=row["company"],
+        location=row["location"],
+        remote=row["remote"],
+        salary=salary,
+        apply_url=row["apply_url"],
+        date_posted=row["date_posted"],
+        valid_through=row["valid_through"],
+        extraction_method=row["extraction_method"],
+        artifacts=JobArtifacts(page=row["raw_artifact"], text=row["text_artifact"]),
+        stages=[_stage_view(r) for r in record.stages],
+        score=score["score"] if score else None,
+        verdict=score["verdict"] if score else None,
+        score_report=score["report"] if score else None,
+        evaluation_report=report,
+        truth_check=latest_truth_check(store, job_id),
+        application=application_summary(store, job_id),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
 
 
-def show_job(home: Home, ref: str) -> dict[str, Any]:
+def show_job(home: Home, ref: str) -> JobView:
     store = Store.open(home)
     return job_view(store, jobs.resolve_job_id(store, ref))
 
 
-def _list_item(r: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "jobId": r["job_id"],
-        "title": r["title"],
-        "company": r["company"],
-        "location": r["location"],
-        "remote": r["remote"],
-        "score": r["score"],
-        "verdict": r["verdict"],
-        "status": r["status"],
-        "currentStage": r["current_stage"],
-        "errorCode": r["error_code"],
-        "url": r["url"],
-        "updatedAt": _iso(r["updated_at"]),
-    }
+def job_detail(home: Home, ref: str) -> JobDetail:
+    """``show_job`` with every generation of the job's materials (``GET /v1/jobs/{id}``)."""
+    view = show_job(home, ref)
+    return JobDetail(**dict(view), materials=job_materials(home, view.job_id))
+
+
+def _list_item(r: dict[str, Any]) -> JobListItem:
+    return JobListItem(
+        job_id=r["job_id"],
+        title=r["title"],
+        company=r["company"],
+        location=r["location"],
+        remote=r["remote"],
+        score=r["score"],
+        verdict=r["verdict"],
+        status=r["status"],
+        current_stage=r["current_stage"],
+        error_code=r["error_code"],
+        url=r["url"],
+        updated_at=r["updated_at"],
+    )
 
 
 def find_jobs(
@@ -172,7 +308,7 @@ def find_jobs(
     sort: str = "score",
     limit: int | None = None,
     offset: int = 0,
-) -> tuple[list[dict[str, Any]], int]:
+) -> tuple[list[JobListItem], int]:
     """Jobs from the list projection, filtered and sorted (highest first; no score last),
     and how many match in all. `jobctrl jobs`, the API and the Jobs page share it."""
     rows, total = job_list.find(
@@ -188,45 +324,45 @@ def find_jobs(
     return [_list_item(r) for r in rows], total
 
 
-def list_jobs(home: Home) -> list[dict[str, Any]]:
+def list_jobs(home: Home) -> list[JobListItem]:
     """Every job, best fit first."""
     return find_jobs(home)[0]
 
 
-def job_materials(home: Home, ref: str) -> list[dict[str, Any]]:
+def job_materials(home: Home, ref: str) -> list[MaterialView]:
     """Each material of a job: kind, generation, approval state and its PDF."""
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
     return [
-        {
-            "jobId": job_id,
-            "kind": m["kind"],
-            "generation": m["generation"],
-            "approval": m["state"],
-            "provider": m["provider"],
-            "model": m["model"],
-            "profileVersion": m["profile_version"],
-            "pdfArtifact": m["pdf_artifact"],
-            "pdfUrl": f"/v1/artifacts/{m['pdf_artifact']}" if m["pdf_artifact"] else None,
-            "pdfPath": str(store.artifacts.path_for(m["pdf_artifact"]))
+        MaterialView(
+            job_id=job_id,
+            kind=m["kind"],
+            generation=m["generation"],
+            approval=m["state"],
+            provider=m["provider"],
+            model=m["model"],
+            profile_version=m["profile_version"],
+            pdf_artifact=m["pdf_artifact"],
+            pdf_url=f"/v1/artifacts/{m['pdf_artifact']}" if m["pdf_artifact"] else None,
+            pdf_path=str(store.artifacts.path_for(m["pdf_artifact"]))
             if m["pdf_artifact"]
             else None,
-            "createdAt": _iso(m["created_at"]),
-            "decidedAt": _iso(m["decided_at"]),
-        }
+            created_at=m["created_at"],
+            decided_at=m["decided_at"],
+        )
         for m in materials.list_materials(store, job_id)
     ]
 
 
-def job_timeline(home: Home, job_id: str) -> list[dict[str, Any]]:
+def job_timeline(home: Home, job_id: str) -> list[TimelineEvent]:
     """A job's events, oldest first, each with its summary fields (codes, counts, ids)."""
     return [
-        {
-            "seq": e["seq"],
-            "type": e["type"],
-            "occurredAt": e["occurred_at"],
-            "fields": summary_fields(e["payload"]),
-        }
+        TimelineEvent(
+            seq=e["seq"],
+            type=e["type"],
+            occurred_at=e["occurred_at"],
+            fields=summary_fields(e["payload"]),
+        )
         for e in events.job_events(Store.open(home), job_id)
     ]
 
@@ -268,22 +404,44 @@ def preparations_running(home: Home) -> int:
 # -- discovery -----------------------------------------------------------------------------
 
 
-def _run_view(row: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "workflowId": row["workflow_id"],
-        "runId": row["run_id"],
-        "status": row["status"],
-        "families": row["families"],
-        "progress": {"done": row["progress_done"], "total": row["progress_total"] or 0},
-        "counts": total_counts(row["counts"] or {}),
-        "countsByStep": row["counts"] or {},
-        "errorCode": row["error_code"],
-        "startedAt": _iso(row["started_at"]),
-        "finishedAt": _iso(row["finished_at"]),
-    }
+class RunProgress(View):
+    """Steps done of the steps planned."""
+
+    done: int
+    total: int
 
 
-def discovery_runs(home: Home, limit: int = 20) -> list[dict[str, Any]]:
+class DiscoveryRunView(View):
+    """A discovery run: status, progress and counts (over all steps and per step)."""
+
+    workflow_id: str
+    run_id: str
+    status: str
+    families: list[str]
+    progress: RunProgress
+    counts: dict[str, int]
+    counts_by_step: dict[str, Any]
+    error_code: str | None
+    started_at: Timestamp
+    finished_at: Timestamp | None
+
+
+def _run_view(row: dict[str, Any]) -> DiscoveryRunView:
+    return DiscoveryRunView(
+        workflow_id=row["workflow_id"],
+        run_id=row["run_id"],
+        status=row["status"],
+        families=row["families"],
+        progress=RunProgress(done=row["progress_done"], total=row["progress_total"] or 0),
+        counts=total_counts(row["counts"] or {}),
+        counts_by_step=row["counts"] or {},
+        error_code=row["error_code"],
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+    )
+
+
+def discovery_runs(home: Home, limit: int = 20) -> list[DiscoveryRunView]:
     """Recent discovery runs, newest first, with their progress and counts."""
     return [_run_view(r) for r in discovery.recent_runs(Store.open(home), limit)]
 
@@ -315,23 +473,33 @@ def daily_spend(home: Home, today: str, days: int = 14) -> list[dict[str, Any]]:
 # -- the event log -------------------------------------------------------------------------
 
 
+class LoggedEvent(View):
+    """An event of the log: ids, type, when (a UTC datetime, as the database returns it:
+    naive on SQLite) and its payload (codes, counts, ids and refs only)."""
+
+    seq: int
+    event_id: str
+    type: str
+    job_id: str | None
+    occurred_at: Timestamp
+    payload: dict[str, Any]
+
+
 def latest_event_seq(home: Home) -> int:
     return events.latest_seq(Store.open(home))
 
 
-def event_log(home: Home, after: int, limit: int = 500) -> list[dict[str, Any]]:
-    """Up to ``limit`` events after sequence ``after``, oldest first: seq, event id, type,
-    job id, when (a UTC datetime, as the database returns it: naive on SQLite) and payload
-    (codes, counts, ids and refs only)."""
+def event_log(home: Home, after: int, limit: int = 500) -> list[LoggedEvent]:
+    """Up to ``limit`` events after sequence ``after``, oldest first."""
     return [
-        {
-            "seq": e["seq"],
-            "eventId": e["event_id"],
-            "type": e["type"],
-            "jobId": e["job_id"],
-            "occurredAt": e["occurred_at"],
-            "payload": e["payload"],
-        }
+        LoggedEvent(
+            seq=e["seq"],
+            event_id=e["event_id"],
+            type=e["type"],
+            job_id=e["job_id"],
+            occurred_at=e["occurred_at"],
+            payload=e["payload"],
+        )
         for e in events.events_after(Store.open(home), after, limit)
     ]
 

@@ -100,5 +100,5 @@ async def import_career_ops(home: Home, directory: Path) -> dict[str, Any]:
     entries = [_source_entry(c.kind, c.name, c.base_url) for c in configs]
     added = _add_sources(home, entries) if entries else []
     skipped = len(entries) - len(added)
-    jobs_added = [(await add_job(home, url))["jobId"] for url in urls] if urls else []
+    jobs_added = [(await add_job(home, url)).job_id for url in urls] if urls else []
     return {"sourcesAdded": added, "sourcesSkipped": skipped, "jobsAdded": jobs_added}

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from jobctrl import config as config_file
+from jobctrl.app.models import Timestamp, View
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.facts import Fact, fact_index
 from jobctrl.domain.materials import (
@@ -24,33 +25,74 @@ from jobctrl.home import Home
 from jobctrl.store import jobs, materials, profiles, truth_checks
 from jobctrl.store.store import Store
 
-__all__ = ["latest_truth_check", "material_citations", "truth_check_view"]
+__all__ = [
+    "CitedFact",
+    "CitedLine",
+    "DocumentCitations",
+    "DocumentLine",
+    "TruthCheckView",
+    "TruthFinding",
+    "latest_truth_check",
+    "letter_lines",
+    "material_citations",
+    "resume_lines",
+    "truth_check_view",
+]
 
 
-def truth_check_view(row: dict[str, Any] | None) -> dict[str, Any] | None:
+class TruthFinding(View):
+    """An unsupported claim and the sentence it came from; ``where`` names the line."""
+
+    where: str
+    sentence: str
+    kind: str
+    claim: str
+
+
+class TruthCheckView(View):
+    """A recorded check of a resume (stage ``tailor``) or a letter (``cover``)."""
+
+    stage: str
+    passed: bool
+    checked: int
+    findings: list[TruthFinding]
+    finding_count: int
+    generation: int
+    attempt: int
+    run_id: str
+    profile_version: int | None
+    checked_at: Timestamp
+
+
+def truth_check_view(row: dict[str, Any] | None) -> TruthCheckView | None:
     """A recorded check: the stage, whether the document passed, how many lines were
     read, and each unsupported claim with the sentence it came from (``where`` names the
     line: ``summary[1]``, ``experience[0].bullets[2]``, ``paragraphs[1].sentences[0]``)."""
     if row is None:
         return None
-    return {
-        "stage": row["stage"],
-        "passed": bool(row["passed"]),
-        "checked": row["checked"],
-        "findings": [
-            {key: str(f.get(key, "")) for key in ("where", "sentence", "kind", "claim")}
+    return TruthCheckView(
+        stage=row["stage"],
+        passed=bool(row["passed"]),
+        checked=row["checked"],
+        findings=[
+            TruthFinding(
+                where=str(f.get("where", "")),
+                sentence=str(f.get("sentence", "")),
+                kind=str(f.get("kind", "")),
+                claim=str(f.get("claim", "")),
+            )
             for f in row["findings"] or []
         ],
-        "findingCount": row["finding_count"],
-        "generation": row["generation"],
-        "attempt": row["attempt"],
-        "runId": row["run_id"],
-        "profileVersion": row["profile_version"],
-        "checkedAt": row["created_at"].isoformat() if row["created_at"] else None,
-    }
+        finding_count=row["finding_count"],
+        generation=row["generation"],
+        attempt=row["attempt"],
+        run_id=row["run_id"],
+        profile_version=row["profile_version"],
+        checked_at=row["created_at"],
+    )
 
 
-def latest_truth_check(store: Store, job_id: str) -> dict[str, Any] | None:
+def latest_truth_check(store: Store, job_id: str) -> TruthCheckView | None:
     """The job's most recent check, Tailor's or Cover's (None before either ran)."""
     return truth_check_view(truth_checks.latest(store, job_id))
 
@@ -72,15 +114,49 @@ def _current(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return shown
 
 
-def _line(where: str, text: str, facts: list[str]) -> dict[str, Any]:
-    return {"where": where, "text": text, "facts": facts}
+class DocumentLine(View):
+    """A line of a resume or letter that can cite, with the fact ids it cites."""
+
+    where: str
+    text: str
+    facts: list[str]
 
 
-def _cited(where: str, line: Cited) -> dict[str, Any]:
+class CitedFact(View):
+    """A cited profile fact (``kind`` and ``text`` None: not a fact of that version)."""
+
+    id: str
+    kind: str | None
+    text: str | None
+
+
+class CitedLine(View):
+    """A line beside the profile facts it cites."""
+
+    where: str
+    text: str
+    facts: list[CitedFact]
+
+
+class DocumentCitations(View):
+    """The current generation of one document, each line with its facts."""
+
+    kind: str
+    generation: int
+    approval: str
+    profile_version: int | None
+    lines: list[CitedLine]
+
+
+def _line(where: str, text: str, facts: list[str]) -> DocumentLine:
+    return DocumentLine(where=where, text=text, facts=facts)
+
+
+def _cited(where: str, line: Cited) -> DocumentLine:
     return _line(where, line.text, list(line.facts))
 
 
-def resume_lines(resume: TailoredResume) -> list[dict[str, Any]]:
+def resume_lines(resume: TailoredResume) -> list[DocumentLine]:
     """Each line of a resume that can cite: headline, summary sentences, entries, bullets
     and extras, with the ids it cites."""
     lines = []
@@ -99,7 +175,7 @@ def resume_lines(resume: TailoredResume) -> list[dict[str, Any]]:
     return lines
 
 
-def letter_lines(letter: CoverLetter) -> list[dict[str, Any]]:
+def letter_lines(letter: CoverLetter) -> list[DocumentLine]:
     """Each sentence of a letter with the ids it cites."""
     return [
         _cited(f"paragraphs[{i}].sentences[{j}]", sentence)
@@ -108,7 +184,7 @@ def letter_lines(letter: CoverLetter) -> list[dict[str, Any]]:
     ]
 
 
-def _document_lines(kind: str, content: Any) -> list[dict[str, Any]]:
+def _document_lines(kind: str, content: Any) -> list[DocumentLine]:
     try:
         if kind == MaterialKind.RESUME:
             return resume_lines(TailoredResume.model_validate(content))
@@ -127,14 +203,14 @@ def _profile(home: Home, store: Store, version: int | None) -> Profile | None:
         return None
 
 
-def _fact_view(fact_id: str, index: dict[str, Fact]) -> dict[str, Any]:
+def _fact_view(fact_id: str, index: dict[str, Fact]) -> CitedFact:
     fact = index.get(fact_id)
     if fact is None:  # not a fact of that profile version: shown as the bare id
-        return {"id": fact_id, "kind": None, "text": None}
-    return {"id": fact.id, "kind": fact.kind, "text": fact.text}
+        return CitedFact(id=fact_id, kind=None, text=None)
+    return CitedFact(id=fact.id, kind=fact.kind, text=fact.text)
 
 
-def material_citations(home: Home, ref: str) -> list[dict[str, Any]]:
+def material_citations(home: Home, ref: str) -> list[DocumentCitations]:
     """For the job's current resume and letter (the generation the Job page shows), each
     line beside the profile facts it cites, resolved in the profile version that
     generation was written from."""
@@ -142,7 +218,7 @@ def material_citations(home: Home, ref: str) -> list[dict[str, Any]]:
     job_id = jobs.resolve_job_id(store, ref)
     shown = _current(materials.list_materials(store, job_id))
     indexes: dict[int | None, dict[str, Fact]] = {}
-    documents = []
+    documents: list[DocumentCitations] = []
     for kind in (MaterialKind.RESUME, MaterialKind.COVER):
         row = shown.get(kind.value)
         if row is None:
@@ -153,16 +229,20 @@ def material_citations(home: Home, ref: str) -> list[dict[str, Any]]:
             indexes[version] = fact_index(profile) if profile is not None else {}
         index = indexes[version]
         lines = [
-            {**line, "facts": [_fact_view(f, index) for f in line["facts"]]}
+            CitedLine(
+                where=line.where,
+                text=line.text,
+                facts=[_fact_view(f, index) for f in line.facts],
+            )
             for line in _document_lines(kind.value, row["content"])
         ]
         documents.append(
-            {
-                "kind": kind.value,
-                "generation": row["generation"],
-                "approval": row["state"],
-                "profileVersion": version,
-                "lines": lines,
-            }
+            DocumentCitations(
+                kind=kind.value,
+                generation=row["generation"],
+                approval=row["state"],
+                profile_version=version,
+                lines=lines,
+            )
         )
     return documents

@@ -190,4 +190,4 @@ def projections_rebuild() -> None:
     """Drop every projection and fold the whole event log again: every tenant's (the
     log is the deployment's), whichever JOBCTRL_TENANT names; an operator's command."""
     result = app_projections.rebuild_projections(home())
-    click.echo(f"rebuilt projections from {result['eventsFolded']} events")
+    click.echo(f"rebuilt projections from {result.events_folded} events")

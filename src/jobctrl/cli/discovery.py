@@ -6,21 +6,25 @@ import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import click
 
 from jobctrl.app import discovery as app_discovery
 from jobctrl.app import queries
 from jobctrl.app import sources as app_sources
+from jobctrl.app.discovery import DiscoveryStarting
+from jobctrl.app.queries import DiscoveryRunView
 from jobctrl.cli.base import echo_json, handle_errors, home
 from jobctrl.cli.progress import Snapshot, watch
+from jobctrl.domain.clock import as_utc
 
 
-def _run_line(run: dict[str, Any]) -> str:
-    progress = run.get("progress") or {"done": 0, "total": 0}
-    text = f"{run['runId']}  {run['status']:<9} {progress['done']}/{progress['total']} steps"
-    counts = run.get("counts") or {}
+def _run_line(run: DiscoveryRunView | DiscoveryStarting) -> str:
+    if isinstance(run, DiscoveryStarting):  # no plan recorded yet: no steps, no counts
+        return f"{run.run_id}  {run.status:<9} 0/0 steps"
+    progress = run.progress
+    text = f"{run.run_id}  {run.status:<9} {progress.done}/{progress.total} steps"
+    counts = run.counts
     for key in (
         "found",
         "accepted",
@@ -31,8 +35,8 @@ def _run_line(run: dict[str, Any]) -> str:
     ):
         if counts.get(key):
             text += f"  {key.replace('_', ' ')}={counts[key]}"
-    if run.get("errorCode"):
-        text += f"  error={run['errorCode']}"
+    if run.error_code:
+        text += f"  error={run.error_code}"
     return text
 
 
@@ -57,7 +61,7 @@ def discover(wait: bool, cancel: bool, timeout: float, as_json: bool) -> None:
         if as_json:
             echo_json(result)
         else:
-            click.echo(f"cancel requested for discovery run {result['runId']}")
+            click.echo(f"cancel requested for discovery run {result.run_id}")
         return
     work = app_discovery.start_discovery(home(), wait=wait, wait_timeout=timeout)
     if wait:
@@ -78,14 +82,9 @@ def _discovery_snapshot() -> Callable[[], Snapshot | None]:
 
     def snapshot() -> Snapshot | None:
         for run in queries.discovery_runs(home(), limit=3):
-            started = run.get("startedAt")
-            at = datetime.fromisoformat(started) if started else None
-            recent = at is not None and (at if at.tzinfo else at.replace(tzinfo=UTC)) >= begun
-            if run["status"] == "running" or recent:
-                progress = run.get("progress") or {"done": 0, "total": 0}
-                return Snapshot(
-                    [f"discovery {_run_line(run)}"], (progress["done"], progress["total"])
-                )
+            if run.status == "running" or as_utc(run.started_at) >= begun:
+                progress = run.progress
+                return Snapshot([f"discovery {_run_line(run)}"], (progress.done, progress.total))
         return Snapshot(["discovery starting"])
 
     return snapshot

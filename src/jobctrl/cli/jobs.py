@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any
 
 import click
 
 from jobctrl.app import jobs as app_jobs
 from jobctrl.app import queries
+from jobctrl.app.jobs import AddedJob, JobProgress
+from jobctrl.app.queries import Salary, StageView
+from jobctrl.app.truth import TruthCheckView
 from jobctrl.cli.base import echo_json, handle_errors, home
 from jobctrl.cli.progress import Snapshot, watch
 from jobctrl.domain.events import summary_fields
@@ -27,12 +29,12 @@ def _profile_hint() -> None:
         )
 
 
-def _stage_summary(stages: list[dict[str, Any]]) -> str:
+def _stage_summary(stages: list[StageView]) -> str:
     parts = []
     for st in stages:
-        text = f"{st['stage']}={st['state']}"
-        if st.get("errorCode"):
-            text += f"({st['errorCode']})"
+        text = f"{st.stage}={st.state}"
+        if st.error_code:
+            text += f"({st.error_code})"
         parts.append(text)
     return " ".join(parts)
 
@@ -74,42 +76,40 @@ def add(urls: tuple[str, ...], wait: bool, timeout: float, as_json: bool) -> Non
         _print_added(view)
 
 
-async def _add_many(
-    urls: list[str], wait: bool, timeout: float, as_json: bool
-) -> list[dict[str, Any]]:
+async def _add_many(urls: list[str], wait: bool, timeout: float, as_json: bool) -> list[AddedJob]:
     views = await app_jobs.add_jobs(home(), urls)
     if not wait:
         return views
-    job_ids = list(dict.fromkeys(v["jobId"] for v in views))
+    job_ids = list(dict.fromkeys(v.job_id for v in views))
 
     def snapshot() -> Snapshot:
         rows = app_jobs.job_progress(home(), job_ids)
-        done = sum(1 for r in rows if r["finished"])
+        done = sum(1 for r in rows if r.finished)
         lines = [f"{done}/{len(rows)} jobs finished"]
-        lines += [f"{r['jobId']}  {_progress_summary(r)}" for r in rows]
+        lines += [f"{r.job_id}  {_progress_summary(r)}" for r in rows]
         return Snapshot(lines, (done, len(rows)))
 
     work = app_jobs.wait_for_jobs(home(), views, timeout)
     return await watch(work, snapshot, to_stderr=as_json)
 
 
-def _progress_summary(row: dict[str, Any]) -> str:
+def _progress_summary(row: JobProgress) -> str:
     parts = []
-    for stage, state in row["stages"].items():
-        code = row["errorCodes"].get(stage)
+    for stage, state in row.stages.items():
+        code = row.error_codes.get(stage)
         parts.append(f"{stage}={state}" + (f"({code})" if code else ""))
     return " ".join(parts)
 
 
-def _print_added(view: dict[str, Any]) -> None:
-    state = "added" if view["created"] else "already known"
-    click.echo(f"{view['jobId']}  {state}: {view['url']}")
-    click.echo(f"  stages: {_stage_summary(view['stages'])}")
-    if view["title"] or view["score"] is not None:
-        click.echo(f"  {view['title'] or '?'} at {view['company'] or '?'}; score {view['score']}")
-    for st in view["stages"]:
-        if st.get("errorMessage"):
-            click.echo(f"  {st['stage']} failed: {st['errorCode']}: {st['errorMessage']}")
+def _print_added(view: AddedJob) -> None:
+    state = "added" if view.created else "already known"
+    click.echo(f"{view.job_id}  {state}: {view.url}")
+    click.echo(f"  stages: {_stage_summary(view.stages)}")
+    if view.title or view.score is not None:
+        click.echo(f"  {view.title or '?'} at {view.company or '?'}; score {view.score}")
+    for st in view.stages:
+        if st.error_message:
+            click.echo(f"  {st.stage} failed: {st.error_code}: {st.error_message}")
 
 
 @click.command()
@@ -126,7 +126,7 @@ def retry(job: str, stage: str | None, as_json: bool) -> None:
     if as_json:
         echo_json(result)
     else:
-        click.echo(f"{result['jobId']}: retrying {result['stage']} ({result['workflowId']})")
+        click.echo(f"{result.job_id}: retrying {result.stage} ({result.workflow_id})")
 
 
 @click.command("jobs")
@@ -144,38 +144,38 @@ def jobs_cmd(as_json: bool) -> None:
     _profile_hint()
     click.echo(f"{'JOB':<12}  {'SCORE':>5}  {'STATUS':<19}  {'TITLE':<38}  COMPANY")
     for r in rows:
-        score = "" if r["score"] is None else str(r["score"])
-        status = r["status"] + (f" {r['errorCode']}" if r["errorCode"] else "")
-        title = (r["title"] or r["url"])[:38]
-        click.echo(f"{r['jobId']:<12}  {score:>5}  {status:<19}  {title:<38}  {r['company'] or ''}")
+        score = "" if r.score is None else str(r.score)
+        status = r.status + (f" {r.error_code}" if r.error_code else "")
+        title = (r.title or r.url)[:38]
+        click.echo(f"{r.job_id:<12}  {score:>5}  {status:<19}  {title:<38}  {r.company or ''}")
 
 
-def _salary_text(salary: dict[str, Any]) -> str:
-    amounts = [f"{v:,.0f}" for v in (salary["min"], salary["max"]) if v is not None]
+def _salary_text(salary: Salary) -> str:
+    amounts = [f"{v:,.0f}" for v in (salary.min, salary.max) if v is not None]
     span = amounts[0] if len(set(amounts)) == 1 else "–".join(amounts)
     period = {"YEAR": "a year", "MONTH": "a month", "HOUR": "an hour"}.get(
-        (salary["period"] or "").upper(), salary["period"] or ""
+        (salary.period or "").upper(), salary.period or ""
     )
-    return " ".join(part for part in (span, salary["currency"] or "", period) if part)
+    return " ".join(part for part in (span, salary.currency or "", period) if part)
 
 
-def _truth_check(check: dict[str, Any]) -> None:
+def _truth_check(check: TruthCheckView) -> None:
     """The latest truth check: passed, or each unsupported claim and its sentence."""
-    document = {"tailor": "resume", "cover": "letter"}.get(check["stage"], check["stage"])
-    head = f"  truth check: {document} generation {check['generation']}"
-    if check["passed"]:
-        click.echo(f"{head} passed ({check['checked']} lines checked against their facts)")
+    document = {"tailor": "resume", "cover": "letter"}.get(check.stage, check.stage)
+    head = f"  truth check: {document} generation {check.generation}"
+    if check.passed:
+        click.echo(f"{head} passed ({check.checked} lines checked against their facts)")
         return
-    count = check["findingCount"]
+    count = check.finding_count
     click.echo(
         f"{head} refused: {count} unsupported claim{'s' if count != 1 else ''} "
-        f"in {check['checked']} lines; nothing of it was saved or rendered"
+        f"in {check.checked} lines; nothing of it was saved or rendered"
     )
-    for finding in check["findings"]:
-        click.echo(f"    ✗ [{finding['kind']}] {finding['claim']}")
-        click.echo(f"        in {finding['where']}: {finding['sentence']}")
-    if count > len(check["findings"]):
-        click.echo(f"    … and {count - len(check['findings'])} more")
+    for finding in check.findings:
+        click.echo(f"    ✗ [{finding.kind}] {finding.claim}")
+        click.echo(f"        in {finding.where}: {finding.sentence}")
+    if count > len(check.findings):
+        click.echo(f"    … and {count - len(check.findings)} more")
 
 
 @click.command()
@@ -189,33 +189,33 @@ def show(job: str, as_json: bool) -> None:
     if as_json:
         echo_json(view)
         return
-    click.echo(f"{view['jobId']}  {view['title'] or '(no title yet)'}")
-    for label, key in (
-        ("company", "company"),
-        ("location", "location"),
-        ("url", "url"),
-        ("apply", "applyUrl"),
-        ("posted", "datePosted"),
-        ("valid through", "validThrough"),
+    click.echo(f"{view.job_id}  {view.title or '(no title yet)'}")
+    for label, value in (
+        ("company", view.company),
+        ("location", view.location),
+        ("url", view.url),
+        ("apply", view.apply_url),
+        ("posted", view.date_posted),
+        ("valid through", view.valid_through),
     ):
-        if view.get(key):
-            click.echo(f"  {label:<14}{view[key]}")
-    if view["remote"] is not None:
-        click.echo(f"  {'remote':<14}{'yes' if view['remote'] else 'no'}")
-    if view["salary"]:
-        click.echo(f"  {'salary':<14}{_salary_text(view['salary'])}")
-    click.echo(f"  {'status':<14}{view['status']}")
+        if value:
+            click.echo(f"  {label:<14}{value}")
+    if view.remote is not None:
+        click.echo(f"  {'remote':<14}{'yes' if view.remote else 'no'}")
+    if view.salary:
+        click.echo(f"  {'salary':<14}{_salary_text(view.salary)}")
+    click.echo(f"  {'status':<14}{view.status}")
     click.echo("  stages:")
-    for st in view["stages"]:
-        line = f"    {st['stage']:<7} {st['state']:<10} attempts={st['attempts']}"
-        if st["errorCode"]:
-            line += f"  {st['errorCode']}"
-            if st["errorMessage"]:
-                line += f": {st['errorMessage']}"
-            if st["retryable"] is not None and st["state"] == StageState.FAILED:
-                line += " (retryable)" if st["retryable"] else " (not retryable)"
+    for st in view.stages:
+        line = f"    {st.stage:<7} {st.state:<10} attempts={st.attempts}"
+        if st.error_code:
+            line += f"  {st.error_code}"
+            if st.error_message:
+                line += f": {st.error_message}"
+            if st.retryable is not None and st.state == StageState.FAILED:
+                line += " (retryable)" if st.retryable else " (not retryable)"
         click.echo(line)
-    application = view.get("application")
+    application = view.application
     if application:
         line = f"  {'application':<14}{application['status']} by {application['channel']}"
         if application["errorCode"]:
@@ -225,9 +225,9 @@ def show(job: str, as_json: bool) -> None:
         click.echo(line)
         if application["nextStep"]:
             click.echo(f"  {'':<14}next: {application['nextStep']}")
-    if view["truthCheck"]:
-        _truth_check(view["truthCheck"])
-    report = view["scoreReport"]
+    if view.truth_check:
+        _truth_check(view.truth_check)
+    report = view.score_report
     if report:
         _profile_hint()
         click.echo(
@@ -255,27 +255,15 @@ def events(follow: bool, after: int, job_ref: str | None, as_json: bool) -> None
         while True:
             batch = queries.event_log(here, position)
             for e in batch:
-                position = e["seq"]
-                if job_id and e["jobId"] != job_id:
+                position = e.seq
+                if job_id and e.job_id != job_id:
                     continue
-                if as_json:
-                    click.echo(
-                        json.dumps(
-                            {
-                                "seq": e["seq"],
-                                "type": e["type"],
-                                "jobId": e["jobId"],
-                                "occurredAt": e["occurredAt"].isoformat(),
-                                "payload": e["payload"],
-                            }
-                        )
-                    )
+                if as_json:  # one line per event; its id is the stream's, not the log's
+                    click.echo(json.dumps(e.model_dump(mode="json", exclude={"event_id"})))
                 else:
-                    brief = " ".join(f"{k}={v}" for k, v in summary_fields(e["payload"]).items())
-                    when = e["occurredAt"].strftime("%H:%M:%S")
-                    click.echo(
-                        f"{e['seq']:>6} {when} {e['type']:<18} {e['jobId'] or '':<12} {brief}"
-                    )
+                    brief = " ".join(f"{k}={v}" for k, v in summary_fields(e.payload).items())
+                    when = e.occurred_at.strftime("%H:%M:%S")
+                    click.echo(f"{e.seq:>6} {when} {e.type:<18} {e.job_id or '':<12} {brief}")
             if not batch:
                 if not follow:
                     break  # the whole log, read a batch at a time

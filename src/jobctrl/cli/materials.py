@@ -41,24 +41,24 @@ def materials_cmd(args: tuple[str, ...], as_json: bool, directory: Path | None) 
         if as_json:
             echo_json(report)
         else:
-            for item in report["files"]:
-                click.echo(item["path"])
+            for written in report.files:
+                click.echo(written.path)
         return
     if len(args) == 2 and args[0] == "regenerate":
         result = asyncio.run(app_materials.regenerate_materials(home(), args[1], wait=True))
-        check = result.get("truthCheck")
+        check = result.truth_check
         if as_json:
             echo_json(result)
-        elif check and not check["passed"]:
-            document = "resume" if check["stage"] == "tailor" else "letter"
+        elif check and not check.passed:
+            document = "resume" if check.stage == "tailor" else "letter"
             click.echo(
-                f"the truth check refused the {document} of generation {check['generation']} "
-                f"for job {result['jobId']} ({check['findingCount']} unsupported claims); "
-                f"`jobctrl show {result['jobId']}` names them"
+                f"the truth check refused the {document} of generation {check.generation} "
+                f"for job {result.job_id} ({check.finding_count} unsupported claims); "
+                f"`jobctrl show {result.job_id}` names them"
             )
         else:
             click.echo(
-                f"wrote generation {result['generation']} for job {result['jobId']}; "
+                f"wrote generation {result.generation} for job {result.job_id}; "
                 "approve it with `jobctrl materials approve JOB`"
             )
         return
@@ -68,7 +68,7 @@ def materials_cmd(args: tuple[str, ...], as_json: bool, directory: Path | None) 
             echo_json(decided)
         else:
             for item in decided:
-                click.echo(f"{item['kind']} generation {item['generation']}: {item['state']}")
+                click.echo(f"{item.kind} generation {item.generation}: {item.state}")
         return
     if len(args) != 1:
         raise JobctrlError(
@@ -83,6 +83,4 @@ def materials_cmd(args: tuple[str, ...], as_json: bool, directory: Path | None) 
     if not rows:
         click.echo("no materials yet (they are written after Score for jobs above min_fit_score)")
     for m in rows:
-        click.echo(
-            f"{m['kind']:<7} gen {m['generation']}  {m['approval']:<10} {m['pdfPath'] or ''}"
-        )
+        click.echo(f"{m.kind:<7} gen {m.generation}  {m.approval:<10} {m.pdf_path or ''}")

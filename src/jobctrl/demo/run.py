@@ -17,6 +17,7 @@ from collections.abc import Callable
 from jobctrl.api.server import bind, serve_app, url_for
 from jobctrl.app import discovery, jobs, queries, sources
 from jobctrl.app.home import init_home
+from jobctrl.app.queries import DiscoveryRunView
 from jobctrl.app.settings import change_settings
 from jobctrl.app.worker import run_worker
 from jobctrl.demo.boards import DemoBoards
@@ -60,24 +61,25 @@ async def _prepare_everything(home: Home, site: DemoSite, echo: Callable[[str], 
     )
     echo("discovering from the boards ...")
     run = await discovery.start_discovery(home, wait=True, wait_timeout=300)
-    counts = run.get("counts") or {}
+    counts = run.counts if isinstance(run, DiscoveryRunView) else {}
+    error = run.error_code if isinstance(run, DiscoveryRunView) else None
     echo(
-        f"discovery {run['status']}: {counts.get('found', 0)} postings found, "
+        f"discovery {run.status}: {counts.get('found', 0)} postings found, "
         f"{counts.get('accepted', 0)} accepted, {counts.get('jobs_created', 0)} new jobs"
-        + (f"; a source failed with {run['errorCode']}" if run.get("errorCode") else "")
+        + (f"; a source failed with {error}" if error else "")
     )
     await _all_prepared(home)
     rows = queries.list_jobs(home)
     echo("")
     echo(f"{'SCORE':>5}  {'STATUS':<9}  {'TITLE':<40}  COMPANY")
     for row in rows:
-        score = "" if row["score"] is None else str(row["score"])
-        title = (row["title"] or row["url"])[:40]
-        echo(f"{score:>5}  {row['status']:<9}  {title:<40}  {row['company'] or ''}")
+        score = "" if row.score is None else str(row.score)
+        title = (row.title or row.url)[:40]
+        echo(f"{score:>5}  {row.status:<9}  {title:<40}  {row.company or ''}")
     echo("")
-    echo(f"try: JOBCTRL_HOME={home.root} .venv/bin/jobctrl show {rows[0]['jobId']}")
+    echo(f"try: JOBCTRL_HOME={home.root} .venv/bin/jobctrl show {rows[0].job_id}")
     echo(
-        f"     JOBCTRL_HOME={home.root} .venv/bin/jobctrl materials {rows[0]['jobId']}"
+        f"     JOBCTRL_HOME={home.root} .venv/bin/jobctrl materials {rows[0].job_id}"
         "   (resume and cover letter PDFs)"
     )
     echo(f"     evaluation reports: {home.reports_dir}")

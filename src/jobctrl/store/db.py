@@ -21,6 +21,7 @@ can bypass the lock.
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import time
@@ -186,16 +187,27 @@ def migrate(writer: Engine, reader: Engine) -> None:
     key = writer.url.render_as_string(hide_password=False)
     if key in _migrated:
         return
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    head = ScriptDirectory.from_config(config).get_current_head()
     with reader.connect() as connection:
         current = MigrationContext.configure(connection).get_current_revision()
-    if current != head:
+    if current != _head():
+        config = _alembic_config()
         with busy_as_error(), writer.connect() as connection:
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
     _migrated.add(key)
+
+
+def _alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    return config
+
+
+@functools.cache
+def _head() -> str | None:
+    """The newest revision, read once per process: reading it loads every migration
+    script (tens of milliseconds), and the scripts do not change under a running process."""
+    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
 
 
 # Callers read ``rowcount`` (0: the row existed). SQLAlchemy reads an INSERT's rowcount only
