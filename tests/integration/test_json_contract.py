@@ -26,12 +26,12 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from fastapi.routing import APIRoute
 
 from jobctrl.api.app import create_app
 from jobctrl.api.security import api_token
 from jobctrl.cli import main
 from jobctrl.store import stop_loss
+from tests.support.app import api_routes
 from tests.support.apply import approved_job, no_standing_loop
 from tests.support.http import Route, posting_html
 from tests.support.smtp import SmtpServer
@@ -247,9 +247,7 @@ async def test_every_command_and_route_keeps_its_json_keys(
     # Every JSON GET route of the app is asked (a new one is covered once it is listed).
     app = api._transport.app  # type: ignore[attr-defined]
     json_gets = {
-        f"GET {r.path}"
-        for r in app.routes
-        if isinstance(r, APIRoute) and "GET" in r.methods and r.include_in_schema
+        f"GET {r.path}" for r in api_routes(app) if "GET" in r.methods and r.include_in_schema
     } - NOT_JSON
     assert json_gets <= {f"GET {route}" for route in gets}, json_gets - set(gets)
 

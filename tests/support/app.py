@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import uvicorn
+from fastapi import FastAPI
+from fastapi.routing import APIRoute, iter_route_contexts
 
 from jobctrl.api.app import create_app
 from jobctrl.api.events import KEEPALIVE_SECONDS
@@ -52,3 +54,14 @@ def closed_port_address() -> str:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return f"127.0.0.1:{s.getsockname()[1]}"
+
+
+def api_routes(app: FastAPI) -> list[APIRoute]:
+    """Every ``APIRoute`` of ``app``, those of its included routers too (FastAPI keeps an
+    included router as one entry of ``app.routes``). The routers have no prefix, so each
+    route's ``path`` is the path it is served at."""
+    return [
+        ctx.original_route
+        for ctx in iter_route_contexts(app.routes)
+        if isinstance(ctx.original_route, APIRoute)
+    ]

@@ -1,0 +1,205 @@
+"""Every route, walked from ``app.routes`` so a route added later is covered without
+editing this file: one tenant's token never reaches another tenant's objects, and a
+request with no, a garbage or a replaced token is refused.
+
+A route whose path names an object (a job, an application, a material's PDF, a run or
+an execution) is asked with tenant B's token for tenant A's object: it answers 404 and A
+is left exactly as it was (its views and its event log). A path parameter this file does
+not know fails the test until it is classified below, so a new kind of id cannot slip by.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from fastapi.sse import EventSourceResponse
+
+from jobctrl.api.app import create_app
+from jobctrl.api.security import api_token
+from jobctrl.app import apply as app_apply
+from jobctrl.app import tenants as app_tenants
+from jobctrl.app.materials import decide_materials
+from jobctrl.domain import ids
+from jobctrl.store import stop_loss
+from jobctrl.store.settings import Settings
+from tests.support.app import api_routes
+from tests.support.apply import approved_job
+from tests.support.tenants import ACME_TOKEN, TwoTenants
+
+BASE = "http://127.0.0.1:8765"
+TO = "jobs@acme-robotics.example"
+
+# Path parameters that name one object of a tenant: asked with another tenant's token,
+# the route must answer 404.
+OBJECT_IDS = {"job_id", "ref", "artifact_id", "workflow_id", "run_id", "application_id"}
+# Path parameters that name no object (a choice among fixed words, or a tenant's own
+# stop-loss window, which is looked up in the requester's tenant only).
+NOT_OBJECTS = {"decision": "approve", "kind": "source", "name": "greenhouse:acme"}
+# The smallest valid body of a route that needs one: validation (422) must not answer
+# before the route looks the object up.
+BODIES: dict[str, dict[str, Any]] = {
+    "POST /v1/jobs/{job_id}/reset": {"stage": "pdf"},
+    "POST /v1/apply/{job_id}/resolve": {"resolution": "abandoned"},
+    "POST /v1/applications/{ref}/outcome": {"outcome": "interview"},
+    "POST /v1/apply/{job_id}/prepare": {"to": [TO]},
+    "POST /v1/apply/{job_id}/browser": {"dryRun": True},
+}
+_PARAM = re.compile(r"{(\w+)(?::\w+)?}")
+
+
+def _routes(app: FastAPI, *, streams: bool = True) -> list[tuple[str, str, list[str]]]:
+    """(method, path, path parameters) of every route of the app (pages included); without
+    ``streams``, not the event stream (a request it accepts never ends)."""
+    found = []
+    for route in api_routes(app):
+        if not streams and _is_stream(route):
+            continue
+        for method in sorted(route.methods - {"HEAD", "OPTIONS"}):
+            found.append((method, route.path, _PARAM.findall(route.path)))
+    return found
+
+
+def _is_stream(route: Any) -> bool:
+    return isinstance(route.response_class, type) and issubclass(
+        route.response_class, EventSourceResponse
+    )
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+async def api(two_tenants: TwoTenants) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=create_app(two_tenants.local_home, port=8765))
+    async with httpx.AsyncClient(transport=transport, base_url=BASE, timeout=60) as client:
+        yield client
+
+
+def _objects_of(home, store, site) -> dict[str, str]:
+    """A tenant's representative objects: a job with approved materials and a prepared
+    email application, its PDF, and its preparation's execution id."""
+    Settings(store).set_values(
+        {"fetch.allow_hosts": ["127.0.0.1"], "fetch.min_host_interval_seconds": 0.0}
+    )
+    job_id = approved_job(home, store, site, f"/jobs/{store.tenant}-owned", email=TO)
+    draft = approved_job(home, store, site, f"/jobs/{store.tenant}-draft", approve=False)
+    prepared = app_apply.prepare_application(home, job_id, to=[TO])
+    application_id = _key(prepared, "applicationId", "application_id")
+    stop_loss.note_failure(
+        store, "source", "greenhouse:acme", "SOURCE_HTTP_ERROR", "j", threshold=1
+    )
+    return {
+        "job_id": job_id,
+        "draft": draft,
+        "application_id": application_id,
+        "workflow_id": ids.prep_workflow_id(job_id, store.tenant),
+        "run_id": "0" * 8 + "-0000-4000-8000-" + "0" * 12,
+    }
+
+
+def _key(view: Any, camel: str, snake: str) -> Any:
+    """A key of an application's answer, whether it is a dict or a typed model."""
+    return view[camel] if isinstance(view, dict) else getattr(view, snake)
+
+
+async def _state(api: httpx.AsyncClient, token: str, objects: dict[str, str]) -> list[Any]:
+    """What the owner sees of its objects: changes here mean another tenant reached them."""
+    headers = _bearer(token)
+    job = objects["job_id"]
+    views = []
+    for path in (
+        "/v1/jobs?sort=created",
+        f"/v1/jobs/{job}",
+        f"/v1/jobs/{objects['draft']}",
+        f"/v1/apply/{job}",
+        "/v1/applications",
+        "/v1/stop-loss",
+        "/v1/settings",
+    ):
+        r = await api.get(path, headers=headers)
+        assert r.status_code == 200, (path, r.text)
+        views.append(r.json())
+    return views
+
+
+def _fill(path: str, params: list[str], objects: dict[str, str], artifact: str) -> str:
+    values = {**NOT_OBJECTS, **objects, "ref": objects["job_id"], "artifact_id": artifact}
+    for name in params:
+        path = re.sub(r"{" + name + r"(?::\w+)?}", values[name], path)
+    return path
+
+
+@pytest.mark.parametrize("owner", ["local", "acme"])
+async def test_no_route_reaches_another_tenants_object(
+    owner: str, two_tenants: TwoTenants, api, site, no_temporal
+) -> None:
+    t = two_tenants
+    local_token = api_token(t.local_home.token_path)
+    if owner == "local":
+        objects = _objects_of(t.local_home, t.local, site)
+        own_token, other_token = local_token, ACME_TOKEN
+    else:
+        objects = _objects_of(t.acme_home, t.acme, site)
+        own_token, other_token = ACME_TOKEN, local_token
+    shown = (await api.get(f"/v1/jobs/{objects['job_id']}", headers=_bearer(own_token))).json()
+    artifact = next(m["pdfArtifact"] for m in shown["materials"] if m["pdfArtifact"])
+    before = await _state(api, own_token, objects)
+
+    app = api._transport.app  # type: ignore[attr-defined]
+    asked = 0
+    for method, path, params in _routes(app, streams=False):
+        unknown = set(params) - OBJECT_IDS - set(NOT_OBJECTS)
+        assert not unknown, f"{method} {path}: classify {unknown} in OBJECT_IDS or NOT_OBJECTS"
+        names_object = bool(set(params) & OBJECT_IDS)
+        url = _fill(path, params, objects, artifact)
+        body = BODIES.get(f"{method} {path}")
+        r = await api.request(method, url, headers=_bearer(other_token), json=body)
+        if names_object:
+            asked += 1
+            assert r.status_code == 404, (method, path, r.status_code, r.text)
+            if r.headers.get("content-type", "").startswith("application/json"):
+                assert r.json()["error"]["code"], (method, path)
+        else:
+            assert r.status_code != 500, (method, path, r.text)
+    assert asked >= 15, "the walk found the routes that name objects"
+
+    decide_materials(t.local_home if owner == "local" else t.acme_home, objects["draft"], "reject")
+    after = await _state(api, own_token, objects)
+    # The only change: the owner's own decision on its draft (made after the walk).
+    assert before[0] == after[0] and before[1] == after[1] and before[3:] == after[3:]
+
+
+async def test_every_route_refuses_a_missing_garbage_or_replaced_token(
+    two_tenants: TwoTenants, site, monkeypatch, no_temporal
+) -> None:
+    t = two_tenants
+    objects = _objects_of(t.acme_home, t.acme, site)
+    old = ACME_TOKEN
+    app_tenants.tenant_token(t.local_home, "acme", rotate=True)
+    fresh = t.acme_home.token_path.read_text().strip()
+    assert fresh != old
+    monkeypatch.setenv("JOBCTRL_API_REQUIRE_TOKEN", "1")
+    app = create_app(t.local_home, port=8765)  # a server started after the rotation
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url=BASE, timeout=60) as api:
+        before = await _state(api, fresh, objects)
+        routes = _routes(app)
+        for method, path, params in routes:
+            url = _fill(path, params, objects, "0" * 64)
+            body = BODIES.get(f"{method} {path}")
+            for headers, status in (
+                ({}, 401),
+                (_bearer("garbage-token"), 403),
+                (_bearer(old), 403),
+                ({"Authorization": f"Token {fresh}"}, 403),
+            ):
+                r = await api.request(method, url, headers=headers, json=body)
+                assert r.status_code == status, (method, path, headers, r.text)
+        assert len(routes) > 40
+        assert await _state(api, fresh, objects) == before
