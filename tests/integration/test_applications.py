@@ -167,18 +167,18 @@ def test_imported_rows_are_matched_to_jobs_by_url_or_company_and_role(
     tracker.write_text(text, encoding="utf-8")
 
     result = import_applications(home, tracker)
-    assert (result["added"], result["matched"]) == (7, 2)
+    assert (result.added, result.matched) == (7, 2)
     first = stored_applications.get(store, by_url)
     assert (first["status"], first["outcome"], first["source"]) == ("applied", "applied", "jobctrl")
     assert first["notes"] == "Via referral" and first["follow_up"].isoformat() == "2026-05-16"
     second = stored_applications.get(store, by_name)
     assert (second["status"], second["outcome"]) == ("applied", "screening")
-    assert import_applications(home, tracker)["unchanged"] == 9
+    assert import_applications(home, tracker).unchanged == 9
 
     # jobctrl's own values win over a re-import; career-ops's new ones come in.
     set_application_outcome(home, by_url, "interview", note="Onsite booked")
     tracker.write_text(text.replace("| Recruiter wrote back |", "| Call on Friday |"))
-    assert import_applications(home, tracker)["updated"] == 1
+    assert import_applications(home, tracker).updated == 1
     assert stored_applications.get(store, by_url)["outcome"] == "interview"
     assert stored_applications.get(store, by_url)["notes"] == "Onsite booked"
     assert stored_applications.get(store, by_name)["notes"] == "Call on Friday"

@@ -86,7 +86,7 @@ def _person_reads(home, store, job: str) -> None:
     outcome = applications.OUTCOMES[0]
     tracked = applications.set_application_outcome(home, job, outcome, note="called back")
     applications.set_application_outcome(
-        home, tracked["applicationId"], outcome, follow_up="2026-12-24"
+        home, tracked.application_id, outcome, follow_up="2026-12-24"
     )
     assert "subject" in apply_views.show_application(home, job)  # its detail: it exists
     queries.find_jobs(home)

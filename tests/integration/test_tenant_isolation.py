@@ -343,7 +343,7 @@ def seeded(two_tenants: TwoTenants, site, fast_settings, tmp_path: Path, monkeyp
     refs = {
         "job": job_id,
         "prefix": job_id[:6],
-        "app": application["applicationId"],
+        "app": application.application_id,
         "wid": wid,
         "run": run,
         "sha": pdf,
@@ -354,7 +354,7 @@ def seeded(two_tenants: TwoTenants, site, fast_settings, tmp_path: Path, monkeyp
     }
     monkeypatch.setenv("JOBCTRL_TEMPORAL_ADDRESS", closed_port_address())
     ensure_token(home)  # local's token, as `jobctrl up` makes it (before the snapshot)
-    markers = [job_id, COMPANY, SOURCE, application["applicationId"], wid, run, pdf, text_sha]
+    markers = [job_id, COMPANY, SOURCE, application.application_id, wid, run, pdf, text_sha]
     markers += [orphan, "0.75"]  # the orphan's id; the spend
     return Seed(refs, markers, _digest(store), _files(home.root))
 

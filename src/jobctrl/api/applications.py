@@ -3,14 +3,14 @@ the career-ops / CSV export — the same ``app.applications`` functions the CLI 
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import Query
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.app import applications
+from jobctrl.app.applications import TrackedApplication
+from jobctrl.app.models import Items
 
 __all__ = ["router"]
 
@@ -34,16 +34,17 @@ router = tenant_router()
 """``/v1/applications`` routes."""
 
 
-@router.get("/v1/applications", tags=["applications"])
-def list_applications(home: TenantHome) -> dict[str, Any]:
+@router.get("/v1/applications", tags=["applications"], response_model=Items[TrackedApplication])
+def list_applications(home: TenantHome) -> Items[TrackedApplication]:
     """Every application (the tracker), most recently changed first."""
-    return {"items": applications.list_applications(home)}
+    return Items(items=applications.list_applications(home))
 
 
 @router.get(
     "/v1/applications/export",
     tags=["applications"],
     response_class=Response,
+    response_model=None,
     responses={200: {"content": {"text/markdown": {}, "text/csv": {}}}},
 )
 def export_applications(
@@ -59,8 +60,10 @@ def export_applications(
     )
 
 
-@router.post("/v1/applications/{ref}/outcome", tags=["applications"])
-def set_outcome(home: TenantHome, ref: str, body: SetOutcome) -> dict[str, Any]:
+@router.post(
+    "/v1/applications/{ref}/outcome", tags=["applications"], response_model=TrackedApplication
+)
+def set_outcome(home: TenantHome, ref: str, body: SetOutcome) -> TrackedApplication:
     """Record the outcome of a job's application (``ref``: a job id or prefix, or an
     ``app-…`` id), with a note and a follow-up date (as `jobctrl applications set`)."""
     return applications.set_application_outcome(

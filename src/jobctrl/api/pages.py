@@ -185,7 +185,7 @@ def apply_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
 @router.get("/applications", response_class=HTMLResponse, include_in_schema=False)
 def applications_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
     context: dict[str, Any] = {
-        "items": applications.list_applications(home),
+        "items": dump(applications.list_applications(home)),
         "outcomes": applications.OUTCOMES,
     }
     if fragment == "main":

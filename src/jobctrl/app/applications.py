@@ -17,6 +17,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from jobctrl.app.models import Day, Timestamp, View
 from jobctrl.domain.applications import ApplicationStatus, Outcome
 from jobctrl.domain.errors import INVALID_INPUT, JobctrlError
 from jobctrl.home import Home
@@ -35,6 +36,8 @@ from jobctrl.store.store import Store, WriteTx
 __all__ = [
     "EXPORT_FORMATS",
     "OUTCOMES",
+    "ImportCounts",
+    "TrackedApplication",
     "export_applications",
     "import_applications",
     "list_applications",
@@ -48,34 +51,63 @@ MAX_IMPORT_BYTES = 5_000_000
 _S = ApplicationStatus
 
 
-def _iso(value: date | datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
+class TrackedApplication(View):
+    """An application as the tracker shows it (``jobctrl applications``, the API and the
+    Applications page): an imported row without a job has ``job_id`` None."""
+
+    application_id: str
+    job_id: str | None
+    company: str | None
+    role: str | None
+    status: str
+    outcome: str | None
+    applied_at: Timestamp | None
+    follow_up: Day | None
+    notes: str
+    score: int | None
+    url: str | None
+    channel: str | None
+    source: str | None
+    error_code: str | None
+    updated_at: Timestamp | None
+
+    @classmethod
+    def of(cls, row: dict[str, Any]) -> TrackedApplication:
+        """From a ``store.application_tracker.tracker_rows`` row: the job's company, role,
+        URL and score where the application has none of its own."""
+        return cls(
+            application_id=row["id"],
+            job_id=row["job_id"],
+            company=row["company"] or row.get("job_company"),
+            role=row["role"] or row.get("job_title"),
+            status=row["status"],
+            outcome=row["outcome"],
+            applied_at=row["applied_at"],
+            follow_up=row["follow_up"],
+            notes=row["notes"] or "",
+            score=row["score"] if row["score"] is not None else row.get("job_score"),
+            url=row["url"] or row.get("job_url"),
+            channel=row["channel"],
+            source=row["source"],
+            error_code=row["error_code"],
+            updated_at=row["updated_at"],
+        )
 
 
-def _view(row: dict[str, Any]) -> dict[str, Any]:
-    """An application as the tracker shows it (camelCase: ``--json`` and the API)."""
-    return {
-        "applicationId": row["id"],
-        "jobId": row["job_id"],
-        "company": row["company"] or row.get("job_company"),
-        "role": row["role"] or row.get("job_title"),
-        "status": row["status"],
-        "outcome": row["outcome"],
-        "appliedAt": _iso(row["applied_at"]),
-        "followUp": _iso(row["follow_up"]),
-        "notes": row["notes"] or "",
-        "score": row["score"] if row["score"] is not None else row.get("job_score"),
-        "url": row["url"] or row.get("job_url"),
-        "channel": row["channel"],
-        "source": row["source"],
-        "errorCode": row["error_code"],
-        "updatedAt": _iso(row["updated_at"]),
-    }
+class ImportCounts(View):
+    """What a career-ops import did: rows added as tracker rows, matched to jobs, updated,
+    unchanged, and the rows it could not read (``line N: why``)."""
+
+    added: int
+    matched: int
+    updated: int
+    unchanged: int
+    skipped: list[str]
 
 
-def list_applications(home: Home) -> list[dict[str, Any]]:
+def list_applications(home: Home) -> list[TrackedApplication]:
     """Every application, most recently changed first."""
-    return [_view(r) for r in tracker.tracker_rows(Store.open(home))]
+    return [TrackedApplication.of(r) for r in tracker.tracker_rows(Store.open(home))]
 
 
 def _follow_up(value: str | date | None) -> date | None:
@@ -96,7 +128,7 @@ def set_application_outcome(
     *,
     note: str | None = None,
     follow_up: str | date | None = None,
-) -> dict[str, Any]:
+) -> TrackedApplication:
     """Record what came of the application of job ``ref`` (or of application ``app-…``),
     with a note and a follow-up date; a job without an application gets one. The event
     carries the outcome code and the date, never the note."""
@@ -114,7 +146,7 @@ def set_application_outcome(
         row["outcome"] = outcome
         tracker.mark_status(tx, row, _S.APPLIED.value, source="person")
         app_id = row["id"]
-    return next(_view(r) for r in tracker.tracker_rows(store) if r["id"] == app_id)
+    return next(TrackedApplication.of(r) for r in tracker.tracker_rows(store) if r["id"] == app_id)
 
 
 # -- export ----------------------------------------------------------------------------------
@@ -139,14 +171,14 @@ def _entries(home: Home, rows: list[dict[str, Any]]) -> list[TrackerEntry]:
         day = r["applied_at"] or before.date or r["created_at"]
         path = r["report_path"]
         report = f"[{r['report_number']}](../{_report_link(home, path)})" if path else ""
-        view = _view(r)
+        view = TrackedApplication.of(r)
         drafts.append(
             TrackerEntry(
                 number=before.number if r["tracker"] else r["report_number"],
                 date=day.date() if isinstance(day, datetime) else day,
-                company=view["company"] or "",
-                role=view["role"] or "",
-                score=view["score"],
+                company=view.company or "",
+                role=view.role or "",
+                score=view.score,
                 status=r["status"],
                 outcome=r["outcome"],
                 pdf=True if r["has_pdf"] else before.pdf,
@@ -154,7 +186,7 @@ def _entries(home: Home, rows: list[dict[str, Any]]) -> list[TrackerEntry]:
                 notes=r["notes"] or "",
                 follow_up=r["follow_up"],
                 via=before.via,
-                url=view["url"],
+                url=view.url,
                 cells=r["tracker"] or {},
             )
         )
@@ -177,18 +209,18 @@ def export_applications(home: Home, fmt: str) -> str:
         return write_applications_md(_entries(home, rows))
     records = []
     for r in rows:
-        view = _view(r)
+        view = TrackedApplication.of(r)
         records.append(
             {
-                "company": view["company"],
-                "role": view["role"],
+                "company": view.company,
+                "role": view.role,
                 "status": r["status"],
                 "outcome": r["outcome"],
                 "applied": r["applied_at"].date() if r["applied_at"] else None,
                 "follow_up": r["follow_up"],
                 "notes": r["notes"],
-                "score": view["score"],
-                "url": view["url"],
+                "score": view.score,
+                "url": view.url,
                 "job_id": r["job_id"],
                 "application_id": r["id"],
                 "source": r["source"],
@@ -258,9 +290,9 @@ def _merge(
     return changed
 
 
-def import_applications(home: Home, path: Path) -> dict[str, Any]:
-    """Bring a career-ops ``applications.md`` in: ``{"added", "matched", "updated",
-    "unchanged", "skipped"}`` (``skipped``: the rows it could not read, and why)."""
+def import_applications(home: Home, path: Path) -> ImportCounts:
+    """Bring a career-ops ``applications.md`` in: how many rows were added, matched,
+    updated and unchanged, and the rows it could not read (``skipped``, and why)."""
     parsed = parse_applications_md(_read_tracker(path))
     if not parsed.entries and not parsed.skipped:
         raise JobctrlError(f"{path} has no career-ops tracker rows", code=INVALID_INPUT)
@@ -294,4 +326,4 @@ def import_applications(home: Home, path: Path) -> dict[str, Any]:
                 cells=dict(entry.cells),
             )
             counts["added"] += 1
-    return {**counts, "skipped": parsed.skipped}
+    return ImportCounts(**counts, skipped=parsed.skipped)

@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import click
 
 from jobctrl.app import applications as app_applications
+from jobctrl.app.applications import TrackedApplication
 from jobctrl.cli.base import echo_json, handle_errors, home
+from jobctrl.domain.clock import iso
 from jobctrl.domain.errors import INVALID_INPUT, JobctrlError
 
 __all__ = ["applications_group"]
@@ -22,14 +23,14 @@ def _short(text: str | None, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _line(item: dict[str, Any]) -> str:
-    ref = item["jobId"] or item["applicationId"]
-    applied = (item["appliedAt"] or "")[:10]
-    score = "" if item["score"] is None else str(item["score"])
+def _line(item: TrackedApplication) -> str:
+    ref = item.job_id or item.application_id
+    applied = (iso(item.applied_at) or "")[:10]
+    score = "" if item.score is None else str(item.score)
     return (
-        f"{ref:<16} {_short(item['company'], 20):<20} {_short(item['role'], 28):<28} "
-        f"{item['status']:<10} {item['outcome'] or '':<10} {applied:<10} "
-        f"{item['followUp'] or '':<10} {score:>5}  {_short(item['notes'], 40)}"
+        f"{ref:<16} {_short(item.company, 20):<20} {_short(item.role, 28):<28} "
+        f"{item.status:<10} {item.outcome or '':<10} {applied:<10} "
+        f"{iso(item.follow_up) or '':<10} {score:>5}  {_short(item.notes, 40)}"
     )
 
 
@@ -86,7 +87,7 @@ def applications_set(
     if as_json:
         echo_json(item)
     else:
-        click.echo(f"{item['jobId'] or item['applicationId']}: {item['status']}, {outcome}")
+        click.echo(f"{item.job_id or item.application_id}: {item.status}, {outcome}")
 
 
 def _write_atomically(target: Path, text: str) -> None:
@@ -143,8 +144,8 @@ def applications_import(file: Path, as_json: bool) -> None:
         echo_json(result)
         return
     click.echo(
-        f"added {result['added']}, matched to jobs {result['matched']}, "
-        f"updated {result['updated']}, unchanged {result['unchanged']}"
+        f"added {result.added}, matched to jobs {result.matched}, "
+        f"updated {result.updated}, unchanged {result.unchanged}"
     )
-    for why in result["skipped"]:
+    for why in result.skipped:
         click.echo(f"skipped {why}")
