@@ -19,6 +19,7 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.failures import FailureGroup, as_reported_failure
+from schemathesis.specs.openapi.checks import response_schema_conformance
 from sqlalchemy import select
 from starlette.testclient import TestClient
 
@@ -126,7 +127,12 @@ def test_no_request_gets_a_server_error(api_schema, token, store, failed_job, su
             @given(case=operation.as_strategy(**arguments))
             def fuzz(case) -> None:
                 response = case.call(base_url=f"http://{HOST}", headers=headers)
-                case.validate_response(response, checks=[no_server_error])
+                # A read's answer must also fit the schema it documents (its response
+                # model, or ErrorBody for an error).
+                checks = [no_server_error]
+                if case.method.upper() == "GET":
+                    checks.append(response_schema_conformance)
+                case.validate_response(response, checks=checks)
 
             with subtests.test(msg=f"{operation.label} ({name})"):
                 try:
@@ -157,6 +163,28 @@ def test_no_request_gets_a_server_error(api_schema, token, store, failed_job, su
     assert [_but_when(r) for r in stage_states.stage_rows(store, failed_job)] == [
         _but_when(r) for r in stages
     ], "a refused retry changes nothing"
+
+
+def test_every_json_route_documents_its_answer(home) -> None:
+    """The OpenAPI document carries a real schema for each JSON route's success answer
+    (its ``response_model``) and the one error shape for its errors."""
+    document = create_app(home, port=8765).openapi()
+    bare = []
+    for path, methods in document["paths"].items():
+        for method, operation in methods.items():
+            ok = next(v for k, v in operation["responses"].items() if k.startswith("2"))
+            content = ok.get("content", {})
+            if "application/json" not in content:
+                continue  # a PDF, a download or the event stream
+            schema = content["application/json"].get("schema", {})
+            if not schema or schema == {"type": "object"} or "additionalProperties" in schema:
+                bare.append(f"{method.upper()} {path}")
+            error = operation["responses"].get("404") or operation["responses"].get("422")
+            assert error, (method, path)
+            assert error["content"]["application/json"]["schema"] == {
+                "$ref": "#/components/schemas/ErrorBody"
+            }
+    assert not bare, f"routes without a response model: {bare}"
 
 
 def _but_when(row: dict[str, Any]) -> dict[str, Any]:

@@ -14,12 +14,15 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict, Field
 
 from jobctrl.domain.errors import FORBIDDEN, JobctrlError
 from jobctrl.home import Home
 
 __all__ = [
+    "ERRORS",
     "TENANT_STATE",
+    "ErrorBody",
     "ServerTenant",
     "TenantHome",
     "server_tenant",
@@ -53,8 +56,35 @@ def server_tenant(request: Request) -> str:
 ServerTenant = Annotated[str, Depends(server_tenant)]
 
 
+class ErrorDetail(BaseModel):
+    code: str = Field(description="A stable code (domain/errors.py), for scripts.")
+    message: str = Field(description="One sentence for the person.")
+
+
+class ErrorBody(BaseModel):
+    """Every error answer: ``{"error": {"code", "message"}}`` (a command's failed result
+    may carry its own fields beside it)."""
+
+    model_config = ConfigDict(extra="allow")
+    error: ErrorDetail
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": text}
+    for status, text in (
+        (401, "No token where one is needed"),
+        (403, "A wrong token, host or origin"),
+        (404, "No such object of this tenant"),
+        (409, "Refused in the object's current state"),
+        (422, "Invalid input"),
+    )
+}
+"""The error answers every route may give, documented once (also replacing FastAPI's own
+422 schema, which is not the shape this API answers with)."""
+
+
 def tenant_router(**kwargs: Any) -> APIRouter:
     """An ``APIRouter`` every route of which needs the request's tenant (``tenant_home``
     as a router-level dependency: a request acting for no tenant is refused before its
-    handler runs, whether or not the handler names ``home``)."""
-    return APIRouter(dependencies=[Depends(tenant_home)], **kwargs)
+    handler runs, whether or not the handler names ``home``), with ``ERRORS`` documented."""
+    return APIRouter(dependencies=[Depends(tenant_home)], responses=dict(ERRORS), **kwargs)
