@@ -59,7 +59,7 @@ from jobctrl.domain.executions import WorkflowType  # noqa: E402
 from jobctrl.domain.facts import profile_facts  # noqa: E402
 from jobctrl.domain.materials import Cited, CoverLetter, TailoredResume  # noqa: E402
 from jobctrl.domain.profile import Profile  # noqa: E402
-from jobctrl.domain.truth import FabricationError, check_letter, check_resume  # noqa: E402
+from jobctrl.domain.truth.document import FabricationError, check_letter, check_resume  # noqa: E402
 from jobctrl.llm.offline import score_offline  # noqa: E402
 from jobctrl.llm.offline_materials import cover_offline, tailor_offline  # noqa: E402
 from jobctrl.stages import materials as material_stages  # noqa: E402

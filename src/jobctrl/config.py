@@ -75,7 +75,7 @@ class Config(BaseModel):
     sources: list[SourceEntry] = Field(default_factory=list)
     providers: dict[str, LaneProvider] = Field(default_factory=lambda: {"score": LaneProvider()})
     # Other spellings of a skill, tool or title the truth check accepts for it
-    # (name -> spellings), added to the list that ships with jobctrl (domain.aliases).
+    # (name -> spellings), added to the list that ships with jobctrl (domain.truth.aliases).
     aliases: dict[str, list[str]] = Field(default_factory=dict)
 
     @field_validator("aliases", mode="before")

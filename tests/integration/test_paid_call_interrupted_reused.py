@@ -16,7 +16,7 @@ from jobctrl.app.lanes import set_lane
 from jobctrl.config import LaneProvider
 from jobctrl.domain.errors import STAGE_INTERRUPTED, TAILOR_FABRICATION, StageError
 from jobctrl.domain.scoring import ScoreReport
-from jobctrl.domain.truth import FabricationError
+from jobctrl.domain.truth.document import FabricationError
 from jobctrl.llm.lanes import call_lane
 from jobctrl.llm.spend import SpendAuthority
 from jobctrl.stages import materials

@@ -13,7 +13,7 @@ from sqlalchemy import update
 from jobctrl.domain.applications import ApplicationStatus, AttemptState
 from jobctrl.domain.errors import JobctrlError, NotFoundError
 from jobctrl.domain.materials import MaterialKind, MaterialState
-from jobctrl.domain.truth import Finding
+from jobctrl.domain.truth.document import Finding
 from jobctrl.store import (
     application_tracker,
     applications,

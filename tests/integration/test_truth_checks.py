@@ -31,7 +31,7 @@ from jobctrl.domain.errors import (
     StageError,
 )
 from jobctrl.domain.materials import TailoredResume
-from jobctrl.domain.truth import FabricationError, Finding
+from jobctrl.domain.truth.document import FabricationError, Finding
 from jobctrl.stages import materials
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich

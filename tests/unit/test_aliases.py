@@ -1,10 +1,10 @@
-"""The alias list and the normal form names are compared in (domain.aliases)."""
+"""The alias list and the normal form names are compared in (domain.truth.aliases)."""
 
 from __future__ import annotations
 
 import pytest
 
-from jobctrl.domain.aliases import ALIAS_GROUPS, alias_table, fold, spelling_key
+from jobctrl.domain.truth.aliases import ALIAS_GROUPS, alias_table, fold, spelling_key
 
 
 def test_fold_ignores_case_and_diacritics() -> None:

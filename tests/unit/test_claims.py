@@ -1,4 +1,4 @@
-"""The claim checker: one sentence against the facts it cites (domain.claims)."""
+"""The claim checker: one sentence against the facts it cites (domain.truth.claims)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,14 @@ from datetime import date
 
 import pytest
 
-from jobctrl.domain.claims import MAX_SENTENCE_CHARS, ClaimContext, Unsupported, check_sentence
 from jobctrl.domain.facts import Fact, profile_facts
 from jobctrl.domain.profile import Profile
+from jobctrl.domain.truth.claims import (
+    MAX_SENTENCE_CHARS,
+    ClaimContext,
+    Unsupported,
+    check_sentence,
+)
 
 PROFILE = Profile.model_validate(
     {

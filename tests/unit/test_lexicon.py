@@ -1,10 +1,10 @@
-"""Which lower-case words are ordinary English or jargon (domain.lexicon)."""
+"""Which lower-case words are ordinary English or jargon (domain.truth.lexicon)."""
 
 from __future__ import annotations
 
 import pytest
 
-from jobctrl.domain.lexicon import is_known_word
+from jobctrl.domain.truth.lexicon import is_known_word
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,6 @@ from datetime import date
 import pytest
 
 from jobctrl.demo.profile import DEMO_PROFILE
-from jobctrl.domain import truth
-from jobctrl.domain.claims import ClaimContext, Unsupported
 from jobctrl.domain.facts import (
     Fact,
     education_fact_id,
@@ -21,7 +19,9 @@ from jobctrl.domain.facts import (
 from jobctrl.domain.materials import CoverLetter, texts
 from jobctrl.domain.profile import Experience, Profile
 from jobctrl.domain.scoring import ScoreReport
-from jobctrl.domain.truth import check_resume
+from jobctrl.domain.truth import document
+from jobctrl.domain.truth.claims import ClaimContext, Unsupported
+from jobctrl.domain.truth.document import check_resume
 from jobctrl.llm.offline import score_offline
 from jobctrl.llm.offline_materials import cover_offline, tailor_offline
 
@@ -78,7 +78,7 @@ def walk_only(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_findings(text: str, cited: Sequence[Fact], context: ClaimContext) -> list[Unsupported]:
         return []
 
-    monkeypatch.setattr(truth, "check_sentence", no_findings)
+    monkeypatch.setattr(document, "check_sentence", no_findings)
 
 
 def _letter_text(letter: CoverLetter) -> str:

@@ -1,10 +1,10 @@
-"""Numbers, dates and durations read from a sentence (domain.quantities)."""
+"""Numbers, dates and durations read from a sentence (domain.truth.quantities)."""
 
 from __future__ import annotations
 
 import pytest
 
-from jobctrl.domain.quantities import PRESENT, Quantity, counted_compatible, parse_date, scan
+from jobctrl.domain.truth.quantities import PRESENT, Quantity, counted_compatible, parse_date, scan
 
 
 def only(text: str) -> Quantity:

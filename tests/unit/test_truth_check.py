@@ -15,8 +15,6 @@ from datetime import date
 import pytest
 
 from jobctrl.demo.profile import DEMO_PROFILE
-from jobctrl.domain import claims, truth
-from jobctrl.domain.claims import ClaimContext, Unsupported
 from jobctrl.domain.errors import COVER_FABRICATION, TAILOR_FABRICATION
 from jobctrl.domain.facts import Fact, education_fact_id, experience_fact_id, fact_index
 from jobctrl.domain.materials import (
@@ -28,7 +26,9 @@ from jobctrl.domain.materials import (
     TailoredResume,
 )
 from jobctrl.domain.profile import Profile
-from jobctrl.domain.truth import (
+from jobctrl.domain.truth import claims, document
+from jobctrl.domain.truth.claims import ClaimContext, Unsupported
+from jobctrl.domain.truth.document import (
     FabricationError,
     Finding,
     assert_letter_truthful,
@@ -127,7 +127,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[Call]:
         seen.append((text, tuple(f.id for f in cited), context))
         return []
 
-    monkeypatch.setattr(truth, "check_sentence", stand_in)
+    monkeypatch.setattr(document, "check_sentence", stand_in)
     return seen
 
 
@@ -136,7 +136,7 @@ def real_checker() -> None:
     try:
         claims.check_sentence("Thank you.", [], ClaimContext())
     except NotImplementedError:
-        pytest.skip("the sentence checker (domain/claims.py) is not implemented yet")
+        pytest.skip("the sentence checker (domain/truth/claims.py) is not implemented yet")
 
 
 def _facts(profile: Profile = PROFILE) -> dict[str, Fact]:
@@ -439,14 +439,14 @@ def test_the_sentence_checkers_findings_are_reported_at_their_line(
     def stand_in(text: str, cited: Sequence[Fact], context: ClaimContext) -> list[Unsupported]:
         return [Unsupported("quantity", "40 people " * 30)] if "40 people" in text else []
 
-    monkeypatch.setattr(truth, "check_sentence", stand_in)
+    monkeypatch.setattr(document, "check_sentence", stand_in)
     resume = _resume()
     resume.experience[0].bullets[3] = Cited(text=long, facts=[_highlight(0, 3)])
     [finding] = check_resume(resume, PROFILE, CONTEXT)
     assert (finding.where, finding.kind) == ("experience[0].bullets[3]", "quantity")
-    assert len(finding.sentence) == truth.MAX_SENTENCE and finding.sentence.endswith("…")
+    assert len(finding.sentence) == document.MAX_SENTENCE and finding.sentence.endswith("…")
     assert finding.sentence.startswith("Led platform teams of 40 people and more")
-    assert len(finding.claim) == truth.MAX_CLAIM and finding.claim.startswith("40 people")
+    assert len(finding.claim) == document.MAX_CLAIM and finding.claim.startswith("40 people")
 
 
 def test_a_letter_is_walked_greeting_to_signature(calls: list[Call]) -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from jobctrl.demo.profile import DEMO_PROFILE
 from jobctrl.domain.profile import Profile
-from jobctrl.domain.truth import check_letter, check_resume
+from jobctrl.domain.truth.document import check_letter, check_resume
 from tests.unit.truth_corpus import CASES, SPECS
 from tests.unit.truth_corpus.corpus import (
     FABRICATION_KINDS,

@@ -38,7 +38,7 @@ from jobctrl.domain.materials import (
 )
 from jobctrl.domain.profile import Experience, Profile
 from jobctrl.domain.scoring import RequirementFit, ScoreReport
-from jobctrl.domain.truth import profile_text
+from jobctrl.domain.truth.document import profile_text
 from jobctrl.domain.vocabulary import GENERIC_TERMS, TERMS, WORD_LEFT, WORD_RIGHT, term_for
 
 __all__ = ["MAX_BULLETS", "MAX_EVIDENCE_SENTENCES", "cover_offline", "tailor_offline"]

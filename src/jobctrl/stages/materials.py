@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from jobctrl.config import load_config
-from jobctrl.domain.claims import ClaimContext
 from jobctrl.domain.errors import (
     MATERIALS_MISSING,
     RENDER_FAILED,
@@ -35,7 +34,8 @@ from jobctrl.domain.materials import CoverLetter, MaterialKind, TailoredResume
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import Stage, StageState
-from jobctrl.domain.truth import (
+from jobctrl.domain.truth.claims import ClaimContext
+from jobctrl.domain.truth.document import (
     FabricationError,
     assert_letter_truthful,
     assert_resume_truthful,

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from jobctrl.domain.errors import CONFIG_INVALID, OWNERSHIP_LOST, ConfigError, StageError
-from jobctrl.domain.truth import FabricationError
+from jobctrl.domain.truth.document import FabricationError
 from jobctrl.stages.context import StageContext
 from jobctrl.store import stage_states
 from jobctrl.store.store import WriteTx

@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select
 
-from jobctrl.domain.truth import Finding
+from jobctrl.domain.truth.document import Finding
 from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store, WriteTx

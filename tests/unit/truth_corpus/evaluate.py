@@ -9,10 +9,10 @@ from collections import Counter
 from dataclasses import dataclass
 
 from jobctrl.demo.postings import generate_postings
-from jobctrl.domain.claims import ClaimContext
 from jobctrl.domain.materials import CoverLetter, TailoredResume
 from jobctrl.domain.profile import Profile
-from jobctrl.domain.truth import Finding, check_letter, check_resume
+from jobctrl.domain.truth.claims import ClaimContext
+from jobctrl.domain.truth.document import Finding, check_letter, check_resume
 from jobctrl.fetch.extract import extract_posting
 from jobctrl.llm.offline import score_offline
 from jobctrl.llm.offline_materials import cover_offline, tailor_offline

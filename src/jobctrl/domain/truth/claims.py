@@ -13,7 +13,7 @@ Interface (shared by ``domain.truth``'s document walk and the Apply answers):
 What a sentence claims, each compared with the cited facts:
 - names: employers, titles, schools, degrees, certifications, awards — any proper noun or
   named entity, not a fixed vocabulary;
-- technologies and tools (known or not), by alias (``domain.aliases``);
+- technologies and tools (known or not), by alias (``domain.truth.aliases``);
 - dates and durations, normalised ("Mar 2021", "March 2021", "2021-03", "03/2021",
   "Present", "2021–present"); years of experience computed from the cited dated entries;
 - quantities with value, magnitude (k/M/B), unit (%, ×, currency, …), number words of any
@@ -22,7 +22,7 @@ What a sentence claims, each compared with the cited facts:
 - claim words (won, award, patent, promoted, certified, …) a cited fact does not carry.
 
 The rules (each claim against the cited facts; the modules that read claims say how):
-- names: every entity (``domain.sentences``) must be found, by alias, case, diacritics,
+- names: every entity (``domain.truth.sentences``) must be found, by alias, case, diacritics,
   possessive and plural aside, in one cited fact — a highlight counts together with its
   experience entry, so its employer and title may be named — or in one of
   ``context.free_names``. The parts of a multi-word name come from the same fact; a known
@@ -39,7 +39,7 @@ The rules (each claim against the cited facts; the modules that read claims say 
   words (by family: "award-winning" is carried by "received the … award"; "won" by "won"
   or an award, but not by an award a cited fact calls a finalist or a nomination) and
   versions must be in the cited facts.
-- quantities (``domain.quantities``) must equal a cited quantity in value (magnitude and
+- quantities (``domain.truth.quantities``) must equal a cited quantity in value (magnitude and
   unit factor applied), unit (a currency may be left out), rate, place in a "from X to Y"
   change, and what it counts when both say ("40 people" is not "40 services"; "people"
   covers "engineers"). A change stated "from A to B" also supports its percentage and
@@ -69,7 +69,7 @@ Known limits — what this cannot see, by design of a checker with no language m
 - names and tools written in lower case that are not in the vocabulary or the alias list
   are caught only where a tool goes — in a list beside a named tool ("PyTorch and
   fairseq") or right after "using", "with", "in", … — and only when the word is not
-  English or common jargon (``domain.lexicon``): "the flink job" passes;
+  English or common jargon (``domain.truth.lexicon``): "the flink job" passes;
 - a paraphrase that names a tool the vocabulary ties to another ("containerized" is
   Docker) is read as that tool;
 - a sentence-initial English word that is also a name ("Amazon engineer with …",
@@ -96,9 +96,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
-from jobctrl.domain.aliases import AliasTable, alias_table, fold, word_tokens
 from jobctrl.domain.facts import Fact
-from jobctrl.domain.quantities import (
+from jobctrl.domain.truth.aliases import AliasTable, alias_table, fold, word_tokens
+from jobctrl.domain.truth.quantities import (
     CURRENCY_CODES,
     PRESENT,
     DatePoint,
@@ -110,7 +110,7 @@ from jobctrl.domain.quantities import (
     scan,
     singular,
 )
-from jobctrl.domain.sentences import (
+from jobctrl.domain.truth.sentences import (
     TITLE_WORDS,
     Entity,
     Part,

@@ -13,7 +13,7 @@ for a line that cites nothing — first-person claims about the candidate.
   spellings are found first ("Google Cloud Platform", "Sr."), and a part that is a known
   tool ("Spark" in "Spark Structured Streaming") may come from any cited fact.
   The first word of a sentence (or of a clause after ":", ";", "|", "—") is a name only
-  if it is not a common word, a verb form or an English word (``domain.lexicon``) that
+  if it is not a common word, a verb form or an English word (``domain.truth.lexicon``) that
   starts no longer name ("Built", "Thank", "Customer-focused" are words; "Microsoft" and
   "Amazon Web Services" are names); a title word ("Principal", "Staff") is always a name.
   Tools written in lower case ("kubernetes", "postgres", "machine learning") are found
@@ -40,8 +40,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from jobctrl.domain.aliases import AliasTable, fold, spelling_key
-from jobctrl.domain.lexicon import is_known_word
+from jobctrl.domain.truth.aliases import AliasTable, fold, spelling_key
+from jobctrl.domain.truth.lexicon import is_known_word
 from jobctrl.domain.vocabulary import GENERIC_TERMS, VOCABULARY, WORD_RIGHT
 
 __all__ = [

@@ -68,7 +68,7 @@ _SUFFIXES = ("ing", "ed", "es", "s", "er", "ers", "ation", "ations", "ization", 
 
 @functools.cache
 def _english() -> frozenset[str]:
-    data = resources.files("jobctrl.domain").joinpath("english_words.txt.gz").read_bytes()
+    data = resources.files("jobctrl.domain.truth").joinpath("english_words.txt.gz").read_bytes()
     return frozenset(gzip.decompress(data).decode("utf-8").split())
 
 

@@ -1,12 +1,12 @@
-"""The comparisons behind the truth check's structured fields (``domain.truth``): when a
+"""The comparisons behind the truth check's structured fields (``domain.truth.document``): when a
 resume's name, entry, date or skill says what the profile says, in another spelling.
 
 - ``person_name_key``: a person's name with case, whitespace and diacritics aside.
-- ``changed_dates``: dates in any spelling (read by ``domain.quantities``: "Mar 2021",
+- ``changed_dates``: dates in any spelling (read by ``domain.truth.quantities``: "Mar 2021",
   "2021-03", "03/2021", "Present" = "" = "present"), a whole range in one field split
   first; a year alone may stand for its month (it says less), never the reverse.
 - ``same_phrase``: a title, employer, school, degree or field by alias, word by word, where
-  a run of words may stand for another spelling in the alias list (``domain.aliases``,
+  a run of words may stand for another spelling in the alias list (``domain.truth.aliases``,
   with config.yaml's ``aliases:``) and a plural for its singular.
 - ``degree_changes``: an education entry's institution, degree and field against the
   profile's ("B.Sc." is "BSc"; a field left out is no claim).
@@ -23,10 +23,10 @@ import functools
 import re
 from collections.abc import Sequence
 
-from jobctrl.domain.aliases import AliasTable, fold, word_tokens
 from jobctrl.domain.materials import TailoredEducation
 from jobctrl.domain.profile import Education
-from jobctrl.domain.quantities import PRESENT, DatePoint, parse_date, singular
+from jobctrl.domain.truth.aliases import AliasTable, fold, word_tokens
+from jobctrl.domain.truth.quantities import PRESENT, DatePoint, parse_date, singular
 from jobctrl.domain.vocabulary import term_for
 
 __all__ = [
@@ -117,7 +117,7 @@ def changed_dates(
 
 # -- names by alias --------------------------------------------------------------------------
 # Two spellings of a title, an employer, a school or a skill compare word by word, where a
-# run of words may stand for another by the alias list (domain.aliases, with config.yaml's
+# run of words may stand for another by the alias list (domain.truth.aliases, with config.yaml's
 # ``aliases:``) and a plural for its singular. An alias equates spellings of one thing only.
 
 

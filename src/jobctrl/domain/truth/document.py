@@ -30,8 +30,8 @@ offending words. Findings are domain data for the person (``jobctrl show``, the 
 ``FabricationError``'s message carries only counts and kinds, never generated text.
 
 The checker is domain code: it reads the profile's facts, the claim checker
-(``domain.claims``) and the field comparisons (``domain.truth_fields``, over the alias
-list, ``domain.quantities`` and the shared vocabulary), never the offline scorer.
+(``domain.truth.claims``) and the field comparisons (``domain.truth.fields``, over the alias
+list, ``domain.truth.quantities`` and the shared vocabulary), never the offline scorer.
 """
 
 from __future__ import annotations
@@ -39,8 +39,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from jobctrl.domain.aliases import alias_table
-from jobctrl.domain.claims import ClaimContext, check_sentence
 from jobctrl.domain.errors import COVER_FABRICATION, TAILOR_FABRICATION, StageError
 from jobctrl.domain.facts import Fact, education_fact_id, experience_fact_id, fact_index
 from jobctrl.domain.materials import (
@@ -51,7 +49,9 @@ from jobctrl.domain.materials import (
     TailoredResume,
 )
 from jobctrl.domain.profile import Education, Experience, Profile
-from jobctrl.domain.truth_fields import (
+from jobctrl.domain.truth.aliases import alias_table
+from jobctrl.domain.truth.claims import ClaimContext, check_sentence
+from jobctrl.domain.truth.fields import (
     SkillEvidence,
     changed_dates,
     degree_changes,
