@@ -272,9 +272,9 @@ def test_a_sender_killed_at_any_step_never_sends_twice(
 
     status, delivered = KILL_POINTS[point]
     shown = show_application(home, job_id)  # what `jobctrl apply show JOB` prints
-    assert shown["status"] == status and len(smtp.delivered) == delivered
+    assert shown.status == status and len(smtp.delivered) == delivered
     if status == "unknown":
-        assert shown["errorCode"] == "SEND_SENDER_DIED" and "Sent folder" in shown["nextStep"]
+        assert shown.error_code == "SEND_SENDER_DIED" and "Sent folder" in shown.next_step
         _error(run_cli("apply", "send", job_id), "may have gone out")
         assert len(smtp.delivered) == delivered, "never re-sent by itself"
     else:  # nothing went out: the person may send it (once)

@@ -95,7 +95,7 @@ def test_a_send_stopped_by_an_unforeseen_error_is_never_left_live(
     with pytest.raises(RuntimeError):
         send_application(home, job_id)
     shown = show_application(home, job_id)
-    assert (shown["status"], shown["errorCode"]) == (status, SEND_INTERRUPTED)
+    assert (shown.status, shown.error_code) == (status, SEND_INTERRUPTED)
     assert apply_attempts.live_attempts(store) == [] and server.delivered == []
 
 
@@ -113,9 +113,9 @@ def test_tls_from_the_first_byte_and_none_on_loopback_send(
         decide_materials(home, job_id, "approve")
         prepared = prepare_application(home, job_id, to=[TO], channel=Channel.EMAIL.value)
         approve_application(home, job_id)
-        assert send_application(home, job_id)["status"] == "sent"
+        assert send_application(home, job_id).status == "sent"
         assert len(server.delivered) == 1 and server.delivered[0].recipients == [TO]
-        assert prepared["applicationId"] == applications.get(store, job_id)["id"]
+        assert prepared.application_id == applications.get(store, job_id)["id"]
 
 
 def test_an_edit_after_approval_withdraws_it_in_the_log(store) -> None:

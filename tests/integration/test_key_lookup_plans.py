@@ -88,7 +88,8 @@ def _person_reads(home, store, job: str) -> None:
     applications.set_application_outcome(
         home, tracked.application_id, outcome, follow_up="2026-12-24"
     )
-    assert "subject" in apply_views.show_application(home, job)  # its detail: it exists
+    shown = apply_views.show_application(home, job)  # its detail: it exists
+    assert isinstance(shown, apply_views.ApplicationDetail)
     queries.find_jobs(home)
 
 

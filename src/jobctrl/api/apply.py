@@ -4,16 +4,17 @@ CLI calls. Registered after ``/v1/apply/loop`` so ``loop`` is never read as a jo
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.app import apply, apply_views
+from jobctrl.app.apply import SendView
+from jobctrl.app.apply_views import ApplicationDetail, NoApplication, QueuedJob
+from jobctrl.app.models import Items, View
 from jobctrl.domain.errors import status_of
 
-__all__ = ["router"]
+__all__ = ["ErrorDetail", "router"]
 
 
 class Prepare(BaseModel):
@@ -42,20 +43,20 @@ router = tenant_router()
 """``/v1/apply`` and ``/v1/apply/{job}/...``."""
 
 
-@router.get("/v1/apply", tags=["apply"])
-def queue(home: TenantHome) -> dict[str, Any]:
+@router.get("/v1/apply", tags=["apply"], response_model=Items[QueuedJob])
+def queue(home: TenantHome) -> Items[QueuedJob]:
     """Prepared jobs, best fit first: channel, PDFs, what is missing, status."""
-    return {"items": apply_views.apply_queue(home)}
+    return Items(items=apply_views.apply_queue(home))
 
 
-@router.get("/v1/apply/{job_id}", tags=["apply"])
-def show(home: TenantHome, job_id: str) -> dict[str, Any]:
+@router.get("/v1/apply/{job_id}", tags=["apply"], response_model=ApplicationDetail | NoApplication)
+def show(home: TenantHome, job_id: str) -> ApplicationDetail | NoApplication:
     """The job's application with its exact message (``application: null`` if none)."""
     return apply_views.show_application(home, job_id)
 
 
-@router.post("/v1/apply/{job_id}/prepare", tags=["apply"])
-def prepare(home: TenantHome, job_id: str, body: Prepare | None = None) -> dict[str, Any]:
+@router.post("/v1/apply/{job_id}/prepare", tags=["apply"], response_model=ApplicationDetail)
+def prepare(home: TenantHome, job_id: str, body: Prepare | None = None) -> ApplicationDetail:
     """Prepare or edit the job's application; any change clears an approval."""
     given = body or Prepare()
     return apply.prepare_application(
@@ -69,31 +70,46 @@ def prepare(home: TenantHome, job_id: str, body: Prepare | None = None) -> dict[
     )
 
 
-@router.post("/v1/apply/{job_id}/approve", tags=["apply"])
-def approve(home: TenantHome, job_id: str) -> dict[str, Any]:
+@router.post("/v1/apply/{job_id}/approve", tags=["apply"], response_model=ApplicationDetail)
+def approve(home: TenantHome, job_id: str) -> ApplicationDetail:
     """Approve exactly the message as it is now, for 15 minutes."""
     return apply.approve_application(home, job_id)
+
+
+class ErrorDetail(View):
+    """An error's code and sentence."""
+
+    code: str
+    message: str
+
+
+class SendRefused(SendView):
+    """A send refused before its data (nothing was sent): the error, and the result."""
+
+    error: ErrorDetail
 
 
 @router.post(
     "/v1/apply/{job_id}/send",
     tags=["apply"],
-    responses={502: {"description": "refused before the data: nothing was sent"}},
+    response_model=SendView,
+    responses={
+        400: {"model": SendRefused, "description": "refused (not configured): nothing was sent"},
+        502: {"model": SendRefused, "description": "refused before the data: nothing was sent"},
+    },
 )
-def send(home: TenantHome, job_id: str) -> JSONResponse:
+def send(home: TenantHome, job_id: str) -> SendView | JSONResponse:
     """Send the approved email once: ``status`` ``sent``, or ``unknown`` (check the Sent
     folder, then resolve); a refusal (nothing sent) is an error with its code."""
     result = apply.send_application(home, job_id)
-    if result["status"] == "failed":
-        code = result["errorCode"] or ""
-        return JSONResponse(
-            {"error": {"code": code, "message": result["message"]}, **result},
-            status_of(code).http,
-        )
-    return JSONResponse(result)
+    if result.status == "failed":
+        code = result.error_code or ""
+        refused = {"error": {"code": code, "message": result.message}, **result.to_json()}
+        return JSONResponse(refused, status_of(code).http)
+    return result
 
 
-@router.post("/v1/apply/{job_id}/resolve", tags=["apply"])
-def resolve(home: TenantHome, job_id: str, body: Resolve) -> dict[str, Any]:
+@router.post("/v1/apply/{job_id}/resolve", tags=["apply"], response_model=ApplicationDetail)
+def resolve(home: TenantHome, job_id: str, body: Resolve) -> ApplicationDetail:
     """Say what happened: sent, not-sent, submitted or abandoned."""
     return apply.resolve_application(home, job_id, body.resolution)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from jobctrl.app.apply_views import application_detail
+from jobctrl.app.apply_views import ApplicationDetail, application_detail
+from jobctrl.app.models import View
 from jobctrl.domain import errors
 from jobctrl.domain.applications import Resolution, message_id
 from jobctrl.domain.clock import Clock
@@ -25,6 +26,7 @@ from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
 __all__ = [
+    "SendView",
     "approve_application",
     "prepare_application",
     "resolve_application",
@@ -33,6 +35,19 @@ __all__ = [
 
 MAX_SUBJECT = apply_prepare.MAX_SUBJECT
 MAX_BODY = apply_prepare.MAX_BODY
+
+
+class SendView(View):
+    """What a send came to: ``status`` ``sent``, ``unknown`` (check the Sent folder, then
+    resolve) or ``failed`` with its ``error_code`` (nothing was sent)."""
+
+    job_id: str
+    application_id: str
+    attempt_id: str | None
+    status: str
+    error_code: str | None
+    message: str
+    message_id: str | None
 
 
 def prepare_application(
@@ -45,7 +60,7 @@ def prepare_application(
     body: str | None = None,
     form_url: str | None = None,
     clock: Clock | None = None,
-) -> dict[str, Any]:
+) -> ApplicationDetail:
     """Prepare (or edit) the job's application. Email: the exact message (recipients,
     subject, body, the approved PDFs under readable names); any change clears an approval.
     Browser: the form to prefill. Needs approved materials and a posting not closed. The
@@ -87,7 +102,7 @@ def _check_current_materials(store: Store, job_id: str, row: dict[str, Any]) -> 
         )
 
 
-def approve_application(home: Home, ref: str, *, clock: Clock | None = None) -> dict[str, Any]:
+def approve_application(home: Home, ref: str, *, clock: Clock | None = None) -> ApplicationDetail:
     """Approve exactly the message as it is now (recipients, subject, body hash,
     attachment hashes, sender), for ``apply_approval_ttl_seconds`` (at most 15 minutes)."""
     store = Store.open(home)
@@ -118,10 +133,10 @@ def approve_application(home: Home, ref: str, *, clock: Clock | None = None) -> 
     return application_detail(store, job_id)
 
 
-def send_application(home: Home, ref: str, *, clock: Clock | None = None) -> dict[str, Any]:
+def send_application(home: Home, ref: str, *, clock: Clock | None = None) -> SendView:
     """Send the job's approved email once (see ``stages.apply_email``). The result's
     ``status`` is ``sent``, ``unknown`` (check the Sent folder, then resolve) or
-    ``failed`` with its ``errorCode`` (nothing was sent; the person may try again)."""
+    ``failed`` with its ``error_code`` (nothing was sent; the person may try again)."""
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
     apply_email.settle_dead_senders(store, clock=clock)
@@ -129,20 +144,20 @@ def send_application(home: Home, ref: str, *, clock: Clock | None = None) -> dic
     found = _prepared(store, job_id)
     _check_current_materials(store, job_id, found)
     result = apply_email.send_application(store, found["id"], clock=clock)
-    return {
-        "jobId": job_id,
-        "applicationId": result.application_id,
-        "attemptId": result.attempt_id,
-        "status": result.status,
-        "errorCode": result.error_code,
-        "message": result.message,
-        "messageId": result.message_id,
-    }
+    return SendView(
+        job_id=job_id,
+        application_id=result.application_id,
+        attempt_id=result.attempt_id,
+        status=result.status,
+        error_code=result.error_code,
+        message=result.message,
+        message_id=result.message_id,
+    )
 
 
 def resolve_application(
     home: Home, ref: str, resolution: str, *, clock: Clock | None = None
-) -> dict[str, Any]:
+) -> ApplicationDetail:
     """Record what the person says happened: an unknown send was ``sent`` or ``not-sent``,
     a form was ``submitted``, or the application is ``abandoned``."""
     try:

@@ -12,7 +12,9 @@ import click
 
 from jobctrl.app import apply as app_apply
 from jobctrl.app import apply_browser, apply_views
+from jobctrl.app.apply_views import ApplicationDetail, NoApplication
 from jobctrl.cli.base import echo_json, handle_errors, home
+from jobctrl.domain.clock import iso
 from jobctrl.domain.errors import INVALID_INPUT, JobctrlError, status_of
 
 __all__ = ["apply_group"]
@@ -54,27 +56,27 @@ def _size(n: int) -> str:
     return f"{n / 1024:.1f} KB" if n >= 1024 else f"{n} B"
 
 
-def _print_application(app: dict[str, Any]) -> None:
-    if app.get("applicationId") is None:
-        click.echo(f"job {app['jobId']} has no application yet")
+def _print_application(app: ApplicationDetail | NoApplication) -> None:
+    if isinstance(app, NoApplication):
+        click.echo(f"job {app.job_id} has no application yet")
         return
-    click.echo(f"application {app['applicationId']}  job {app['jobId']}")
-    click.echo(f"channel: {app['channel']}   status: {app['status']}")
-    if app.get("errorCode"):
-        click.echo(f"error: {app['errorCode']}")
-    if app["channel"] == "browser":
-        click.echo(f"form: {app.get('formUrl')}")
+    click.echo(f"application {app.application_id}  job {app.job_id}")
+    click.echo(f"channel: {app.channel}   status: {app.status}")
+    if app.error_code:
+        click.echo(f"error: {app.error_code}")
+    if app.channel == "browser":
+        click.echo(f"form: {app.form_url}")
     else:
-        click.echo(f"To: {', '.join(app['to'])}")
-        click.echo(f"Subject: {app.get('subject')}")
-        for a in app["attachments"]:
-            click.echo(f"Attachment: {a['name']} ({_size(a['size'])})")
+        click.echo(f"To: {', '.join(app.to)}")
+        click.echo(f"Subject: {app.subject}")
+        for a in app.attachments:
+            click.echo(f"Attachment: {a.name} ({_size(a.size)})")
         click.echo("")
-        click.echo(app.get("body") or "")
-    if app.get("approvalValid"):
-        click.echo(f"approved until {app['approvedUntil']}")
-    if app.get("nextStep"):
-        click.echo(f"next: {app['nextStep']}")
+        click.echo(app.body or "")
+    if app.approval_valid:
+        click.echo(f"approved until {iso(app.approved_until)}")
+    if app.next_step:
+        click.echo(f"next: {app.next_step}")
 
 
 @apply_group.command("list")
@@ -89,12 +91,12 @@ def list_cmd(as_json: bool) -> None:
     if not queue:
         click.echo("nothing to apply to yet (jobs appear once their materials are written)")
     for q in queue:
-        score = "-" if q["score"] is None else str(q["score"])
-        what = "ready" if q["ready"] else "missing: " + ", ".join(q["missing"])
-        status = q["status"] or "not prepared"
+        score = "-" if q.score is None else str(q.score)
+        what = "ready" if q.ready else "missing: " + ", ".join(q.missing)
+        status = q.status or "not prepared"
         click.echo(
-            f"{q['jobId']}  {score:>3}  {q['channel']:<7} {status:<12} "
-            f"{q['title'] or ''} — {q['company'] or ''}  ({what})"
+            f"{q.job_id}  {score:>3}  {q.channel:<7} {status:<12} "
+            f"{q.title or ''} — {q.company or ''}  ({what})"
         )
 
 
@@ -168,7 +170,7 @@ def approve_cmd(job: str, as_json: bool) -> None:
     if as_json:
         echo_json(app)
     else:
-        click.echo(f"approved application {app['applicationId']} until {app['approvedUntil']}")
+        click.echo(f"approved application {app.application_id} until {iso(app.approved_until)}")
 
 
 @apply_group.command("send")
@@ -182,15 +184,15 @@ def send_cmd(job: str, as_json: bool) -> None:
     result = app_apply.send_application(home(), job)
     if as_json:
         echo_json(result)
-    if result["status"] == "sent":
+    if result.status == "sent":
         if not as_json:
-            click.echo(f"sent job {result['jobId']}'s application ({result['messageId']})")
+            click.echo(f"sent job {result.job_id}'s application ({result.message_id})")
         return
-    if result["status"] == "unknown":
-        click.echo(f"error: {result['errorCode']}: {result['message']}", err=True)
+    if result.status == "unknown":
+        click.echo(f"error: {result.error_code}: {result.message}", err=True)
         sys.exit(EXIT_UNKNOWN)
-    click.echo(f"error: {result['errorCode']}: {result['message']}", err=True)
-    sys.exit(status_of(result["errorCode"] or "").exit)
+    click.echo(f"error: {result.error_code}: {result.message}", err=True)
+    sys.exit(status_of(result.error_code or "").exit)
 
 
 @apply_group.command("resolve")
@@ -205,7 +207,7 @@ def resolve_cmd(job: str, resolution: str, as_json: bool) -> None:
     if as_json:
         echo_json(app)
     else:
-        click.echo(f"application {app['applicationId']}: {app['status']}")
+        click.echo(f"application {app.application_id}: {app.status}")
 
 
 def _print_prefill(result: dict[str, Any], out: Any) -> None:

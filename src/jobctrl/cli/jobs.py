@@ -217,14 +217,14 @@ def show(job: str, as_json: bool) -> None:
         click.echo(line)
     application = view.application
     if application:
-        line = f"  {'application':<14}{application['status']} by {application['channel']}"
-        if application["errorCode"]:
-            line += f"  {application['errorCode']}"
-        if application["to"]:
-            line += f"  to {', '.join(application['to'])}"
+        line = f"  {'application':<14}{application.status} by {application.channel}"
+        if application.error_code:
+            line += f"  {application.error_code}"
+        if application.to:
+            line += f"  to {', '.join(application.to)}"
         click.echo(line)
-        if application["nextStep"]:
-            click.echo(f"  {'':<14}next: {application['nextStep']}")
+        if application.next_step:
+            click.echo(f"  {'':<14}next: {application.next_step}")
     if view.truth_check:
         _truth_check(view.truth_check)
     report = view.score_report
