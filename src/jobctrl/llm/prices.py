@@ -7,9 +7,6 @@ so the ledger can say its total is an estimate. The offline provider costs nothi
 
 from __future__ import annotations
 
-from genai_prices import Usage as PriceUsage
-from genai_prices import calc_price
-
 # USD per million tokens (input, output) for models without a known price.
 GENERIC_RATE = (1.00, 4.00)
 
@@ -29,6 +26,12 @@ def estimate_cost_usd(
     """
     if provider == "offline":
         return 0.0, True
+    # Here, not at the top: reads (`jobctrl jobs`, via the spend query) import this module,
+    # and the price data is a tenth of a second of start-up only a priced call needs (its
+    # reservation, before the call, loads it: never between an answer and its record)
+    from genai_prices import Usage as PriceUsage
+    from genai_prices import calc_price
+
     usage = PriceUsage(input_tokens=input_tokens, output_tokens=output_tokens)
     try:
         price = (
