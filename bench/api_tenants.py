@@ -200,7 +200,7 @@ def plans(home: Home, store: Store, tenant: str, wanted: dict[str, dict[str, Any
         captured.clear()
         event.listen(store.reader, "before_cursor_execute", grab)
         try:
-            queries.find_jobs(home.with_tenant(tenant), limit=50, **params)
+            queries.find_jobs(home.with_tenant(tenant), queries.JobFilter(limit=50, **params))
         finally:
             event.remove(store.reader, "before_cursor_execute", grab)
         out[name] = []

@@ -70,7 +70,7 @@ def test_the_same_posting_in_two_tenants_is_two_jobs(two_tenants: TwoTenants) ->
         jobs.job_record(acme, mine.job_id)
     assert [r["job_id"] for r in job_list.find(acme)[0]] == [theirs.job_id]
     assert [r["job_id"] for r in job_list.find(local)[0]] == [mine.job_id]
-    assert job_list.find(acme, limit=10)[1] == 1
+    assert job_list.find(acme, job_list.JobFilter(limit=10))[1] == 1
     assert stage_states.stage_rows(local, theirs.job_id) == []
     assert {r["tenant_id"] for r in stage_states.stage_rows(acme, theirs.job_id)} == {ACME}
 

@@ -41,16 +41,10 @@ def list_jobs(
     offset: int = Query(0, ge=0, le=1_000_000),
 ) -> Page[JobListItem]:
     """Jobs from the list projection, best score first unless ``sort`` says otherwise."""
-    items, total = queries.find_jobs(
-        home,
-        stage=stage,
-        status=status,
-        min_score=min_score,
-        q=q,
-        sort=sort,
-        limit=limit,
-        offset=offset,
+    wanted = queries.JobFilter(
+        stage=stage, status=status, min_score=min_score, q=q, sort=sort, limit=limit, offset=offset
     )
+    items, total = queries.find_jobs(home, wanted)
     return Page[JobListItem](items=items, total=total, limit=limit, offset=offset)
 
 

@@ -115,7 +115,16 @@ def jobs_page(
         "sort": sort if sort in queries.JOB_SORTS else "score",
     }
     number = _int_or_none(page, 1, 100_000) or 1
-    rows, total = queries.find_jobs(home, limit=PER_PAGE, offset=(number - 1) * PER_PAGE, **filters)
+    wanted = queries.JobFilter(
+        stage=filters["stage"] or None,
+        status=filters["status"] or None,
+        min_score=filters["min_score"],
+        q=filters["q"] or None,
+        sort=filters["sort"],
+        limit=PER_PAGE,
+        offset=(number - 1) * PER_PAGE,
+    )
+    rows, total = queries.find_jobs(home, wanted)
     context: dict[str, Any] = {
         "rows": dump(rows),
         "total": total,
@@ -172,9 +181,11 @@ def runs_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
 def apply_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
     queue = apply_views.apply_queue(home)
     messages = {
-        q.job_id: apply_views.show_application(home, q.job_id) for q in queue if q.application_id
+        q["jobId"]: apply_views.show_application(home, q["jobId"])
+        for q in queue
+        if q["applicationId"]
     }
-    context: dict[str, Any] = {"queue": dump(queue), "messages": dump(messages)}
+    context: dict[str, Any] = {"queue": queue, "messages": messages}
     if fragment == "main":
         return _render("_apply.html", **context)
     return _render("apply.html", nav="apply", **context)

@@ -14,7 +14,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from jobctrl import config as config_file
-from jobctrl.app.apply_views import ApplicationSummary, application_summary
+from jobctrl.app.apply_views import application_summary
 from jobctrl.app.materials import pdf_file_name
 from jobctrl.app.models import Timestamp, View
 from jobctrl.app.truth import TruthCheckView, latest_truth_check
@@ -36,6 +36,7 @@ from jobctrl.store import (
     spend,
     workflow_runs,
 )
+from jobctrl.store.job_list import JobFilter
 from jobctrl.store.settings import SPECS, Settings
 from jobctrl.store.store import Store
 
@@ -44,6 +45,7 @@ __all__ = [
     "DiscoveryRunView",
     "JobArtifacts",
     "JobDetail",
+    "JobFilter",
     "JobListItem",
     "JobView",
     "LoggedEvent",
@@ -150,7 +152,7 @@ class JobView(View):
     evaluation_report: EvaluationReport | None
     truth_check: TruthCheckView | None
     # The application summary (``app.apply_views``), or None before one is prepared.
-    application: ApplicationSummary | None
+    application: Any
     created_at: Timestamp
     updated_at: Timestamp
 
@@ -298,35 +300,17 @@ def _list_item(r: dict[str, Any]) -> JobListItem:
     )
 
 
-def find_jobs(
-    home: Home,
-    *,
-    stage: str | None = None,
-    status: str | None = None,
-    min_score: int | None = None,
-    q: str | None = None,
-    sort: str = "score",
-    limit: int | None = None,
-    offset: int = 0,
-) -> tuple[list[JobListItem], int]:
-    """Jobs from the list projection, filtered and sorted (highest first; no score last),
-    and how many match in all. `jobctrl jobs`, the API and the Jobs page share it."""
-    rows, total = job_list.find(
-        Store.open(home),
-        stage=stage,
-        status=status,
-        min_score=min_score,
-        q=q,
-        sort=sort,
-        limit=limit,
-        offset=offset,
-    )
+def find_jobs(home: Home, wanted: JobFilter | None = None) -> tuple[list[JobListItem], int]:
+    """Jobs from the list projection, filtered and sorted as ``wanted`` says (default:
+    every job, highest score first, no score last), and how many match in all.
+    `jobctrl jobs`, the API and the Jobs page share it."""
+    rows, total = job_list.find(Store.open(home), wanted)
     return [_list_item(r) for r in rows], total
 
 
 def list_jobs(home: Home) -> list[JobListItem]:
     """Every job, best fit first."""
-    return find_jobs(home)[0]
+    return find_jobs(home, JobFilter())[0]
 
 
 def job_materials(home: Home, ref: str) -> list[MaterialView]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, or_, select
@@ -21,33 +22,39 @@ _ORDER_BY = {
 }
 
 
-def find(
-    store: Store,
-    *,
-    stage: str | None = None,
-    status: str | None = None,
-    min_score: int | None = None,
-    q: str | None = None,
-    sort: str = "score",
-    limit: int | None = None,
-    offset: int = 0,
-) -> tuple[list[dict[str, Any]], int]:
-    """List rows matching the filters in ``sort`` order (best score first, no score
-    last), and how many match in all."""
+@dataclass(frozen=True)
+class JobFilter:
+    """Which jobs a list shows, in what order, and which page of them: the Jobs list of
+    `jobctrl jobs`, ``GET /v1/jobs`` and the Jobs page. Empty fields filter nothing;
+    ``limit`` None is every row from ``offset`` on."""
+
+    stage: str | None = None
+    status: str | None = None
+    min_score: int | None = None
+    q: str | None = None
+    sort: str = "score"  # one of SORTS
+    limit: int | None = None
+    offset: int = 0
+
+
+def find(store: Store, wanted: JobFilter | None = None) -> tuple[list[dict[str, Any]], int]:
+    """List rows matching ``wanted`` in its order (best score first, no score last),
+    and how many match in all."""
+    w = wanted or JobFilter()
     where = []
-    if stage:
-        where.append(JL.c.current_stage == stage)
-    if status:
-        where.append(JL.c.status == status)
-    if min_score is not None:
-        where.append(JL.c.score >= min_score)
-    if q:
-        where.append(or_(JL.c.title.ilike(f"%{q}%"), JL.c.company.ilike(f"%{q}%")))
+    if w.stage:
+        where.append(JL.c.current_stage == w.stage)
+    if w.status:
+        where.append(JL.c.status == w.status)
+    if w.min_score is not None:
+        where.append(JL.c.score >= w.min_score)
+    if w.q:
+        where.append(or_(JL.c.title.ilike(f"%{w.q}%"), JL.c.company.ilike(f"%{w.q}%")))
     with store.read() as conn:
         where.insert(0, tenancy.scoped(JL, conn))  # first: the list indexes lead with it
-        query = select(JL).where(*where).order_by(*_ORDER_BY[sort]).limit(limit).offset(offset)
-        rows = [dict(r) for r in conn.execute(query).mappings()]
-        if limit is None and not offset:
+        query = select(JL).where(*where).order_by(*_ORDER_BY[w.sort]).limit(w.limit)
+        rows = [dict(r) for r in conn.execute(query.offset(w.offset)).mappings()]
+        if w.limit is None and not w.offset:
             return rows, len(rows)
         total = conn.execute(select(func.count()).select_from(JL).where(*where)).scalar_one()
     return rows, int(total)
