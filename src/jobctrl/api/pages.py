@@ -181,11 +181,9 @@ def runs_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
 def apply_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
     queue = apply_views.apply_queue(home)
     messages = {
-        q["jobId"]: apply_views.show_application(home, q["jobId"])
-        for q in queue
-        if q["applicationId"]
+        q.job_id: apply_views.show_application(home, q.job_id) for q in queue if q.application_id
     }
-    context: dict[str, Any] = {"queue": queue, "messages": messages}
+    context: dict[str, Any] = {"queue": dump(queue), "messages": dump(messages)}
     if fragment == "main":
         return _render("_apply.html", **context)
     return _render("apply.html", nav="apply", **context)

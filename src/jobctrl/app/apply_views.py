@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from jobctrl.app.materials import material_files
+from jobctrl.app.models import Timestamp, View
 from jobctrl.domain.applications import ApplicationStatus, Channel
 from jobctrl.domain.clock import as_utc, utcnow
 from jobctrl.domain.errors import JobctrlError
@@ -20,7 +21,19 @@ from jobctrl.stages.apply_email import UNKNOWN_HINT, settle_dead_senders
 from jobctrl.store import applications, job_list, jobs
 from jobctrl.store.store import Store
 
-__all__ = ["application_detail", "application_summary", "apply_queue", "show_application"]
+__all__ = [
+    "ApplicationDetail",
+    "ApplicationSummary",
+    "Attachment",
+    "AttachmentDetail",
+    "NoApplication",
+    "QueuedJob",
+    "QueuedPdf",
+    "application_detail",
+    "application_summary",
+    "apply_queue",
+    "show_application",
+]
 
 # What the person is asked to do next, by status.
 NEXT_STEP = {
@@ -44,16 +57,76 @@ def _next_step(status: str, channel: str | None) -> str | None:
     return NEXT_STEP.get(ApplicationStatus(status)) if status in NEXT_STEP else None
 
 
-def _iso(value: datetime | None) -> str | None:
-    return as_utc(value).isoformat() if value else None
-
-
 def _approval_valid(row: dict[str, Any], now: datetime) -> bool:
     expires = row.get("approval_expires_at")
     return bool(row.get("approval_digest") and expires and as_utc(expires) > now)
 
 
-def application_summary(store: Store, job_id: str) -> dict[str, Any] | None:
+class Attachment(View):
+    """A PDF attached to an email application, as the summary shows it."""
+
+    kind: str
+    name: str
+    size: int
+
+
+class AttachmentDetail(Attachment):
+    """An attachment with its hash: exactly the bytes that are (or were) sent."""
+
+    sha256: str
+
+
+class ApplicationSummary(View):
+    """The job's application as `jobctrl show` and the Job page show it."""
+
+    application_id: str
+    channel: str | None
+    status: str
+    outcome: str | None
+    to: list[str]
+    attachments: list[Attachment]
+    error_code: str | None
+    approved_until: Timestamp | None
+    approval_valid: bool
+    form_url: str | None
+    applied_at: Timestamp | None
+    next_step: str | None
+
+
+class ApplicationDetail(View):
+    """The summary plus the exact message (`jobctrl apply show`, ``/v1/apply/{job}``, and
+    what prepare, approve and resolve answer): subject, body, each attachment's hash, the
+    Message-ID while the approval is valid, and the posting's company, role and URL."""
+
+    job_id: str
+    application_id: str
+    channel: str | None
+    status: str
+    outcome: str | None
+    to: list[str]
+    attachments: list[AttachmentDetail]
+    error_code: str | None
+    approved_until: Timestamp | None
+    approval_valid: bool
+    form_url: str | None
+    applied_at: Timestamp | None
+    next_step: str | None
+    subject: str | None
+    body: str | None
+    message_id: str | None
+    company: str | None
+    role: str | None
+    url: str | None
+
+
+class NoApplication(View):
+    """`jobctrl apply show` of a job without an application: ``application: null``."""
+
+    job_id: str
+    application: None = None
+
+
+def application_summary(store: Store, job_id: str) -> ApplicationSummary | None:
     """The job's application as `jobctrl show` and the Job page show it (None: none)."""
     row = applications.get(store, job_id)
     if row is None:
@@ -62,76 +135,105 @@ def application_summary(store: Store, job_id: str) -> dict[str, Any] | None:
         settle_dead_senders(store)
         row = applications.get(store, job_id) or row
     status = row["status"]
-    return {
-        "applicationId": row["id"],
-        "channel": row["channel"],
-        "status": status,
-        "outcome": row["outcome"],
-        "to": list(row["email_to"] or []),
-        "attachments": [
-            {"kind": a["kind"], "name": a["name"], "size": a["size"]}
+    expires, applied = row["approval_expires_at"], row["applied_at"]  # UTC (SQLite: naive)
+    return ApplicationSummary(
+        application_id=row["id"],
+        channel=row["channel"],
+        status=status,
+        outcome=row["outcome"],
+        to=list(row["email_to"] or []),
+        attachments=[
+            Attachment(kind=a["kind"], name=a["name"], size=a["size"])
             for a in row["attachments"] or []
         ],
-        "errorCode": row["error_code"],
-        "approvedUntil": _iso(row["approval_expires_at"]),
-        "approvalValid": _approval_valid(row, utcnow()),
-        "formUrl": row["form_url"],
-        "appliedAt": _iso(row["applied_at"]),
-        "nextStep": _next_step(status, row["channel"]),
-    }
+        error_code=row["error_code"],
+        approved_until=as_utc(expires) if expires else None,
+        approval_valid=_approval_valid(row, utcnow()),
+        form_url=row["form_url"],
+        applied_at=as_utc(applied) if applied else None,
+        next_step=_next_step(status, row["channel"]),
+    )
 
 
-def application_detail(store: Store, job_id: str) -> dict[str, Any]:
+def application_detail(store: Store, job_id: str) -> ApplicationDetail:
     """The summary plus the exact message: subject, body and each attachment's hash."""
     row = applications.get(store, job_id)
     summary = application_summary(store, job_id)
     assert row is not None and summary is not None
-    return {
-        "jobId": job_id,
-        **summary,
-        "subject": row["email_subject"],
-        "body": row["email_body"],
-        "attachments": [
-            {"kind": a["kind"], "name": a["name"], "size": a["size"], "sha256": a["sha256"]}
+    return ApplicationDetail(
+        job_id=job_id,
+        **summary.model_dump(by_alias=False, exclude={"attachments"}),
+        attachments=[
+            AttachmentDetail(kind=a["kind"], name=a["name"], size=a["size"], sha256=a["sha256"])
             for a in row["attachments"] or []
         ],
-        "messageId": row["message_id"] if summary["approvalValid"] else None,
-        "company": row["company"],
-        "role": row["role"],
-        "url": row["url"],
-    }
+        subject=row["email_subject"],
+        body=row["email_body"],
+        message_id=row["message_id"] if summary.approval_valid else None,
+        company=row["company"],
+        role=row["role"],
+        url=row["url"],
+    )
 
 
-def show_application(home: Home, ref: str) -> dict[str, Any]:
+def show_application(home: Home, ref: str) -> ApplicationDetail | NoApplication:
     """One job's application with its exact message (``application: null`` if none)."""
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
     if applications.get(store, job_id) is None:
-        return {"jobId": job_id, "application": None}
+        return NoApplication(job_id=job_id)
     return application_detail(store, job_id)
 
 
-def _pdfs(home: Home, job_id: str) -> tuple[list[dict[str, Any]], list[str]]:
+class QueuedPdf(View):
+    """One of a queued job's PDFs (approved, else newest) with its approval."""
+
+    kind: str
+    name: str
+    size: int
+    approval: str
+    sha256: str
+
+
+class QueuedJob(View):
+    """A job in the Apply queue: its channel, PDFs, what is still missing before it can
+    go out, and its application's status (none yet: ``application_id`` None)."""
+
+    job_id: str
+    title: str | None
+    company: str | None
+    score: int | None
+    channel: str
+    pdfs: list[QueuedPdf]
+    missing: list[str]
+    ready: bool
+    application_id: str | None
+    status: str | None
+    error_code: str | None
+    form_url: str | None
+
+
+def _pdfs(home: Home, job_id: str) -> tuple[list[QueuedPdf], list[str]]:
     """The job's PDFs (approved, else newest) and what is missing before it can go out."""
     try:
         files = material_files(home, job_id)
     except JobctrlError:
         return [], ["the PDFs are missing from the artifact store"]
     pdfs = [
-        {"kind": f.kind, "name": f.name, "size": f.size, "approval": f.approval, "sha256": f.sha256}
+        QueuedPdf(kind=f.kind, name=f.name, size=f.size, approval=f.approval, sha256=f.sha256)
         for f in files
     ]
     missing = []
     for kind, label in ((MaterialKind.RESUME, "resume"), (MaterialKind.COVER, "cover letter")):
-        found = [p for p in pdfs if p["kind"] == kind]
+        found = [p for p in pdfs if p.kind == kind]
         if not found:
             missing.append(f"{label} PDF")
-        elif found[0]["approval"] != MaterialState.APPROVED:
+        elif found[0].approval != MaterialState.APPROVED:
             missing.append(f"{label} approval")
     return pdfs, missing
 
 
-def apply_queue(home: Home) -> list[dict[str, Any]]:
+def apply_queue(home: Home) -> list[QueuedJob]:
     """Prepared jobs and jobs with an application, best fit first: each with its channel,
     PDFs, what is still missing and the application's status."""
     store = Store.open(home)
@@ -155,20 +257,20 @@ def apply_queue(home: Home) -> list[dict[str, Any]]:
         if channel == Channel.EMAIL and not (app and app["email_to"]):
             missing.append("recipient")
         queue.append(
-            {
-                "jobId": job_id,
-                "title": listed["title"],
-                "company": listed["company"],
-                "score": listed["score"],
-                "channel": channel,
-                "pdfs": pdfs,
-                "missing": missing,
-                "ready": not missing,
-                "applicationId": app["id"] if app else None,
-                "status": app["status"] if app else None,
-                "errorCode": app["error_code"] if app else None,
-                "formUrl": (app or {}).get("form_url") or job.get("apply_url") or job.get("url"),
-            }
+            QueuedJob(
+                job_id=job_id,
+                title=listed["title"],
+                company=listed["company"],
+                score=listed["score"],
+                channel=channel,
+                pdfs=pdfs,
+                missing=missing,
+                ready=not missing,
+                application_id=app["id"] if app else None,
+                status=app["status"] if app else None,
+                error_code=app["error_code"] if app else None,
+                form_url=(app or {}).get("form_url") or job.get("apply_url") or job.get("url"),
+            )
         )
-    queue.sort(key=lambda q: (q["score"] is None, -(q["score"] or 0), q["jobId"]))
+    queue.sort(key=lambda q: (q.score is None, -(q.score or 0), q.job_id))
     return queue

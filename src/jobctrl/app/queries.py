@@ -14,7 +14,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from jobctrl import config as config_file
-from jobctrl.app.apply_views import application_summary
+from jobctrl.app.apply_views import ApplicationSummary, application_summary
 from jobctrl.app.materials import pdf_file_name
 from jobctrl.app.models import Timestamp, View
 from jobctrl.app.truth import TruthCheckView, latest_truth_check
@@ -152,7 +152,7 @@ class JobView(View):
     evaluation_report: EvaluationReport | None
     truth_check: TruthCheckView | None
     # The application summary (``app.apply_views``), or None before one is prepared.
-    application: Any
+    application: ApplicationSummary | None
     created_at: Timestamp
     updated_at: Timestamp
 
