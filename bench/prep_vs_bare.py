@@ -143,7 +143,7 @@ def stub_stages(ms_per_job: dict[str, float], mode: str) -> None:
     """Replace every stage's work in this process's worker by a stand-in that takes as
     long (``ms_per_job``) and either sleeps or spins holding the interpreter."""
 
-    def stand_in(ctx, stage, job_id, workflow_id, run_id, work, heartbeat):
+    def stand_in(ctx, stage, job_id, workflow_id, run_id, work, heartbeat, *, cancellations=()):
         seconds = ms_per_job[getattr(stage, "value", stage)] / 1000
         if mode == "sleep":
             time.sleep(seconds)

@@ -23,12 +23,12 @@ from collections.abc import Iterator
 import pytest
 
 from jobctrl.app import applications, apply_views, materials, queries, truth
+from jobctrl.stages import stage_gate
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
 from jobctrl.stages.materials import cover, render, tailor
 from jobctrl.stages.score import score
 from jobctrl.store import jobs, workflow_runs
-from jobctrl.workflows import stage_gate
 from jobctrl.workflows.activities import PreparationActivities
 from jobctrl.workflows.models import FinalizeInput
 from tests.support.http import FixtureServer, Route, posting_html

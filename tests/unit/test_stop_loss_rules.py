@@ -17,9 +17,9 @@ from jobctrl.domain.errors import (
     SOURCE_UNAVAILABLE,
 )
 from jobctrl.domain.stop_loss import Window, after_failure, after_success, counts, streak_item
+from jobctrl.stages import stage_gate
 from jobctrl.stages.context import StageContext
 from jobctrl.store import jobs, schema, stop_loss, tenancy
-from jobctrl.workflows import stage_gate
 
 
 def _fail(window: Window, code: str, item: str, threshold: int = 5) -> tuple[Window, bool]:

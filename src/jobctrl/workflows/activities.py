@@ -31,13 +31,12 @@ from jobctrl.domain.errors import (
     StageError,
 )
 from jobctrl.domain.stages import Stage, StageState
-from jobctrl.stages import materials
+from jobctrl.stages import materials, stage_gate
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
 from jobctrl.stages.score import score
 from jobctrl.store import jobs, reports, stage_control, stage_lookups, stage_states, workflow_runs
 from jobctrl.workflows import activity_defs as act
-from jobctrl.workflows import stage_gate
 from jobctrl.workflows.models import EnrichResult, FinalizeInput, ScoreResult, StageInput
 
 log = logging.getLogger(__name__)
@@ -52,6 +51,13 @@ def as_application_error(error: JobctrlError) -> ApplicationError:
         non_retryable=not error.retryable,
         next_retry_delay=error.retry_after,
     )
+
+
+def _final_refusal(error: StageError) -> ApplicationError:
+    """A refusal of the stage gate (``stages.stage_gate.is_refusal``), which Temporal must
+    not retry within this execution: a paused lane waits for the person, a cancel is
+    final."""
+    return ApplicationError(error.message, type=error.code, non_retryable=True)
 
 
 # The event loop of the async activity running in this context, if any: its blocking work
@@ -193,11 +199,12 @@ class PreparationActivities:
                 run_id,
                 lambda: work(run_id),
                 activity_heartbeat,
+                cancellations=(CancelledError,),
             )
         except StageError as error:
             log.warning("%s of job %s: %s (attempt %d)", stage, job_id, error.code, info.attempt)
             if stage_gate.is_refusal(error):
-                raise stage_gate.final(error) from None
+                raise _final_refusal(error) from None
             if error.retryable:
                 self._note_next_attempt(ctx, job_id, stage, run_id, info, error)
             raise as_application_error(error) from None

@@ -12,6 +12,10 @@ not one per free activity slot; once one attempt succeeds the others go at full 
 
 After: the outcome is noted in the lane's window (``store.stop_loss``; the rules are
 ``domain.stop_loss``); a note the database cannot take is logged and dropped.
+
+Temporal stays in the activity: it turns a refusal into a final failure
+(``workflows.activities``) and names the exceptions that mean the attempt was cancelled
+(``cancellations``), which are no failure of the lane.
 """
 
 from __future__ import annotations
@@ -21,8 +25,6 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 from typing import TypeVar
-
-from temporalio.exceptions import ApplicationError, CancelledError
 
 from jobctrl.domain.errors import (
     AUTOMATION_PAUSED,
@@ -45,13 +47,10 @@ _proven: set[tuple[str, str]] = set()  # lanes with a success in this worker, no
 _guard = threading.Lock()
 
 
-def final(error: StageError) -> ApplicationError:
-    """A refusal Temporal must not retry within this execution: a paused lane waits for
-    the person (recovery retries the row after `jobctrl resume`), a cancel is final."""
-    return ApplicationError(error.message, type=error.code, non_retryable=True)
-
-
 def is_refusal(error: StageError) -> bool:
+    """The gate's own refusals, which no retry in this execution changes: a paused lane
+    waits for the person (recovery retries the row after `jobctrl resume`), a cancel is
+    final."""
     return error.code in (AUTOMATION_PAUSED, CANCELED)
 
 
@@ -81,19 +80,22 @@ def run_gated(
     run_id: str,
     work: Callable[[], T],
     heartbeat: Callable[[], None],
+    *,
+    cancellations: tuple[type[BaseException], ...] = (),
 ) -> T:
     """Run ``work`` behind the gate and note its outcome in the lane's window; what it
-    raises (refusals included) propagates."""
+    raises (refusals included) propagates. An exception of ``cancellations`` (the
+    attempt was cancelled) is noted as nothing."""
     seen = stage_control.gate(ctx.store, stage, workflow_id, run_id)
     lane = (ctx.store.tenant, stage)
     if seen.streak:
         with _guard:
             _proven.discard(lane)
     if lane in _proven and not seen.streak:
-        return _attempt(ctx, stage, job_id, run_id, seen, work)
+        return _attempt(ctx, stage, job_id, run_id, seen, work, cancellations)
     with _turn(lane, heartbeat):  # the outcome is noted before the next attempt's gate
         again = stage_control.gate(ctx.store, stage, workflow_id, run_id)  # after the wait
-        return _attempt(ctx, stage, job_id, run_id, again, work)
+        return _attempt(ctx, stage, job_id, run_id, again, work, cancellations)
 
 
 def _attempt(
@@ -103,6 +105,7 @@ def _attempt(
     run_id: str,
     seen: stage_control.Gate,
     work: Callable[[], T],
+    cancellations: tuple[type[BaseException], ...],
 ) -> T:
     _refuse(ctx, stage, job_id, run_id, seen)
     try:
@@ -110,10 +113,9 @@ def _attempt(
     except StageError as error:
         note(ctx, stage, job_id, error.code)
         raise
-    except CancelledError:
-        raise  # Temporal cancelled the attempt (a cancelled job): no failure of the lane
-    except Exception:
-        note(ctx, stage, job_id, STAGE_INTERNAL_ERROR)
+    except Exception as error:
+        if not isinstance(error, cancellations):  # a cancelled attempt fails no lane
+            note(ctx, stage, job_id, STAGE_INTERNAL_ERROR)
         raise
     if seen.streak or (ctx.store.tenant, stage) not in _proven:  # else nothing to note
         note(ctx, stage, job_id, None)
