@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
+from jobctrl.app.apply_browser import FormResult
 from jobctrl.domain.errors import (
     APPLY_FORM_UNAVAILABLE,
     APPLY_NO_DISPLAY,
@@ -66,7 +67,7 @@ def run(
         render_seconds=2, **options,
     )  # fmt: skip
     result = prefill_form(request, on_handover=hand_over)
-    return result.to_json() | {"screenshot": result.screenshot}, seen
+    return FormResult.of(result).to_json() | {"screenshot": result.screenshot}, seen
 
 
 # What a person reads on the page: an input's value, a select's chosen text, a box's

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from jobctrl.app.apply import resolve_application
-from jobctrl.app.apply_browser import prefill
+from jobctrl.app.apply_browser import FormResult, prefill
 from jobctrl.app.materials import decide_materials
 from jobctrl.app.queries import event_log
 from jobctrl.cli import main
@@ -56,7 +56,7 @@ def _types(home, job_id: str) -> list[str]:
     return [e.type for e in event_log(home, 0) if e.job_id == job_id]
 
 
-def _submit(result: dict, page) -> None:
+def _submit(result: FormResult, page) -> None:
     area = page.locator("#q116")
     area.fill("Because I like building reliable systems.")
     page.locator("#submit_app").click()
@@ -74,7 +74,7 @@ def test_a_prefill_is_recorded_at_hand_over_and_the_persons_submission_after_it(
     result = prefill(home, job, url=site.form("greenhouse"), headless=True, on_handover=person)
 
     assert seen["application"]["status"] == "prefilled"  # recorded before the person acts
-    assert result["status"] == "submitted" and result["handedOver"] == "prefilled"
+    assert result.status == "submitted" and result.handed_over == "prefilled"
     row = applications.get(store, job)
     assert (row["status"], row["channel"], row["form_url"]) == (
         "submitted", "browser", site.form("greenhouse")
@@ -86,7 +86,7 @@ def test_a_prefill_is_recorded_at_hand_over_and_the_persons_submission_after_it(
     assert types.index("ApplicationPrefilled") < types.index("ApplicationSubmitted")
     # the PDFs went up under their readable names
     names = {f.kind: f.name for f in material_files(store, job, approved_only=True)}
-    assert {f["slot"]: f["file"] for f in result["files"]} == {
+    assert {f.slot: f.file for f in result.files} == {
         "resume": names["resume"], "cover_letter": names["cover"]
     }  # fmt: skip
     [submission] = site.submissions()
@@ -99,7 +99,7 @@ def test_closing_the_window_leaves_the_application_prefilled(home, store, site, 
         on_handover=lambda result, page: page.close(),
     )  # fmt: skip
 
-    assert result["status"] == "closed"
+    assert result.status == "closed"
     row = applications.get(store, job)
     assert row["status"] == "prefilled"
     assert "ApplicationSubmitted" not in _types(home, job)
@@ -112,7 +112,7 @@ def test_a_captcha_is_handed_over_with_its_code(home, store, site, job):
         on_handover=lambda result, page: page.close(),
     )  # fmt: skip
 
-    assert (result["handedOver"], result["code"]) == ("captcha", APPLY_CAPTCHA)
+    assert (result.handed_over, result.code) == ("captcha", APPLY_CAPTCHA)
     row = applications.get(store, job)
     assert (row["status"], row["error_code"]) == ("prefilled", APPLY_CAPTCHA)
 
@@ -120,14 +120,14 @@ def test_a_captcha_is_handed_over_with_its_code(home, store, site, job):
 def test_a_form_that_fails_to_load_fails_the_attempt_and_can_be_tried_again(home, store, site, job):
     result = prefill(home, job, url=site.base_url + "/gone", headless=True)
 
-    assert (result["status"], result["code"]) == ("form_unavailable", APPLY_FORM_UNAVAILABLE)
+    assert (result.status, result.code) == ("form_unavailable", APPLY_FORM_UNAVAILABLE)
     row = applications.get(store, job)
     assert (row["status"], row["error_code"]) == ("failed", APPLY_FORM_UNAVAILABLE)
     again = prefill(
         home, job, url=site.form("lever"), headless=True,
         on_handover=lambda result, page: page.close(),
     )  # fmt: skip
-    assert again["handedOver"] == "prefilled"
+    assert again.handed_over == "prefilled"
 
 
 def test_a_dry_run_keeps_a_screenshot_artifact_and_records_nothing(
@@ -137,13 +137,13 @@ def test_a_dry_run_keeps_a_screenshot_artifact_and_records_nothing(
 
     result = prefill(home, job_id, url=site.form("workable"), dry_run=True)
 
-    assert result["dryRun"] is True and result["status"] == "prefilled"
-    shot = result["screenshot"]
-    assert shot["mediaType"] == "image/png"
-    assert store.artifacts.get(shot["artifactId"]).startswith(b"\x89PNG")
+    assert result.dry_run is True and result.status == "prefilled"
+    shot = result.screenshot
+    assert shot.media_type == "image/png"
+    assert store.artifacts.get(shot.artifact_id).startswith(b"\x89PNG")
     assert applications.get(store, job_id) is None
-    assert result["filled"] and all("value" in f for f in result["filled"])
-    letter = {f["slot"]: f["value"] for f in result["filled"]}["cover_letter_text"]
+    assert result.filled  # each with the value typed or chosen
+    letter = {f.slot: f.value for f in result.filled}["cover_letter_text"]
     assert letter.startswith("Dear") and "Kind regards" in letter  # the letter's own text
     assert site.submissions() == []
 
@@ -157,7 +157,7 @@ def test_a_real_run_needs_approved_materials(home, store, site, fast_settings):
 
 def test_one_live_prefill_per_application_and_a_dead_ones_is_settled(home, store, site, job):
     first = prefill(home, job, url=site.base_url + "/gone", headless=True)  # makes the row
-    app_id = first["applicationId"]
+    app_id = first.application_id
     with store.write() as tx:  # a prefill running in another (live) process: this one
         live = apply_attempts.start_attempt(tx, app_id, kind="browser", owner=process_owner())
     with pytest.raises(JobctrlError) as refused:
@@ -173,7 +173,7 @@ def test_one_live_prefill_per_application_and_a_dead_ones_is_settled(home, store
         home, job, url=site.form("lever"), headless=True,
         on_handover=lambda result, page: page.close(),
     )  # fmt: skip
-    assert result["handedOver"] == "prefilled"
+    assert result.handed_over == "prefilled"
     settled = {a["id"]: a for a in apply_attempts.attempts_of(store, app_id)}[dead]
     assert (settled["state"], settled["error_code"]) == ("failed", APPLY_PREFILL_INTERRUPTED)
 
@@ -225,11 +225,11 @@ def test_a_dead_prefill_never_holds_its_job(home, store, site, job):
     first = prefill(home, job, url=site.base_url + "/gone", headless=True)  # makes the row
     with store.write() as tx:
         dead = apply_attempts.start_attempt(
-            tx, first["applicationId"], kind="browser", owner=f"{socket.gethostname()}/1/0.0"
+            tx, first.application_id, kind="browser", owner=f"{socket.gethostname()}/1/0.0"
         )
     resolved = resolve_application(home, job, "abandoned")
-    assert resolved["status"] == "abandoned"
-    ended = {a["id"]: a for a in apply_attempts.attempts_of(store, first["applicationId"])}
+    assert resolved.status == "abandoned"
+    ended = {a["id"]: a for a in apply_attempts.attempts_of(store, first.application_id)}
     assert (ended[dead]["state"], ended[dead]["error_code"]) == (
         "failed",
         APPLY_PREFILL_INTERRUPTED,

@@ -7,14 +7,14 @@ from __future__ import annotations
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from jobctrl.api.deps import TenantHome, tenant_router
+from jobctrl.api.deps import ErrorDetail, TenantHome, tenant_router
 from jobctrl.app import apply, apply_views
 from jobctrl.app.apply import SendView
 from jobctrl.app.apply_views import ApplicationDetail, NoApplication, QueuedJob
-from jobctrl.app.models import Items, View
+from jobctrl.app.models import Items
 from jobctrl.domain.errors import status_of
 
-__all__ = ["ErrorDetail", "router"]
+__all__ = ["router"]
 
 
 class Prepare(BaseModel):
@@ -74,13 +74,6 @@ def prepare(home: TenantHome, job_id: str, body: Prepare | None = None) -> Appli
 def approve(home: TenantHome, job_id: str) -> ApplicationDetail:
     """Approve exactly the message as it is now, for 15 minutes."""
     return apply.approve_application(home, job_id)
-
-
-class ErrorDetail(View):
-    """An error's code and sentence."""
-
-    code: str
-    message: str
 
 
 class SendRefused(SendView):

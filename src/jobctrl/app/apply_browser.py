@@ -22,10 +22,11 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 from urllib.parse import urlsplit
 
 from jobctrl import config as config_file
+from jobctrl.app.models import View
 from jobctrl.domain import errors
 from jobctrl.domain.applications import Channel
 from jobctrl.domain.clock import Clock
@@ -43,10 +44,108 @@ from jobctrl.store import materials as stored_materials
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
-__all__ = ["OnHandover", "prefill", "settle_dead_prefills"]
+__all__ = [
+    "AttachedFile",
+    "FilledField",
+    "FormResult",
+    "OnHandover",
+    "PrefillView",
+    "Screenshot",
+    "UnfilledField",
+    "prefill",
+    "settle_dead_prefills",
+]
 
-# Told at hand-over: the result so far (JSON) and the browser page (tests act on it).
-OnHandover = Callable[[dict[str, Any], Any], None]
+
+class FilledField(View):
+    """A form field filled from the profile, with the value typed or chosen."""
+
+    field: str
+    name: str
+    slot: str | None
+    value: str
+
+
+class UnfilledField(View):
+    """A form field left for the person, and why (``no_answer``, ``consent``, …)."""
+
+    field: str
+    name: str
+    slot: str | None
+    reason: str
+
+
+class AttachedFile(View):
+    """A PDF attached to a form's file field, under its readable name."""
+
+    field: str
+    name: str
+    slot: str | None
+    file: str
+    size: int
+
+
+class FormResult(View):
+    """What a prefill came to: ``status`` prefilled, captcha, form_unavailable, submitted
+    or closed (``handed_over``: the status at hand-over), the fields filled with their
+    values, those left, the files attached, and the counts of what the guard kept out."""
+
+    status: str
+    code: str | None
+    url: str
+    handed_over: str | None
+    filled: list[FilledField]
+    left: list[UnfilledField]
+    files: list[AttachedFile]
+    hidden_skipped: int
+    requests_blocked: int
+    requests_refused: int
+    elapsed_ms: int
+    challenge: str | None
+
+    @classmethod
+    def of(cls, result: PrefillResult, **more: Any) -> Self:
+        """The stage's result as the person and scripts see it (no file bytes, no
+        screenshot), with ``more`` fields of a subclass."""
+        return cls(
+            status=result.status,
+            code=result.code,
+            url=result.url,
+            handed_over=result.handed_over,
+            filled=[FilledField.model_validate(f) for f in result.filled],
+            left=[UnfilledField.model_validate(f) for f in result.left],
+            files=[AttachedFile.model_validate(f) for f in result.files],
+            hidden_skipped=result.hidden_skipped,
+            requests_blocked=result.requests_blocked,
+            requests_refused=result.requests_refused,
+            elapsed_ms=result.elapsed_ms,
+            challenge=result.challenge,
+            **more,
+        )
+
+
+class Screenshot(View):
+    """A dry run's screenshot, kept as an artifact."""
+
+    artifact_id: str
+    media_type: str
+    size: int
+    path: str
+
+
+class PrefillView(FormResult):
+    """A prefill of a job's form as `jobctrl apply JOB --browser` prints it: the result,
+    the job, the application it was recorded on (None for a dry run) and a dry run's
+    screenshot."""
+
+    job_id: str
+    application_id: str | None
+    dry_run: bool
+    screenshot: Screenshot | None
+
+
+# Told at hand-over: the result so far and the browser page (tests act on it).
+OnHandover = Callable[[FormResult, Any], None]
 WATCH_SECONDS = 4 * 3600.0  # how long the person has to submit the form in the window
 DOCUMENT_SLOTS = {MaterialKind.RESUME.value: "resume", MaterialKind.COVER.value: "cover_letter"}
 
@@ -124,14 +223,14 @@ def _record(
         )  # fmt: skip
 
 
-def _screenshot(store: Store, png: bytes | None, clock: Clock | None) -> dict[str, Any] | None:
+def _screenshot(store: Store, png: bytes | None, clock: Clock | None) -> Screenshot | None:
     if png is None:
         return None
     sha = store.artifacts.put(png)
     with store.write(clock=clock) as tx:
         artifacts.record(tx, sha, "apply_screenshot", "image/png", len(png))
     path = str(store.artifacts.path_for(sha))
-    return {"artifactId": sha, "mediaType": "image/png", "size": len(png), "path": path}
+    return Screenshot(artifact_id=sha, media_type="image/png", size=len(png), path=path)
 
 
 def prefill(
@@ -144,7 +243,7 @@ def prefill(
     on_handover: OnHandover | None = None,
     watch_seconds: float | None = None,
     clock: Clock | None = None,
-) -> dict[str, Any]:
+) -> PrefillView:
     """Prefill job ``job_ref``'s application form; the result (``status``: prefilled,
     captcha, form_unavailable, submitted or closed; the fields filled with their values,
     those left, the files attached, the screenshot artifact of a dry run)."""
@@ -163,7 +262,7 @@ def prefill(
     def handed(handover: Handover) -> None:
         _record(store, attempt, handover.result, clock)
         if on_handover:
-            on_handover(handover.result.to_json(), handover.page)
+            on_handover(FormResult.of(handover.result), handover.page)
 
     with tempfile.TemporaryDirectory(prefix="jobctrl-apply-") as tmp:
         documents: dict[str, str] = {}
@@ -195,10 +294,10 @@ def prefill(
             raise
     if result.status in ("form_unavailable", "submitted"):
         _record(store, attempt, result, clock)
-    return {
-        "jobId": job_id,
-        "applicationId": app_id,
-        "dryRun": dry_run,
-        **result.to_json(),
-        "screenshot": _screenshot(store, result.screenshot, clock),
-    }
+    return PrefillView.of(
+        result,
+        job_id=job_id,
+        application_id=app_id,
+        dry_run=dry_run,
+        screenshot=_screenshot(store, result.screenshot, clock),
+    )

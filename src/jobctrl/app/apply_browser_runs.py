@@ -22,14 +22,15 @@ import logging
 import threading
 from typing import Any
 
-from jobctrl.app.apply_browser import prefill
+from jobctrl.app.apply_browser import FormResult, PrefillView, prefill
+from jobctrl.app.models import View
 from jobctrl.domain.errors import APPLY_ATTEMPT_LIVE, APPLY_NO_DISPLAY, JobctrlError
 from jobctrl.home import Home
 from jobctrl.stages.apply_browser import display_available
 from jobctrl.store import jobs
 from jobctrl.store.store import Store
 
-__all__ = ["open_form", "running"]
+__all__ = ["FormHandedOver", "FormOpening", "FormRun", "open_form", "running"]
 
 log = logging.getLogger("jobctrl.apply")
 
@@ -40,6 +41,36 @@ WATCH_SECONDS: float | None = None  # how long the person has (None: the default
 _lock = threading.Lock()
 # (home, tenant, job id) with a prefill under way
 _running: set[tuple[str, str, str]] = set()
+
+
+class FormRun(PrefillView):
+    """A prefill that ended (a dry run, or a form that could not be used before the
+    window was handed over), with ``message``: one sentence for the page."""
+
+    watching: bool
+    message: str
+
+
+class FormHandedOver(FormResult):
+    """A window handed over to the person (``watching``: their submission is recorded
+    when it is seen)."""
+
+    job_id: str
+    dry_run: bool
+    watching: bool
+    message: str
+
+
+class FormOpening(View):
+    """A window still opening after ``HANDOVER_SECONDS``."""
+
+    job_id: str
+    status: str
+    watching: bool
+    message: str
+
+
+OPENING = "the browser window is still opening"
 
 
 def running(home: Home) -> list[str]:
@@ -70,24 +101,27 @@ def _release(key: tuple[str, str, str]) -> None:
         _running.discard(key)
 
 
-def _message(result: dict[str, Any]) -> str:
-    filled = len(result.get("filled", [])) + len(result.get("files", []))
-    left = len(result.get("left", []))
-    status = result.get("handedOver") or result.get("status")
+def _message(result: FormResult, *, dry_run: bool) -> str:
+    filled = len(result.filled) + len(result.files)
+    left = len(result.left)
+    status = result.handed_over or result.status
     if status == "captcha":
         return "a challenge to solve is on the form: handed to you as it is, nothing filled"
     if status == "form_unavailable":
-        return f"the application form could not be used ({result.get('code')})"
-    if status == "opening":
-        return "the browser window is still opening"
+        return f"the application form could not be used ({result.code})"
     said = f"{filled} field(s) filled, {left} left for you"
-    if result.get("challenge") == "invisible":
+    if result.challenge == "invisible":
         said += "; an invisible CAPTCHA runs when you submit"
-    if result.get("dryRun"):
+    if dry_run:
         return f"dry run: {said}; screenshot kept, nothing submitted"
-    if result.get("status") == "submitted":
+    if result.status == "submitted":
         return f"{said}; your submission was seen and recorded"
     return f"{said}: check the form in its window and submit it yourself"
+
+
+def _ended(result: PrefillView) -> FormRun:
+    message = _message(result, dry_run=result.dry_run)
+    return FormRun(**result.model_dump(by_alias=False), watching=False, message=message)
 
 
 def open_form(
@@ -97,7 +131,7 @@ def open_form(
     url: str | None = None,
     dry_run: bool = False,
     screen_of: str | None = None,
-) -> dict[str, Any]:
+) -> FormRun | FormHandedOver | FormOpening:
     """Prefill job ``job_ref``'s application form (see the module docstring).
     ``screen_of``: the tenant whose screen a window would open on (the web app's own; None
     where the caller is at the screen, the CLI): another tenant gets dry runs only."""
@@ -121,18 +155,21 @@ def open_form(
             result = prefill(home, job_id, url=url, dry_run=True)
         finally:
             _release(key)
-        return {**result, "watching": False, "message": _message(result)}
+        return _ended(result)
     return _open_window(home, job_id, key, url, headless)
 
 
 def _open_window(
     home: Home, job_id: str, key: tuple[str, str, str], url: str | None, headless: bool
-) -> dict[str, Any]:
+) -> FormRun | FormHandedOver | FormOpening:
     told = threading.Event()
     box: dict[str, Any] = {}
 
-    def handed_over(result: dict[str, Any], page: Any) -> None:
-        box.setdefault("result", {**result, "jobId": job_id, "dryRun": False, "watching": True})
+    def handed_over(result: FormResult, page: Any) -> None:
+        said = _message(result, dry_run=False)
+        fields = result.model_dump(by_alias=False)
+        handed = FormHandedOver(**fields, job_id=job_id, dry_run=False, watching=True, message=said)
+        box.setdefault("result", handed)
         told.set()
 
     def work() -> None:
@@ -141,7 +178,7 @@ def _open_window(
                 home, job_id, url=url, headless=headless, on_handover=handed_over,
                 watch_seconds=WATCH_SECONDS,
             )  # fmt: skip
-            box.setdefault("result", {**final, "watching": False})
+            box.setdefault("result", _ended(final))
         except BaseException as exc:  # recorded on the application by prefill itself
             box.setdefault("error", exc)
             if not told.is_set():
@@ -153,9 +190,9 @@ def _open_window(
     threading.Thread(target=work, name=f"jobctrl-prefill-{job_id}", daemon=True).start()
     told.wait(HANDOVER_SECONDS)
     if "result" in box:
-        return {**box["result"], "message": _message(box["result"])}
+        done: FormRun | FormHandedOver = box["result"]
+        return done
     error = box.get("error")
     if isinstance(error, Exception):
         raise error
-    opening = {"jobId": job_id, "status": "opening", "watching": True}
-    return {**opening, "message": _message(opening)}
+    return FormOpening(job_id=job_id, status="opening", watching=True, message=OPENING)

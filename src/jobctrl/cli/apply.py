@@ -12,6 +12,7 @@ import click
 
 from jobctrl.app import apply as app_apply
 from jobctrl.app import apply_browser, apply_views
+from jobctrl.app.apply_browser import FormResult
 from jobctrl.app.apply_views import ApplicationDetail, NoApplication
 from jobctrl.cli.base import echo_json, handle_errors, home
 from jobctrl.domain.clock import iso
@@ -210,20 +211,20 @@ def resolve_cmd(job: str, resolution: str, as_json: bool) -> None:
         click.echo(f"application {app.application_id}: {app.status}")
 
 
-def _print_prefill(result: dict[str, Any], out: Any) -> None:
+def _print_prefill(result: FormResult, job_id: str, out: Any) -> None:
     def echo(text: str) -> None:
         click.echo(text, file=out)
 
-    echo(f"{result['handedOver'] or result['status']}: {result['url']} (job {result['jobId']})")
-    for f in result["filled"]:
-        echo(f"  filled    {f['field']}: {f['value']}")
-    for f in result["files"]:
-        echo(f"  attached  {f['field']}: {f['file']} ({_size(f['size'])})")
-    for f in result["left"]:
-        echo(f"  left      {f['field']} ({f['reason'].replace('_', ' ')})")
-    if result["code"]:
-        echo(f"  code      {result['code']}")
-    if result.get("challenge") == "invisible":
+    echo(f"{result.handed_over or result.status}: {result.url} (job {job_id})")
+    for f in result.filled:
+        echo(f"  filled    {f.field}: {f.value}")
+    for a in result.files:
+        echo(f"  attached  {a.field}: {a.file} ({_size(a.size)})")
+    for u in result.left:
+        echo(f"  left      {u.field} ({u.reason.replace('_', ' ')})")
+    if result.code:
+        echo(f"  code      {result.code}")
+    if result.challenge == "invisible":
         echo("  captcha   invisible: it runs when you press submit yourself")
 
 
@@ -259,8 +260,8 @@ def job_cmd(job: str, browser: bool, form_url: str | None, dry_run: bool, as_jso
         )
     progress = sys.stderr if as_json else sys.stdout
 
-    def handed_over(result: dict[str, Any], page: Any) -> None:
-        _print_prefill(result, progress)
+    def handed_over(result: FormResult, page: Any) -> None:
+        _print_prefill(result, job, progress)
         click.echo(
             "The form is yours in the browser window: check it, complete what is left and "
             "submit it yourself. jobctrl records the submission when it sees it; close the "
@@ -273,18 +274,18 @@ def job_cmd(job: str, browser: bool, form_url: str | None, dry_run: bool, as_jso
     )
     if as_json:
         echo_json(result)
-    elif dry_run or result["status"] == "form_unavailable":
-        _print_prefill(result, sys.stdout)
-        if result["screenshot"]:
-            click.echo(f"screenshot (PNG): {result['screenshot']['path']}")
-    elif result["status"] == "submitted":
-        click.echo(f"submitted: recorded on application {result['applicationId']}")
+    elif dry_run or result.status == "form_unavailable":
+        _print_prefill(result, result.job_id, sys.stdout)
+        if result.screenshot:
+            click.echo(f"screenshot (PNG): {result.screenshot.path}")
+    elif result.status == "submitted":
+        click.echo(f"submitted: recorded on application {result.application_id}")
     else:
         click.echo(
             "the window closed without a submission: nothing recorded (if you did submit: "
             "`jobctrl apply resolve JOB submitted`)"
         )
-    if result["status"] == "form_unavailable":
+    if result.status == "form_unavailable":
         if not as_json:
-            click.echo(f"error: {result['code']}: the application form could not be used", err=True)
-        sys.exit(status_of(result["code"] or "").exit)
+            click.echo(f"error: {result.code}: the application form could not be used", err=True)
+        sys.exit(status_of(result.code or "").exit)

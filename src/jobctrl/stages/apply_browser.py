@@ -108,23 +108,6 @@ class PrefillResult:
     screenshot: bytes | None = None
     challenge: str | None = None  # "visible" (stopped), "invisible" (left to the submit)
 
-    def to_json(self) -> dict[str, Any]:
-        """The result for people and scripts (camelCase; no file bytes, no screenshot)."""
-        return {
-            "status": self.status,
-            "code": self.code,
-            "url": self.url,
-            "handedOver": self.handed_over,
-            "filled": self.filled,
-            "left": self.left,
-            "files": self.files,
-            "hiddenSkipped": self.hidden_skipped,
-            "requestsBlocked": self.requests_blocked,
-            "requestsRefused": self.requests_refused,
-            "elapsedMs": self.elapsed_ms,
-            "challenge": self.challenge,
-        }
-
 
 @dataclass
 class Handover:
