@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
@@ -47,6 +47,7 @@ from temporalio.client import (
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
+from temporalio.types import MethodAsyncSingleParam
 
 from jobctrl.config import load_config
 from jobctrl.domain import ids
@@ -133,6 +134,38 @@ class Started:
     run_id: str
 
 
+Input = TypeVar("Input")
+
+
+async def _start_or_join(
+    client: Client,
+    run: MethodAsyncSingleParam[Any, Input, Any],
+    inp: Input,
+    *,
+    workflow_id: str,
+    tenant: str,
+    reuse: WorkflowIDReusePolicy,
+) -> Started:
+    """Start ``run`` under ``workflow_id`` on this home's task queue, or join the execution
+    running under it (``USE_EXISTING``). Under ``REJECT_DUPLICATE`` an execution that
+    already ran and closed is the answer: its run, nothing new (``ALLOW_DUPLICATE`` starts
+    a new one after it). The run id is "" when Temporal gave none."""
+    try:
+        handle = await client.start_workflow(
+            run,
+            inp,
+            id=workflow_id,
+            task_queue=default_task_queue(),
+            memo=_memo(tenant),
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            id_reuse_policy=reuse,
+        )
+        run_id = handle.result_run_id or ""
+    except WorkflowAlreadyStartedError:  # it ran and closed: that execution is the answer
+        run_id = (await client.get_workflow_handle(workflow_id).describe()).run_id
+    return Started(workflow_id, run_id)
+
+
 async def start_preparation_execution(
     client: Client,
     job_id: str,
@@ -153,22 +186,17 @@ async def start_preparation_execution(
         materials=defaults.materials if materials is None else materials,
         tenant_id=defaults.tenant,
     )
-    try:
-        handle = await client.start_workflow(
-            JobPreparationWorkflow.run,
-            inp,
-            id=workflow_id,
-            task_queue=default_task_queue(),
-            memo=_memo(defaults.tenant),
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-        )
-        run_id = handle.result_run_id
-    except WorkflowAlreadyStartedError:
-        run_id = (await client.get_workflow_handle(workflow_id).describe()).run_id
-    if not run_id:
+    started = await _start_or_join(
+        client,
+        JobPreparationWorkflow.run,
+        inp,
+        workflow_id=workflow_id,
+        tenant=defaults.tenant,
+        reuse=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+    )
+    if not started.run_id:
         raise JobctrlError(f"Temporal gave no run id for {workflow_id}", code=TEMPORAL)
-    return Started(workflow_id, run_id)
+    return started
 
 
 async def start_preparation(
@@ -212,47 +240,39 @@ async def start_recovery(
     that already ran: ``REJECT_DUPLICATE`` never makes a second); recorded as started.
     The cohort is the store's tenant's (its input says so whatever it said)."""
     inp = replace(inp, tenant_id=store.tenant)
-    try:
-        handle = await client.start_workflow(
-            PreparationRecoveryWorkflow.run,
-            inp,
-            id=workflow_id,
-            task_queue=default_task_queue(),
-            memo=_memo(inp.tenant_id),
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-        )
-        run_id = handle.result_run_id or ""
-    except WorkflowAlreadyStartedError:  # it ran and closed: that execution is the answer
-        run_id = (await client.get_workflow_handle(workflow_id).describe()).run_id
-    await asyncio.to_thread(recovery.bind_run, store, workflow_id, run_id, clock=clock)
-    return Started(workflow_id, run_id)
+    started = await _start_or_join(
+        client,
+        PreparationRecoveryWorkflow.run,
+        inp,
+        workflow_id=workflow_id,
+        tenant=inp.tenant_id,
+        reuse=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+    )
+    await asyncio.to_thread(recovery.bind_run, store, workflow_id, started.run_id, clock=clock)
+    return started
 
 
 async def start_discovery(client: Client, store: Store) -> Started:
     """Start the tenant's ``discover-<tenant>``, or join the run in progress; recorded as
     started."""
     values = await asyncio.to_thread(Settings(store).all)
-    workflow_id = ids.discover_workflow_id(store.tenant)
-    handle = await client.start_workflow(
+    started = await _start_or_join(
+        client,
         DiscoverWorkflow.run,
         DiscoverInput(store.tenant, retry_settings(values)),
-        id=workflow_id,
-        task_queue=default_task_queue(),
-        memo=_memo(store.tenant),
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+        workflow_id=ids.discover_workflow_id(store.tenant),
+        tenant=store.tenant,
+        reuse=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
     )
-    run_id = handle.result_run_id or ""
     await asyncio.to_thread(
         workflow_runs.record_workflow_started,
         store,
-        workflow_id=workflow_id,
-        run_id=run_id,
+        workflow_id=started.workflow_id,
+        run_id=started.run_id,
         workflow_type=WorkflowType.DISCOVERY.value,
         job_id=None,
     )
-    return Started(workflow_id, run_id)
+    return started
 
 
 def availability_sweep_id(tenant: str) -> str:
@@ -268,14 +288,13 @@ def availability_sweep_id(tenant: str) -> str:
 
 async def start_availability_sweep(client: Client, inp: SweepInput) -> None:
     """Start the input's tenant's sweep, or leave the one running alone."""
-    await client.start_workflow(
+    await _start_or_join(
+        client,
         AvailabilitySweepWorkflow.run,
         inp,
-        id=availability_sweep_id(inp.tenant_id),
-        task_queue=default_task_queue(),
-        memo=_memo(inp.tenant_id),
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+        workflow_id=availability_sweep_id(inp.tenant_id),
+        tenant=inp.tenant_id,
+        reuse=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
     )
 
 
@@ -295,28 +314,18 @@ async def start_apply(client: Client, store: Store, job_id: str | None, occasion
         workflow_id = ids.apply_workflow_id(job_id, occasion, tenant)
         reuse = WorkflowIDReusePolicy.REJECT_DUPLICATE
         inp = ApplyWorkflowInput(job_id=job_id, retry=retry, tenant_id=tenant)
-    try:
-        handle = await client.start_workflow(
-            ApplyWorkflow.run,
-            inp,
-            id=workflow_id,
-            task_queue=default_task_queue(),
-            memo=_memo(tenant),
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            id_reuse_policy=reuse,
-        )
-        run_id = handle.result_run_id or ""
-    except WorkflowAlreadyStartedError:  # closed already: that execution is the answer
-        run_id = (await client.get_workflow_handle(workflow_id).describe()).run_id
+    started = await _start_or_join(
+        client, ApplyWorkflow.run, inp, workflow_id=workflow_id, tenant=tenant, reuse=reuse
+    )
     await asyncio.to_thread(
         workflow_runs.record_workflow_started,
         store,
         workflow_id=workflow_id,
-        run_id=run_id,
+        run_id=started.run_id,
         workflow_type=WorkflowType.APPLY.value,
         job_id=job_id,
     )
-    return Started(workflow_id, run_id)
+    return started
 
 
 async def running_run(client: Client, workflow_id: str) -> Started | None:
