@@ -16,14 +16,12 @@ import contextlib
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import IO, TypeVar
+from typing import IO, TYPE_CHECKING, TypeVar
 
 import click
-from rich.console import Console, Group
-from rich.live import Live
-from rich.progress_bar import ProgressBar
-from rich.table import Table
-from rich.text import Text
+
+if TYPE_CHECKING:  # rich loads only when a live display starts (see watch)
+    from rich.live import Live
 
 T = TypeVar("T")
 POLL_SECONDS = 1.0
@@ -45,6 +43,12 @@ class _Display:
 
     def show(self, snap: Snapshot) -> None:
         if self.live is not None:
+            # rich is here and in watch only: `jobctrl jobs` imports this module (issue 26)
+            from rich.console import Group
+            from rich.progress_bar import ProgressBar
+            from rich.table import Table
+            from rich.text import Text
+
             lines = [Text(line) for line in snap.lines]
             if snap.bar is not None and lines:  # the bar beside the first line
                 done, total = snap.bar
@@ -74,6 +78,10 @@ async def watch(
     task = asyncio.ensure_future(work)
     live: Live | None = None
     if _is_terminal(stream):
+        # rich only for a live display: `jobctrl jobs` imports this module (issue 26)
+        from rich.console import Console
+        from rich.live import Live
+
         console = Console(file=stream, force_terminal=True)
         live = Live(console=console, transient=True, refresh_per_second=4)
         live.start()
