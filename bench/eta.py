@@ -36,7 +36,7 @@ from sqlalchemy import func, select
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from jobctrl.app.jobs import add_jobs
-from jobctrl.app.operations import operations_snapshot
+from jobctrl.app.operations import OperationsSnapshot, operations_snapshot
 from jobctrl.demo.postings import generate_postings
 from jobctrl.demo.site import DemoSite
 from jobctrl.domain.clock import as_utc
@@ -57,8 +57,8 @@ def serve_postings(n: int, seed: int, queue: Any) -> None:
         threading.Event().wait()
 
 
-def _remaining(snap: dict[str, Any]) -> int:
-    return sum(sum(s["remaining"].values()) for s in snap["scopes"].values())
+def _remaining(snap: OperationsSnapshot) -> int:
+    return sum(sum(s.remaining.values()) for s in snap.scopes.values())
 
 
 def _jobs_saved(store: Store) -> int:
@@ -78,19 +78,19 @@ async def _drain(home: Home, every: float, timeout: float) -> list[dict[str, Any
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         snap = await asyncio.to_thread(operations_snapshot, home)
-        eta, rt = snap["eta"], snap["runtime"]
+        eta, rt = snap.eta, snap.runtime
         points.append(
             {
-                "at": datetime.fromisoformat(snap["generatedAt"]),
-                "state": eta["state"],
-                "reason": eta["reason"],
-                "low": eta["low"],
-                "high": eta["high"],
+                "at": snap.generated_at,
+                "state": eta.state,
+                "reason": eta.reason,
+                "low": eta.low,
+                "high": eta.high,
                 "remaining": _remaining(snap),
-                "slots": rt["activeSlots"],
+                "slots": rt.active_slots,
             }
         )
-        if points[-1]["remaining"] == 0 and rt["state"] == "fresh" and not rt["activeSlots"]:
+        if points[-1]["remaining"] == 0 and rt.state == "fresh" and not rt.active_slots:
             return points
         await asyncio.sleep(every)
     raise SystemExit(f"the run did not finish within {timeout} s")
@@ -100,7 +100,7 @@ async def _wait_fresh(home: Home, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         snap = await asyncio.to_thread(operations_snapshot, home)
-        if snap["runtime"]["state"] == "fresh":
+        if snap.runtime.state == "fresh":
             return
         await asyncio.sleep(0.5)
     raise SystemExit("the worker never reported")

@@ -172,10 +172,10 @@ def main(n_jobs: int, n_requests: int, keep: bool, reuse: str | None) -> dict[st
         figures["extras"] = extras(home, store, rng)
     snap = operations_snapshot(home)
     figures["snapshot"] = {
-        "phase": snap["phase"],
-        "scopes": {k: v["jobs"] for k, v in snap["scopes"].items()},
-        "eta": {k: snap["eta"][k] for k in ("state", "low", "high", "reason")},
-        "runtime": snap["runtime"]["state"],
+        "phase": snap.phase,
+        "scopes": {k: v.jobs for k, v in snap.scopes.items()},
+        "eta": {k: getattr(snap.eta, k) for k in ("state", "low", "high", "reason")},
+        "runtime": snap.runtime.state,
     }
     print(json.dumps(figures["snapshot"]))
     figures["in_process_ms"] = parts_ms(home, store)

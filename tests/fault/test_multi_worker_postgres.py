@@ -193,7 +193,7 @@ def _finish(adder: subprocess.Popen[str], since: float) -> tuple[str, str, float
 
 def _holder_pid(store, lease: str) -> int | None:
     held = leases.holder(store, lease)
-    return int(held["holder"].split(":")[1]) if held else None
+    return int(held.holder.split(":")[1]) if held else None
 
 
 def _events(store, *types: str) -> list[dict[str, Any]]:

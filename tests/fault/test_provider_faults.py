@@ -221,7 +221,7 @@ async def test_five_auth_failures_pause_the_lane_and_resume_works(
             titles = {title: job_ids[i] for i, title in enumerate(urls)}
             await until(lambda: stop_loss.paused(store) != [], 60, 0.1)
             paused = stop_loss.paused(store)
-            paused_epoch = _epoch(paused[0]["pausedAt"])
+            paused_epoch = _epoch(paused[0].paused_at)
             await asyncio.sleep(3)  # the queue keeps moving: nothing reaches the provider
             with provider.lock:
                 arrivals = list(provider.arrivals)
@@ -270,7 +270,7 @@ async def test_five_auth_failures_pause_the_lane_and_resume_works(
         ("lane", "score", "provider_auth")
     ]
     assert after_pause == [], "no request reaches the provider once the lane is paused"
-    assert paused[0]["streak"] == 5 and figures["auth_refusals_before_pause"] >= 5
+    assert paused[0].streak == 5 and figures["auth_refusals_before_pause"] >= 5
     assert untouched, "the rest of the queue is untouched"
     assert resumed.returncode == 0, resumed.stderr
     assert settle is not None, "the untouched jobs were not prepared after resume"

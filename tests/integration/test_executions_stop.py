@@ -33,7 +33,7 @@ def _ctx(home, store) -> StageContext:
 async def _listed_as_orphan(client, ctx, workflow_id: str) -> None:
     for _ in range(100):  # the visibility store is eventually consistent
         await reconcile.observe_queue(client, ctx)
-        if workflow_id in {o["workflowId"] for o in orphans.orphans(ctx.store)}:
+        if workflow_id in {o.workflow_id for o in orphans.orphans(ctx.store)}:
             return
         await asyncio.sleep(0.1)
     raise AssertionError(f"{workflow_id} was never listed as an orphan")
@@ -105,8 +105,8 @@ async def test_a_workflow_that_honours_its_cancel_is_cancelled_not_terminated(
         described = await handle.describe()
     assert described.status == WorkflowExecutionStatus.CANCELED
     [stop] = orphans.stop_requests(store)
-    assert stop["outcome"] == "closed" and stop["observedClosedAt"] and not stop["gaveUpAt"]
-    assert stop["issued"] < reconcile.STOP_ISSUES
+    assert stop.outcome == "closed" and stop.observed_closed_at and not stop.gave_up_at
+    assert stop.issued < reconcile.STOP_ISSUES
 
 
 async def test_a_stop_of_a_run_temporal_does_not_have_is_refused_and_records_nothing(
@@ -177,9 +177,9 @@ async def test_a_job_cancel_is_never_terminated_and_a_young_stop_waits(
         now.close()
     for handle in (cancelled, young):
         assert (await handle.describe()).status == WorkflowExecutionStatus.RUNNING
-    stops = {s["workflowId"]: s for s in orphans.stop_requests(store)}
-    assert stops[cancelled.id]["outcome"] == "gave_up"
-    assert stops[young.id]["outcome"] is None, "still pursued: terminated once old enough"
+    stops = {s.workflow_id: s for s in orphans.stop_requests(store)}
+    assert stops[cancelled.id].outcome == "gave_up"
+    assert stops[young.id].outcome is None, "still pursued: terminated once old enough"
     later = _ctx(home, store)  # its clock runs 120 s ahead
     try:
         await reconcile.issue_stops(client, later)

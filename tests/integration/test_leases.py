@@ -35,11 +35,11 @@ def test_one_holder_at_a_time_renewed_then_taken_over_when_it_expires(store) -> 
     assert not leases.hold(store, "duties:q", "b", TTL, clock=at), "renewed at 20 s: not yet"
     clock["t"] = now + timedelta(seconds=51)
     assert leases.hold(store, "duties:q", "b", TTL, clock=at), "expired: b takes it"
-    assert leases.holder(store, "duties:q")["holder"] == "b"
+    assert leases.holder(store, "duties:q").holder == "b"
     assert not leases.hold(store, "duties:q", "a", TTL, clock=at)
     assert leases.hold(store, "other:q", "a", TTL, clock=at), "another name is another lease"
     leases.release(store, "duties:q", "a")  # not a's: nothing happens
-    assert leases.holder(store, "duties:q")["holder"] == "b"
+    assert leases.holder(store, "duties:q").holder == "b"
     leases.release(store, "duties:q", "b")
     assert leases.holder(store, "duties:q") is None
 
@@ -48,7 +48,7 @@ def test_a_lease_is_taken_from_a_named_holder_only(store) -> None:
     assert leases.hold(store, "duties:q", "gone", TTL)
     assert not leases.take_over(store, "duties:q", "someone-else", "me", TTL)
     assert leases.take_over(store, "duties:q", "gone", "me", TTL)
-    assert leases.holder(store, "duties:q")["holder"] == "me"
+    assert leases.holder(store, "duties:q").holder == "me"
 
 
 def test_a_dead_process_of_this_host_is_recognised() -> None:
@@ -67,7 +67,7 @@ def test_a_dead_process_of_this_host_is_recognised() -> None:
 
 def _holder(store) -> str | None:
     held = leases.holder(store, next(iter(_names(store)), ""))
-    return held["holder"] if held else None
+    return held.holder if held else None
 
 
 def _names(store) -> list[str]:

@@ -19,7 +19,9 @@ from jobctrl.cli import operations as cli_ops
 from jobctrl.domain.discovery import Cohort, DiscoverFinish, ExecutionRef
 from jobctrl.domain.runtime import home_identity
 from jobctrl.store import discovery, jobs, runtime, stage_states
+from jobctrl.store.orphans import Orphan
 from jobctrl.store.settings import Settings
+from jobctrl.store.stop_loss import Pause
 
 REF = ExecutionRef("local", "discover-local", "run-ops")
 KEYS = {"phase", "execution", "scopes", "runtime", "eta", "stopLoss", "orphans", "recovery"}
@@ -115,12 +117,11 @@ async def test_with_enough_samples_the_eta_is_a_range(api, home, store):
 
 
 async def test_the_page_offers_resume_and_stop(api, home, store, monkeypatch):
-    paused = [{"kind": "lane", "name": "tailor", "code": "provider_auth", "pausedAt": None,
-               "streak": 5}]  # fmt: skip
-    orphan = [{"workflowId": "prep-stray", "runId": "r1", "workflowType": "JobPreparationWorkflow",
-               "startedAt": None, "lastSeenAt": None}]  # fmt: skip
+    paused = [Pause("lane", "tailor", "provider_auth", None, 5)]
+    seen = datetime.now(UTC)
+    orphan = [Orphan("prep-stray", "r1", "JobPreparationWorkflow", None, seen)]
     monkeypatch.setattr(app_ops.stop_loss, "paused", lambda store: paused)
-    monkeypatch.setattr(app_ops, "_orphans", lambda store: orphan)
+    monkeypatch.setattr(app_ops.orphans_store, "orphans", lambda store: orphan)
     text = (await api.get("/operations")).text
     assert 'data-post="/v1/stop-loss/lane/tailor/resume"' in text
     assert "jobctrl resume tailor" in text

@@ -83,7 +83,7 @@ def _world(store: Store) -> tuple[Clock, dict[str, str]]:
 
 def test_scopes_count_remaining_failed_and_blocked(home: Home, store: Store) -> None:
     clock, _ = _world(store)
-    snap = operations_snapshot(home, now=clock.now)
+    snap = operations_snapshot(home, now=clock.now).to_json()
     assert set(snap) >= {
         "phase", "execution", "scopes", "runtime", "eta", "stopLoss", "orphans", "recovery",
         "generatedAt",
@@ -113,7 +113,7 @@ def test_phase_follows_the_execution_and_its_cohorts(home: Home, store: Store) -
     clock, ids = _world(store)
     fin = DiscoverFinish(REF, "completed", None, {})
     discovery.finish_run(store, fin, clock=clock)
-    assert operations_snapshot(home, now=clock.now)["phase"] == "draining"
+    assert operations_snapshot(home, now=clock.now).to_json()["phase"] == "draining"
     # Nothing left to run in either cohort, one blocked job: done, with issues.
     with store.write(clock=clock) as tx:
         tx.conn.execute(
@@ -133,13 +133,13 @@ def test_phase_follows_the_execution_and_its_cohorts(home: Home, store: Store) -
             .values(state="failed", error_code=BUDGET_EXCEEDED)
             .where(schema.job_stage_states.c.stage == "enrich")
         )
-    assert operations_snapshot(home, now=clock.now)["phase"] == "completed_with_issues"
+    assert operations_snapshot(home, now=clock.now).to_json()["phase"] == "completed_with_issues"
 
 
 def test_no_discovery_run_is_idle(home: Home, store: Store) -> None:
     clock = Clock()
     _job(store, clock, "solo")
-    snap = operations_snapshot(home, now=clock.now)
+    snap = operations_snapshot(home, now=clock.now).to_json()
     assert snap["phase"] == "idle" and snap["execution"] is None
     assert snap["scopes"]["global_outside_execution"]["jobs"] == 1
     assert snap["scopes"]["current_execution"]["jobs"] == 0
@@ -149,7 +149,7 @@ def test_without_a_worker_the_runtime_is_unknown_and_there_is_no_eta(
     home: Home, store: Store
 ) -> None:
     clock, _ = _world(store)
-    snap = operations_snapshot(home, now=clock.now)
+    snap = operations_snapshot(home, now=clock.now).to_json()
     assert snap["runtime"]["state"] == "unavailable"
     assert snap["runtime"]["activeSlots"] is None  # unknown, never zero
     assert (snap["eta"]["state"], snap["eta"]["reason"]) == ("unavailable", "worker_unavailable")
@@ -209,7 +209,7 @@ def test_a_paused_lane_with_work_withholds_the_eta(home: Home, store: Store) -> 
             )
         )
     _beat(home, store, clock.now)
-    snap = operations_snapshot(home, now=clock.now)
+    snap = operations_snapshot(home, now=clock.now).to_json()
     assert snap["stopLoss"] == [
         {"kind": "lane", "name": "score", "code": "provider_auth",
          "pausedAt": clock.now.isoformat(), "streak": 5}
@@ -225,7 +225,7 @@ def test_a_spent_lane_with_work_withholds_the_eta(home: Home, store: Store) -> N
     spend = SpendAuthority(store, settings, clock=lambda: clock.now)
     spend.record(observation_id="o1", lane="score", provider="p", model="m", usage=Usage(90, 20))
     _beat(home, store, clock.now)
-    eta = operations_snapshot(home, now=clock.now)["eta"]
+    eta = operations_snapshot(home, now=clock.now).to_json()["eta"]
     assert (eta["state"], eta["reason"]) == ("paused", "budget_exhausted")
     assert eta["low"] is None
 
@@ -237,7 +237,7 @@ def test_with_recovery_off_a_retryable_failure_is_failed_not_remaining(
     and not retry demand, so the run can complete and the ETA is not held on it."""
     clock, _ = _world(store)
     Settings(store).set_value("recovery.enabled", False)
-    snap = operations_snapshot(home, now=clock.now)
+    snap = operations_snapshot(home, now=clock.now).to_json()
     current = snap["scopes"]["current_execution"]
     assert current["remaining"]["enrich"] == 0 and current["failed"] == 1
     assert (snap["recovery"]["due"], snap["recovery"]["waiting"]) == (0, 0)
@@ -257,7 +257,7 @@ def test_a_closed_run_whose_jobs_only_wait_on_a_block_has_no_eta(home: Home, sto
     for n in range(5):
         stop_loss_store.note_failure(store, "lane", "score", "provider_auth", f"j{n}", clock=clock)
     _beat(home, store, clock.now)
-    snap = operations_snapshot(home, now=clock.now)
+    snap = operations_snapshot(home, now=clock.now).to_json()
     assert snap["scopes"]["current_execution"]["blocked"] == 1
     assert sum(snap["scopes"]["current_execution"]["remaining"].values()) == 0
     assert (snap["eta"]["state"], snap["eta"]["reason"]) == ("paused", "stop_loss")
@@ -265,7 +265,7 @@ def test_a_closed_run_whose_jobs_only_wait_on_a_block_has_no_eta(home: Home, sto
     assert stop_loss_store.resume(store, "lane", "score", clock=clock) == "provider_auth"
     # A paused source refuses no stage: the row waits for recovery, not for a pause.
     stop_loss_store.note_failure(store, "source", "feed:x", "SOURCE_UNAVAILABLE", "r", threshold=1)
-    eta = operations_snapshot(home, now=clock.now)["eta"]
+    eta = operations_snapshot(home, now=clock.now).to_json()["eta"]
     assert (eta["state"], eta["reason"], eta["low"]) == ("unavailable", "awaiting_dispatch", None)
     # Its automatic attempts spent, recovery will not run it again: nothing to wait for.
     with store.write(clock=clock) as tx:
@@ -277,13 +277,13 @@ def test_a_closed_run_whose_jobs_only_wait_on_a_block_has_no_eta(home: Home, sto
             )
             .values(auto_attempts=5)
         )
-    eta = operations_snapshot(home, now=clock.now)["eta"]
+    eta = operations_snapshot(home, now=clock.now).to_json()["eta"]
     assert (eta["state"], eta["high"]) == ("available", 0.0)
     # A member stopped by the spent budget waits for the UTC rollover.
     with store.write(clock=clock) as tx:
         discovery.link_member(tx, REF, spent, Cohort.OBSERVED)
     _fail(store, clock, spent, BUDGET_EXCEEDED, retryable=False, stage="score")
-    eta = operations_snapshot(home, now=clock.now)["eta"]
+    eta = operations_snapshot(home, now=clock.now).to_json()["eta"]
     assert (eta["state"], eta["reason"]) == ("paused", "budget_exhausted")
 
 

@@ -34,7 +34,7 @@ def test_nothing_found_and_nothing_recorded_writes_nothing(store: Store, writes)
 
     seen = orphans.Observed("stray-wf", "run-1", "JobPreparationWorkflow", NOW)
     orphans.replace_orphans(store, [seen], NOW)
-    assert len(writes) == 1 and [o["workflowId"] for o in orphans.orphans(store)] == ["stray-wf"]
+    assert len(writes) == 1 and [o.workflow_id for o in orphans.orphans(store)] == ["stray-wf"]
 
     orphans.replace_orphans(store, [], NOW)  # it is gone now: the row must go
     assert len(writes) == 2 and orphans.orphans(store) == []

@@ -224,32 +224,32 @@ async def test_orphans_are_listed_ours_adopted_and_a_stop_is_reissued_then_termi
             break
         await asyncio.sleep(0.1)
     [orphan] = orphans.orphans(store)
-    assert (orphan["workflowId"], orphan["runId"]) == (stray.id, stray.result_run_id)
-    assert orphan["workflowType"] == "ApplyWorkflow"
+    assert (orphan.workflow_id, orphan.run_id) == (stray.id, stray.result_run_id)
+    assert orphan.workflow_type == "ApplyWorkflow"
     adopted = workflow_runs.run_row(store, prep_id, lost.result_run_id or "")
     assert adopted is not None and adopted["job_id"] == job.job_id, "ours: recorded, no orphan"
     found = workflow_runs.run_row(store, scheduled.id, scheduled.result_run_id or "")
     assert found is not None and found["workflow_type"] == "DiscoverWorkflow"
     listed = executions.list_executions(home)
-    assert [o["workflowId"] for o in listed["orphans"]] == [stray.id]
-    assert prep_id in {r["workflowId"] for r in listed["openRuns"]}
+    assert [o.workflow_id for o in listed.orphans] == [stray.id]
+    assert prep_id in {r.workflow_id for r in listed.open_runs}
 
     # No worker polls the queue: the cancel is requested but never taken, so it is
     # re-issued on each beat, five times, then the execution is terminated.
     request = await executions.stop_execution(home, stray.id)
-    assert (request["runId"], request["reason"]) == (stray.result_run_id, "orphan")
+    assert (request.run_id, request.reason) == (stray.result_run_id, "orphan")
     for _ in range(7):
         await reconcile.issue_stops(client, ctx)
     [stop] = orphans.stop_requests(store)
-    assert stop["issued"] == 5 and stop["observedClosedAt"] and not stop["gaveUpAt"]
-    assert stop["outcome"] == "terminated"
+    assert stop.issued == 5 and stop.observed_closed_at and not stop.gave_up_at
+    assert stop.outcome == "terminated"
     described = await client.get_workflow_handle(stray.id).describe()
     assert described.status == WorkflowExecutionStatus.TERMINATED
 
     await executions.stop_execution(home, stray.id, stray.result_run_id)  # again: afresh
     await reconcile.issue_stops(client, ctx)
     [stop] = orphans.stop_requests(store)
-    assert stop["issued"] == 0 and stop["outcome"] == "closed" and not stop["gaveUpAt"]
+    assert stop.issued == 0 and stop.outcome == "closed" and not stop.gave_up_at
     for _ in range(50):
         if await reconcile.observe_queue(client, ctx) == 0:
             break

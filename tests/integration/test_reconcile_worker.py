@@ -56,7 +56,7 @@ def _runs(home, cli: bool = False) -> list[dict]:
 def _open_runs(home, cli: bool = False) -> list[dict]:
     if cli:
         return json.loads(run_cli("executions", "--json").stdout)["openRuns"]
-    return list_executions(home)["openRuns"]
+    return [r.to_json() for r in list_executions(home).open_runs]
 
 
 async def test_a_discovery_run_terminated_behind_the_store_shows_failed_in_runs(

@@ -52,10 +52,10 @@ def test_two_sources_of_one_name_pause_apart_and_resume_by_name(home, store) -> 
     with pytest.raises(JobctrlError, match="greenhouse:alderbrook or lever:alderbrook"):
         control.resume(home, "alderbrook")
     done = control.resume(home, "lever:alderbrook")
-    assert (done["name"], done["resumed"]) == ("lever:alderbrook", True)
+    assert (done.name, done.resumed) == ("lever:alderbrook", True)
     # Only one paused now: its name alone is enough.
     done = control.resume(home, "alderbrook")
-    assert (done["kind"], done["name"], done["resumed"]) == (
+    assert (done.kind, done.name, done.resumed) == (
         "source",
         "greenhouse:alderbrook",
         True,
@@ -69,6 +69,6 @@ def test_a_window_paused_before_windows_had_kinds_is_resumed_by_its_name(home, s
     stop_loss.note_failure(
         store, "source", "greenhouse:acme", "SOURCE_UNAVAILABLE", "r2", threshold=1
     )
-    assert control.resume(home, "acme")["name"] == "acme", "the window named exactly so"
-    assert control.resume(home, "acme")["name"] == "greenhouse:acme"
+    assert control.resume(home, "acme").name == "acme", "the window named exactly so"
+    assert control.resume(home, "acme").name == "greenhouse:acme"
     assert stop_loss.paused(store) == []

@@ -92,7 +92,7 @@ def test_a_pause_in_one_tenant_never_pauses_or_resumes_another(two_tenants: TwoT
     assert stop_loss.streak_of(acme, "lane", "score") == 1
     assert stop_loss.streak_of(local, "lane", "score") == 2
     stop_loss.note_failure(acme, "lane", "score", "provider_auth", "a2", threshold=2)
-    assert [p["name"] for p in stop_loss.paused(acme)] == ["score"]
+    assert [p.name for p in stop_loss.paused(acme)] == ["score"]
     assert stop_loss.resume(acme, "lane", "score") == "provider_auth"
     assert stop_loss.is_paused(acme, "lane", "score") is None
     assert stop_loss.is_paused(local, "lane", "score") == "provider_auth", "local still paused"
@@ -177,10 +177,10 @@ def test_orphans_and_stop_requests_are_listed_to_their_own_tenant(
     now = datetime.now(UTC)
     stray = orphans.Observed("prep-acme-0123456789ab", "r1", "JobPreparationWorkflow", now)
     orphans.replace_orphans(acme, [stray], now)
-    assert [o["workflowId"] for o in orphans.orphans(acme)] == [stray.workflow_id]
+    assert [o.workflow_id for o in orphans.orphans(acme)] == [stray.workflow_id]
     assert orphans.orphans(local) == []
     orphans.replace_orphans(local, [], now)  # local's set is empty: acme's orphan stays
-    assert [o["workflowId"] for o in orphans.orphans(acme)] == [stray.workflow_id]
+    assert [o.workflow_id for o in orphans.orphans(acme)] == [stray.workflow_id]
     assert {r["tenant_id"] for r in _all_rows(local, orphans.OE)} == {ACME}
 
     orphans.request_stop(acme, stray.workflow_id, "r1", "orphan", now=now)
@@ -188,7 +188,7 @@ def test_orphans_and_stop_requests_are_listed_to_their_own_tenant(
     orphans.note_stop(local, stray.workflow_id, "r1", now, issued=True, closed=True)
     [pending] = orphans.pending_stops(acme)
     assert pending["issued"] == 0 and pending["observed_closed_at"] is None
-    assert [s["workflowId"] for s in orphans.stop_requests(acme)] == [stray.workflow_id]
+    assert [s.workflow_id for s in orphans.stop_requests(acme)] == [stray.workflow_id]
 
 
 def test_a_tenants_open_cohorts_are_expected_by_it_alone(
@@ -282,15 +282,15 @@ def test_the_operations_snapshot_counts_its_own_tenant(two_tenants: TwoTenants) 
     assert operations.materials_pass_rate(acme) == 1.0
 
     theirs = operations_snapshot(two_tenants.acme_home, now=now)
-    assert theirs["phase"] == "idle" and theirs["execution"] is None
-    assert theirs["stopLoss"] == [] and theirs["orphans"] == []
-    assert theirs["scopes"]["global_outside_execution"]["jobs"] == 1
+    assert theirs.phase == "idle" and theirs.execution is None
+    assert theirs.stop_loss == [] and theirs.orphans == []
+    assert theirs.scopes["global_outside_execution"].jobs == 1
     mine = operations_snapshot(two_tenants.local_home, now=now)
-    assert mine["execution"]["workflowId"] == "discover-local"
-    assert mine["scopes"]["current_execution"]["jobs"] == 3
-    assert mine["scopes"]["global_outside_execution"]["jobs"] == 1
-    assert [p["name"] for p in mine["stopLoss"]] == ["score"]
-    assert [o["workflowId"] for o in mine["orphans"]] == ["stray"]
+    assert mine.execution is not None and mine.execution.workflow_id == "discover-local"
+    assert mine.scopes["current_execution"].jobs == 3
+    assert mine.scopes["global_outside_execution"].jobs == 1
+    assert [p.name for p in mine.stop_loss] == ["score"]
+    assert [o.workflow_id for o in mine.orphans] == ["stray"]
 
 
 def test_runtime_items_are_the_readers_own_and_slots_the_deployments(
@@ -329,11 +329,11 @@ def test_runtime_items_are_the_readers_own_and_slots_the_deployments(
     home_id = home_identity(two_tenants.acme_home)
     theirs = runtime.read_runtime(acme, now, home_id=home_id)
     mine = runtime.read_runtime(local, now, home_id=home_id)
-    assert [i["workflowId"] for i in theirs.items] == [items[0]["workflowId"], "prep-acme-fff"]
-    assert [i["workflowId"] for i in mine.items] == ["prep-0123456789ab"]
+    assert [i.workflow_id for i in theirs.items] == [items[0]["workflowId"], "prep-acme-fff"]
+    assert [i.workflow_id for i in mine.items] == ["prep-0123456789ab"]
     assert (theirs.active_slots, theirs.capacity) == (mine.active_slots, mine.capacity) == (3, 8)
     assert not theirs.truncated and not mine.truncated
-    assert "jobId" not in mine.items[0]  # local has no such job
+    assert mine.items[0].job_id is None  # local has no such job
 
 
 def test_an_upsert_on_a_key_another_tenant_holds_never_rewrites_its_row(
@@ -343,7 +343,7 @@ def test_an_upsert_on_a_key_another_tenant_holds_never_rewrites_its_row(
     now = datetime.now(UTC)
     orphans.request_stop(local, "ext-wf", "run-1", "operator", now=now)
     orphans.request_stop(acme, "ext-wf", "run-1", "orphan", now=now)  # the same execution
-    assert [(s["workflowId"], s["reason"]) for s in orphans.stop_requests(local)] == [
+    assert [(s.workflow_id, s.reason) for s in orphans.stop_requests(local)] == [
         ("ext-wf", "operator")
     ]
     assert {r["tenant_id"] for r in _all_rows(local, orphans.SR)} == {LOCAL}

@@ -244,11 +244,11 @@ async def test_an_orphan_of_acme_is_listed_only_to_acme(
         parts = reconcile.by_tenant(listed, ["local", ACME])
         for name in ("local", ACME):
             await reconcile.reconcile_runs(client, ctx.for_tenant(name), running=parts[name])
-        assert [o["workflowId"] for o in orphans.orphans(t.acme)] == [acme_stray.id]
-        assert [o["workflowId"] for o in orphans.orphans(t.local)] == [nobodys.id]
+        assert [o.workflow_id for o in orphans.orphans(t.acme)] == [acme_stray.id]
+        assert [o.workflow_id for o in orphans.orphans(t.local)] == [nobodys.id]
         # Local's next pass leaves acme's orphans as they are (and the other way round).
         await reconcile.reconcile_runs(client, ctx, running=parts["local"])
-        assert [o["workflowId"] for o in orphans.orphans(t.acme)] == [acme_stray.id]
+        assert [o.workflow_id for o in orphans.orphans(t.acme)] == [acme_stray.id]
     finally:
         await acme_stray.terminate()
         await nobodys.terminate()

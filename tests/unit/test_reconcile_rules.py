@@ -111,10 +111,10 @@ def test_the_orphan_set_is_replaced_and_each_keeps_when_it_was_first_seen(store)
     b = orphans.Observed("b", "r2", "ApplyWorkflow", T0)
     orphans.replace_orphans(store, [a], T0)
     orphans.replace_orphans(store, [a, b], T0 + timedelta(minutes=1))
-    assert [o["workflowId"] for o in orphans.orphans(store)] == ["a", "b"]
+    assert [o.workflow_id for o in orphans.orphans(store)] == ["a", "b"]
     orphans.replace_orphans(store, [b], T0 + timedelta(minutes=2))
     [only] = orphans.orphans(store)
-    assert only["workflowId"] == "b" and only["lastSeenAt"].startswith("2026-12-01T12:02")
+    assert only.workflow_id == "b" and only.last_seen_at.isoformat().startswith("2026-12-01T12:02")
 
 
 def test_discovery_progress_never_moves_backwards(store) -> None:

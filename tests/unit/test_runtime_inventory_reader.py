@@ -89,7 +89,7 @@ def test_other_homes_and_older_queues_are_left_out(store) -> None:
     view = runtime.read_runtime(store, NOW, home_id=HOME)
     assert view.state == "fresh" and view.workers == 1
     assert view.active_slots == 1 and view.capacity == 16
-    assert [i["key"] for i in view.items] == [_item(1)["key"]]
+    assert [i.key for i in view.items] == [_item(1)["key"]]
 
 
 def test_fresh_workers_add_up_and_items_are_the_oldest_twenty(store) -> None:
@@ -101,10 +101,10 @@ def test_fresh_workers_add_up_and_items_are_the_oldest_twenty(store) -> None:
     view = runtime.read_runtime(store, NOW, home_id=HOME)
     assert view.workers == 2 and view.active_slots == 31 and view.capacity == 32
     assert view.items_total == 30 and len(view.items) == 20 and view.truncated
-    starts = [i["startedAt"] for i in view.items]
+    starts = [i.started_at for i in view.items]
     assert starts == sorted(starts) and starts[0] == _item(0)["startedAt"]
-    assert {i["label"] for i in view.items} == {"Score", "Tailor"}
-    assert view.items[0]["stage"] == "score"
+    assert {i.label for i in view.items} == {"Score", "Tailor"}
+    assert view.items[0].stage == "score"
 
 
 def test_malformed_items_and_rows_are_not_shown(store) -> None:
@@ -118,7 +118,7 @@ def test_malformed_items_and_rows_are_not_shown(store) -> None:
     runtime.publish(store, _row("broken", capacity=0, beat_at=NOW + timedelta(seconds=1)))
     view = runtime.read_runtime(store, NOW, home_id=HOME)
     assert view.workers == 1 and view.active_slots == 5
-    assert [i["key"] for i in view.items] == [_item(5)["key"]]
+    assert [i.key for i in view.items] == [_item(5)["key"]]
 
 
 def _prep_run(store, job_id: str, wid: str, run_id: str, workflow_type="JobPreparationWorkflow"):
@@ -154,10 +154,10 @@ def test_preparation_items_get_their_job_only_for_the_exact_run(store) -> None:
         ),
     )
     [exact, mismatched, discovery] = runtime.read_runtime(store, NOW, home_id=HOME).items
-    assert exact["jobId"] == job
-    assert (exact["jobTitle"], exact["company"]) == ("Data Engineer", "Acme")
-    assert "jobId" not in mismatched and "jobTitle" not in mismatched
-    assert discovery["label"] == "Search a source family" and "jobId" not in discovery
+    assert exact.job_id == job
+    assert (exact.job_title, exact.company) == ("Data Engineer", "Acme")
+    assert mismatched.job_id is None and mismatched.job_title is None
+    assert discovery.label == "Search a source family" and discovery.job_id is None
 
 
 def test_a_recovery_cohorts_items_get_the_members_it_runs_now(store) -> None:
@@ -197,7 +197,7 @@ def test_a_recovery_cohorts_items_get_the_members_it_runs_now(store) -> None:
         _row("w1", items=[_item(2, wid=wid, run=cohort_run), _item(1, wid=wid, run=cohort_run)]),
     )
     items = runtime.read_runtime(store, NOW, home_id=HOME).items
-    assert [(i["jobId"], i["jobTitle"]) for i in items] == [
+    assert [(i.job_id, i.job_title) for i in items] == [
         (members[0], "First"),
         (members[1], "Second"),
     ]
@@ -220,12 +220,12 @@ def test_a_manual_add_enrich_is_import_job_url(store) -> None:
         ),
     )
     items = runtime.read_runtime(store, NOW, home_id=HOME).items
-    assert [(i["kind"], i["label"]) for i in items] == [
+    assert [(i.kind, i.label) for i in items] == [
         ("job_url_import", "Import job URL"),
         ("enrich", "Enrich"),
         ("score", "Score"),
     ]
-    assert items[0]["jobId"] == manual and items[0]["stage"] == "enrich"
+    assert items[0].job_id == manual and items[0].stage == "enrich"
 
 
 def test_rows_not_seen_for_a_day_are_deleted(store) -> None:

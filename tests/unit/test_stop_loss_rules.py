@@ -87,10 +87,8 @@ def test_store_pauses_once_lists_it_and_resume_clears_it(store, settings):
     assert stop_loss.is_paused(store, "source", "acme") == SOURCE_UNAVAILABLE
     assert stop_loss.is_paused(store, "lane", "score") is None
     [row] = stop_loss.paused(store)
-    assert (row["kind"], row["name"], row["code"], row["streak"]) == (
-        "source", "acme", SOURCE_UNAVAILABLE, 5,
-    )  # fmt: skip
-    assert row["pausedAt"] is not None
+    assert (row.kind, row.name, row.code, row.streak) == ("source", "acme", SOURCE_UNAVAILABLE, 5)
+    assert row.paused_at is not None
 
     assert stop_loss.resume(store, "source", "acme") == SOURCE_UNAVAILABLE
     assert stop_loss.resume(store, "source", "acme") is None, "resuming twice changes nothing"

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse
 from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.api.pages import render_page
 from jobctrl.app import operations as app_ops
+from jobctrl.app.models import dump
 
 __all__ = ["router"]
 
@@ -27,8 +28,10 @@ router = tenant_router()
 """``GET /v1/pipeline/operations`` and the ``/operations`` page."""
 
 
-@router.get("/v1/pipeline/operations", tags=["operations"])
-def pipeline_operations(home: TenantHome) -> dict[str, Any]:
+@router.get(
+    "/v1/pipeline/operations", tags=["operations"], response_model=app_ops.OperationsSnapshot
+)
+def pipeline_operations(home: TenantHome) -> app_ops.OperationsSnapshot:
     """What the worker executes now, what remains per scope (this discovery run's
     jobs, its backlog sweep, everything else), the phase, and an ETA range — or no
     number and the reason (contract ``pipeline-eta-v1``)."""
@@ -39,10 +42,10 @@ def pipeline_operations(home: TenantHome) -> dict[str, Any]:
 def operations_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
     snap = app_ops.operations_snapshot(home)
     context: dict[str, Any] = {
-        "snap": snap,
+        "snap": dump(snap),
         "scope_labels": SCOPE_LABELS,
         "ops_stages": OPS_STAGES,
-        "eta_range": app_ops.range_text(snap["eta"]),
+        "eta_range": app_ops.range_text(snap.eta),
     }
     if fragment == "main":
         return render_page("_operations.html", **context)

@@ -136,7 +136,7 @@ def jobs_page(
         response.headers["X-Total-Count"] = str(total)
         return response
     pages = max(1, -(-total // PER_PAGE))
-    paused = control.stop_loss_status(home)["paused"]  # the stop-loss notice
+    paused = dump(control.stop_loss_status(home).paused)  # the stop-loss notice
     return _render("jobs.html", page=number, pages=pages, nav="jobs", paused=paused, **context)
 
 

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
 from jobctrl.app import runtime
+from jobctrl.app.models import View
+from jobctrl.app.operations import PauseView
 from jobctrl.config import load_config
 from jobctrl.domain import ids
-from jobctrl.domain.clock import as_utc
 from jobctrl.domain.errors import INVALID_INPUT, MISSING_INPUT, NOT_FOUND, JobctrlError
 from jobctrl.domain.stop_loss import KINDS, LANE, LANES, SOURCE, source_window
 from jobctrl.home import Home
@@ -34,11 +34,52 @@ from jobctrl.workflows import starts
 
 log = logging.getLogger(__name__)
 
-__all__ = ["cancel_job", "reset_stage", "resume", "stop_loss_status"]
+__all__ = [
+    "JobCanceled",
+    "Resumed",
+    "StageReset",
+    "StopLossStatus",
+    "cancel_job",
+    "reset_stage",
+    "resume",
+    "stop_loss_status",
+]
 
 
-async def cancel_job(home: Home, ref: str) -> dict[str, Any]:
-    """Cancel the job's preparation: ``{jobId, canceled: [workflowIds], stages: [...]}``.
+class JobCanceled(View):
+    """What ``cancel_job`` did: the executions asked to cancel and the stages canceled."""
+
+    job_id: str
+    canceled: list[str]  # workflow ids
+    stages: list[str]
+
+
+class StageReset(View):
+    """What ``reset_stage`` put back to pending (``stage`` and the later ones)."""
+
+    job_id: str
+    stage: str
+    reset: list[str]
+
+
+class Resumed(View):
+    """A lane or source resumed (``resumed`` false and ``code`` None: it was not paused)."""
+
+    kind: str
+    name: str
+    resumed: bool
+    code: str | None
+
+
+class StopLossStatus(View):
+    """The stop-loss threshold and every lane or source it paused (times in UTC)."""
+
+    threshold: int
+    paused: list[PauseView]
+
+
+async def cancel_job(home: Home, ref: str) -> JobCanceled:
+    """Cancel the job's preparation: the workflow ids asked to cancel, the stages canceled.
 
     Without a Temporal server this raises ``temporal_unavailable`` and changes nothing."""
     store = Store.open(home)
@@ -61,12 +102,12 @@ async def cancel_job(home: Home, ref: str) -> dict[str, Any]:
             await starts.cancel_run(client, workflow_id, run_id)
         except Exception:  # the heartbeat re-issues it (the stop request is recorded)
             log.warning("cancel of %s (run %s) is left to the worker", workflow_id, run_id)
-    return {"jobId": job_id, "canceled": [w for w, _ in runs], "stages": stages}
+    return JobCanceled(job_id=job_id, canceled=[w for w, _ in runs], stages=stages)
 
 
-def reset_stage(home: Home, ref: str, stage: str) -> dict[str, Any]:
-    """Put ``stage`` (and the later stages that are not running) back to pending:
-    ``{jobId, stage, reset: [stages]}``; a running stage is refused with ``STAGE_BUSY``."""
+def reset_stage(home: Home, ref: str, stage: str) -> StageReset:
+    """Put ``stage`` (and the later stages that are not running) back to pending; a
+    running stage is refused with ``STAGE_BUSY``."""
     stage = (stage or "").strip().lower()
     if stage not in LANES:
         raise JobctrlError(
@@ -77,7 +118,7 @@ def reset_stage(home: Home, ref: str, stage: str) -> dict[str, Any]:
     if not any(r["stage"] == stage for r in stage_states.stage_rows(store, job_id)):
         raise JobctrlError(f"job {job_id} has no {stage} stage yet", code=MISSING_INPUT)
     reset = stage_control.reset_job_stage(store, job_id, stage)
-    return {"jobId": job_id, "stage": stage, "reset": reset}
+    return StageReset(job_id=job_id, stage=stage, reset=reset)
 
 
 def _kind_of(home: Home, store: Store, name: str) -> tuple[str, str]:
@@ -127,21 +168,20 @@ def _bare_source(window: str) -> str:
     return rest if sep and kind in SOURCE_KINDS else window
 
 
-def resume(home: Home, name: str) -> dict[str, Any]:
-    """Resume a paused lane or source: ``{kind, name, resumed, code}`` (``resumed``
-    false and ``code`` null when it was not paused)."""
+def resume(home: Home, name: str) -> Resumed:
+    """Resume a paused lane or source (``resumed`` false and ``code`` None when it was
+    not paused)."""
     name = (name or "").strip()
     store = Store.open(home)
     kind, name = _kind_of(home, store, name)
     code = stop_loss.resume(store, kind, name)
-    return {"kind": kind, "name": name, "resumed": code is not None, "code": code}
+    return Resumed(kind=kind, name=name, resumed=code is not None, code=code)
 
 
-def stop_loss_status(home: Home) -> dict[str, Any]:
-    """``{threshold, paused: [{kind, name, code, pausedAt, streak}]}`` (times in UTC)."""
+def stop_loss_status(home: Home) -> StopLossStatus:
+    """The threshold and the lanes and sources paused, the longest paused first."""
     store = Store.open(home)
-    paused = [
-        {**p, "pausedAt": as_utc(p["pausedAt"]).isoformat() if p["pausedAt"] else None}
-        for p in stop_loss.paused(store)
-    ]
-    return {"threshold": int(Settings(store).get("stop_loss.threshold")), "paused": paused}
+    return StopLossStatus(
+        threshold=int(Settings(store).get("stop_loss.threshold")),
+        paused=[PauseView.of(p) for p in stop_loss.paused(store)],
+    )

@@ -9,10 +9,10 @@ command describes it first and records nothing for a run Temporal does not know.
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
-from typing import Any
 
 from jobctrl.app import runtime
+from jobctrl.app.models import Timestamp, View
+from jobctrl.app.operations import OrphanView
 from jobctrl.domain import ids
 from jobctrl.domain.errors import INVALID_INPUT, NOT_FOUND, JobctrlError, NotFoundError
 from jobctrl.domain.runtime import safe_run_id
@@ -22,47 +22,108 @@ from jobctrl.store import orphans, workflow_runs
 from jobctrl.store.store import Store
 from jobctrl.workflows import starts
 
-__all__ = ["OPERATOR", "ORPHAN", "list_executions", "stop_execution"]
+__all__ = [
+    "OPERATOR",
+    "ORPHAN",
+    "Executions",
+    "OpenRun",
+    "StopRequestView",
+    "StopRequested",
+    "list_executions",
+    "stop_execution",
+]
 
 ORPHAN = "orphan"  # a stop request's reason: the execution was an orphan
 OPERATOR = "operator"  # the person stopped an execution the store expected
 
 
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value else None
+class OpenRun(View):
+    """A run the store holds open: ``running`` or the provisional ``reconciled_not_found``."""
+
+    workflow_id: str
+    run_id: str
+    workflow_type: str
+    job_id: str | None
+    status: str
+    started_at: Timestamp | None
 
 
-def list_executions(home: Home) -> dict[str, Any]:
+class StopRequestView(View):
+    """A stop request and how far it got (``outcome`` None while it is pursued)."""
+
+    workflow_id: str
+    run_id: str
+    reason: str
+    requested_at: Timestamp
+    issued: int
+    last_issued_at: Timestamp | None
+    observed_closed_at: Timestamp | None
+    gave_up_at: Timestamp | None
+    outcome: str | None
+
+    @classmethod
+    def of(cls, r: orphans.StopRequest) -> StopRequestView:
+        return cls(
+            workflow_id=r.workflow_id,
+            run_id=r.run_id,
+            reason=r.reason,
+            requested_at=r.requested_at,
+            issued=r.issued,
+            last_issued_at=r.last_issued_at,
+            observed_closed_at=r.observed_closed_at,
+            gave_up_at=r.gave_up_at,
+            outcome=r.outcome,
+        )
+
+
+class Executions(View):
+    """``jobctrl executions --json`` and ``GET /v1/executions``."""
+
+    orphans: list[OrphanView]
+    open_runs: list[OpenRun]
+    stop_requests: list[StopRequestView]
+
+
+class StopRequested(View):
+    """A stop request just recorded: the worker's heartbeat pursues it."""
+
+    workflow_id: str
+    run_id: str
+    reason: str
+    requested: bool
+
+
+def list_executions(home: Home) -> Executions:
     """``orphans`` (as the last heartbeat saw them), ``openRuns`` (what the store holds
     open: ``running`` or the provisional ``reconciled_not_found``) and ``stopRequests``."""
     store = Store.open(home)
-    return {
-        "orphans": orphans.orphans(store),
-        "openRuns": [
-            {
-                "workflowId": r["workflow_id"],
-                "runId": r["run_id"],
-                "workflowType": r["workflow_type"],
-                "jobId": r["job_id"],
-                "status": r["status"],
-                "startedAt": _iso(r["started_at"]),
-            }
+    return Executions(
+        orphans=[OrphanView.of(o) for o in orphans.orphans(store)],
+        open_runs=[
+            OpenRun(
+                workflow_id=r["workflow_id"],
+                run_id=r["run_id"],
+                workflow_type=r["workflow_type"],
+                job_id=r["job_id"],
+                status=r["status"],
+                started_at=r["started_at"],
+            )
             for r in workflow_runs.open_runs(store)
         ],
-        "stopRequests": orphans.stop_requests(store),
-    }
+        stop_requests=[StopRequestView.of(r) for r in orphans.stop_requests(store)],
+    )
 
 
 def _runs_known_under(store: Store, workflow_id: str) -> tuple[set[str], set[str]]:
     """(orphan runs, orphan and open runs) the store knows under ``workflow_id``."""
-    orphan_runs = {o["runId"] for o in orphans.orphans(store) if o["workflowId"] == workflow_id}
+    orphan_runs = {o.run_id for o in orphans.orphans(store) if o.workflow_id == workflow_id}
     open_runs = {
         r["run_id"] for r in workflow_runs.open_runs(store) if r["workflow_id"] == workflow_id
     }
     return orphan_runs, orphan_runs | open_runs
 
 
-async def stop_execution(home: Home, workflow_id: str, run_id: str | None = None) -> dict[str, Any]:
+async def stop_execution(home: Home, workflow_id: str, run_id: str | None = None) -> StopRequested:
     """Record a request to stop ``workflow_id`` (its run ``run_id``, or the one orphan or
     open run known under that id); the worker's heartbeat cancels it. An execution of
     another tenant (its id names it), or one Temporal does not have (described first), is
@@ -97,4 +158,4 @@ async def stop_execution(home: Home, workflow_id: str, run_id: str | None = None
         )
     reason = ORPHAN if run_id in orphan_runs else OPERATOR
     await asyncio.to_thread(orphans.request_stop, store, workflow_id, run_id, reason)
-    return {"workflowId": workflow_id, "runId": run_id, "reason": reason, "requested": True}
+    return StopRequested(workflow_id=workflow_id, run_id=run_id, reason=reason, requested=True)

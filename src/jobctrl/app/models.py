@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import json
 from datetime import date, datetime
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, PlainSerializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    PlainSerializer,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 from pydantic.alias_generators import to_camel
 
-__all__ = ["Day", "Items", "Page", "Timestamp", "View", "dump", "dumps"]
+__all__ = ["Day", "Items", "Page", "Sparse", "Timestamp", "View", "dump", "dumps"]
 
 
 def _isoformat(value: date | datetime) -> str:
@@ -45,6 +51,24 @@ class View(BaseModel):
     def to_json(self) -> dict[str, Any]:
         """The model as the API and ``--json`` print it."""
         return self.model_dump(mode="json", by_alias=True)
+
+
+class Sparse(View):
+    """A view some of whose keys appear only when they were given (``OPTIONAL``): the
+    JSON of an object that always had such keys only sometimes (a job's title on an
+    activity that has a job) keeps that shape; a key given as None is printed as null."""
+
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset()
+
+    # No return annotation: pydantic then keeps the model's own schema for the response
+    # (an annotated ``dict`` would make OpenAPI say "any object").
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        data = handler(self)
+        for name in self.OPTIONAL - self.model_fields_set:
+            data.pop(type(self).model_fields[name].alias or name, None)
+            data.pop(name, None)
+        return data
 
 
 T = TypeVar("T")

@@ -10,14 +10,15 @@ nothing here asks Temporal or changes a row.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
+from jobctrl.app.models import Sparse, Timestamp, View
 from jobctrl.domain import eta as eta_rules
 from jobctrl.domain import operations as rules
 from jobctrl.domain import recovery as recovery_rules
 from jobctrl.domain.clock import as_utc, utcnow
 from jobctrl.domain.errors import BudgetExceededError
-from jobctrl.domain.runtime import home_identity
+from jobctrl.domain.runtime import RuntimeItem, RuntimeState, RuntimeView, home_identity
 from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority
 from jobctrl.store import operations as ops_store
@@ -28,38 +29,238 @@ from jobctrl.store import stop_loss
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
-__all__ = ["duration_text", "eta_text", "operations_snapshot", "phase_text", "range_text"]
+__all__ = [
+    "Eta",
+    "OperationsSnapshot",
+    "OrphanView",
+    "PauseView",
+    "RuntimeItemView",
+    "RuntimeSnapshot",
+    "duration_text",
+    "eta_text",
+    "operations_snapshot",
+    "phase_text",
+    "range_text",
+]
+
+Number = int | float  # kept as computed: an int stays an int on the wire, a float a float
 
 
-def _runtime(store: Store, home: Home, now: datetime) -> dict[str, Any]:
-    """What the workers of this home report executing now (unknown, never zero, without a
-    fresh report); task-queue figures labelled approximate."""
-    out = runtime_store.read_runtime(store, now, home_id=home_identity(home)).as_json()
-    if out.get("queue"):
-        out["queue"] = {**out["queue"], "approximate": True}
-    return out
+class DiscoverExecution(View):
+    """The Discover execution the snapshot is about (times in UTC)."""
+
+    workflow_id: str
+    run_id: str
+    status: str
+    error_code: str | None
+    started_at: Timestamp | None
+    finished_at: Timestamp | None
 
 
-def _orphans(store: Store) -> list[dict[str, Any]]:
-    return orphans_store.orphans(store)
+class Scope(View):
+    """One scope's jobs, remaining rows per stage, and jobs failed or blocked."""
+
+    jobs: int
+    remaining: dict[str, int]
+    failed: int
+    blocked: int
 
 
-def _iso(value: datetime | None) -> str | None:
-    """An instant as ISO 8601 in UTC (SQLite reads it back without its zone)."""
-    return as_utc(value).isoformat() if value is not None else None
+class RuntimeItemView(Sparse):
+    """An activity a worker executes now: ``stage`` only for a preparation stage, the job
+    (``jobId``, ``jobTitle``, ``company``) only when its execution is bound to one."""
+
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"stage", "job_id", "job_title", "company"})
+
+    kind: str
+    label: str
+    workflow_id: str
+    run_id: str
+    key: str
+    started_at: str  # as the worker published it
+    stage: str | None = None
+    job_id: str | None = None
+    job_title: str | None = None
+    company: str | None = None
+
+    @classmethod
+    def of(cls, item: RuntimeItem) -> RuntimeItemView:
+        view = cls(
+            kind=item.kind,
+            label=item.label,
+            workflow_id=item.workflow_id,
+            run_id=item.run_id,
+            key=item.key,
+            started_at=item.started_at,
+        )
+        if item.stage is not None:
+            view.stage = item.stage
+        if item.job_id is not None:
+            view.job_id, view.job_title, view.company = item.job_id, item.job_title, item.company
+        return view
 
 
-def _execution(row: dict[str, Any] | None) -> dict[str, Any] | None:
+class DurationSummary(View):
+    """Seconds a kind of activity took lately (``count`` samples, nearest-rank p50/p90)."""
+
+    count: int
+    p50: Number | None
+    p90: Number | None
+    max: Number | None
+
+
+class RuntimeSnapshot(View):
+    """What the workers of this home report executing now: slots, capacity and totals are
+    None (unknown, never zero) unless ``state`` is ``fresh``; task-queue figures are
+    approximate."""
+
+    state: RuntimeState
+    active_slots: int | None
+    capacity: int | None
+    items: list[RuntimeItemView]
+    items_total: int | None
+    truncated: bool
+    queue: dict[str, Any] | None
+    durations: dict[str, DurationSummary]
+    workers: int
+    beat_at: Timestamp | None
+
+    @classmethod
+    def of(cls, view: RuntimeView) -> RuntimeSnapshot:
+        return cls(
+            state=view.state,
+            active_slots=view.active_slots,
+            capacity=view.capacity,
+            items=[RuntimeItemView.of(item) for item in view.items],
+            items_total=view.items_total,
+            truncated=view.truncated,
+            queue={**view.queue, "approximate": True} if view.queue else view.queue,
+            durations={k: DurationSummary.model_validate(v) for k, v in view.durations.items()},
+            workers=view.workers,
+            beat_at=view.beat_at,
+        )
+
+
+class EtaStage(Sparse):
+    """One stage's part of the ETA: the range figures only once it could be priced."""
+
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"p50", "p90", "low", "high"})
+
+    remaining: int
+    expected: Number
+    possible: Number
+    samples: int
+    state: str
+    p50: Number | None = None
+    p90: Number | None = None
+    low: Number | None = None
+    high: Number | None = None
+
+
+class EtaParallelism(View):
+    low: Number
+    high: Number
+    observed: bool
+
+
+class Calibrating(View):
+    """A stage with too few recent samples to be priced."""
+
+    stage: str
+    samples: int
+    needed: int
+
+
+class Eta(Sparse):
+    """The ETA (contract ``pipeline-eta-v1``): a range in seconds when one can be defended,
+    else no number, the ``reason`` and its ``detail``."""
+
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"detail", "calibrating"})
+
+    contract: str
+    state: str
+    low: Number | None
+    high: Number | None
+    reason: str | None
+    per_stage: dict[str, EtaStage]
+    parallelism: EtaParallelism
+    calibrating: list[Calibrating] | None = None
+    detail: str | None = None
+
+
+class PauseView(View):
+    """A paused lane or source (``pausedAt`` in UTC)."""
+
+    kind: str
+    name: str
+    code: str
+    paused_at: Timestamp | None
+    streak: int
+
+    @classmethod
+    def of(cls, pause: stop_loss.Pause) -> PauseView:
+        return cls(
+            kind=pause.kind,
+            name=pause.name,
+            code=pause.code,
+            paused_at=pause.paused_at,
+            streak=pause.streak,
+        )
+
+
+class OrphanView(View):
+    """An execution Temporal ran at the last heartbeat that the store does not expect."""
+
+    workflow_id: str
+    run_id: str
+    workflow_type: str
+    started_at: Timestamp | None
+    last_seen_at: Timestamp | None
+
+    @classmethod
+    def of(cls, orphan: orphans_store.Orphan) -> OrphanView:
+        return cls(
+            workflow_id=orphan.workflow_id,
+            run_id=orphan.run_id,
+            workflow_type=orphan.workflow_type,
+            started_at=orphan.started_at,
+            last_seen_at=orphan.last_seen_at,
+        )
+
+
+class RecoveryView(View):
+    """Automatic recovery: on or off, rows due now and rows waiting on their backoff."""
+
+    enabled: bool
+    due: int
+    waiting: int
+
+
+class OperationsSnapshot(View):
+    """The snapshot of `jobctrl ops --json` and ``GET /v1/pipeline/operations``."""
+
+    phase: str
+    execution: DiscoverExecution | None
+    scopes: dict[str, Scope]
+    runtime: RuntimeSnapshot
+    eta: Eta
+    stop_loss: list[PauseView]
+    orphans: list[OrphanView]
+    recovery: RecoveryView
+    generated_at: Timestamp
+
+
+def _execution(row: dict[str, Any] | None) -> DiscoverExecution | None:
     if row is None:
         return None
-    return {
-        "workflowId": row["workflow_id"],
-        "runId": row["run_id"],
-        "status": row["status"],
-        "errorCode": row["error_code"],
-        "startedAt": _iso(row["started_at"]),
-        "finishedAt": _iso(row["finished_at"]),
-    }
+    return DiscoverExecution(
+        workflow_id=row["workflow_id"],
+        run_id=row["run_id"],
+        status=row["status"],
+        error_code=row["error_code"],
+        started_at=as_utc(row["started_at"]) if row["started_at"] is not None else None,
+        finished_at=as_utc(row["finished_at"]) if row["finished_at"] is not None else None,
+    )
 
 
 def _budget_blocked(store: Store, settings: Settings, stages: set[str], now: datetime) -> set[str]:
@@ -84,7 +285,7 @@ def _issues(scopes: dict[str, dict[str, Any]]) -> tuple[int, int]:
     return remaining, sum(s["failed"] + s["blocked"] for s in own)
 
 
-def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str, Any]:
+def operations_snapshot(home: Home, *, now: datetime | None = None) -> OperationsSnapshot:
     """The snapshot, with the keys of the ``jobctrl ops --json`` contract."""
     now = now or utcnow()
     store = Store.open(home)
@@ -103,11 +304,10 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
     phase = rules.phase(
         execution["status"] if execution else None, remaining=remaining, issues=issues
     )
-    runtime = _runtime(store, home, now)
-    paused = [
-        {**p, "pausedAt": _iso(p["pausedAt"]) if isinstance(p["pausedAt"], datetime) else None}
-        for p in stop_loss.paused(store)
-    ]
+    # What the workers of this home report executing now (unknown, never zero, without a
+    # fresh report).
+    runtime = runtime_store.read_runtime(store, now, home_id=home_identity(home))
+    paused = stop_loss.paused(store)
     demand = (
         recovery_store.retry_demand(store, now, stage_limit=limit)
         if recovering
@@ -120,10 +320,10 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
     eta = eta_rules.estimate(
         eta_rules.EtaInputs(
             phase=phase.value,
-            runtime_state=runtime["state"],
-            active_slots=runtime["activeSlots"],
-            capacity=runtime["capacity"],
-            truncated=bool(runtime["truncated"]),
+            runtime_state=runtime.state,
+            active_slots=runtime.active_slots,
+            capacity=runtime.capacity,
+            truncated=runtime.truncated,
             demand=counts.demand,
             unscored_jobs=counts.unscored_jobs if values["preparation.materials"] else 0,
             pass_rate=ops_store.materials_pass_rate(store),
@@ -134,28 +334,26 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> dict[str,
             observed_parallelism=eta_rules.observed_parallelism(
                 spans, ops_store.running_since(store), now
             ),
-            paused_lanes=frozenset(
-                p["name"] for p in paused if p["kind"] == "lane" and p["name"] in wanted
-            ),
+            paused_lanes=frozenset(p.name for p in paused if p.kind == "lane" and p.name in wanted),
             held=counts.held,
-            pauses_active=any(p["kind"] == "lane" for p in paused),  # refusals are a lane's
+            pauses_active=any(p.kind == "lane" for p in paused),  # refusals are a lane's
         )
     )
-    return {
-        "phase": phase.value,
-        "execution": _execution(execution),
-        "scopes": counts.scopes,
-        "runtime": runtime,
-        "eta": eta,
-        "stopLoss": paused,
-        "orphans": _orphans(store),
-        "recovery": {
-            "enabled": bool(values["recovery.enabled"]),
-            "due": demand["due"],
-            "waiting": demand["waiting"],
-        },
-        "generatedAt": now.isoformat(),
-    }
+    return OperationsSnapshot(
+        phase=phase.value,
+        execution=_execution(execution),
+        scopes={name: Scope.model_validate(scope) for name, scope in counts.scopes.items()},
+        runtime=RuntimeSnapshot.of(runtime),
+        eta=Eta.model_validate(eta),
+        stop_loss=[PauseView.of(p) for p in paused],
+        orphans=[OrphanView.of(o) for o in orphans_store.orphans(store)],
+        recovery=RecoveryView(
+            enabled=bool(values["recovery.enabled"]),
+            due=demand["due"],
+            waiting=demand["waiting"],
+        ),
+        generated_at=now,
+    )
 
 
 # -- how the snapshot reads to a person (the CLI and the Operations page) -----------------
@@ -171,26 +369,26 @@ def duration_text(seconds: float) -> str:
     return f"{minutes}m {secs}s" if minutes else f"{secs}s"
 
 
-def range_text(eta: dict[str, Any]) -> str | None:
+def range_text(eta: Eta) -> str | None:
     """An available ETA's range (``4m 10s – 12m 30s``), else None."""
-    if eta["state"] != eta_rules.EtaState.AVAILABLE or eta["low"] is None:
+    if eta.state != eta_rules.EtaState.AVAILABLE or eta.low is None:
         return None
-    if not eta["high"]:
+    if not eta.high:
         return "nothing left to run"
-    return f"{duration_text(eta['low'])} – {duration_text(eta['high'])}"
+    return f"{duration_text(eta.low)} – {duration_text(eta.high)}"
 
 
-def eta_text(eta: dict[str, Any]) -> str:
+def eta_text(eta: Eta) -> str:
     """The ETA as one sentence: the range and what it is, or "No ETA" and why."""
     span = range_text(eta)
     if span is None:
-        return f"No ETA: {eta['reason']} ({eta.get('detail') or eta['state']})"
+        return f"No ETA: {eta.reason} ({eta.detail or eta.state})"
     return f"{span} (a projection from recent stage durations, not a promise)"
 
 
-def phase_text(snapshot: dict[str, Any]) -> str:
+def phase_text(snapshot: OperationsSnapshot) -> str:
     """The phase, and for draining that the sources are done while preparation goes on."""
-    phase = snapshot["phase"]
+    phase = snapshot.phase
     if phase == rules.Phase.DRAINING:
         return "draining: Source collection complete; its jobs are still being prepared"
     if phase == rules.Phase.IDLE:

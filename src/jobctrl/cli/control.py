@@ -21,9 +21,9 @@ def cancel(job: str, as_json: bool) -> None:
     if as_json:
         echo_json(result)
         return
-    runs = ", ".join(result["canceled"]) or "none running"
-    stages = ", ".join(result["stages"]) or "none unfinished"
-    click.echo(f"job {result['jobId']}: asked to cancel {runs}; stages canceled: {stages}")
+    runs = ", ".join(result.canceled) or "none running"
+    stages = ", ".join(result.stages) or "none unfinished"
+    click.echo(f"job {result.job_id}: asked to cancel {runs}; stages canceled: {stages}")
 
 
 @click.command("reset")
@@ -40,7 +40,7 @@ def reset(job: str, stage: str, as_json: bool) -> None:
         echo_json(result)
         return
     click.echo(
-        f"job {result['jobId']}: reset {', '.join(result['reset']) or 'nothing'} to pending "
+        f"job {result.job_id}: reset {', '.join(result.reset) or 'nothing'} to pending "
         "(nothing was started: `jobctrl retry` runs it now; automatic recovery may later)"
     )
 
@@ -56,7 +56,7 @@ def resume(lane_or_source: str, as_json: bool) -> None:
     if as_json:
         echo_json(result)
         return
-    if result["resumed"]:
-        click.echo(f"{result['kind']} {result['name']} resumed (it was paused by {result['code']})")
+    if result.resumed:
+        click.echo(f"{result.kind} {result.name} resumed (it was paused by {result.code})")
     else:
-        click.echo(f"{result['kind']} {result['name']} was not paused")
+        click.echo(f"{result.kind} {result.name} was not paused")

@@ -11,6 +11,7 @@ import click
 
 from jobctrl.app import executions
 from jobctrl.cli.base import echo_json, handle_errors, home
+from jobctrl.domain.clock import iso
 
 __all__ = ["executions_group"]
 
@@ -28,20 +29,19 @@ def executions_group(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         echo_json(view)
         return
-    if not view["orphans"]:
+    if not view.orphans:
         click.echo("no orphan executions")
-    for o in view["orphans"]:
+    for o in view.orphans:
         click.echo(
-            f"orphan {o['workflowId']} (run {o['runId']}, {o['workflowType']}), "
-            f"started {o['startedAt']}; stop it: jobctrl executions stop {o['workflowId']}"
+            f"orphan {o.workflow_id} (run {o.run_id}, {o.workflow_type}), "
+            f"started {iso(o.started_at)}; stop it: jobctrl executions stop {o.workflow_id}"
         )
-    for r in view["openRuns"]:
-        job = f" job {r['jobId']}" if r["jobId"] else ""
-        click.echo(f"{r['status']:<20} {r['workflowId']} (run {r['runId']}){job}")
-    for s in view["stopRequests"]:
-        outcome = s["outcome"]
-        state = outcome.replace("_", " ") if outcome else f"issued {s['issued']}x"
-        click.echo(f"stop {s['workflowId']} (run {s['runId']}): {state}")
+    for r in view.open_runs:
+        job = f" job {r.job_id}" if r.job_id else ""
+        click.echo(f"{r.status:<20} {r.workflow_id} (run {r.run_id}){job}")
+    for s in view.stop_requests:
+        state = s.outcome.replace("_", " ") if s.outcome else f"issued {s.issued}x"
+        click.echo(f"stop {s.workflow_id} (run {s.run_id}): {state}")
 
 
 @executions_group.command("stop")
@@ -58,6 +58,6 @@ def stop_cmd(workflow_id: str, run_id: str | None, as_json: bool) -> None:
         echo_json(request)
     else:
         click.echo(
-            f"stop requested for {request['workflowId']} (run {request['runId']}); "
+            f"stop requested for {request.workflow_id} (run {request.run_id}); "
             "the worker cancels it at its next heartbeat"
         )

@@ -6,40 +6,40 @@ import json
 import math
 import sys
 import time
-from typing import Any
 
 import click
 
 from jobctrl.app import operations as app_ops
+from jobctrl.app.operations import OperationsSnapshot, RuntimeItemView, RuntimeSnapshot
 from jobctrl.cli.base import echo_json, handle_errors, home
+from jobctrl.domain.clock import iso
 
 STAGES = ("enrich", "score", "tailor", "cover", "pdf")
 
 
-def _item_line(item: dict[str, Any]) -> str:
-    what = item.get("label") or item.get("kind") or "?"
-    if item.get("jobTitle"):
-        at = f" at {item['company']}" if item.get("company") else ""
-        what += f" · {item['jobTitle']}{at} (job {item.get('jobId')})"
-    elif item.get("jobId"):
-        what += f" · job {item['jobId']}"
-    return f"    {what} · since {item.get('startedAt', '?')}"
+def _item_line(item: RuntimeItemView) -> str:
+    what = item.label or item.kind or "?"
+    if item.job_title:
+        at = f" at {item.company}" if item.company else ""
+        what += f" · {item.job_title}{at} (job {item.job_id})"
+    elif item.job_id:
+        what += f" · job {item.job_id}"
+    return f"    {what} · since {item.started_at}"
 
 
-def _runtime_lines(rt: dict[str, Any]) -> list[str]:
-    if rt["state"] != "fresh":
-        why = "stale report" if rt["state"] == "stale" else "no worker reporting"
-        return [f"Runtime: {rt['state']} ({why}; slots and work unknown)"]
+def _runtime_lines(rt: RuntimeSnapshot) -> list[str]:
+    if rt.state != "fresh":
+        why = "stale report" if rt.state == "stale" else "no worker reporting"
+        return [f"Runtime: {rt.state} ({why}; slots and work unknown)"]
     lines = [
-        f"Runtime: fresh · {rt['activeSlots']}/{rt['capacity']} slots in use · "
-        f"{rt['workers']} worker(s)"
+        f"Runtime: fresh · {rt.active_slots}/{rt.capacity} slots in use · {rt.workers} worker(s)"
     ]
-    if rt["items"]:
-        lines.append(f"  oldest active ({rt['itemsTotal']} in all):")
-        lines += [_item_line(item) for item in rt["items"][:5]]
-        if rt["truncated"]:
+    if rt.items:
+        lines.append(f"  oldest active ({rt.items_total} in all):")
+        lines += [_item_line(item) for item in rt.items[:5]]
+        if rt.truncated:
             lines.append("    … more than the report lists (truncated)")
-    queue = rt.get("queue")
+    queue = rt.queue
     if queue:
         lines.append(
             f"  task queue (approximate): backlog {queue.get('backlog')}, pollers "
@@ -48,51 +48,49 @@ def _runtime_lines(rt: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render(snap: dict[str, Any]) -> list[str]:
+def render(snap: OperationsSnapshot) -> list[str]:
     """The snapshot as lines for a person."""
     lines = [f"Phase: {app_ops.phase_text(snap)}"]
-    run = snap["execution"]
+    run = snap.execution
     if run:
-        ended = f", finished {run['finishedAt']}" if run["finishedAt"] else ""
+        ended = f", finished {iso(run.finished_at)}" if run.finished_at else ""
         lines.append(
-            f"Discovery run {run['runId']} ({run['workflowId']}): {run['status']}, "
-            f"started {run['startedAt']}{ended}"
+            f"Discovery run {run.run_id} ({run.workflow_id}): {run.status}, "
+            f"started {iso(run.started_at)}{ended}"
         )
     header = f"  {'scope':<26}{'jobs':>6}" + "".join(f"{s:>8}" for s in STAGES)
     lines += ["Remaining work:", header + f"{'failed':>8}{'blocked':>9}"]
-    for name, scope in snap["scopes"].items():
-        cells = "".join(f"{scope['remaining'][s]:>8}" for s in STAGES)
+    for name, scope in snap.scopes.items():
+        cells = "".join(f"{scope.remaining[s]:>8}" for s in STAGES)
+        lines.append(f"  {name:<26}{scope.jobs:>6}{cells}{scope.failed:>8}{scope.blocked:>9}")
+    lines += _runtime_lines(snap.runtime)
+    lines.append(f"ETA: {app_ops.eta_text(snap.eta)}")
+    for p in snap.stop_loss:
         lines.append(
-            f"  {name:<26}{scope['jobs']:>6}{cells}{scope['failed']:>8}{scope['blocked']:>9}"
+            f"Stop-loss: {p.kind} {p.name} paused ({p.code}, {p.streak} in a row)"
+            f" — resume: jobctrl resume {p.name}"
         )
-    lines += _runtime_lines(snap["runtime"])
-    lines.append(f"ETA: {app_ops.eta_text(snap['eta'])}")
-    for p in snap["stopLoss"]:
+    for o in snap.orphans:
         lines.append(
-            f"Stop-loss: {p['kind']} {p['name']} paused ({p['code']}, {p['streak']} in a row)"
-            f" — resume: jobctrl resume {p['name']}"
+            f"Orphan execution: {o.workflow_id} ({o.workflow_type}) — "
+            f"stop: jobctrl executions stop {o.workflow_id}"
         )
-    for o in snap["orphans"]:
-        lines.append(
-            f"Orphan execution: {o['workflowId']} ({o.get('workflowType')}) — "
-            f"stop: jobctrl executions stop {o['workflowId']}"
-        )
-    rec = snap["recovery"]
+    rec = snap.recovery
     lines.append(
-        f"Automatic recovery: {'on' if rec['enabled'] else 'off'} · due {rec['due']} · "
-        f"waiting on backoff {rec['waiting']}"
+        f"Automatic recovery: {'on' if rec.enabled else 'off'} · due {rec.due} · "
+        f"waiting on backoff {rec.waiting}"
     )
     return lines
 
 
-def summary_line(snap: dict[str, Any]) -> str:
+def summary_line(snap: OperationsSnapshot) -> str:
     """One line per refresh when stdout is not a terminal."""
-    left = sum(sum(s["remaining"].values()) for s in snap["scopes"].values())
-    rt = snap["runtime"]
-    slots = f"{rt['activeSlots']}/{rt['capacity']}" if rt["state"] == "fresh" else rt["state"]
+    left = sum(sum(s.remaining.values()) for s in snap.scopes.values())
+    rt = snap.runtime
+    slots = f"{rt.active_slots}/{rt.capacity}" if rt.state == "fresh" else rt.state
     return (
-        f"{snap['generatedAt']} phase={snap['phase']} remaining={left} slots={slots} "
-        f"eta={app_ops.eta_text(snap['eta'])}"
+        f"{iso(snap.generated_at)} phase={snap.phase} remaining={left} slots={slots} "
+        f"eta={app_ops.eta_text(snap.eta)}"
     )
 
 
@@ -116,7 +114,7 @@ def _follow(interval: float, as_json: bool) -> None:
                 time.sleep(interval)
     while True:
         snap = app_ops.operations_snapshot(home())
-        click.echo(json.dumps(snap, default=str) if as_json else summary_line(snap))
+        click.echo(json.dumps(snap.to_json()) if as_json else summary_line(snap))
         sys.stdout.flush()
         time.sleep(interval)
 

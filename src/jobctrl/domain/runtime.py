@@ -180,6 +180,24 @@ def valid_item(item: object) -> bool:
 
 
 @dataclass(frozen=True)
+class RuntimeItem:
+    """One activity a worker executes now, as a reader may show it: an allowlisted kind
+    and its label, the exact execution, the opaque key, when it started (the ISO text the
+    worker published) and, where the execution is bound to one, the stage and the job."""
+
+    kind: str
+    label: str
+    workflow_id: str
+    run_id: str
+    key: str
+    started_at: str
+    stage: str | None = None
+    job_id: str | None = None  # None: no job bound (then no title or company either)
+    job_title: str | None = None
+    company: str | None = None
+
+
+@dataclass(frozen=True)
 class RuntimeView:
     """What the workers of one home report executing now (``store.runtime.read_runtime``).
 
@@ -190,25 +208,10 @@ class RuntimeView:
     state: RuntimeState
     active_slots: int | None = None
     capacity: int | None = None
-    items: list[dict[str, Any]] = field(default_factory=list)
+    items: list[RuntimeItem] = field(default_factory=list)
     items_total: int | None = None
     truncated: bool = False
     queue: dict[str, Any] | None = None
     durations: dict[str, dict[str, Any]] = field(default_factory=dict)
     workers: int = 0
     beat_at: datetime | None = None
-
-    def as_json(self) -> dict[str, Any]:
-        """The camelCase shape of the operations snapshot's ``runtime``."""
-        return {
-            "state": self.state,
-            "activeSlots": self.active_slots,
-            "capacity": self.capacity,
-            "items": self.items,
-            "itemsTotal": self.items_total,
-            "truncated": self.truncated,
-            "queue": self.queue,
-            "durations": self.durations,
-            "workers": self.workers,
-            "beatAt": self.beat_at.isoformat() if self.beat_at else None,
-        }

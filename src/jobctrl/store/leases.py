@@ -10,8 +10,8 @@ with several processes on SQLite or PostgreSQL without any lock of this process'
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import Any
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from sqlalchemy import case, delete, or_, select, update
 
@@ -20,7 +20,7 @@ from jobctrl.store.db import upsert
 from jobctrl.store.operations_tables import worker_leases as L
 from jobctrl.store.store import Store
 
-__all__ = ["hold", "holder", "release", "take_over"]
+__all__ = ["Lease", "hold", "holder", "release", "take_over"]
 
 
 def hold(
@@ -76,14 +76,19 @@ def release(store: Store, name: str, holder_id: str) -> None:
         tx.conn.execute(delete(L).where(L.c.name == name, L.c.holder == holder_id))
 
 
-def holder(store: Store, name: str) -> dict[str, Any] | None:
-    """``{holder, expiresAt, acquiredAt}`` of ``name``, or None when nobody holds it."""
+@dataclass(frozen=True)
+class Lease:
+    """Who holds a lease, since when and until when (UTC)."""
+
+    holder: str
+    expires_at: datetime
+    acquired_at: datetime
+
+
+def holder(store: Store, name: str) -> Lease | None:
+    """Who holds ``name``, or None when nobody does."""
     with store.read() as conn:
         row = conn.execute(select(L).where(L.c.name == name)).mappings().first()
     if row is None:
         return None
-    return {
-        "holder": row["holder"],
-        "expiresAt": as_utc(row["expires_at"]).isoformat(),
-        "acquiredAt": as_utc(row["acquired_at"]).isoformat(),
-    }
+    return Lease(row["holder"], as_utc(row["expires_at"]), as_utc(row["acquired_at"]))

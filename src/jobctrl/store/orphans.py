@@ -123,13 +123,20 @@ def replace_orphans(store: Store, found: Iterable[Observed], now: datetime) -> N
             )
 
 
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value else None
+@dataclass(frozen=True)
+class Orphan:
+    """An execution Temporal ran at the last heartbeat that the store does not expect."""
+
+    workflow_id: str
+    run_id: str
+    workflow_type: str
+    started_at: datetime | None
+    last_seen_at: datetime
 
 
-def orphans(store: Store) -> list[dict[str, Any]]:
+def orphans(store: Store) -> list[Orphan]:
     """The executions Temporal ran at the last heartbeat that the store does not expect,
-    oldest first: ``{workflowId, runId, workflowType, startedAt, lastSeenAt}``."""
+    oldest first."""
     with store.read() as conn:
         rows = conn.execute(
             select(OE)
@@ -137,13 +144,13 @@ def orphans(store: Store) -> list[dict[str, Any]]:
             .order_by(OE.c.first_seen_at, OE.c.workflow_id)
         ).mappings()
         return [
-            {
-                "workflowId": r["workflow_id"],
-                "runId": r["run_id"],
-                "workflowType": r["workflow_type"],
-                "startedAt": _iso(r["started_at"]),
-                "lastSeenAt": _iso(r["last_seen_at"]),
-            }
+            Orphan(
+                workflow_id=r["workflow_id"],
+                run_id=r["run_id"],
+                workflow_type=r["workflow_type"],
+                started_at=r["started_at"],
+                last_seen_at=r["last_seen_at"],
+            )
             for r in rows
         ]
 
@@ -191,9 +198,24 @@ def pending_stops(store: Store) -> list[dict[str, Any]]:
         return [dict(r) for r in rows]
 
 
-def stop_requests(store: Store, limit: int = 100) -> list[dict[str, Any]]:
-    """The newest stop requests and how far each got (``outcome``: a ``StopOutcome``, or
-    None while pending)."""
+@dataclass(frozen=True)
+class StopRequest:
+    """A stop request and how far it got (``outcome``: a ``StopOutcome``, or None while
+    pending)."""
+
+    workflow_id: str
+    run_id: str
+    reason: str
+    requested_at: datetime
+    issued: int
+    last_issued_at: datetime | None
+    observed_closed_at: datetime | None
+    gave_up_at: datetime | None
+    outcome: str | None
+
+
+def stop_requests(store: Store, limit: int = 100) -> list[StopRequest]:
+    """The newest stop requests, newest first."""
     with store.read() as conn:
         rows = conn.execute(
             select(SR)
@@ -202,17 +224,17 @@ def stop_requests(store: Store, limit: int = 100) -> list[dict[str, Any]]:
             .limit(limit)
         ).mappings()
         return [
-            {
-                "workflowId": r["workflow_id"],
-                "runId": r["run_id"],
-                "reason": r["reason"],
-                "requestedAt": _iso(r["requested_at"]),
-                "issued": r["issued"],
-                "lastIssuedAt": _iso(r["last_issued_at"]),
-                "observedClosedAt": _iso(r["observed_closed_at"]),
-                "gaveUpAt": _iso(r["gave_up_at"]),
-                "outcome": r["outcome"],
-            }
+            StopRequest(
+                workflow_id=r["workflow_id"],
+                run_id=r["run_id"],
+                reason=r["reason"],
+                requested_at=r["requested_at"],
+                issued=r["issued"],
+                last_issued_at=r["last_issued_at"],
+                observed_closed_at=r["observed_closed_at"],
+                gave_up_at=r["gave_up_at"],
+                outcome=r["outcome"],
+            )
             for r in rows
         ]
 

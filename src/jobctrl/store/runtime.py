@@ -2,7 +2,9 @@
 its own row on every heartbeat (``publish``) and removes it on a clean stop (``withdraw``);
 ``read_runtime`` aggregates the fresh rows of one home and task queue for the operations
 snapshot, joining preparation items to their job's title only through the exact
-(workflow id, run id) of a ``workflow_run_projections`` row. Rules in domain/runtime.py.
+(workflow id, run id) of a ``workflow_run_projections`` row. The heartbeat rows' ``items``
+are the JSON the workers publish (camelCase: the workers' wire format); what a reader gets
+is ``RuntimeView`` and ``RuntimeItem`` dataclasses. Rules in domain/runtime.py.
 
 The heartbeat rows are deployment-wide (``worker_runtime_heartbeats`` has no tenant: one
 worker pool serves every tenant), so their slots, capacity and item totals are the
@@ -22,7 +24,7 @@ from sqlalchemy import and_, delete, or_, select
 from jobctrl.domain import ids
 from jobctrl.domain import runtime as rules
 from jobctrl.domain.clock import as_utc
-from jobctrl.domain.runtime import RuntimeView
+from jobctrl.domain.runtime import RuntimeItem, RuntimeView
 from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.operations_tables import worker_runtime_heartbeats as hb
@@ -137,7 +139,7 @@ def _cohort_members(
     return found
 
 
-def _present(store: Store, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _present(store: Store, items: list[dict[str, Any]]) -> list[RuntimeItem]:
     bindings = _job_bindings(store, items)
     unbound = [i for i in items if (i["workflowId"], i["runId"]) not in bindings]
     members = _cohort_members(store, unbound)
@@ -149,19 +151,20 @@ def _present(store: Store, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         )
         if kind == "enrich" and job is not None and job["source"] == "manual":
             kind = rules.JOB_URL_IMPORT
-        out: dict[str, Any] = {
-            "kind": kind,
-            "label": rules.LABELS[kind],
-            "workflowId": item["workflowId"],
-            "runId": item["runId"],
-            "key": item["key"],
-            "startedAt": item["startedAt"],
-        }
-        if kind in rules.STAGE_OF_KIND:
-            out["stage"] = rules.STAGE_OF_KIND[kind]
-        if job is not None:
-            out.update(jobId=job["id"], jobTitle=job["title"], company=job["company"])
-        shown.append(out)
+        shown.append(
+            RuntimeItem(
+                kind=kind,
+                label=rules.LABELS[kind],
+                workflow_id=item["workflowId"],
+                run_id=item["runId"],
+                key=item["key"],
+                started_at=item["startedAt"],
+                stage=rules.STAGE_OF_KIND.get(kind),
+                job_id=job["id"] if job is not None else None,
+                job_title=job["title"] if job is not None else None,
+                company=job["company"] if job is not None else None,
+            )
+        )
     return shown
 
 

@@ -12,11 +12,13 @@ pauses another.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, select, update
 
-from jobctrl.domain.clock import Clock
+from jobctrl.domain.clock import Clock, as_utc
 from jobctrl.domain.errors import DatabaseBusyError
 from jobctrl.domain.events import StopLossPaused, StopLossResumed
 from jobctrl.domain.stop_loss import Window, after_failure, after_success, counts
@@ -37,8 +39,19 @@ _PAUSED_CODE = select(SL.c.paused_code).where(*_ONE)
 _STREAK = select(SL.c.streak).where(*_ONE)
 
 
-def paused(store: Store) -> list[dict[str, Any]]:
-    """Every paused lane or source: ``{kind, name, code, pausedAt, streak}``."""
+@dataclass(frozen=True)
+class Pause:
+    """A paused lane or source: the code that paused it, when (UTC), after how many."""
+
+    kind: str
+    name: str
+    code: str
+    paused_at: datetime | None
+    streak: int
+
+
+def paused(store: Store) -> list[Pause]:
+    """Every paused lane or source, the longest paused first."""
     with store.read() as conn:
         rows = conn.execute(
             select(SL.c.kind, SL.c.name, SL.c.paused_code, SL.c.paused_at, SL.c.streak)
@@ -46,7 +59,7 @@ def paused(store: Store) -> list[dict[str, Any]]:
             .order_by(SL.c.paused_at, SL.c.kind, SL.c.name)
         ).all()
     return [
-        {"kind": kind, "name": name, "code": code, "pausedAt": at, "streak": int(streak)}
+        Pause(kind, name, code, as_utc(at) if isinstance(at, datetime) else None, int(streak))
         for kind, name, code, at, streak in rows
     ]
 

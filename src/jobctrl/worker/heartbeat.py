@@ -160,9 +160,9 @@ class WorkerHeartbeat:
         leading = await asyncio.to_thread(leases.hold, store, self.lease, self.identity, lease)
         if not leading:  # held: by a process of this host that is gone (kill -9)?
             held = await asyncio.to_thread(leases.holder, store, self.lease)
-            if held is not None and _dead_here(held["holder"]):
+            if held is not None and _dead_here(held.holder):
                 leading = await asyncio.to_thread(
-                    leases.take_over, store, self.lease, held["holder"], self.identity, lease
+                    leases.take_over, store, self.lease, held.holder, self.identity, lease
                 )
         if leading:
             self._renewed = _clocks()
