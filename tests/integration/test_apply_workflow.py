@@ -78,8 +78,8 @@ async def test_a_one_shot_apply_prepares_the_email_draft_once(home, store, site,
 
     done = await apply_in_worker(home, job_id, wait=True)
 
-    assert done["workflowId"].startswith(f"apply-{job_id}-")
-    assert (done["status"], done["outcome"], done["errorCode"]) == ("completed", "prepared", None)
+    assert done.workflow_id.startswith(f"apply-{job_id}-")
+    assert (done.status, done.outcome, done.error_code) == ("completed", "prepared", None)
     app = applications.get(store, job_id)
     assert (app["channel"], app["status"], app["email_to"]) == ("email", "draft", [HIRING])
     assert [a["name"] for a in app["attachments"]] == [
@@ -89,8 +89,8 @@ async def test_a_one_shot_apply_prepares_the_email_draft_once(home, store, site,
     assert "ApplicationPrepared" in _types(store, job_id)
     _nothing_sent(store, [job_id])
     again = await apply_in_worker(home, job_id, wait=True)
-    assert (again["workflowId"], again["runId"]) == (done["workflowId"], done["runId"])
-    history = await client.get_workflow_handle(done["workflowId"]).fetch_history()
+    assert (again.workflow_id, again.run_id) == (done.workflow_id, done.run_id)
+    history = await client.get_workflow_handle(done.workflow_id).fetch_history()
     text = history.to_json()
     assert HIRING not in text and "Dear Hiring Team" not in text, "ids and codes only"
 
@@ -101,7 +101,7 @@ async def test_a_one_shot_apply_of_a_closed_posting_is_refused(home, store, site
 
     done = await apply_in_worker(home, job_id, wait=True)
 
-    assert (done["status"], done["errorCode"]) == ("failed", "POSTING_UNAVAILABLE")
+    assert (done.status, done.error_code) == ("failed", "POSTING_UNAVAILABLE")
     assert applications.get(store, job_id) is None, "nothing prepared"
 
 
@@ -123,8 +123,8 @@ async def test_the_loop_prepares_approved_jobs_with_the_settings_read_at_each_cl
     assert (form["channel"], form["status"]) == ("browser", "draft")
     assert form["form_url"].endswith("/jobs/form"), "the person prefills the posting's form"
     status = await asyncio.to_thread(apply_loop_status, home)
-    assert status["status"] == "running" and status["prepared"] == 2
-    assert status["passedOver"] == {"APPLY_MATERIALS_NOT_APPROVED": 1}
+    assert status.status == "running" and status.prepared == 2
+    assert status.passed_over == {"APPLY_MATERIALS_NOT_APPROVED": 1}
     assert not prepared(undecided), "materials awaiting a decision park the job"
 
     decide_materials(home, undecided, "approve")  # the next poll takes it, no restart
@@ -137,12 +137,12 @@ async def test_the_loop_prepares_approved_jobs_with_the_settings_read_at_each_cl
     fast_loop.set_value("min_fit_score", scored + 1)  # read at the next claim
     decide_materials(home, high_bar, "approve")
     assert await _eventually(
-        lambda: apply_loop_status(home)["passedOver"].get("MIN_SCORE") == 1, timeout=5
+        lambda: apply_loop_status(home).passed_over.get("MIN_SCORE") == 1, timeout=5
     ), (apply_loop_status(home), applications.get(store, high_bar))
     assert not prepared(high_bar)
 
     stopped = await set_apply_loop(home, enabled=False)
-    assert stopped["cancelRequested"] is True
+    assert stopped.cancel_requested is True
     run = await _eventually(
         lambda: workflow_runs.latest_runs(store, ids.APPLY_LOOP_ID)[0]["status"] == "canceled"
     )
@@ -197,7 +197,7 @@ async def test_a_spent_budget_halts_the_loop_until_the_utc_day_rolls_over(
         await asyncio.wait_for(handle.result(), 30)
     run = workflow_runs.latest_runs(store, ids.APPLY_LOOP_ID)[0]
     assert (run["status"], run["error_code"]) == ("failed", "budget_exceeded")
-    assert apply_loop_status(home)["halted"] is True
+    assert apply_loop_status(home).halted is True
 
     for _ in range(3):  # beat after beat the same day: halted, not started again
         with pytest.raises(JobctrlError, match="budget_exceeded"):

@@ -171,7 +171,7 @@ def runs_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
     found = queries.discovery_runs(home)
     running = any(r.status == RunStatus.RUNNING for r in found)
     runs = dump(found)
-    loop = apply_loop.apply_loop_status(home)
+    loop = dump(apply_loop.apply_loop_status(home))
     if fragment == "main":
         return _render("_runs.html", runs=runs, running=running, loop=loop)
     return _render("runs.html", nav="runs", runs=runs, running=running, loop=loop)

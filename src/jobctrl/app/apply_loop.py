@@ -12,9 +12,9 @@ that wait for the person.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from jobctrl.app import runtime
+from jobctrl.app.models import Timestamp, View
 from jobctrl.domain import ids
 from jobctrl.domain.clock import as_utc, utcnow
 from jobctrl.domain.errors import BUDGET_EXCEEDED, UnavailableError
@@ -26,16 +26,64 @@ from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 from jobctrl.workflows import starts
 
-__all__ = ["LOOP_LABEL", "apply_in_worker", "apply_loop_status", "set_apply_loop"]
+__all__ = [
+    "LOOP_LABEL",
+    "ApplyLoopStatus",
+    "ApplyLoopSwitched",
+    "ApplyRun",
+    "apply_in_worker",
+    "apply_loop_status",
+    "set_apply_loop",
+]
 
 LOOP_LABEL = "Standing apply loop"
 
 
-def _iso(value: datetime | None) -> str | None:
-    return as_utc(value).isoformat() if value else None
+class ApplyLoopStatus(View):
+    """The standing apply loop: whether ``auto_apply`` wants it, its latest run (status,
+    error code, when; ``absent`` if none), whether a spent budget halts it today, what its
+    claims came to, the approved jobs it would take now and those it passes over (a
+    count per code)."""
+
+    workflow_id: str
+    label: str
+    enabled: bool
+    status: str
+    run_id: str | None
+    outcome: str | None
+    error_code: str | None
+    started_at: Timestamp | None
+    closed_at: Timestamp | None
+    halted: bool
+    prepared: int
+    failed: int
+    in_progress: int
+    queued: int
+    passed_over: dict[str, int]
+    concurrency: int
+    approval_required: bool
 
 
-def apply_loop_status(home: Home, *, now: datetime | None = None) -> dict[str, Any]:
+class ApplyLoopSwitched(ApplyLoopStatus):
+    """The loop's status after turning it on or off: ``cancel_requested`` when the running
+    loop was asked to cancel now."""
+
+    cancel_requested: bool
+
+
+class ApplyRun(View):
+    """One job's apply in the worker: its workflow, run, and how it stands (``starting``
+    before the run is recorded)."""
+
+    job_id: str
+    workflow_id: str
+    run_id: str
+    status: str
+    outcome: str | None
+    error_code: str | None
+
+
+def apply_loop_status(home: Home, *, now: datetime | None = None) -> ApplyLoopStatus:
     """The standing apply loop: whether ``auto_apply`` wants it, its latest run as
     recorded (status, error code, when), whether a spent budget halts it today, what it
     has prepared, and the approved jobs it passes over now, by code."""
@@ -61,28 +109,29 @@ def apply_loop_status(home: Home, *, now: datetime | None = None) -> dict[str, A
         approval_required=bool(values["apply_approval_required"]),
         limit=1000,
     )
-    return {
-        "workflowId": loop_id,
-        "label": LOOP_LABEL,
-        "enabled": bool(values["auto_apply"]),
-        "status": status,
-        "runId": latest["run_id"] if latest else None,
-        "outcome": latest["outcome"] if latest else None,
-        "errorCode": latest["error_code"] if latest else None,
-        "startedAt": _iso(latest["started_at"]) if latest else None,
-        "closedAt": _iso(closed_at),
-        "halted": halted,
-        "prepared": claims.get("ready", 0),
-        "failed": claims.get("failed", 0),
-        "inProgress": claims.get("claimed", 0),
-        "queued": len(waiting.job_ids),
-        "passedOver": waiting.parked,
-        "concurrency": int(values["apply_concurrency"]),
-        "approvalRequired": bool(values["apply_approval_required"]),
-    }
+    started_at = latest["started_at"] if latest else None
+    return ApplyLoopStatus(
+        workflow_id=loop_id,
+        label=LOOP_LABEL,
+        enabled=bool(values["auto_apply"]),
+        status=status,
+        run_id=latest["run_id"] if latest else None,
+        outcome=latest["outcome"] if latest else None,
+        error_code=latest["error_code"] if latest else None,
+        started_at=as_utc(started_at) if started_at else None,
+        closed_at=as_utc(closed_at) if closed_at else None,
+        halted=halted,
+        prepared=claims.get("ready", 0),
+        failed=claims.get("failed", 0),
+        in_progress=claims.get("claimed", 0),
+        queued=len(waiting.job_ids),
+        passed_over=waiting.parked,
+        concurrency=int(values["apply_concurrency"]),
+        approval_required=bool(values["apply_approval_required"]),
+    )
 
 
-async def set_apply_loop(home: Home, *, enabled: bool) -> dict[str, Any]:
+async def set_apply_loop(home: Home, *, enabled: bool) -> ApplyLoopSwitched:
     """Turn the standing loop on or off (``auto_apply``). Off also asks the running loop
     to cancel now when Temporal answers (else the worker's next heartbeat does); on is
     started by the worker's next heartbeat. The loop's status, with ``cancelRequested``."""
@@ -96,12 +145,13 @@ async def set_apply_loop(home: Home, *, enabled: bool) -> dict[str, Any]:
             cancelled = await starts.cancel_running(client, loop_id) is not None
         except UnavailableError:
             pass  # the setting is what counts: the worker stops it when it runs
-    return {**apply_loop_status(home), "cancelRequested": cancelled}
+    status = apply_loop_status(home)
+    return ApplyLoopSwitched(**status.model_dump(by_alias=False), cancel_requested=cancelled)
 
 
 async def apply_in_worker(
     home: Home, ref: str, *, wait: bool = False, timeout: float = 300.0
-) -> dict[str, Any]:
+) -> ApplyRun:
     """Prepare one job's application through ApplyWorkflow (``apply-{jobId}-<12 hex>``,
     once per set of approved PDFs): claimed with the same rules as the standing loop,
     prepared, never sent. With ``wait``, until the run has ended."""
@@ -116,11 +166,11 @@ async def apply_in_worker(
             client, started, timeout, still_running=f"the apply of job {job_id} still runs"
         )
     run = workflow_runs.run_row(store, started.workflow_id, started.run_id)
-    return {
-        "jobId": job_id,
-        "workflowId": started.workflow_id,
-        "runId": started.run_id,
-        "status": run["status"] if run else "starting",
-        "outcome": run["outcome"] if run else None,
-        "errorCode": run["error_code"] if run else None,
-    }
+    return ApplyRun(
+        job_id=job_id,
+        workflow_id=started.workflow_id,
+        run_id=started.run_id,
+        status=run["status"] if run else "starting",
+        outcome=run["outcome"] if run else None,
+        error_code=run["error_code"] if run else None,
+    )

@@ -5,33 +5,33 @@ worker by the same workflow. Neither ever sends or submits."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import click
 
 from jobctrl.app import apply_loop
+from jobctrl.app.apply_loop import ApplyLoopStatus
 from jobctrl.cli.base import echo_json, handle_errors, home
 
 __all__ = ["loop_group"]
 
 
-def _print(status: dict[str, Any]) -> None:
+def _print(status: ApplyLoopStatus) -> None:
     click.echo(
-        f"{status['label']} ({status['workflowId']}): {status['status']}; auto_apply "
-        f"{'on' if status['enabled'] else 'off'}"
+        f"{status.label} ({status.workflow_id}): {status.status}; auto_apply "
+        f"{'on' if status.enabled else 'off'}"
     )
-    if status["halted"]:
+    if status.halted:
         click.echo(
             "halted: today's budget is spent (budget_exceeded); it starts again when the UTC "
             "day rolls over"
         )
-    elif status["errorCode"]:
-        click.echo(f"error: {status['errorCode']}")
+    elif status.error_code:
+        click.echo(f"error: {status.error_code}")
     click.echo(
-        f"prepared {status['prepared']}, in progress {status['inProgress']}, failed "
-        f"{status['failed']}, queued {status['queued']}"
+        f"prepared {status.prepared}, in progress {status.in_progress}, failed "
+        f"{status.failed}, queued {status.queued}"
     )
-    for code, count in sorted(status["passedOver"].items()):
+    for code, count in sorted(status.passed_over.items()):
         click.echo(f"waiting: {count} job(s) {code}")
 
 
@@ -61,7 +61,7 @@ def stop_cmd(as_json: bool) -> None:
     if as_json:
         echo_json(status)
     else:
-        said = "cancel requested" if status["cancelRequested"] else "the worker stops it"
+        said = "cancel requested" if status.cancel_requested else "the worker stops it"
         click.echo(f"auto_apply off: {said}")
 
 
@@ -89,6 +89,6 @@ def once_cmd(job: str, wait: bool, as_json: bool) -> None:
     if as_json:
         echo_json(result)
         return
-    click.echo(f"{result['workflowId']}: {result['status']}")
-    if result["errorCode"]:
-        click.echo(f"error: {result['errorCode']}")
+    click.echo(f"{result.workflow_id}: {result.status}")
+    if result.error_code:
+        click.echo(f"error: {result.error_code}")
