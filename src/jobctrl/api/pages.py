@@ -219,5 +219,5 @@ def settings_page(home: TenantHome) -> HTMLResponse:
         settings=rows,
         sources=queries.list_sources(home),
         lanes=queries.list_lanes(home),
-        answers=answers.answer_rows(home),
+        answers=dump(answers.answer_rows(home)),
     )

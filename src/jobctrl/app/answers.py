@@ -19,30 +19,60 @@ from pydantic import ValidationError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from jobctrl import config as config_file
+from jobctrl.app.models import View
 from jobctrl.domain.errors import INVALID_INPUT, JobctrlError
-from jobctrl.domain.profile import Answers, Profile
+from jobctrl.domain.profile import Answers, Profile, SavedAnswer
 from jobctrl.home import Home
 from jobctrl.store import profiles
 from jobctrl.store.store import Store
 
-__all__ = ["ANSWER_FIELDS", "answer_rows", "change_answers", "saved_answers"]
+__all__ = [
+    "ANSWER_FIELDS",
+    "AnswerRow",
+    "AnswersChanged",
+    "SavedAnswers",
+    "answer_rows",
+    "change_answers",
+    "saved_answers",
+]
 
 ANSWER_FIELDS = tuple(Answers.model_fields)
 
 
-def saved_answers(home: Home) -> dict[str, Any]:
+class SavedAnswers(View):
+    """``GET /v1/profile/answers``: every saved answer (its config.yaml name: snake_case,
+    as the person writes it there), unanswered ones empty."""
+
+    answers: Answers
+
+
+class AnswersChanged(SavedAnswers):
+    """The saved answers after a change, and the profile version they make."""
+
+    profile_version: int
+
+
+class AnswerRow(View):
+    """One saved answer as the Settings page edits it: ``kind`` ``yesno``, ``text`` or
+    ``questions`` (the person's own question → answer pairs)."""
+
+    key: str
+    kind: str
+    value: bool | str | list[SavedAnswer] | None
+
+
+def saved_answers(home: Home) -> Answers:
     """The saved answers as config.yaml has them (every field, unanswered ones empty)."""
-    return config_file.load_config(home).profile.answers.model_dump(mode="json")
+    return config_file.load_config(home).profile.answers
 
 
-def answer_rows(home: Home) -> list[dict[str, Any]]:
-    """One row per saved answer for the Settings page: ``key``, ``kind`` (``yesno``, ``text``
-    or ``questions``) and ``value``."""
+def answer_rows(home: Home) -> list[AnswerRow]:
+    """One row per saved answer for the Settings page."""
     saved = saved_answers(home)
     rows = []
     for key, spec in Answers.model_fields.items():
         kind = "questions" if key == "questions" else "yesno" if spec.default is None else "text"
-        rows.append({"key": key, "kind": kind, "value": saved[key]})
+        rows.append(AnswerRow(key=key, kind=kind, value=getattr(saved, key)))
     return rows
 
 
@@ -68,7 +98,7 @@ def _as_written(value: Any) -> Any:
     return value
 
 
-def change_answers(home: Home, changes: dict[str, Any]) -> dict[str, Any]:
+def change_answers(home: Home, changes: dict[str, Any]) -> AnswersChanged:
     """Set the fields in ``changes``; all saved answers after it, and the profile version."""
     if not isinstance(changes, dict) or not changes:
         raise JobctrlError("say which saved answers to change", code=INVALID_INPUT)
@@ -102,4 +132,4 @@ def change_answers(home: Home, changes: dict[str, Any]) -> dict[str, Any]:
 
     config_file.edit_answers(home, edit)
     version = profiles.version_of(Store.open(home), profile)
-    return {"answers": saved_answers(home), "profileVersion": version}
+    return AnswersChanged(answers=saved_answers(home), profile_version=version)
