@@ -71,7 +71,7 @@ async def api(home):
 def test_importing_a_career_ops_tracker_twice_adds_nothing_and_exports_the_same_rows(
     home, tmp_path
 ):
-    said = _ok(run_cli("applications", "import", str(FIXTURE)))  # the real command
+    said = _ok(run_cli("applications", "import", str(FIXTURE), process=True))  # the real command
     assert said.startswith("added 9, matched to jobs 0, updated 0, unchanged 0")
     again = json.loads(_ok(cli("applications", "import", str(FIXTURE), "--json")))
     assert again == {"added": 0, "matched": 0, "updated": 0, "unchanged": 9, "skipped": []}

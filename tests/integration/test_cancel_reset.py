@@ -97,7 +97,7 @@ async def test_cancel_in_flight_ends_canceled_keeps_results_and_retry_starts_aga
     assert _eventually(lambda: _rows(store, job_id)["score"]["state"] == "running"), "in flight"
     score_started = time.monotonic()
 
-    done = run_cli("cancel", job_id, "--json")
+    done = run_cli("cancel", job_id, "--json", process=True)  # the console script, once
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["jobId"] == job_id and result["canceled"] == [workflow_id]

@@ -84,7 +84,8 @@ def test_reads_do_not_wait_for_a_writer_and_a_held_lock_is_a_clear_retryable_err
         listed = run_cli("jobs", "--json", timeout=20)
         assert listed.returncode == 0 and json.loads(listed.stdout) == []
         monkeypatch.setenv("JOBCTRL_DB_BUSY_TIMEOUT", "1")
-        said = _refused(run_cli("settings", "set", "min_fit_score", "60"), status=75)
+        busy = run_cli("settings", "set", "min_fit_score", "60", process=True)
+        said = _refused(busy, status=75)
         assert "locked" in said and "try again" in said
     finally:
         release.set()

@@ -62,7 +62,9 @@ async def test_an_orphan_that_never_acts_on_a_cancel_is_terminated_and_says_so(
     ctx = _ctx(home, store)
     await _listed_as_orphan(client, ctx, workflow_id)
 
-    stopped = await asyncio.to_thread(run_cli, "executions", "stop", workflow_id, "--json")
+    stopped = await asyncio.to_thread(  # the console script, once
+        run_cli, "executions", "stop", workflow_id, "--json", process=True
+    )
     assert stopped.returncode == 0, stopped.stderr
     assert json.loads(stopped.stdout)["reason"] == "orphan"
     for _ in range(reconcile.STOP_ISSUES + 2):  # the beats: five cancels, then a terminate

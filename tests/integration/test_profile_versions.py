@@ -18,12 +18,12 @@ FIXTURES = Path(__file__).parents[1] / "fixtures" / "profiles"
 def test_profile_import_replaces_the_profile_and_records_a_version(home):
     before = show_profile(home)
     result = import_profile(home, FIXTURES / "resume_full.json")
-    assert result["version"] == before["version"] + 1
-    assert load_config(home).profile.name == result["name"]
+    assert result.version == before.version + 1
+    assert load_config(home).profile.name == result.name
     assert "# Where to discover postings" in home.config_path.read_text(), "comments kept"
-    assert show_profile(home)["version"] == result["version"]
+    assert show_profile(home).version == result.version
     again = import_profile(home, FIXTURES / "resume_full.json")
-    assert again["version"] == result["version"], "the same profile is the same version"
+    assert again.version == result.version, "the same profile is the same version"
 
 
 async def test_work_in_flight_keeps_its_profile_version(home, store, worker, site, fast_settings):

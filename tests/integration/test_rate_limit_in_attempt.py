@@ -131,7 +131,7 @@ def test_a_cancel_during_the_wait_stops_it_and_closes_the_reservation(store, set
 def test_the_wait_bound_is_a_validated_setting(home, settings):
     assert settings.get("llm.rate_limit_max_wait_seconds") == 300.0
     stored = change_settings(home, {"llm.rate_limit_max_wait_seconds": "0"})
-    assert stored["llm.rate_limit_max_wait_seconds"] == 0.0
+    assert stored.root["llm.rate_limit_max_wait_seconds"] == 0.0
     for bad in ("-1", "421", "inf", "soon"):
         with pytest.raises(ConfigError):
             change_settings(home, {"llm.rate_limit_max_wait_seconds": bad})

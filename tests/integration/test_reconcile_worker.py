@@ -49,7 +49,7 @@ def _runs(home, cli: bool = False) -> list[dict]:
     """`jobctrl runs --json` (the CLI is slow to start on a busy machine: polls read the
     same ``app.queries`` function in process, the final assertion runs the command)."""
     if cli:
-        return json.loads(run_cli("runs", "--json").stdout)
+        return json.loads(run_cli("runs", "--json", process=True).stdout)
     return [r.to_json() for r in discovery_runs(home)]
 
 

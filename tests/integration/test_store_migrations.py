@@ -41,7 +41,8 @@ def test_a_home_from_before_0010_lists_its_jobs_after_upgrading(home, store) -> 
     assert "job_detail_projections" in inspect(engine).get_table_names()
     engine.dispose()
 
-    result = run_cli("jobs", "--json", timeout=60)  # a new process migrates and catches up
+    # A new process: it migrates and catches up (this one has the store open and migrated).
+    result = run_cli("jobs", "--json", timeout=60, process=True)
 
     assert result.returncode == 0, result.stderr
     assert {row["jobId"] for row in json.loads(result.stdout)} == created

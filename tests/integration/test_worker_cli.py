@@ -69,13 +69,13 @@ def test_worker_runs_embedded_temporal_that_add_finds(home, site, settings, monk
 
 def test_unreachable_configured_server_is_exit_2(home, monkeypatch):
     monkeypatch.setenv("JOBCTRL_TEMPORAL_ADDRESS", "127.0.0.1:9")
-    result = run_cli("add", "https://jobs.example.com/1")
+    result = run_cli("add", "https://jobs.example.com/1", process=True)  # the console script
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
 
 
 def test_cli_reports_bad_input_without_a_traceback(home):
-    bad = run_cli("settings", "set", "daily_budget_usd", "-3")
+    bad = run_cli("settings", "set", "daily_budget_usd", "-3", process=True)
     assert (
         bad.returncode == 1 and "daily_budget_usd" in bad.stderr and "Traceback" not in bad.stderr
     )

@@ -138,7 +138,7 @@ def test_profile_import_keeps_the_saved_answers_in_config_yaml(home):
     profile = load_config(home).profile
     assert profile.name == "Priya Raman"
     assert profile.answers == _answers()
-    assert result["answersKept"] == len(answer_facts(_answers()))
+    assert result.answers_kept == len(answer_facts(_answers()))
 
 
 def test_saved_answers_make_a_new_profile_version_and_none_keep_the_old(home):

@@ -15,7 +15,7 @@ def test_defaults(settings):
 
 def _set(home, key: str, raw: str):
     """`jobctrl settings set KEY VALUE`: the value as stored."""
-    return change_settings(home, {key: raw})[key]
+    return change_settings(home, {key: raw}).root[key]
 
 
 def test_set_parses_cli_forms(home, settings):
@@ -32,7 +32,9 @@ def test_set_parses_cli_forms(home, settings):
 
 def test_typed_json_values_take_the_same_path(home):
     assert (
-        change_settings(home, {"min_fit_score": 70, "fetch.respect_robots": False})["min_fit_score"]
+        change_settings(home, {"min_fit_score": 70, "fetch.respect_robots": False}).root[
+            "min_fit_score"
+        ]
         == 70
     )
 

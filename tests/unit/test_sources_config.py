@@ -19,7 +19,7 @@ def test_add_list_remove_keep_comments(home):
         ("greenhouse", "stripe", None),
         ("lever", "palantir", "http://127.0.0.1:9999"),
     ]
-    assert [s["name"] for s in list_sources(home)] == ["stripe", "palantir"]
+    assert [s.name for s in list_sources(home)] == ["stripe", "palantir"]
     remove_source(home, "stripe")
     assert [s.name for s in load_config(home).sources] == ["palantir"]
 

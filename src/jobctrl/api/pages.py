@@ -203,21 +203,21 @@ def applications_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
 @router.get("/spend", response_class=HTMLResponse, include_in_schema=False)
 def spend_page(home: TenantHome) -> HTMLResponse:
     summary = queries.spend_summary(home)
-    bars = queries.daily_spend(home, summary["day"])
-    return _render("spend.html", nav="spend", spend=summary, bars=bars)
+    bars = queries.daily_spend(home, summary.day)
+    return _render("spend.html", nav="spend", spend=dump(summary), bars=dump(bars))
 
 
 @router.get("/settings", response_class=HTMLResponse, include_in_schema=False)
 def settings_page(home: TenantHome) -> HTMLResponse:
     rows = [
-        {**item, "kind": _setting_kind(item["default"])}
+        {**dump(item), "kind": _setting_kind(item.default)}
         for item in queries.settings_catalogue(home)
     ]
     return _render(
         "settings.html",
         nav="settings",
         settings=rows,
-        sources=queries.list_sources(home),
-        lanes=queries.list_lanes(home),
+        sources=dump(queries.list_sources(home)),
+        lanes=dump(queries.list_lanes(home)),
         answers=dump(answers.answer_rows(home)),
     )

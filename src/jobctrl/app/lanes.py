@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from jobctrl import config as config_file
-from jobctrl.app.queries import list_lanes
+from jobctrl.app.queries import LaneView, list_lanes
 from jobctrl.config import LANES, PROVIDERS, LaneProvider
 from jobctrl.domain.errors import INVALID_INPUT, JobctrlError
 from jobctrl.home import Home
@@ -15,7 +13,7 @@ __all__ = ["set_lane"]
 
 def set_lane(
     home: Home, lane: str, provider: str, model: str, base_url: str | None, api_key_env: str | None
-) -> dict[str, Any]:
+) -> LaneView:
     """Set ``lane`` to ``provider`` and ``model``; the lane as ``llm list`` shows it."""
     if lane not in LANES:
         raise JobctrlError(f"unknown lane {lane!r}; one of: {', '.join(LANES)}", code=INVALID_INPUT)
@@ -31,4 +29,4 @@ def set_lane(
         )
     lp = LaneProvider(provider=provider, model=model, base_url=base_url, api_key_env=api_key_env)
     config_file.set_lane(home, lane, lp)
-    return next(r for r in list_lanes(home) if r["lane"] == lane)
+    return next(r for r in list_lanes(home) if r.lane == lane)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from jobctrl import config as config_file
+from jobctrl.app.models import View
 from jobctrl.domain.errors import INVALID_INPUT, JobctrlError
 from jobctrl.domain.facts import answer_facts
 from jobctrl.home import Home
@@ -15,10 +15,22 @@ from jobctrl.profile_import import first_problem, keep_saved_answers, load_profi
 from jobctrl.store import profiles
 from jobctrl.store.store import Store
 
-__all__ = ["import_profile"]
+__all__ = ["ProfileImported", "import_profile"]
 
 
-def import_profile(home: Home, path: Path) -> dict[str, Any]:
+class ProfileImported(View):
+    """The profile just imported: its version, name, how many skills, roles and
+    education entries it has, and how many saved application answers it kept."""
+
+    version: int
+    name: str
+    skills: int
+    experience: int
+    education: int
+    answers_kept: int
+
+
+def import_profile(home: Home, path: Path) -> ProfileImported:
     """Replace the profile in config.yaml with one read from ``path``, keeping the saved
     application answers; the new profile is recorded as a new version (work in flight keeps
     its own)."""
@@ -34,11 +46,11 @@ def import_profile(home: Home, path: Path) -> dict[str, Any]:
         raise JobctrlError(f"{path}: {first_problem(exc)}", code=INVALID_INPUT) from None
     config_file.edit_profile(home, profile)
     version = profiles.version_of(Store.open(home), profile)
-    return {
-        "version": version,
-        "name": profile.name,
-        "skills": len(profile.skills),
-        "experience": len(profile.experience),
-        "education": len(profile.education),
-        "answersKept": len(answer_facts(profile.answers)),
-    }
+    return ProfileImported(
+        version=version,
+        name=profile.name,
+        skills=len(profile.skills),
+        experience=len(profile.experience),
+        education=len(profile.education),
+        answers_kept=len(answer_facts(profile.answers)),
+    )

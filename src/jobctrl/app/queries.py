@@ -13,6 +13,8 @@ import os
 from datetime import date, timedelta
 from typing import Any
 
+from pydantic import Field, RootModel
+
 from jobctrl import config as config_file
 from jobctrl.app.apply_views import ApplicationSummary, application_summary
 from jobctrl.app.materials import pdf_file_name
@@ -433,25 +435,69 @@ def discovery_runs(home: Home, limit: int = 20) -> list[DiscoveryRunView]:
 # -- spend ---------------------------------------------------------------------------------
 
 
-def spend_summary(home: Home) -> dict[str, Any]:
+Usd = int | float  # as computed: a sum of nothing is the int 0, and prints as it always did
+
+
+class LaneSpend(View):
+    """One lane's usage today (UTC): tokens, estimated USD and calls."""
+
+    lane: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: Usd
+    calls: int
+
+
+class OpenReservations(View):
+    """Calls in flight that reserved their worst case (strict budgets)."""
+
+    count: int
+    amount_usd: Usd
+
+
+class SpendSummary(View):
+    """Today's (UTC) estimated spend against the ceiling (``remainingUsd`` None: no
+    ceiling). Observed: what providers reported; assumed: calls whose worker died before
+    their usage was recorded, at their worst case."""
+
+    day: str
+    strict: bool
+    open_reservations: OpenReservations
+    daily_budget_usd: Usd
+    spent_usd: Usd
+    assumed_usd: Usd
+    assumed_calls: int
+    remaining_usd: Usd | None
+    lane_token_limits: dict[str, Any]
+    lanes: list[LaneSpend]
+    estimate: bool
+
+
+class SpendBar(View):
+    """One UTC day's estimated spend and its bar's height out of 100."""
+
+    day: str
+    cost_usd: Usd
+    height: float
+
+
+def spend_summary(home: Home) -> SpendSummary:
     """Today's (UTC) estimated spend per lane against the ceiling, and open reservations."""
     store = Store.open(home)
-    return SpendAuthority(store, Settings(store)).summary()
+    return SpendSummary.model_validate(SpendAuthority(store, Settings(store)).summary())
 
 
-def daily_spend(home: Home, today: str, days: int = 14) -> list[dict[str, Any]]:
+def daily_spend(home: Home, today: str, days: int = 14) -> list[SpendBar]:
     """The last ``days`` UTC days' estimated spend (zero for a day without any), oldest
     first, with each bar's height out of 100."""
     first = date.fromisoformat(today) - timedelta(days=days - 1)
     spent = spend.daily_totals(Store.open(home), first.isoformat(), today)
-    bars: list[dict[str, Any]] = [
-        {"day": d, "costUsd": spent.get(d, 0.0)}
-        for d in ((first + timedelta(days=n)).isoformat() for n in range(days))
+    days_shown = [(first + timedelta(days=n)).isoformat() for n in range(days)]
+    top = max(spent.get(d, 0.0) for d in days_shown) or 1.0
+    return [
+        SpendBar(day=d, cost_usd=spent.get(d, 0.0), height=round(100 * spent.get(d, 0.0) / top, 1))
+        for d in days_shown
     ]
-    top = max(b["costUsd"] for b in bars) or 1.0
-    for b in bars:
-        b["height"] = round(100 * b["costUsd"] / top, 1)
-    return bars
 
 
 # -- the event log -------------------------------------------------------------------------
@@ -491,24 +537,52 @@ def event_log(home: Home, after: int, limit: int = 500) -> list[LoggedEvent]:
 # -- settings, profile, sources, lanes -------------------------------------------------------
 
 
-def settings_values(home: Home, key: str | None = None) -> dict[str, Any]:
+class SettingsValues(RootModel[dict[str, Any]]):
+    """Settings by name (``min_fit_score``, ``fetch.allow_hosts``…) and their values: the
+    names are the keys, as they are written (`jobctrl settings set NAME VALUE`)."""
+
+
+class SettingValue(View):
+    """One setting's name and current value (`jobctrl settings get NAME --json`)."""
+
+    key: str
+    value: Any
+
+
+class Setting(View):
+    """One setting: its name, current value, default and what it does."""
+
+    key: str
+    value: Any
+    default: Any
+    help: str
+
+
+def settings_values(home: Home, key: str | None = None) -> SettingsValues:
     """Every setting's current value, or just ``key``'s (an unknown key is refused)."""
     settings = Settings(Store.open(home))
-    return {key: settings.get(key)} if key else settings.all()
+    return SettingsValues({key: settings.get(key)} if key else settings.all())
 
 
-def settings_catalogue(home: Home) -> list[dict[str, Any]]:
+def settings_catalogue(home: Home) -> list[Setting]:
     """Each setting: key, current value, default and what it does."""
     return [
-        {"key": key, "value": value, "default": SPECS[key].default, "help": SPECS[key].help}
+        Setting(key=key, value=value, default=SPECS[key].default, help=SPECS[key].help)
         for key, value in Settings(Store.open(home)).all().items()
     ]
 
 
-def show_profile(home: Home) -> dict[str, Any]:
+class ProfileView(View):
+    """The candidate profile (as config.yaml holds it) and its version number."""
+
+    version: int
+    profile: dict[str, Any]
+
+
+def show_profile(home: Home) -> ProfileView:
     profile = config_file.load_config(home).profile
     version = profiles.version_of(Store.open(home), profile)
-    return {"version": version, "profile": profile.model_dump(mode="json")}
+    return ProfileView(version=version, profile=profile.model_dump(mode="json"))
 
 
 def profile_is_empty(home: Home) -> bool:
@@ -521,11 +595,34 @@ def profile_is_empty(home: Home) -> bool:
     return not profile.skills and not profile.experience
 
 
-def list_sources(home: Home) -> list[dict[str, Any]]:
-    return [s.model_dump(by_alias=True) for s in config_file.load_config(home).sources]
+class SourceView(View):
+    """A configured source, with the keys of config.yaml's ``sources:`` (``base_url``)."""
+
+    kind: str
+    name: str
+    base_url: str | None = Field(alias="base_url")
+    enabled: bool
 
 
-def list_lanes(home: Home) -> list[dict[str, Any]]:
+def list_sources(home: Home) -> list[SourceView]:
+    return [
+        SourceView(kind=s.kind, name=s.name, base_url=s.base_url, enabled=s.enabled)
+        for s in config_file.load_config(home).sources
+    ]
+
+
+class LaneView(View):
+    """A lane's provider and model, and whether its key variable is set (never its value)."""
+
+    lane: str
+    provider: str
+    model: str
+    base_url: str | None
+    api_key_env: str | None
+    api_key_set: bool
+
+
+def list_lanes(home: Home) -> list[LaneView]:
     """Each lane's provider and model, and whether its key variable is set (never its value)."""
     providers = config_file.load_config(home).providers
     rows = []
@@ -533,13 +630,13 @@ def list_lanes(home: Home) -> list[dict[str, Any]]:
         lp = providers.get(lane) or LaneProvider()
         key_env = lp.key_env()
         rows.append(
-            {
-                "lane": lane,
-                "provider": lp.provider,
-                "model": lp.model,
-                "baseUrl": lp.base_url,
-                "apiKeyEnv": key_env,
-                "apiKeySet": bool(key_env and os.environ.get(key_env)),
-            }
+            LaneView(
+                lane=lane,
+                provider=lp.provider,
+                model=lp.model,
+                base_url=lp.base_url,
+                api_key_env=key_env,
+                api_key_set=bool(key_env and os.environ.get(key_env)),
+            )
         )
     return rows

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from jobctrl.app.queries import SettingsValues
 from jobctrl.domain.errors import INVALID_INPUT, SETTING_OPERATOR_ONLY, JobctrlError
 from jobctrl.domain.settings import operator_only
 from jobctrl.domain.tenants import LOCAL
@@ -24,7 +25,7 @@ __all__ = ["change_settings"]
 
 def change_settings(
     home: Home, changes: dict[str, Any], *, by_operator: bool = False
-) -> dict[str, Any]:
+) -> SettingsValues:
     """Validate every change, then write them all at once; returns every setting.
 
     A value may be typed JSON (number, bool, list, object) or the text the CLI takes;
@@ -43,4 +44,4 @@ def change_settings(
                 raise JobctrlError(why, code=SETTING_OPERATOR_ONLY)
     settings = Settings(Store.open(home))
     settings.set_values(parsed)  # one transaction: all of them or none
-    return settings.all()
+    return SettingsValues(settings.all())

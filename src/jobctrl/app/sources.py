@@ -4,20 +4,47 @@ with the person's comments kept) and bringing a career-ops setup over."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
+
+from pydantic import Field
 
 from jobctrl import config as config_file
 from jobctrl.app.jobs import add_job
+from jobctrl.app.models import Sparse, View
 from jobctrl.domain.errors import EXISTS, INVALID_INPUT, JobctrlError
 from jobctrl.home import Home
 from jobctrl.sources.base import KINDS
 from jobctrl.sources.career_ops import import_career_ops as read_career_ops
 
-__all__ = ["add_source", "import_career_ops", "remove_source"]
+__all__ = ["CareerOpsImported", "SourceAdded", "add_source", "import_career_ops", "remove_source"]
 
 # Kinds whose NAME is the URL to read.
 URL_KINDS = ("feed", "careers-page")
+
+
+class SourceAdded(Sparse):
+    """A source written to config.yaml, with its keys there (``base_url`` only when
+    given)."""
+
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"base_url"})
+
+    kind: str
+    name: str
+    base_url: str | None = Field(default=None, alias="base_url")
+
+    @classmethod
+    def of(cls, entry: dict[str, Any]) -> SourceAdded:
+        return cls.model_validate(entry)
+
+
+class CareerOpsImported(View):
+    """What a career-ops setup brought: the sources added (those configured already are
+    skipped) and the jobs added from its inbox."""
+
+    sources_added: list[SourceAdded]
+    sources_skipped: int
+    jobs_added: list[str]
 
 
 def _source_entry(kind: str, name: str, base_url: str | None) -> dict[str, Any]:
@@ -63,12 +90,12 @@ def _add_sources(home: Home, entries: list[dict[str, Any]]) -> list[dict[str, An
     return added
 
 
-def add_source(home: Home, kind: str, name: str, base_url: str | None) -> dict[str, Any]:
+def add_source(home: Home, kind: str, name: str, base_url: str | None) -> SourceAdded:
     """Add one source (``exists`` if that kind and name are configured already)."""
     entry = _source_entry(kind, name, base_url)
     if not _add_sources(home, [entry]):
         raise JobctrlError(f"{kind} source {name!r} is already configured", code=EXISTS)
-    return entry
+    return SourceAdded.of(entry)
 
 
 def remove_source(home: Home, name: str) -> int:
@@ -89,7 +116,7 @@ def remove_source(home: Home, name: str) -> int:
     return removed
 
 
-async def import_career_ops(home: Home, directory: Path) -> dict[str, Any]:
+async def import_career_ops(home: Home, directory: Path) -> CareerOpsImported:
     """portals.yml → sources; data/pipeline.md inbox → jobs (added like `jobctrl add`)."""
     if not directory.is_dir():
         raise JobctrlError(f"{directory} is not a directory", code=INVALID_INPUT)
@@ -101,4 +128,8 @@ async def import_career_ops(home: Home, directory: Path) -> dict[str, Any]:
     added = _add_sources(home, entries) if entries else []
     skipped = len(entries) - len(added)
     jobs_added = [(await add_job(home, url)).job_id for url in urls] if urls else []
-    return {"sourcesAdded": added, "sourcesSkipped": skipped, "jobsAdded": jobs_added}
+    return CareerOpsImported(
+        sources_added=[SourceAdded.of(entry) for entry in added],
+        sources_skipped=skipped,
+        jobs_added=jobs_added,
+    )

@@ -26,9 +26,9 @@ def init(as_json: bool) -> None:
     if as_json:
         echo_json(result)
         return
-    verb = "wrote" if result["configCreated"] else "kept existing"
-    click.echo(f"{verb} {result['config']}")
-    click.echo(f"database ready at {result['database']}")
+    verb = "wrote" if result.config_created else "kept existing"
+    click.echo(f"{verb} {result.config}")
+    click.echo(f"database ready at {result.database}")
     click.echo("next: edit your profile in config.yaml, then run `jobctrl worker`")
 
 
@@ -46,13 +46,13 @@ def settings_get(key: str | None, as_json: bool) -> None:
     here = home()
     values = queries.settings_values(here, key)
     if as_json:
-        echo_json(values if not key else {"key": key, "value": values[key]})
+        echo_json(values if not key else queries.SettingValue(key=key, value=values.root[key]))
     elif key:
-        click.echo(json.dumps(values[key]))
+        click.echo(json.dumps(values.root[key]))
     else:
         for item in queries.settings_catalogue(here):
-            click.echo(f"{item['key']} = {json.dumps(item['value'])}")
-            click.echo(f"    {item['help']}")
+            click.echo(f"{item.key} = {json.dumps(item.value)}")
+            click.echo(f"    {item.help}")
 
 
 @settings.command("set", context_settings={"ignore_unknown_options": True})
@@ -62,7 +62,7 @@ def settings_get(key: str | None, as_json: bool) -> None:
 def settings_set(key: str, value: str) -> None:
     """Change a setting, e.g. `jobctrl settings set fetch.allow_hosts 127.0.0.1,intranet.local`."""
     values = app_settings.change_settings(home(), {key: value}, by_operator=True)
-    click.echo(f"{key} = {json.dumps(values[key])}")
+    click.echo(f"{key} = {json.dumps(values.root[key])}")
 
 
 @click.command()
@@ -74,28 +74,26 @@ def spend(as_json: bool) -> None:
     if as_json:
         echo_json(summary)
         return
-    budget = summary["dailyBudgetUsd"]
+    budget = summary.daily_budget_usd
     ceiling = "unlimited" if budget == 0 else f"${budget:.2f}"
-    click.echo(
-        f"{summary['day']} (UTC): ${summary['spentUsd']:.4f} observed of {ceiling} (estimate)"
-    )
-    if summary["assumedCalls"]:
+    click.echo(f"{summary.day} (UTC): ${summary.spent_usd:.4f} observed of {ceiling} (estimate)")
+    if summary.assumed_calls:
         click.echo(
-            f"  assumed: ${summary['assumedUsd']:.4f} for {summary['assumedCalls']} call(s) "
+            f"  assumed: ${summary.assumed_usd:.4f} for {summary.assumed_calls} call(s) "
             "whose worker stopped before their usage was recorded (counted at worst case)"
         )
-    held = summary["openReservations"]
-    mode = "strict: calls reserve their worst case" if summary["strict"] else "preflight only"
-    click.echo(f"  open reservations: {held['count']} (${held['amountUsd']:.4f}); {mode}")
-    limits = summary["laneTokenLimits"]
-    if not summary["lanes"]:
+    held = summary.open_reservations
+    mode = "strict: calls reserve their worst case" if summary.strict else "preflight only"
+    click.echo(f"  open reservations: {held.count} (${held.amount_usd:.4f}); {mode}")
+    limits = summary.lane_token_limits
+    if not summary.lanes:
         click.echo("  no provider usage recorded today")
-    for lane in summary["lanes"]:
-        limit = limits.get(lane["lane"]) or "unlimited"
-        tokens = lane["inputTokens"] + lane["outputTokens"]
+    for lane in summary.lanes:
+        limit = limits.get(lane.lane) or "unlimited"
+        tokens = lane.input_tokens + lane.output_tokens
         click.echo(
-            f"  {lane['lane']:<10} ${lane['costUsd']:.4f}  {tokens} tokens (limit {limit})"
-            f"  {lane['calls']} calls"
+            f"  {lane.lane:<10} ${lane.cost_usd:.4f}  {tokens} tokens (limit {limit})"
+            f"  {lane.calls} calls"
         )
 
 
@@ -115,11 +113,11 @@ def llm_list(as_json: bool) -> None:
         echo_json(rows)
         return
     for r in rows:
-        where = f" at {r['baseUrl']}" if r["baseUrl"] else ""
+        where = f" at {r.base_url}" if r.base_url else ""
         key = ""
-        if r["apiKeyEnv"]:
-            key = f"  key ${r['apiKeyEnv']} {'set' if r['apiKeySet'] else 'NOT SET'}"
-        click.echo(f"{r['lane']:<17} {r['provider']:<9} {r['model']}{where}{key}")
+        if r.api_key_env:
+            key = f"  key ${r.api_key_env} {'set' if r.api_key_set else 'NOT SET'}"
+        click.echo(f"{r.lane:<17} {r.provider:<9} {r.model}{where}{key}")
 
 
 @llm.command("set")
@@ -136,7 +134,7 @@ def llm_set(
     `jobctrl llm set score openai gpt-4o-mini` or, for a local Ollama,
     `jobctrl llm set tailor openai llama3.1 --base-url http://127.0.0.1:11434/v1`."""
     row = app_lanes.set_lane(home(), lane, provider, model, base_url, api_key_env)
-    click.echo(f"{row['lane']}: {row['provider']} {row['model']}")
+    click.echo(f"{row.lane}: {row.provider} {row.model}")
 
 
 @click.group()
@@ -153,8 +151,8 @@ def profile_show(as_json: bool) -> None:
     if as_json:
         echo_json(result)
         return
-    p = result["profile"]
-    click.echo(f"profile version {result['version']}: {p['name'] or '(no name)'}")
+    p = result.profile
+    click.echo(f"profile version {result.version}: {p['name'] or '(no name)'}")
     click.echo(
         f"  {len(p['skills'])} skills, {len(p['experience'])} roles, "
         f"{len(p['education'])} education entries"
@@ -173,9 +171,9 @@ def profile_import(file: Path, as_json: bool) -> None:
         echo_json(result)
         return
     click.echo(
-        f"imported {result['name']}: {result['skills']} skills, {result['experience']} roles, "
-        f"{result['education']} education entries (profile version {result['version']})"
-        + (f"; {result['answersKept']} saved answers kept" if result["answersKept"] else "")
+        f"imported {result.name}: {result.skills} skills, {result.experience} roles, "
+        f"{result.education} education entries (profile version {result.version})"
+        + (f"; {result.answers_kept} saved answers kept" if result.answers_kept else "")
     )
 
 

@@ -129,9 +129,9 @@ def sources_list(as_json: bool) -> None:
     if not rows:
         click.echo("no sources yet; add one with `jobctrl sources add greenhouse TOKEN`")
     for s in rows:
-        extra = f"  ({s['base_url']})" if s.get("base_url") else ""
-        off = "" if s.get("enabled", True) else "  [disabled]"
-        click.echo(f"{s['kind']:<16} {s['name']}{extra}{off}")
+        extra = f"  ({s.base_url})" if s.base_url else ""
+        off = "" if s.enabled else "  [disabled]"
+        click.echo(f"{s.kind:<16} {s.name}{extra}{off}")
 
 
 @sources.command("add")
@@ -143,7 +143,7 @@ def sources_add(kind: str, name: str, base_url: str | None) -> None:
     """Add a source. KIND: greenhouse, lever, ashby, workable, smartrecruiters, recruitee,
     feed (NAME = feed URL) or careers-page (NAME = page URL)."""
     entry = app_sources.add_source(home(), kind, name, base_url)
-    click.echo(f"added {entry['kind']} source {entry['name']}")
+    click.echo(f"added {entry.kind} source {entry.name}")
 
 
 @sources.command("remove")
@@ -167,6 +167,6 @@ def sources_import_career_ops(directory: Path, as_json: bool) -> None:
         echo_json(result)
         return
     click.echo(
-        f"imported {len(result['sourcesAdded'])} sources "
-        f"({result['sourcesSkipped']} already configured) and {len(result['jobsAdded'])} URLs"
+        f"imported {len(result.sources_added)} sources "
+        f"({result.sources_skipped} already configured) and {len(result.jobs_added)} URLs"
     )

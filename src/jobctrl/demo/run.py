@@ -32,7 +32,7 @@ DEMO_PORT = 8766  # fixed, so the demo sources in config.yaml stay valid between
 
 def _prepare_home(home: Home, boards: DemoBoards) -> None:
     init_home(home, profile=DEMO_PROFILE, target_search=DEMO_TARGET)
-    allowed = set(queries.settings_values(home, "fetch.allow_hosts")["fetch.allow_hosts"])
+    allowed = set(queries.settings_values(home, "fetch.allow_hosts").root["fetch.allow_hosts"])
     change_settings(
         home,
         {
