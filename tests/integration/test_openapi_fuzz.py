@@ -25,6 +25,8 @@ from starlette.testclient import TestClient
 
 from jobctrl.api.app import create_app
 from jobctrl.app import apply_browser_runs
+from jobctrl.app.apply_browser import PrefillView
+from jobctrl.stages.apply_browser import PrefillResult
 from jobctrl.store import schema as tables
 from jobctrl.store import stage_states, start_intents, tenancy
 from jobctrl.store.settings import SPECS
@@ -40,8 +42,11 @@ def _no_browser(monkeypatch) -> None:
     """No Chromium and no address but loopback in the fuzz: the browser prefill answers as a
     form that could not be loaded (test_apply_browser_api.py drives the real one)."""
 
-    def prefill(home, job_id, **_: Any) -> dict[str, Any]:
-        return {"jobId": job_id, "status": "form_unavailable", "code": "APPLY_FORM_UNAVAILABLE"}
+    def prefill(home, job_id, *, dry_run: bool = False, **_: Any) -> PrefillView:
+        unusable = PrefillResult("form_unavailable", "APPLY_FORM_UNAVAILABLE")
+        return PrefillView.of(
+            unusable, job_id=job_id, application_id=None, dry_run=dry_run, screenshot=None
+        )
 
     monkeypatch.setattr(apply_browser_runs, "prefill", prefill)
     monkeypatch.delenv("DISPLAY", raising=False)
