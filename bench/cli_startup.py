@@ -133,9 +133,12 @@ def main() -> None:
 
     base = statistics.median(baseline.seconds)
     base_cpu = statistics.median(baseline.cpu)
+    width = max(len(c.label) for c in commands)
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"median of {opts.n} runs each, interleaved; {opts.jobs} jobs in each home")
+    print(f"load average at the end (1, 5, 15 min): {load} on {os.cpu_count()} cores")
     print(
-        f"{'command':<34} {'wall':>7} {'× pass':>7} {'+ pass':>7} {'cpu':>7} {'× pass':>7} "
+        f"{'command':<{width}} {'wall':>7} {'× pass':>7} {'+ pass':>7} {'cpu':>7} {'× pass':>7} "
         f"{'+ pass':>7}  goal (wall)"
     )
     for command in commands:
@@ -144,7 +147,7 @@ def main() -> None:
         if command.goal is not None:
             goal = f"≤ {command.goal:.1f} s {'met' if wall <= command.goal else 'MISSED'}"
         print(
-            f"{command.label:<34} {_ms(wall)} {wall / base:>7.1f} {_ms(wall - base)} "
+            f"{command.label:<{width}} {_ms(wall)} {wall / base:>7.1f} {_ms(wall - base)} "
             f"{_ms(cpu)} {cpu / base_cpu:>7.1f} {_ms(cpu - base_cpu)}  {goal}"
         )
 
