@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -24,6 +24,7 @@ from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 from tests.support.http import FixtureServer, Route, posting_html
 from tests.support.jobs import failed_job
+from tests.support.waiting import eventually_async
 
 BASE = "http://127.0.0.1:8765"
 GOOD = posting_html(
@@ -46,21 +47,6 @@ async def api(home) -> AsyncIterator[httpx.AsyncClient]:
         yield c
 
 
-async def _until(
-    probe: Callable[[], Awaitable[Any]], what: str, timeout: float = 60.0, interval: float = 0.1
-) -> Any:
-    """Poll ``probe`` until it returns something truthy; fail after ``timeout`` s."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        value = await probe()
-        if value:
-            return value
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        await asyncio.sleep(interval)
-
-
 async def _job(api: httpx.AsyncClient, job_id: str) -> dict[str, Any]:
     r = await api.get(f"/v1/jobs/{job_id}")
     assert r.status_code == 200, r.text
@@ -72,7 +58,7 @@ async def _scored(api: httpx.AsyncClient, job_id: str, timeout: float = 60.0) ->
         view = await _job(api, job_id)
         return view if view["score"] is not None else None
 
-    return await _until(probe, f"job {job_id} to be scored", timeout)
+    return await eventually_async(probe, timeout, what=f"job {job_id} to be scored")
 
 
 async def _settled(store: Store, job_id: str, timeout: float = 60.0) -> None:
@@ -90,7 +76,7 @@ async def _settled(store: Store, job_id: str, timeout: float = 60.0) -> None:
             )
         return bool(states) and "running" not in states
 
-    await _until(probe, f"job {job_id}'s executions to finish", timeout)
+    await eventually_async(probe, timeout, what=f"job {job_id}'s executions to finish")
 
 
 def _error(r: httpx.Response) -> str:
@@ -206,7 +192,7 @@ async def test_retry_without_a_worker_changes_nothing_then_runs_with_one(
         view = await _job(api, job_id)
         return view["stages"][0]["state"] == "failed"
 
-    await _until(enrich_failed, "Enrich to fail")
+    await eventually_async(enrich_failed, 60, what="Enrich to fail")
     await _settled(store, job_id)
     failed = stage_states.stage_rows(store, job_id)[0]
     assert failed["stage"] == "enrich" and failed["error_code"] == "ENRICH_HTTP_NOT_FOUND"
@@ -278,7 +264,7 @@ async def test_materials_are_served_as_pdfs_and_decided(
         assert pdf not in ("failed", "skipped"), view["stages"]
         return view if pdf == "succeeded" and len(view["materials"]) == 2 else None
 
-    view = await _until(with_materials, "the materials")
+    view = await eventually_async(with_materials, 60, what="the materials")
     materials = {m["kind"]: m for m in view["materials"]}
     assert set(materials) == {"resume", "cover"}
     for m in materials.values():
@@ -324,7 +310,7 @@ async def test_materials_are_served_as_pdfs_and_decided(
             ("cover", 2),
         }
 
-    await _until(second_generation, "the second generation")
+    await eventually_async(second_generation, 60, what="the second generation")
     r = await api.post(f"/v1/jobs/{job_id}/materials/reject")
     assert r.status_code == 200, r.text
     assert {(d["kind"], d["generation"], d["state"]) for d in r.json()["items"]} == {
@@ -379,7 +365,7 @@ async def test_discovery_starts_and_cancel_without_a_run_is_a_conflict(
             mine = [x for x in runs if x["runId"] == run_id]
             return mine[0] if mine and mine[0]["status"] != "running" else None
 
-        run = await _until(finished, "the discovery run")
+        run = await eventually_async(finished, 60, what="the discovery run")
         # The run's row is final a moment before the workflow itself closes.
         handle = client.get_workflow_handle(DISCOVER_WORKFLOW_ID, run_id=run_id)
         await asyncio.wait_for(handle.result(), 60)

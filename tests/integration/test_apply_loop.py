@@ -16,7 +16,6 @@ import signal
 import socket
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import httpx
 import pytest
@@ -28,7 +27,8 @@ from jobctrl.stages.context import StageContext
 from jobctrl.store import applications, apply_attempts, events, jobs, workflow_runs
 from jobctrl.store.settings import Settings
 from tests.support.apply import approved_job, no_standing_loop
-from tests.support.processes import WorkerProcess, eventually, run_cli, worker_processes
+from tests.support.processes import WorkerProcess, run_cli, worker_processes
+from tests.support.waiting import eventually
 
 HIRING = "talent@acme-robotics.example"
 # On PostgreSQL too (tests/conftest.py), only the send attempt a worker process settles
@@ -81,10 +81,6 @@ def _connections(trap: socket.socket) -> int:
         count += 1
 
 
-def _eventually(check: Callable[[], Any], timeout: float = 60.0) -> Any:
-    return eventually(check, timeout)
-
-
 def _loop_runs(store) -> list[dict]:
     return workflow_runs.latest_runs(store, ids.APPLY_LOOP_ID, 50)
 
@@ -108,7 +104,7 @@ def test_auto_apply_starts_and_stops_the_loop_without_a_restart(
 
     _set("auto_apply", "true")
 
-    assert _eventually(lambda: _prepared(store, email_job) and _prepared(store, form_job))
+    assert eventually(lambda: _prepared(store, email_job) and _prepared(store, form_job), 60)
     email = applications.get(store, email_job)
     assert (email["channel"], email["status"], email["email_to"]) == ("email", "draft", [HIRING])
     form = applications.get(store, form_job)
@@ -119,7 +115,7 @@ def test_auto_apply_starts_and_stops_the_loop_without_a_restart(
 
     _set("auto_apply", "false")
 
-    assert _eventually(lambda: _loop_runs(store)[0]["status"] == "canceled")
+    assert eventually(lambda: _loop_runs(store)[0]["status"] == "canceled", 60)
     assert worker.proc.poll() is None, "the same worker, never restarted"
     for job_id in (email_job, form_job):
         app = applications.get(store, job_id)
@@ -134,7 +130,7 @@ def test_auto_apply_starts_and_stops_the_loop_without_a_restart(
     assert _connections(smtp_trap) == 0, "nothing was sent: the SMTP server saw no connection"
 
     _set("auto_apply", "true")  # on again: a new run of the same workflow id
-    assert _eventually(lambda: _loop_runs(store)[0]["status"] == "running")
+    assert eventually(lambda: _loop_runs(store)[0]["status"] == "running", 60)
     assert len({r["run_id"] for r in _loop_runs(store)}) >= 2
     worker.stop(signal.SIGTERM)
     assert not any("Traceback" in line for line in worker.lines), "\n".join(worker.lines)
@@ -189,8 +185,8 @@ def test_a_spent_budget_fails_the_loop_and_the_worker_does_not_restart_it_that_d
 
     _set("auto_apply", "true")
 
-    assert _eventually(
-        lambda: bool(_loop_runs(store)) and _loop_runs(store)[0]["status"] == "failed"
+    assert eventually(
+        lambda: bool(_loop_runs(store)) and _loop_runs(store)[0]["status"] == "failed", 60
     )
     [run] = _loop_runs(store)
     assert run["error_code"] == "budget_exceeded"
@@ -212,7 +208,7 @@ def test_the_worker_settles_a_send_whose_process_died(home, store, site, worker_
         apply_attempts.mark_data_sent(tx, attempt)
     worker = worker_process()
 
-    assert _eventually(lambda: applications.get(store, job_id)["status"] == "unknown")
+    assert eventually(lambda: applications.get(store, job_id)["status"] == "unknown", 60)
     assert applications.get(store, job_id)["error_code"] == "SEND_SENDER_DIED"
     assert apply_attempts.live_attempts(store) == []
     worker.stop(signal.SIGTERM)

@@ -8,9 +8,7 @@ sent: no send attempt exists, no SMTP server is configured."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
 
 import pytest
 from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
@@ -38,21 +36,13 @@ from jobctrl.workflows.apply import ApplyWorkflow
 from jobctrl.workflows.client import default_task_queue
 from jobctrl.workflows.models import ApplyWorkflowInput
 from tests.support.apply import REQUIREMENTS, approved_job, no_standing_loop
+from tests.support.waiting import eventually_async
 
 HIRING = "jobs@acme-robotics.example"
 BOTH_STORES = True  # every test, on SQLite and on PostgreSQL (tests/conftest.py)
 
 pytestmark = pytest.mark.usefixtures("no_standing_loop")
 __all__ = ["no_standing_loop"]  # the fixture, imported for pytest to find
-
-
-async def _eventually(check: Callable[[], Any], timeout: float = 60.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        value = await asyncio.to_thread(check)
-        if value or asyncio.get_running_loop().time() > deadline:
-            return value
-        await asyncio.sleep(0.1)
 
 
 def _types(store, job_id: str) -> list[str]:
@@ -118,7 +108,7 @@ async def test_the_loop_prepares_approved_jobs_with_the_settings_read_at_each_cl
         app = applications.get(store, job_id)
         return bool(app and app["channel"])
 
-    assert await _eventually(lambda: prepared(email_job) and prepared(form_job))
+    assert await eventually_async(lambda: prepared(email_job) and prepared(form_job), 60)
     form = applications.get(store, form_job)
     assert (form["channel"], form["status"]) == ("browser", "draft")
     assert form["form_url"].endswith("/jobs/form"), "the person prefills the posting's form"
@@ -128,7 +118,7 @@ async def test_the_loop_prepares_approved_jobs_with_the_settings_read_at_each_cl
     assert not prepared(undecided), "materials awaiting a decision park the job"
 
     decide_materials(home, undecided, "approve")  # the next poll takes it, no restart
-    assert await _eventually(lambda: prepared(undecided))
+    assert await eventually_async(lambda: prepared(undecided), 60)
 
     partial = [*REQUIREMENTS[:2], "Rust and Elixir"]
     high_bar = approved_job(home, store, site, "/jobs/bar", approve=False, requirements=partial)
@@ -136,15 +126,15 @@ async def test_the_loop_prepares_approved_jobs_with_the_settings_read_at_each_cl
     assert scored < 100
     fast_loop.set_value("min_fit_score", scored + 1)  # read at the next claim
     decide_materials(home, high_bar, "approve")
-    assert await _eventually(
+    assert await eventually_async(
         lambda: apply_loop_status(home).passed_over.get("MIN_SCORE") == 1, timeout=5
     ), (apply_loop_status(home), applications.get(store, high_bar))
     assert not prepared(high_bar)
 
     stopped = await set_apply_loop(home, enabled=False)
     assert stopped.cancel_requested is True
-    run = await _eventually(
-        lambda: workflow_runs.latest_runs(store, ids.APPLY_LOOP_ID)[0]["status"] == "canceled"
+    run = await eventually_async(
+        lambda: workflow_runs.latest_runs(store, ids.APPLY_LOOP_ID)[0]["status"] == "canceled", 60
     )
     assert run, "the loop's run ends as canceled (WorkflowCanceled)"
     description = await client.get_workflow_handle(ids.APPLY_LOOP_ID).describe()
@@ -167,7 +157,7 @@ async def test_the_loop_continues_as_new_and_a_cancel_lets_its_claims_go(
         runs = workflow_runs.latest_runs(store, ids.APPLY_LOOP_ID, 10)
         return any(r["outcome"] == "continued" for r in runs) and runs[0]["run_id"] != first
 
-    assert await _eventually(continued)
+    assert await eventually_async(continued, 60)
     latest = await client.get_workflow_handle(ids.APPLY_LOOP_ID).describe()
     assert latest.run_id != first and latest.status == WorkflowExecutionStatus.RUNNING
     await client.get_workflow_handle(ids.APPLY_LOOP_ID).cancel()

@@ -9,8 +9,7 @@ import asyncio
 import json
 import signal
 import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -25,7 +24,8 @@ from jobctrl.store import jobs, schema, stage_control, stage_states, start_inten
 from jobctrl.worker.run import WORKFLOWS
 from jobctrl.workflows.converter import DATA_CONVERTER
 from tests.support.http import Route, posting_html
-from tests.support.processes import WorkerProcess, eventually, run_cli
+from tests.support.processes import WorkerProcess, run_cli
+from tests.support.waiting import eventually
 
 POSTING = posting_html("Platform Engineer", "Cancel Co", ["Python", "Kubernetes"])
 
@@ -41,10 +41,6 @@ BOTH_STORES = {
     "test_reset_only_changes_local_rows_and_refuses_a_running_stage",
     "test_http_errors_are_codes_and_no_server_changes_nothing",
 }
-
-
-def _eventually(check: Callable[[], Any], timeout: float = 60.0) -> Any:
-    return eventually(check, timeout)
 
 
 def _rows(store, job_id: str) -> dict[str, dict]:
@@ -94,7 +90,7 @@ async def test_cancel_in_flight_ends_canceled_keeps_results_and_retry_starts_aga
     url = site.add("/jobs/cancel-me", Route(body=POSTING))
     added = json.loads(run_cli("add", url, "--json").stdout)
     job_id, workflow_id = added["jobId"], added["workflowId"]
-    assert _eventually(lambda: _rows(store, job_id)["score"]["state"] == "running"), "in flight"
+    assert eventually(lambda: _rows(store, job_id)["score"]["state"] == "running", 60), "in flight"
     score_started = time.monotonic()
 
     done = run_cli("cancel", job_id, "--json", process=True)  # the console script, once
@@ -149,7 +145,7 @@ async def test_cancel_in_flight_ends_canceled_keeps_results_and_retry_starts_aga
         rows = _rows(store, job_id)
         return len(rows) == 5 and all(r["state"] == "succeeded" for r in rows.values())
 
-    assert await asyncio.to_thread(_eventually, prepared, 60), _rows(store, job_id)
+    assert await asyncio.to_thread(eventually, prepared, 60), _rows(store, job_id)
 
 
 def test_cancel_settles_an_unstarted_intent_and_errors_are_one_line(

@@ -16,6 +16,7 @@ from jobctrl.store import leases
 from jobctrl.worker.heartbeat import _dead_here
 from jobctrl.worker.inventory import worker_identity
 from tests.support.processes import WorkerProcess
+from tests.support.waiting import eventually
 
 TTL = timedelta(seconds=30)
 
@@ -79,16 +80,6 @@ def _names(store) -> list[str]:
         return list(conn.execute(select(worker_leases.c.name)).scalars())
 
 
-def _until(check, timeout: float = 60.0):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError("timed out")
-
-
 def test_two_workers_share_the_duties_of_one_queue_and_the_survivor_takes_them_over(
     home, store, temporal_address, task_queue, fast_settings
 ) -> None:
@@ -98,7 +89,7 @@ def test_two_workers_share_the_duties_of_one_queue_and_the_survivor_takes_them_o
         first.wait_ready()
         second.wait_ready()
         # "worker ready" comes before the first beat: the lease is taken at that beat.
-        held = _until(lambda: _holder(store))
+        held = eventually(lambda: _holder(store), 60, what="the duties' lease to be held")
         assert _names(store) == [f"heartbeat-duties:{task_queue}"]
         pids = {first.proc.pid: first, second.proc.pid: second}
         holder_pid = int(held.split(":")[1])
@@ -109,7 +100,11 @@ def test_two_workers_share_the_duties_of_one_queue_and_the_survivor_takes_them_o
         pids[holder_pid].proc.wait(30)
         survivor = next(p for pid, p in pids.items() if pid != holder_pid)
         started = time.monotonic()
-        taken = _until(lambda: (h := _holder(store)) and h != held and h)
+        taken = eventually(
+            lambda: (h := _holder(store)) and h != held and h,
+            60,
+            what="the survivor to take the duties' lease over",
+        )
         assert int(taken.split(":")[1]) == survivor.proc.pid
         assert time.monotonic() - started < 10, "a dead holder of this host is not waited out"
     finally:

@@ -8,7 +8,6 @@ import json
 import signal
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import pytest
 from temporalio.testing import WorkflowEnvironment
@@ -23,7 +22,8 @@ from jobctrl.store import stage_states, workflow_runs
 from jobctrl.worker.devserver import temporal_binary
 from jobctrl.workflows.models import PrepInput
 from tests.support.http import FixtureServer, Route, posting_html
-from tests.support.processes import WorkerProcess, eventually, run_cli, worker_processes
+from tests.support.processes import WorkerProcess, run_cli, worker_processes
+from tests.support.waiting import eventually
 
 # On PostgreSQL too (tests/conftest.py), only the discovery run a `jobctrl worker` process
 # reconciles on its beat (~20 s a store): the other two take 45-55 s a store, and what
@@ -39,10 +39,6 @@ def worker_process(
     fast_settings.set_value("worker.heartbeat_seconds", 0.5)
     with worker_processes() as start:
         yield start
-
-
-def _eventually(check: Callable[[], Any], timeout: float = 30.0) -> Any:
-    return eventually(check, timeout)
 
 
 def _runs(home, cli: bool = False) -> list[dict]:
@@ -69,7 +65,7 @@ async def test_a_discovery_run_terminated_behind_the_store_shows_failed_in_runs(
         worker_process()
         started = await start_discovery(home)
         run_id = started.run_id
-        assert _eventually(lambda: any(r["runId"] == run_id for r in _runs(home)))
+        assert eventually(lambda: any(r["runId"] == run_id for r in _runs(home)))
         assert next(r for r in _runs(home) if r["runId"] == run_id)["status"] == "running"
 
         await client.get_workflow_handle(ids.DISCOVER_WORKFLOW_ID, run_id=run_id).terminate()
@@ -77,7 +73,7 @@ async def test_a_discovery_run_terminated_behind_the_store_shows_failed_in_runs(
         def shown() -> dict:
             return next(r for r in _runs(home) if r["runId"] == run_id)
 
-        assert _eventually(lambda: shown()["status"] != "running", timeout=15)
+        assert eventually(lambda: shown()["status"] != "running", timeout=15)
         [cli] = [r for r in _runs(home, cli=True) if r["runId"] == run_id]
         assert (cli["status"], cli["errorCode"]) == ("failed", "WORKFLOW_TERMINATED")
         row = workflow_runs.run_row(store, ids.DISCOVER_WORKFLOW_ID, run_id)
@@ -101,7 +97,7 @@ async def test_a_preparation_whose_worker_was_killed_and_execution_ended_is_sett
             for r in stage_states.stage_rows(store, job_id)
         )
 
-    assert _eventually(score_running)
+    assert eventually(score_running)
     first.proc.kill()  # SIGKILL: no finalize, nothing settled
     first.proc.wait()
     described = await client.get_workflow_handle(workflow_id).describe()
@@ -114,7 +110,7 @@ async def test_a_preparation_whose_worker_was_killed_and_execution_ended_is_sett
     def settled() -> bool:
         return workflow_runs.run_row(store, workflow_id, run_id)["status"] != "running"
 
-    assert _eventually(settled, timeout=15)
+    assert eventually(settled, timeout=15)
     row = workflow_runs.run_row(store, workflow_id, run_id)
     assert (row["status"], row["error_code"]) == ("failed", "WORKFLOW_TERMINATED")
     score = next(r for r in stage_states.stage_rows(store, job_id) if r["stage"] == "score")
@@ -156,7 +152,7 @@ async def test_a_run_the_server_lacks_is_reconciled_not_found_then_restored(
         def status() -> str:
             return next(r["status"] for r in _open_runs(home) if r["runId"] == run_id)
 
-        assert _eventually(lambda: status() == "reconciled_not_found", timeout=15)
+        assert eventually(lambda: status() == "reconciled_not_found", timeout=15)
         shown = [r for r in _open_runs(home, cli=True) if r["runId"] == run_id]
         assert [r["status"] for r in shown] == ["reconciled_not_found"]
         lost.stop(signal.SIGTERM)
@@ -164,9 +160,9 @@ async def test_a_run_the_server_lacks_is_reconciled_not_found_then_restored(
         await other.shutdown()
     monkeypatch.setenv("JOBCTRL_TEMPORAL_ADDRESS", client.service_client.config.target_host)
     worker_process()
-    assert _eventually(lambda: status() == "running", timeout=15)
+    assert eventually(lambda: status() == "running", timeout=15)
     await handle.terminate()
-    assert _eventually(lambda: run_id not in {r["runId"] for r in _open_runs(home)}, timeout=15)
+    assert eventually(lambda: run_id not in {r["runId"] for r in _open_runs(home)}, timeout=15)
     row = workflow_runs.run_row(store, workflow_id, run_id)
     assert (row["status"], row["error_code"]) == ("failed", "WORKFLOW_TERMINATED")
     timeline = [

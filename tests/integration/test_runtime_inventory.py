@@ -9,8 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import pytest_asyncio
@@ -22,18 +21,11 @@ from jobctrl.worker.inventory import RuntimeInventory
 from jobctrl.worker.run import build_worker
 from tests.support.http import FixtureServer, Route, posting_html
 from tests.support.processes import WorkerProcess, run_cli
+from tests.support.waiting import eventually_async
 
 TITLE, COMPANY = "Runtime Inventory Engineer", "Slotful Systems"
 POSTING = posting_html(TITLE, COMPANY, ["Rust and Python", "Observability tooling"])
 PRIVATE = [TITLE, COMPANY, "Rust and Python", "Observability", "http", "127.0.0.1", "/jobs/"]
-
-
-async def _until(predicate: Callable[[], bool], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting")
-        await asyncio.sleep(0.1)
 
 
 def _stage_running(store, job_id: str, stage: str) -> bool:
@@ -68,7 +60,7 @@ async def test_a_score_in_flight_is_a_slot_and_an_item_of_its_exact_run(
 
     view = await add_job(home, site.add("/jobs/slow-score", Route(body=POSTING)))
     job_id = view.job_id
-    await _until(lambda: _stage_running(store, job_id, "score"))
+    await eventually_async(lambda: _stage_running(store, job_id, "score"), 60, what="Score to run")
     await inventory.publish(client, ctx)
 
     [row] = runtime.heartbeat_rows(store, home_id=home_id)
@@ -120,7 +112,7 @@ async def test_through_jobctrl_worker_the_row_appears_and_a_stopped_worker_is_un
             view = runtime.read_runtime(store, datetime.now(UTC), home_id=home_id)
             return view.state == "fresh" and view.active_slots == 0
 
-        await _until(fresh_empty, timeout=30)
+        await eventually_async(fresh_empty, 30, what="a fresh, idle worker row")
         added = run_cli("add", site.add("/jobs/slow-cli", Route(body=POSTING)), "--json")
         assert added.returncode == 0, added.stderr
         job_id = json.loads(added.stdout)["jobId"]
@@ -129,7 +121,7 @@ async def test_through_jobctrl_worker_the_row_appears_and_a_stopped_worker_is_un
             view = runtime.read_runtime(store, datetime.now(UTC), home_id=home_id)
             return [i for i in view.items if i.job_id == job_id and i.kind == "score"]
 
-        await _until(lambda: bool(scoring()), timeout=60)
+        await eventually_async(lambda: bool(scoring()), 60, what="the Score item")
         [item] = scoring()
         assert (item.label, item.job_title, item.company) == ("Score", TITLE, COMPANY)
         [row] = runtime.heartbeat_rows(store, home_id=home_id)

@@ -26,6 +26,7 @@ from jobctrl.store import stage_states, stop_loss
 from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess, run_cli
+from tests.support.waiting import eventually_async
 
 # On PostgreSQL too (tests/conftest.py), only the lane paused after exactly five paid
 # requests (~35 s a store): eight scores fail at once in the worker process and the
@@ -74,14 +75,6 @@ def _score(store, job_id: str) -> dict:
     return next(r for r in stage_states.stage_rows(store, job_id) if r["stage"] == "score")
 
 
-async def _until(check: Callable[[], bool], what: str, timeout: float = 90.0) -> None:
-    for _ in range(int(timeout / 0.2)):
-        if check():
-            return
-        await asyncio.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 async def test_five_auth_failures_pause_the_lane_after_five_calls_and_resume_works(
     home, store, site, start_worker, monkeypatch, api
 ):
@@ -99,7 +92,7 @@ async def test_five_auth_failures_pause_the_lane_after_five_calls_and_resume_wor
         def all_failed() -> bool:
             return all(_score(store, j)["state"] == "failed" for j in job_ids)
 
-        await _until(all_failed, "every score to fail")
+        await eventually_async(all_failed, 90, what="every score to fail")
         assert len(provider.requests) == 5, "exactly `threshold` requests reached the broken key"
         codes = Counter(_score(store, j)["error_code"] for j in job_ids)
         assert codes == {"provider_auth": 5, "automation_paused": 3}
@@ -130,14 +123,18 @@ async def test_five_auth_failures_pause_the_lane_after_five_calls_and_resume_wor
 
         url = site.add("/jobs/after", Route(body=posting_html("Engineer", "Key Co", ["Python"])))
         fresh = (await add_job(home, url)).job_id
-        await _until(lambda: _score(store, fresh)["state"] == "succeeded", "new work to score")
+        await eventually_async(
+            lambda: _score(store, fresh)["state"] == "succeeded", 90, what="new work to score"
+        )
         assert len(provider.requests) == 6, "the lane calls the provider again"
         paused_job = next(
             j for j in job_ids if _score(store, j)["error_code"] == "automation_paused"
         )
         again = run_cli("retry", paused_job)
         assert again.returncode == 0, again.stderr
-        await _until(lambda: _score(store, paused_job)["state"] == "succeeded", "the paused job")
+        await eventually_async(
+            lambda: _score(store, paused_job)["state"] == "succeeded", 90, what="the paused job"
+        )
         assert len(provider.requests) == 7
 
     again = (await api.post("/v1/stop-loss/lane/score/resume")).json()
@@ -164,7 +161,7 @@ async def test_rate_limits_never_trip_stop_loss(
             rows = [_score(store, j) for j in job_ids]
             return all(r["state"] == "failed" and r["next_attempt_at"] is None for r in rows)
 
-        await _until(all_gave_up, "every score to give up on the 429s", timeout=120)
+        await eventually_async(all_gave_up, 120, what="every score to give up on the 429s")
         assert {_score(store, j)["error_code"] for j in job_ids} == {"provider_rate_limited"}
         assert all(_score(store, j)["attempts"] == 2 for j in job_ids), (
             "each job tried twice, none refused by stop-loss"

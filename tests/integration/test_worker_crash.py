@@ -11,14 +11,7 @@ from jobctrl.app.jobs import add_job
 from jobctrl.store import schema, stage_states, tenancy
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess
-
-
-async def _until(predicate, timeout: float = 60.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("timed out waiting")
-        await asyncio.sleep(0.1)
+from tests.support.waiting import eventually_async
 
 
 async def test_kill_9_during_score_then_a_new_worker_finishes(
@@ -40,7 +33,7 @@ async def test_kill_9_during_score_then_a_new_worker_finishes(
             for r in stage_states.stage_rows(store, job_id)
         )
 
-    await _until(score_running)
+    await eventually_async(score_running, 60, what="Score to run")
     first.proc.kill()  # SIGKILL: no cleanup at all
     first.proc.wait()
 

@@ -12,7 +12,18 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+
+from tests.support.waiting import eventually
+
+# ``eventually`` lives in tests/support/waiting.py (re-exported for the tests importing it here).
+__all__ = [
+    "JOBCTRL",
+    "WorkerProcess",
+    "eventually",
+    "run_cli",
+    "run_cli_process",
+    "worker_processes",
+]
 
 JOBCTRL = str(Path(sys.executable).with_name("jobctrl"))
 
@@ -130,14 +141,3 @@ def worker_processes() -> Iterator[Callable[..., WorkerProcess]]:
         for process in started:
             if process.proc.poll() is None:
                 process.stop(signal.SIGTERM)
-
-
-def eventually(check: Callable[[], Any], timeout: float = 30.0) -> Any:
-    """Poll ``check`` every 0.2 s until it answers something truthy (that answer), or
-    ``timeout`` s have passed (its last answer)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if result := check():
-            return result
-        time.sleep(0.2)
-    return check()
