@@ -34,7 +34,7 @@ from jobctrl.demo.postings import generate_postings
 from jobctrl.domain import errors
 from jobctrl.store import jobs, recovery, schema, stage_states
 from jobctrl.store.store import Store
-from jobctrl.worker.auto_recovery import BACKOFF_BASE_ENV, PENDING_GRACE_ENV
+from jobctrl.testing import hooks
 from jobctrl.worker.heartbeat import WorkerHeartbeat
 from jobctrl.worker.run import build_worker
 from support import LOOPBACK_FETCH, embedded_temporal, fresh_home, posting_site
@@ -78,8 +78,8 @@ def event_times(store: Store, type_: str, stage: str) -> dict[str, list[datetime
 
 
 async def latency(args: argparse.Namespace) -> dict[str, Any]:
-    os.environ[BACKOFF_BASE_ENV] = str(args.backoff)
-    os.environ[PENDING_GRACE_ENV] = str(args.backoff)
+    os.environ[hooks.RECOVERY_BACKOFF_BASE_SECONDS] = str(args.backoff)
+    os.environ[hooks.RECOVERY_PENDING_GRACE_SECONDS] = str(args.backoff)
     home, store = fresh_home(
         "jobctrl-bench-recovery-",
         {

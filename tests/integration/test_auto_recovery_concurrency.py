@@ -16,8 +16,9 @@ import pytest
 from jobctrl.domain import errors
 from jobctrl.stages.context import StageContext
 from jobctrl.store import jobs, recovery, recovery_admission, stage_states
+from jobctrl.testing import hooks
 from jobctrl.worker import auto_recovery
-from jobctrl.worker.auto_recovery import BACKOFF_BASE_ENV, recover_preparations
+from jobctrl.worker.auto_recovery import recover_preparations
 from tests.support.http import Route, posting_html
 from tests.support.loopback import Handler, Request
 
@@ -47,7 +48,7 @@ def gate() -> Iterator[threading.Event]:
 
 @pytest.fixture
 def ctx(home, store, monkeypatch):
-    monkeypatch.setenv(BACKOFF_BASE_ENV, "0.01")
+    monkeypatch.setenv(hooks.RECOVERY_BACKOFF_BASE_SECONDS, "0.01")
     context = StageContext(home=home, store=store)
     yield context
     context.close()

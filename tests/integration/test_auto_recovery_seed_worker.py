@@ -28,8 +28,7 @@ from jobctrl.store import (
     stage_states,
     workflow_runs,
 )
-from jobctrl.worker.auto_recovery import BACKOFF_BASE_ENV, PENDING_GRACE_ENV
-from jobctrl.worker.public_fetch_recovery import RECHECK_BASE_ENV, RESOLVER_FILE_ENV
+from jobctrl.testing import hooks
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess, eventually, worker_processes
 
@@ -49,10 +48,10 @@ def worker_process(
     home, temporal_address, task_queue, fast_settings, monkeypatch, resolver_file
 ) -> Iterator[Callable[..., WorkerProcess]]:
     fast_settings.set_value("worker.heartbeat_seconds", 0.5)
-    monkeypatch.setenv(BACKOFF_BASE_ENV, "0.3")
-    monkeypatch.setenv(PENDING_GRACE_ENV, "0.3")
-    monkeypatch.setenv(RECHECK_BASE_ENV, "0.5")
-    monkeypatch.setenv(RESOLVER_FILE_ENV, str(resolver_file))
+    monkeypatch.setenv(hooks.RECOVERY_BACKOFF_BASE_SECONDS, "0.3")
+    monkeypatch.setenv(hooks.RECOVERY_PENDING_GRACE_SECONDS, "0.3")
+    monkeypatch.setenv(hooks.PUBLIC_FETCH_RECHECK_BASE_SECONDS, "0.5")
+    monkeypatch.setenv(hooks.RESOLVER_FILE, str(resolver_file))
     with worker_processes() as start:
         yield start
 

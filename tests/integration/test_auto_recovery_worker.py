@@ -22,7 +22,7 @@ from jobctrl.app.jobs import add_job
 from jobctrl.app.lanes import set_lane
 from jobctrl.domain import errors
 from jobctrl.store import jobs, recovery, schema, stage_states, tenancy, workflow_runs
-from jobctrl.worker.auto_recovery import BACKOFF_BASE_ENV, CRASH_AFTER_RESERVE, PENDING_GRACE_ENV
+from jobctrl.testing import hooks
 from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess, eventually, run_cli, worker_processes
@@ -58,8 +58,8 @@ def worker_process(
 ) -> Iterator[Callable[..., WorkerProcess]]:
     """`jobctrl worker` beating every 0.5 s, with the recovery backoff shrunk."""
     fast_settings.set_value("worker.heartbeat_seconds", 0.5)
-    monkeypatch.setenv(BACKOFF_BASE_ENV, "0.3")
-    monkeypatch.setenv(PENDING_GRACE_ENV, "0.3")
+    monkeypatch.setenv(hooks.RECOVERY_BACKOFF_BASE_SECONDS, "0.3")
+    monkeypatch.setenv(hooks.RECOVERY_PENDING_GRACE_SECONDS, "0.3")
     monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
     with worker_processes() as start:
         yield start
@@ -192,7 +192,7 @@ def test_a_worker_killed_after_reserving_starts_that_same_cohort_on_restart(
     _fail(store, job_id, "enrich", errors.ENRICH_TIMEOUT, retryable=True)
     time.sleep(0.4)  # past its (shrunk) backoff
 
-    monkeypatch.setenv(CRASH_AFTER_RESERVE, "1")
+    monkeypatch.setenv(hooks.EXIT_AFTER_RECOVERY_RESERVE, "1")
     first = worker_process(ready=False)
     assert first.proc.wait(60) == 137, first.lines
     [reserved] = recovery.open_cohorts(store)
@@ -200,7 +200,7 @@ def test_a_worker_killed_after_reserving_starts_that_same_cohort_on_restart(
     assert _row(store, job_id, "enrich")["reserved_by"] == reserved.workflow_id
     assert workflow_runs.latest_runs(store, reserved.workflow_id) == []  # never started
 
-    monkeypatch.delenv(CRASH_AFTER_RESERVE)
+    monkeypatch.delenv(hooks.EXIT_AFTER_RECOVERY_RESERVE)
     worker = worker_process()
     assert _eventually(lambda: _states(store, job_id).get("enrich") == "succeeded")
     assert _eventually(lambda: recovery.cohort(store, reserved.workflow_id).state == "closed")

@@ -14,8 +14,9 @@ from jobctrl.domain import errors
 from jobctrl.llm.spend import SpendAuthority, Usage
 from jobctrl.stages.context import StageContext
 from jobctrl.store import jobs, recovery, stage_states, stop_loss, workflow_runs
+from jobctrl.testing import hooks
 from jobctrl.worker import auto_recovery
-from jobctrl.worker.auto_recovery import BACKOFF_BASE_ENV, recover_preparations
+from jobctrl.worker.auto_recovery import recover_preparations
 from tests.support.http import Route, posting_html
 
 BOTH_STORES = True  # every test, on SQLite and on PostgreSQL (tests/conftest.py)
@@ -24,7 +25,7 @@ SLOW = Route(body=posting_html("SRE", "Slow Co", ["Linux"]), delay=2.0)
 
 @pytest.fixture
 def ctx(home, store, monkeypatch):
-    monkeypatch.setenv(BACKOFF_BASE_ENV, "0.01")
+    monkeypatch.setenv(hooks.RECOVERY_BACKOFF_BASE_SECONDS, "0.01")
     context = StageContext(home=home, store=store)
     yield context
     context.close()

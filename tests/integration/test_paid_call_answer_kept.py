@@ -18,10 +18,11 @@ from jobctrl.app.jobs import add_job
 from jobctrl.app.lanes import set_lane
 from jobctrl.config import LaneProvider
 from jobctrl.domain.scoring import ScoreReport
-from jobctrl.llm.lanes import CRASH_AFTER_RESPONSE, call_lane
+from jobctrl.llm.lanes import call_lane
 from jobctrl.llm.remote import ProviderError
 from jobctrl.llm.spend import SpendAuthority
 from jobctrl.store import jobs, provider_results, schema, stage_states, tenancy
+from jobctrl.testing import hooks
 from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess
@@ -46,7 +47,7 @@ async def test_kill_between_the_usage_and_the_output_pays_once(
     with FakeOpenAI("ok", SCORE_REPORT) as provider:
         set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
         url = site.add("/jobs/answer", Route(body=posting_html("Engineer", "Kept", ["Python"])))
-        monkeypatch.setenv(CRASH_AFTER_RESPONSE, "score")
+        monkeypatch.setenv(hooks.EXIT_AFTER_PROVIDER_RESPONSE, "score")
         first = WorkerProcess()
         first.wait_ready()
         view = await add_job(home, url)
@@ -55,7 +56,7 @@ async def test_kill_between_the_usage_and_the_output_pays_once(
         kept = provider_results.stored(store, f"score:{view['jobId']}:{_run_of(store, view)}")
         assert kept is not None and kept.output is None and kept.response is not None
         assert _observations(store) == 1, "the usage was committed with the answer"
-        monkeypatch.delenv(CRASH_AFTER_RESPONSE)
+        monkeypatch.delenv(hooks.EXIT_AFTER_PROVIDER_RESPONSE)
         second = WorkerProcess()
         try:
             second.wait_ready()

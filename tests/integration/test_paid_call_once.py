@@ -21,10 +21,11 @@ from jobctrl.config import LaneProvider
 from jobctrl.domain import processes
 from jobctrl.domain.errors import StageError
 from jobctrl.domain.scoring import ScoreReport
-from jobctrl.llm.lanes import CRASH_AFTER_CALL, call_lane
+from jobctrl.llm.lanes import call_lane
 from jobctrl.llm.remote import ProviderError
 from jobctrl.llm.spend import SpendAuthority
 from jobctrl.store import jobs, provider_results, schema, stage_states, tenancy
+from jobctrl.testing import hooks
 from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess, run_cli
@@ -42,13 +43,13 @@ async def test_kill_after_the_provider_answers_pays_once(
     with FakeOpenAI("ok", SCORE_REPORT) as provider:
         set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
         url = site.add("/jobs/paid", Route(body=posting_html("Engineer", "Paid", ["Python"])))
-        monkeypatch.setenv(CRASH_AFTER_CALL, "score")
+        monkeypatch.setenv(hooks.EXIT_AFTER_PROVIDER_CALL, "score")
         first = WorkerProcess()
         first.wait_ready()
         view = await add_job(home, url)
         await asyncio.to_thread(first.proc.wait, 60)
         assert first.proc.returncode == 137, "the worker died right after the paid call"
-        monkeypatch.delenv(CRASH_AFTER_CALL)
+        monkeypatch.delenv(hooks.EXIT_AFTER_PROVIDER_CALL)
         second = WorkerProcess()
         try:
             second.wait_ready()

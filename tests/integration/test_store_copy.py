@@ -40,6 +40,7 @@ from jobctrl.store.artifacts import ArtifactStore
 from jobctrl.store.copy import SKIPPED
 from jobctrl.store.store import Store
 from jobctrl.store.tenancy import all_tenants as every_tenant
+from jobctrl.testing import hooks
 from tests.support.app import closed_port_address
 from tests.support.http import FixtureServer, Route, posting_html
 from tests.support.jobs import failed_job
@@ -242,7 +243,7 @@ def test_every_tenants_rows_are_copied_under_the_tenant_guard(
     failed_job(local, "https://boards.example.com/acme/jobs/1")
     failed_job(acme, "https://boards.example.com/acme/jobs/2")
     failed_job(acme, "https://boards.example.com/acme/jobs/3")
-    monkeypatch.setenv(tenancy.GUARD_ENV, "1")  # the target's store is checked too
+    monkeypatch.setenv(hooks.TENANT_GUARD, "1")  # the target's store is checked too
     tenancy.install_guard(local.reader)  # and the source's, whatever this run's setting
     tenancy.install_guard(local.writer)
     result = copy_store(two_tenants.local_home, target, force=True)

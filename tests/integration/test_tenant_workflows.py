@@ -24,8 +24,9 @@ from jobctrl.stages.context import StageContext
 from jobctrl.store import jobs, materials, orphans, profiles, recovery, stage_states
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
+from jobctrl.testing import hooks
 from jobctrl.worker import reconcile
-from jobctrl.worker.auto_recovery import BACKOFF_BASE_ENV, recover_preparations
+from jobctrl.worker.auto_recovery import recover_preparations
 from jobctrl.worker.heartbeat import WorkerHeartbeat
 from jobctrl.workflows import starts
 from jobctrl.workflows.models import ApplyWorkflowInput
@@ -127,7 +128,7 @@ async def test_an_acme_recovery_cohort_is_named_for_acme_and_runs_as_acme(
     two_tenants: TwoTenants, worker, client, site, monkeypatch
 ) -> None:
     t = two_tenants
-    monkeypatch.setenv(BACKOFF_BASE_ENV, "0.01")
+    monkeypatch.setenv(hooks.RECOVERY_BACKOFF_BASE_SECONDS, "0.01")
     _serve_loopback(t.acme)
     job_id = jobs.create_job(t.acme, site.add("/jobs/recover", Route(body=POSTING))).job_id
     claim = stage_states.claim_stage(t.acme, job_id, "enrich", "run-gone")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from jobctrl.testing import hooks
 from jobctrl.workflows import activity_defs
 from jobctrl.workflows.activities import PreparationActivities
 from jobctrl.workflows.apply_activities import ApplyActivities
@@ -117,6 +118,23 @@ def test_no_module_imports_a_private_name_of_another() -> None:
                 if private:
                     found.append(f"{_where(path, node)} {node.module}: {', '.join(private)}")
     assert not found, "make these public where they belong:\n" + "\n".join(found)
+
+
+def test_a_test_hook_is_read_only_through_the_testing_hooks() -> None:
+    """A fault, timing or guard the tests switch on is named once, in
+    ``jobctrl.testing.hooks``; production asks ``hooks.hook`` for it and never reads such a
+    variable from the environment itself."""
+    found = []
+    for path in MODULES:
+        if path.is_relative_to(SRC / "testing"):
+            continue
+        for node in ast.walk(_tree(path)):
+            value = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(value, str) and (
+                value in hooks.HOOKS or value.startswith(("JOBCTRL_FAULT_", "JOBCTRL_TEST_"))
+            ):
+                found.append(f"{_where(path, node)} {value}")
+    assert not found, "read these through jobctrl.testing.hooks:\n" + "\n".join(found)
 
 
 def test_modules_stay_small_unless_the_code_map_says_why() -> None:

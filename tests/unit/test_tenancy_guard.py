@@ -16,6 +16,7 @@ from jobctrl.store.artifacts import ArtifactStore
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store
 from jobctrl.store.tenancy import TenancyError, all_tenants, scoped, stamped, tenant_param
+from jobctrl.testing import hooks
 
 J = schema.jobs
 S = schema.job_stage_states
@@ -25,7 +26,7 @@ NOW = datetime(2026, 12, 2, 10, 0, tzinfo=UTC)
 @pytest.fixture
 def acme(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
     """A guarded store acting for ``acme``."""
-    monkeypatch.setenv(tenancy.GUARD_ENV, "1")
+    monkeypatch.setenv(hooks.TENANT_GUARD, "1")
     store = Store(f"sqlite:///{tmp_path / 'guard.db'}", ArtifactStore(tmp_path / "artifacts"))
     yield store.for_tenant("acme")
     store.dispose()
@@ -155,7 +156,7 @@ def test_a_connection_bound_to_no_tenant_is_not_checked(acme: Store) -> None:
 
 
 def test_without_the_variable_there_is_no_guard(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.delenv(tenancy.GUARD_ENV, raising=False)
+    monkeypatch.delenv(hooks.TENANT_GUARD, raising=False)
     store = Store(f"sqlite:///{tmp_path / 'open.db'}", ArtifactStore(tmp_path / "artifacts"))
     try:
         with store.read() as conn:

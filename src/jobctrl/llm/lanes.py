@@ -61,14 +61,11 @@ from jobctrl.llm.remote import (
 from jobctrl.llm.reuse import request_digest, reuse_earlier, reuse_own, store_output
 from jobctrl.llm.spend import SpendAuthority, Usage, record_in
 from jobctrl.store import provider_results
+from jobctrl.testing import hooks
 
 T = TypeVar("T", bound=BaseModel)
 log = logging.getLogger(__name__)
 MAX_OUTPUT_TOKENS = {"score": 2_000, "tailor": 3_000, "cover": 1_200}
-# Fault injection for the crash tests (the value names the lane): exit right after a paid
-# call's result is stored, or right after its answer and usage are committed (unparsed).
-CRASH_AFTER_CALL = "JOBCTRL_FAULT_EXIT_AFTER_PROVIDER_CALL"
-CRASH_AFTER_RESPONSE = "JOBCTRL_FAULT_EXIT_AFTER_PROVIDER_RESPONSE"
 
 
 _asking: dict[str, threading.Event] = {}  # steps whose provider call runs in this worker
@@ -223,7 +220,7 @@ def _call_remote(
                 response=response,
                 prompt=asked,
             )
-        if os.environ.get(CRASH_AFTER_RESPONSE) == lane:
+        if hooks.hook(hooks.EXIT_AFTER_PROVIDER_RESPONSE) == lane:  # a crash test's fault
             os._exit(137)
 
     def reuse_answered() -> T | None:
@@ -292,7 +289,7 @@ def _call_remote(
             finally:
                 ticket.finish()
         store_output(spend, key, lane, job_id, run_id, observation_id, output, usage, config)
-        if os.environ.get(CRASH_AFTER_CALL) == lane:
+        if hooks.hook(hooks.EXIT_AFTER_PROVIDER_CALL) == lane:  # a crash test's fault
             os._exit(137)
         return output, None  # usage is already recorded: as it arrived, and with the output
 

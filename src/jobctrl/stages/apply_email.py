@@ -25,8 +25,9 @@ psutil) is settled by ``settle_dead_senders``: after the data was marked sent it
 process that goes on (a bug, Ctrl-C, a cancelled activity) is settled the same way at once
 (``SEND_INTERRUPTED``).
 
-``JOBCTRL_TEST_PAUSE_AT`` (before_intent | after_intent | before_data | after_data) makes
-the process stop at that point for crash tests; it is never set in normal use.
+The crash tests stop the process at one of those points (before_intent | after_intent |
+before_data | after_data) with a hook (``jobctrl.testing.hooks.PAUSE_SEND_AT``), never set
+in normal use.
 """
 
 from __future__ import annotations
@@ -57,17 +58,15 @@ from jobctrl.stages.smtp_session import SmtpAccount, smtp_account
 from jobctrl.store import applications, apply_attempts
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
+from jobctrl.testing import hooks
 
 __all__ = [
-    "PAUSE_ENV",
     "SendResult",
     "build_message",
     "send_application",
     "settle_dead_prefills",
     "settle_dead_senders",
 ]
-
-PAUSE_ENV = "JOBCTRL_TEST_PAUSE_AT"
 
 
 @dataclass(frozen=True)
@@ -113,7 +112,7 @@ def settle_dead_prefills(store: Store, *, clock: Clock | None = None) -> int:
 
 
 def _pause(point: str) -> None:
-    if os.environ.get(PAUSE_ENV) == point:
+    if hooks.hook(hooks.PAUSE_SEND_AT) == point:
         print(f"paused at {point}", file=sys.stderr, flush=True)
         while True:  # until the crash test kills this process
             time.sleep(3600)

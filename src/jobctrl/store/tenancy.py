@@ -18,7 +18,6 @@ tools opening an engine themselves) is not checked.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -51,11 +50,11 @@ from sqlalchemy.sql.visitors import InternalTraversal
 
 from jobctrl.store import application_tables, operations_tables, tenant_tables
 from jobctrl.store.schema import metadata
+from jobctrl.testing import hooks
 
 TENANT_OPTION = "jobctrl_tenant"
 ALL_TENANTS_OPTION = "jobctrl_all_tenants"
 TENANT_PARAM = "tenant"
-GUARD_ENV = "JOBCTRL_TENANT_GUARD"
 
 # Loaded so the metadata holds every table (their modules define them on it).
 TABLE_MODULES = (application_tables, operations_tables, tenant_tables)
@@ -144,7 +143,7 @@ def all_tenants(stmt: S) -> S:
 
 
 def guard_enabled() -> bool:
-    return os.environ.get(GUARD_ENV) == "1"
+    return hooks.hook(hooks.TENANT_GUARD) == "1"
 
 
 def install_guard(engine: Engine) -> None:

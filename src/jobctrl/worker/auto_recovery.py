@@ -21,8 +21,7 @@ Each beat:
 
 The rules (eligibility, backoff, cap) are in ``domain/recovery.py``. Tests and benchmarks
 shrink the backoff base (production: 60 s, so min(1800, 60 * 2**n) s) and the pending
-grace (30 s) with ``JOBCTRL_RECOVERY_BACKOFF_BASE_SECONDS`` and
-``JOBCTRL_RECOVERY_PENDING_GRACE_SECONDS``; nothing else reads them.
+grace (30 s) with their hooks (``jobctrl.testing.hooks``).
 """
 
 from __future__ import annotations
@@ -39,24 +38,21 @@ from jobctrl.domain import recovery as rules
 from jobctrl.domain.errors import BudgetExceededError
 from jobctrl.stages.context import StageContext
 from jobctrl.store import recovery, recovery_admission, stop_loss
+from jobctrl.testing import hooks
 from jobctrl.workflows import starts
 from jobctrl.workflows.models import RecoveryInput
 
 log = logging.getLogger(__name__)
 
-BACKOFF_BASE_ENV = "JOBCTRL_RECOVERY_BACKOFF_BASE_SECONDS"
-PENDING_GRACE_ENV = "JOBCTRL_RECOVERY_PENDING_GRACE_SECONDS"
-# Fault injection for the restart test: exit right after a cohort's reservation commits.
-CRASH_AFTER_RESERVE = "JOBCTRL_FAULT_EXIT_AFTER_RECOVERY_RESERVE"
 LANE = "lane"  # stop-loss kind of the stage lanes
 
 
 def backoff_base() -> float:
-    return float(os.environ.get(BACKOFF_BASE_ENV) or rules.BACKOFF_BASE_SECONDS)
+    return hooks.seconds(hooks.RECOVERY_BACKOFF_BASE_SECONDS, rules.BACKOFF_BASE_SECONDS)
 
 
 def pending_grace() -> float:
-    return float(os.environ.get(PENDING_GRACE_ENV) or rules.PENDING_GRACE_SECONDS)
+    return hooks.seconds(hooks.RECOVERY_PENDING_GRACE_SECONDS, rules.PENDING_GRACE_SECONDS)
 
 
 async def recover_preparations(client: Client, ctx: StageContext, values: dict[str, Any]) -> int:
@@ -103,7 +99,7 @@ async def recover_preparations(client: Client, ctx: StageContext, values: dict[s
     )
     if cohort is None:
         return 0
-    if os.environ.get(CRASH_AFTER_RESERVE):
+    if hooks.hook(hooks.EXIT_AFTER_RECOVERY_RESERVE):  # the restart test's fault
         os._exit(137)
     await _start(client, ctx, cohort, values)
     log.info(

@@ -15,10 +15,9 @@ transaction, after checking the candidate again, returns the stage to pending
 guarded dispatch (attempt cap, backoff) owns the retry. The rules are in
 ``domain/public_fetch.py``.
 
-Tests and benchmarks shrink the first delay with
-``JOBCTRL_PUBLIC_FETCH_RECHECK_BASE_SECONDS`` (production: 60 s), and replace DNS with
-``JOBCTRL_FAULT_RESOLVER_FILE``: a JSON object ``{host: [address, ...]}`` read at each
-check (a host it does not name does not resolve). Nothing else reads them.
+Tests and benchmarks shrink the first delay (production: 60 s) and replace DNS with a
+JSON file ``{host: [address, ...]}`` read at each check (a host it does not name does
+not resolve), with their hooks (``jobctrl.testing.hooks``).
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -37,16 +35,15 @@ from jobctrl.domain.errors import DETAIL_UNSAFE_URL, StageError
 from jobctrl.fetch.addresses import AddressGuard, Resolver, system_resolver
 from jobctrl.stages.context import StageContext
 from jobctrl.store import public_fetch
+from jobctrl.testing import hooks
 
 log = logging.getLogger(__name__)
 
-RECHECK_BASE_ENV = "JOBCTRL_PUBLIC_FETCH_RECHECK_BASE_SECONDS"
-RESOLVER_FILE_ENV = "JOBCTRL_FAULT_RESOLVER_FILE"
 PORT = 443  # resolution does not depend on it; the guard's interface asks for one
 
 
 def check_base() -> float:
-    return float(os.environ.get(RECHECK_BASE_ENV) or rules.FIRST_CHECK_SECONDS)
+    return hooks.seconds(hooks.PUBLIC_FETCH_RECHECK_BASE_SECONDS, rules.FIRST_CHECK_SECONDS)
 
 
 def file_resolver(path: Path) -> Resolver:
@@ -60,7 +57,7 @@ def file_resolver(path: Path) -> Resolver:
 
 
 def configured_resolver() -> Resolver:
-    path = os.environ.get(RESOLVER_FILE_ENV)
+    path = hooks.hook(hooks.RESOLVER_FILE)
     return file_resolver(Path(path)) if path else system_resolver
 
 
