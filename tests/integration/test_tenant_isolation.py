@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from jobctrl.api.app import create_app
+from jobctrl.api.security import LocalSecurity
 from jobctrl.app import applications as app_applications
 from jobctrl.app import apply as app_apply
 from jobctrl.app import sources as app_sources
@@ -37,14 +39,14 @@ from jobctrl.app.tenants import ensure_token
 from jobctrl.cli import main
 from jobctrl.domain import ids
 from jobctrl.domain.clock import utcnow
-from jobctrl.domain.errors import PROVIDER_AUTH
+from jobctrl.domain.errors import FORBIDDEN, PROVIDER_AUTH
 from jobctrl.stages.material_files import material_files
 from jobctrl.store import jobs, orphans, reports, spend, stop_loss, workflow_runs
 from jobctrl.store.schema import metadata
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 from jobctrl.store.tenancy import TENANT_TABLES
-from tests.support.app import closed_port_address, live_server
+from tests.support.app import api_routes, closed_port_address, live_server
 from tests.support.apply import approved_job
 from tests.support.tenants import ACME_TOKEN, TwoTenants
 
@@ -250,12 +252,8 @@ def _leaves(group: click.Group, path: tuple[str, ...] = ()) -> Iterator[str]:
 
 def _routes(home) -> set[str]:
     app = create_app(home, port=8765)
-    return {
-        f"{m} {r.path}"
-        for r in app.routes
-        for m in (getattr(r, "methods", None) or ())
-        if m != "HEAD"
-    }
+    served = {f"{m} {r.path}" for r in api_routes(app) for m in r.methods if m != "HEAD"}
+    return served | {f"GET {app.openapi_url}"}
 
 
 def test_every_command_and_route_has_a_row(home) -> None:
@@ -455,19 +453,21 @@ def _stream_text(http: httpx.Client, url: str) -> str:
     return "\n".join(lines)
 
 
-def test_every_route_acts_for_the_requests_tenant(home) -> None:
-    """Each route takes ``home: TenantHome`` (api/deps.py): none reaches the server's home
-    through a closure, where a token's tenant would be ignored."""
-    from fastapi.routing import APIRoute  # only this test looks at the routes' internals
-
-    from jobctrl.api.deps import tenant_home
-
+async def test_every_route_acts_for_the_requests_tenant(home) -> None:
+    """Each route is on a router whose dependency is the request's tenant (api/deps.py):
+    asked past the security middleware with no tenant named, every route (pages and the
+    event stream too) refuses before its handler runs, so none can fall back to the
+    server's home."""
     app = create_app(home, port=8765)
-    missing = [
-        r.path
-        for r in app.routes
-        if isinstance(r, APIRoute)
-        and r.path != "/openapi.json"
-        and not any(d.call is tenant_home for d in r.dependant.dependencies)
-    ]
-    assert missing == []
+    app.user_middleware = [m for m in app.user_middleware if m.cls is not LocalSecurity]
+    transport = httpx.ASGITransport(app=app)  # the routes without the security middleware
+    refused = []
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as c:
+        for route in api_routes(app):
+            path = re.sub(r"{\w+(?::\w+)?}", "x", route.path)
+            for method in route.methods - {"HEAD"}:
+                r = await c.request(method, path, json={})
+                assert r.status_code == 403, (method, route.path, r.text)
+                assert r.json()["error"]["code"] == FORBIDDEN, (method, route.path)
+                refused.append(f"{method} {route.path}")
+    assert len(refused) > 40
