@@ -165,7 +165,7 @@ async def test_a_prepared_home_is_copied_whole_and_the_target_works_as_a_store(
     with plain.connect() as conn:  # nothing was written to the target, not even the schema
         assert not inspect(conn).get_table_names()
     plain.dispose()
-    result = copy_store(home, target, force=True)
+    result = copy_store(home, target, force=True).to_json()
 
     copied = _open(target, home, opened)
     for t in COPIED:
@@ -246,7 +246,7 @@ def test_every_tenants_rows_are_copied_under_the_tenant_guard(
     monkeypatch.setenv(hooks.TENANT_GUARD, "1")  # the target's store is checked too
     tenancy.install_guard(local.reader)  # and the source's, whatever this run's setting
     tenancy.install_guard(local.writer)
-    result = copy_store(two_tenants.local_home, target, force=True)
+    result = copy_store(two_tenants.local_home, target, force=True).to_json()
     assert result["tables"]["jobs"] == 3 and result["projectionsMatchSource"]
     copied = _open(target, two_tenants.local_home, opened)
     assert _rows(copied, schema.jobs) == _rows(local, schema.jobs)
@@ -269,7 +269,7 @@ def test_an_empty_database_with_the_schema_already_is_a_fine_target(
     name = postgres_server.new_database()  # migrated, no rows
     url = postgres_server.url(name)
     try:
-        result = copy_store(home, url)
+        result = copy_store(home, url).to_json()
         assert result["tables"]["jobs"] == 1
         assert _count(_open(url, home, opened), schema.jobs) == 1
     finally:
@@ -301,7 +301,7 @@ def test_the_copy_is_one_snapshot_while_the_source_is_written(home, store, targe
         if progress["phase"] == "copying" and progress["table"] == "job_events" and not wrote:
             wrote.append(jobs.create_job(store, "https://boards.example.com/late").job_id)
 
-    result = copy_store(home, target, progress=write_meanwhile)
+    result = copy_store(home, target, progress=write_meanwhile).to_json()
     copied = _open(target, home, opened)
     assert wrote and _count(store, schema.jobs) == 4
     assert result["tables"]["jobs"] == _count(copied, schema.jobs) == 3

@@ -14,13 +14,47 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from jobctrl.app.models import View
 from jobctrl.domain.errors import STORE_SOURCE_IN_USE, JobctrlError
 from jobctrl.home import Home
 from jobctrl.store import copy, copy_target
 from jobctrl.store.copy import CopyProgress, CopyResult
 from jobctrl.store.store import Store
 
-__all__ = ["copy_store"]
+__all__ = ["ArtifactsKept", "StoreCopied", "copy_store"]
+
+
+class ArtifactsKept(View):
+    """The artifact files, which stay in the home's folder: how many rows reference one,
+    and how many of those files are missing."""
+
+    dir: str
+    referenced: int
+    missing: int
+
+
+class StoreCopied(View):
+    """What a store copy did (stable keys; the target URL never with its password)."""
+
+    source: str
+    target: str
+    tables: dict[str, int]  # copied rows per table, foreign-key order
+    rows: int
+    skipped: dict[str, int]
+    events: int
+    last_seq: int
+    sequences: dict[str, int]
+    projections_rebuilt: bool
+    events_folded: int
+    projections: dict[str, int]
+    projections_match_source: bool
+    projection_differences: list[str]
+    artifacts: ArtifactsKept
+    reports_dir: str
+    workers_running: int
+    open_runs: int
+    seconds: float
+    warnings: list[str]
 
 
 def copy_store(
@@ -29,9 +63,9 @@ def copy_store(
     *,
     force: bool = False,
     progress: Callable[[dict[str, Any]], None] | None = None,
-) -> dict[str, Any]:
+) -> StoreCopied:
     """Copy the home's SQLite store into the empty PostgreSQL database ``to``; what was
-    copied, as JSON (stable keys; the URL never with its password). Refused while a worker
+    copied (the URL never with its password). Refused while a worker
     beats against the source (what it writes after the snapshot would stay behind), unless
     ``force``."""
     target = copy_target.target_url(to)  # a bad URL is refused before anything is opened
@@ -55,35 +89,33 @@ def copy_store(
             code=STORE_SOURCE_IN_USE,
         )
     result = copy.copy_to_postgresql(source, target, progress=report, checked=True)
-    return _as_json(home, result)
+    return _copied(home, result)
 
 
-def _as_json(home: Home, r: CopyResult) -> dict[str, Any]:
-    return {
-        "source": r.source,
-        "target": r.target,
-        "tables": r.tables,
-        "rows": sum(r.tables.values()),
-        "skipped": r.skipped,
-        "events": r.events,
-        "lastSeq": r.last_seq,
-        "sequences": r.sequences,
-        "projectionsRebuilt": True,
-        "eventsFolded": r.events_folded,
-        "projections": r.projections,
-        "projectionsMatchSource": not r.projection_differences,
-        "projectionDifferences": r.projection_differences,
-        "artifacts": {
-            "dir": str(home.artifacts_dir),
-            "referenced": r.artifacts,
-            "missing": r.artifacts_missing,
-        },
-        "reportsDir": str(home.reports_dir),
-        "workersRunning": r.workers_running,
-        "openRuns": r.open_runs,
-        "seconds": r.seconds,
-        "warnings": _warnings(r),
-    }
+def _copied(home: Home, r: CopyResult) -> StoreCopied:
+    return StoreCopied(
+        source=r.source,
+        target=r.target,
+        tables=r.tables,
+        rows=sum(r.tables.values()),
+        skipped=r.skipped,
+        events=r.events,
+        last_seq=r.last_seq,
+        sequences=r.sequences,
+        projections_rebuilt=True,
+        events_folded=r.events_folded,
+        projections=r.projections,
+        projections_match_source=not r.projection_differences,
+        projection_differences=r.projection_differences,
+        artifacts=ArtifactsKept(
+            dir=str(home.artifacts_dir), referenced=r.artifacts, missing=r.artifacts_missing
+        ),
+        reports_dir=str(home.reports_dir),
+        workers_running=r.workers_running,
+        open_runs=r.open_runs,
+        seconds=r.seconds,
+        warnings=_warnings(r),
+    )
 
 
 def _warnings(r: CopyResult) -> list[str]:

@@ -15,11 +15,10 @@ import os
 import secrets
 import threading
 import time
-from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from jobctrl import config as config_file
+from jobctrl.app.models import Items, Timestamp, View
 from jobctrl.domain.clock import as_utc
 from jobctrl.domain.errors import TENANT_UNKNOWN, NotFoundError
 from jobctrl.domain.tenants import LOCAL, checked_name, token_sha256
@@ -28,6 +27,9 @@ from jobctrl.store import tenants
 from jobctrl.store.store import Store
 
 __all__ = [
+    "TenantAdded",
+    "TenantItem",
+    "TenantToken",
     "TokenResolver",
     "add_tenant",
     "api_token",
@@ -36,6 +38,34 @@ __all__ = [
     "require_tenant",
     "tenant_token",
 ]
+
+
+class TenantAdded(View):
+    """A tenant added (``created`` false: it existed and was left as it is); its token's
+    path is None on a host without the file."""
+
+    tenant: str
+    token_path: str | None
+    config: str
+    created: bool
+
+
+class TenantToken(View):
+    """Where a tenant's API token is (None: not on this host), and whether it was just
+    replaced."""
+
+    tenant: str
+    token_path: str | None
+    rotated: bool
+
+
+class TenantItem(View):
+    """A tenant of the deployment (``current``: the one JOBCTRL_TENANT selects)."""
+
+    tenant: str
+    created_at: Timestamp | None
+    token_path: str | None
+    current: bool
 
 
 def api_token(path: Path) -> str:
@@ -76,10 +106,10 @@ def require_tenant(home: Home) -> Home:
     return home
 
 
-def add_tenant(home: Home, name: str) -> dict[str, Any]:
-    """Add the tenant ``name``: its folder, ``api-token``, ``config.yaml`` and row.
-    ``{tenant, tokenPath, config, created}``; an existing tenant is left as it is
-    (``created: false``, the same token path, or None on a host without the file)."""
+def add_tenant(home: Home, name: str) -> TenantAdded:
+    """Add the tenant ``name``: its folder, ``api-token``, ``config.yaml`` and row. An
+    existing tenant is left as it is (``created`` false, the same token path, or None on
+    a host without the file)."""
     name = checked_name(name.strip() if isinstance(name, str) else name)
     store = _base_store(home)
     tenant_home = home.with_tenant(name)
@@ -91,17 +121,17 @@ def add_tenant(home: Home, name: str) -> dict[str, Any]:
         token = api_token(tenant_home.token_path)
         config_file.write_template(tenant_home)
         created = tenants.add(store, name, token_sha256(token))
-    return {
-        "tenant": name,
-        "tokenPath": str(tenant_home.token_path) if tenant_home.token_path.exists() else None,
-        "config": str(tenant_home.config_path),
-        "created": created,
-    }
+    return TenantAdded(
+        tenant=name,
+        token_path=str(tenant_home.token_path) if tenant_home.token_path.exists() else None,
+        config=str(tenant_home.config_path),
+        created=created,
+    )
 
 
-def tenant_token(home: Home, name: str, *, rotate: bool = False) -> dict[str, Any]:
-    """``{tenant, tokenPath, rotated}`` of the existing tenant ``name`` (``tokenPath`` None
-    when its file is not on this host). With ``rotate``, a new token replaces the old one:
+def tenant_token(home: Home, name: str, *, rotate: bool = False) -> TenantToken:
+    """Where the existing tenant ``name``'s token is (None when its file is not on this
+    host). With ``rotate``, a new token replaces the old one:
     written beside it (0600), its hash recorded, then moved over it, so a failure leaves
     the old token working. An API server that resolved the old one keeps accepting it for
     up to ``TokenResolver``'s ttl (30 s); ``jobctrl up`` reads local's at its start."""
@@ -115,29 +145,25 @@ def tenant_token(home: Home, name: str, *, rotate: bool = False) -> dict[str, An
             os.replace(fresh, path)
         finally:
             fresh.unlink(missing_ok=True)
-    return {
-        "tenant": name,
-        "tokenPath": str(path) if path.exists() else None,
-        "rotated": rotate,
-    }
+    return TenantToken(tenant=name, token_path=str(path) if path.exists() else None, rotated=rotate)
 
 
-def list_tenants(home: Home) -> dict[str, Any]:
-    """``{items: [{tenant, createdAt, tokenPath, current}]}``, ``local`` first;
-    ``tokenPath`` is null when the token file is not on this host."""
+def list_tenants(home: Home) -> Items[TenantItem]:
+    """Every tenant, ``local`` first (``createdAt`` in UTC; ``tokenPath`` None when the
+    token file is not on this host)."""
     items = []
     for row in tenants.rows(_base_store(home)):
         path = home.with_tenant(row["name"]).token_path
-        created: datetime | None = row["created_at"]
+        created = row["created_at"]
         items.append(
-            {
-                "tenant": row["name"],
-                "createdAt": as_utc(created).isoformat() if created else None,
-                "tokenPath": str(path) if path.exists() else None,
-                "current": row["name"] == home.tenant,
-            }
+            TenantItem(
+                tenant=row["name"],
+                created_at=as_utc(created) if created else None,
+                token_path=str(path) if path.exists() else None,
+                current=row["name"] == home.tenant,
+            )
         )
-    return {"items": items}
+    return Items[TenantItem](items=items)
 
 
 def ensure_token(home: Home) -> str | None:

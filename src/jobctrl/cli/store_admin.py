@@ -70,7 +70,7 @@ def store_copy(to: str, force: bool, as_json: bool) -> None:
             }.get(latest["phase"], latest["phase"])
         return Snapshot([line], bar=(done, total))
 
-    async def copy_watched() -> dict[str, Any]:
+    async def copy_watched() -> store_admin.StoreCopied:
         work = asyncio.to_thread(store_admin.copy_store, here, to, force=force, progress=note)
         try:
             return await watch(work, snapshot, to_stderr=as_json)
@@ -83,35 +83,35 @@ def store_copy(to: str, force: bool, as_json: bool) -> None:
         echo_json(result)
     else:
         _print_summary(result)
-    for warning in result["warnings"]:
+    for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
 
 
-def _print_summary(r: dict[str, Any]) -> None:
-    click.echo(f"copied {r['source']} to {r['target']} in {r['seconds']:.1f} s")
-    width = max(len(name) for name in r["tables"])
-    for name, rows in r["tables"].items():
+def _print_summary(r: store_admin.StoreCopied) -> None:
+    click.echo(f"copied {r.source} to {r.target} in {r.seconds:.1f} s")
+    width = max(len(name) for name in r.tables)
+    for name, rows in r.tables.items():
         if rows:
             click.echo(f"  {name:<{width}}  {rows:>9,}")
-    click.echo(f"  {'total':<{width}}  {r['rows']:>9,} rows")
-    empty = [name for name, rows in r["tables"].items() if not rows]
+    click.echo(f"  {'total':<{width}}  {r.rows:>9,} rows")
+    empty = [name for name, rows in r.tables.items() if not rows]
     if empty:
         click.echo(f"  empty, created: {', '.join(empty)}")
-    click.echo(f"events: {r['events']:,} (last seq {r['lastSeq']}), in order")
-    same = "equal to the source's" if r["projectionsMatchSource"] else "DIFFERENT from the source's"
-    rebuilt = ", ".join(f"{name} {rows:,}" for name, rows in r["projections"].items())
-    click.echo(f"projections rebuilt from {r['eventsFolded']:,} events ({same}): {rebuilt}")
-    if r["sequences"]:
-        nexts = ", ".join(f"{name} → {value}" for name, value in r["sequences"].items())
+    click.echo(f"events: {r.events:,} (last seq {r.last_seq}), in order")
+    same = "equal to the source's" if r.projections_match_source else "DIFFERENT from the source's"
+    rebuilt = ", ".join(f"{name} {rows:,}" for name, rows in r.projections.items())
+    click.echo(f"projections rebuilt from {r.events_folded:,} events ({same}): {rebuilt}")
+    if r.sequences:
+        nexts = ", ".join(f"{name} → {value}" for name, value in r.sequences.items())
         click.echo(f"sequences continue after the copied rows: {nexts}")
-    skipped = ", ".join(r["skipped"])
+    skipped = ", ".join(r.skipped)
     click.echo(f"not copied (the source's live processes, not data): {skipped}")
-    art = r["artifacts"]
+    art = r.artifacts
     click.echo(
-        f"artifacts: {art['referenced']:,} referenced, kept in {art['dir']} "
-        f"({art['missing']} missing); reports in {r['reportsDir']}"
+        f"artifacts: {art.referenced:,} referenced, kept in {art.dir} "
+        f"({art.missing} missing); reports in {r.reports_dir}"
     )
     click.echo(
         "next: run the workers and the web app with this JOBCTRL_HOME (or a shared copy of "
-        f"it) and JOBCTRL_DATABASE_URL set to {r['target']}"
+        f"it) and JOBCTRL_DATABASE_URL set to {r.target}"
     )

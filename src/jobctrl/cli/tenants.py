@@ -8,6 +8,7 @@ import click
 
 from jobctrl.app import tenants as app_tenants
 from jobctrl.cli.base import echo_json, handle_errors, home_of_deployment
+from jobctrl.domain.clock import iso
 
 __all__ = ["tenants_group"]
 
@@ -30,7 +31,7 @@ def add(name: str, as_json: bool) -> None:
         echo_json(added)
     else:
         click.echo(
-            added["tokenPath"]
+            added.token_path
             or f"tenant {name} exists; its API token file is on the host that added it"
         )
 
@@ -44,10 +45,10 @@ def list_cmd(as_json: bool) -> None:
     if as_json:
         echo_json(listed)
         return
-    for item in listed["items"]:
-        mark = "*" if item["current"] else " "
-        created = item["createdAt"] or "-"
-        click.echo(f"{mark} {item['tenant']:<32} {created:<32} {item['tokenPath'] or '-'}")
+    for item in listed.items:
+        mark = "*" if item.current else " "
+        created = iso(item.created_at) or "-"
+        click.echo(f"{mark} {item.tenant:<32} {created:<32} {item.token_path or '-'}")
 
 
 @tenants_group.command("token")
@@ -66,7 +67,7 @@ def token(name: str, rotate: bool, as_json: bool) -> None:
         echo_json(found)
     else:
         click.echo(
-            found["tokenPath"]
+            found.token_path
             or f"tenant {name}'s API token file is on the host that added it (--rotate "
             "makes a new one here)"
         )
