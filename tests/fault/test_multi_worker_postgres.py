@@ -1,11 +1,11 @@
 """Three `jobctrl worker` processes on one Temporal dev server and one PostgreSQL database
-(issue 14): 300 postings added concurrently by three `jobctrl add` processes, the worker
+(issue 14): JOBS postings added concurrently by three `jobctrl add` processes, the worker
 that holds the heartbeat duties' lease `kill -9`'d once a good share of the batch is in
 flight and a fresh one started in its place; the survivors and the newcomer finish.
 
 The batch: JOBS postings through all five stages (two PDFs each) on a loopback site; the
 three model lanes on a loopback OpenAI-compatible provider that counts every answer by
-lane and job (tests/support/fault_provider.py). The adders: each adds its hundred
+lane and job (tests/support/fault_provider.py). The adders: each adds its third of the
 postings and OVERLAP of the next one's (the same posting raced by two processes); the
 third runs with no reachable Temporal server, so its jobs are saved with their start
 intents and started by the duty holder's heartbeat. The provider answers the first three
@@ -27,9 +27,10 @@ Once settled, asserted (each could fail):
 - one material generation per (job, kind) with its PDF, one MaterialGenerated per
   (job, kind), one MaterialsRendered per job: no duplicate materials (a regeneration
   needs a person; nothing here asks for one);
-- 300 jobs for 360 adds, one JobCreated each; report numbers distinct and gap-free (a
-  scored job without a report is reported as an expected failure: the report is written
-  by the preparation's finalize step only, so a job a recovery cohort scored has none);
+- JOBS jobs for JOBS + 3 * OVERLAP adds, one JobCreated each; report numbers distinct
+  and gap-free (a scored job without a report is reported as an expected failure: the
+  report is written by the preparation's finalize step only, so a job a recovery cohort
+  scored has none);
 - no double dispatch: every workflow id on the task queue has exactly one run in
   Temporal and one WorkflowStarted whose run id is that run's; each recovery cohort's
   members were queued once (no (job, stage, automatic attempt) in two cohorts); the lease
@@ -94,7 +95,11 @@ from tests.support.processes import JOBCTRL
 pytestmark = [pytest.mark.fault, pytest.mark.postgres, pytest.mark.timeout(1200)]
 
 SEED = 14
-JOBS = 300
+# 120 in CI: every invariant below holds or breaks as well at that size (the kill lands
+# with a quarter prepared and rows running, eight Scores go through recovery cohorts,
+# each adder races twenty postings), in two minutes rather than five.
+# FAULT_MULTI_JOBS=300 runs the batch docs/RELIABILITY.md reports figures for.
+JOBS = int(os.environ.get("FAULT_MULTI_JOBS", 120))
 WORKERS = 3
 ADDERS = 3  # the last one without a reachable Temporal server
 OVERLAP = 20  # postings each adder also adds from the next one's share
@@ -351,7 +356,7 @@ def _counted(authority: SpendAuthority) -> float:
 
 
 @pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
-async def test_three_workers_on_postgres_one_killed_prepare_300_jobs_once(
+async def test_three_workers_on_postgres_one_killed_prepare_every_job_once(
     database_url, home, store, settings: Settings, site, zygote, temporal: Client
 ):
     assert store.writer.dialect.name == "postgresql"
