@@ -72,11 +72,15 @@ async def _page(home, path: str) -> str:
     return response.text
 
 
+# Long enough for a cancel (in process: a fraction of a second) to meet Score in flight.
+SLOW_SCORE_MS = 4_000
+
+
 @pytest.fixture
 def worker_process(home, temporal_address, task_queue, fast_settings) -> Iterator[WorkerProcess]:
     fast_settings.set_value("worker.heartbeat_seconds", 0.5)
     fast_settings.set_value("recovery.enabled", False)
-    fast_settings.set_value("providers.offline.latency_ms", 10_000)  # Score is slow
+    fast_settings.set_value("providers.offline.latency_ms", SLOW_SCORE_MS)  # Score is slow
     process = WorkerProcess()
     process.wait_ready()
     yield process
@@ -93,7 +97,7 @@ async def test_cancel_in_flight_ends_canceled_keeps_results_and_retry_starts_aga
     assert eventually(lambda: _rows(store, job_id)["score"]["state"] == "running", 60), "in flight"
     score_started = time.monotonic()
 
-    done = run_cli("cancel", job_id, "--json", process=True)  # the console script, once
+    done = run_cli("cancel", job_id, "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["jobId"] == job_id and result["canceled"] == [workflow_id]
@@ -111,7 +115,7 @@ async def test_cancel_in_flight_ends_canceled_keeps_results_and_retry_starts_aga
     )
     assert replayed.replay_failure is None, "the cancel path replays deterministically"
     # Past the slow Score's own end: a late result must not land.
-    await asyncio.sleep(max(0.0, score_started + 10.5 - time.monotonic()))
+    await asyncio.sleep(max(0.0, score_started + SLOW_SCORE_MS / 1000 + 1 - time.monotonic()))
     rows = _rows(store, job_id)
     assert rows["enrich"]["state"] == "succeeded", "what it finished stays"
     for stage, row in rows.items():
@@ -156,7 +160,7 @@ def test_cancel_settles_an_unstarted_intent_and_errors_are_one_line(
         start_intents.intend(tx, ids.prep_workflow_id(job.idempotency_key, tx.tenant), job.job_id)
     assert start_intents.unstarted_for(store, job.job_id) is not None
 
-    done = run_cli("cancel", job.job_id, "--json")
+    done = run_cli("cancel", job.job_id, "--json", process=True)  # the console script, once
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["canceled"] == []
     assert start_intents.unstarted_for(store, job.job_id) is None, "the worker will not start it"
