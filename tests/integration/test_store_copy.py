@@ -21,7 +21,7 @@ from sqlalchemy.pool import NullPool
 from jobctrl.app.applications import set_application_outcome
 from jobctrl.app.jobs import add_job
 from jobctrl.app.materials import decide_materials
-from jobctrl.app.queries import list_jobs
+from jobctrl.app.queries import JobListItem, list_jobs
 from jobctrl.app.store_admin import copy_store
 from jobctrl.cli import main
 from jobctrl.domain.clock import as_utc
@@ -139,11 +139,12 @@ def _rows(s: Store, t) -> dict[tuple, tuple]:
     return {tuple(r._mapping[k] for k in key): tuple(plain(v) for v in r) for r in found}
 
 
-def _instants(view: dict) -> dict:
-    """A view with its ``…At`` times as instants (SQLite's read back without a zone)."""
+def _instants(view: JobListItem) -> dict:
+    """A view's JSON with its ``…At`` times as instants (SQLite's read back without a
+    zone)."""
     return {
         k: as_utc(datetime.fromisoformat(v)) if k.endswith("At") and v else v
-        for k, v in view.items()
+        for k, v in view.to_json().items()
     }
 
 
