@@ -93,12 +93,12 @@ async def test_same_origin_means_the_same_port_too(api):
 
 
 async def test_a_bug_is_a_json_500_with_the_traceback_only_in_the_log(home, monkeypatch):
-    from jobctrl.app import queries as queries_module
+    from jobctrl.app import activity as activity_module
 
     def broken(*_args, **_kwargs):
         raise RuntimeError("secret provider text")
 
-    monkeypatch.setattr(queries_module, "discovery_runs", broken)
+    monkeypatch.setattr(activity_module, "discovery_runs", broken)
     transport = httpx.ASGITransport(app=create_app(home, port=8765), raise_app_exceptions=False)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as c:
         r = await c.get("/v1/runs")

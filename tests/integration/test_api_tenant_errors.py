@@ -11,7 +11,7 @@ from fastapi import Request
 
 from jobctrl.api.app import create_app
 from jobctrl.api.deps import tenant_home
-from jobctrl.app import queries as queries_module
+from jobctrl.app import activity as activity_module
 from jobctrl.domain.errors import JobctrlError
 from tests.support.tenants import ACME_TOKEN, TwoTenants
 
@@ -22,7 +22,7 @@ async def test_a_bug_tells_another_tenant_it_was_logged_not_where(
     def broken(*_args, **_kwargs):
         raise RuntimeError("secret provider text")
 
-    monkeypatch.setattr(queries_module, "discovery_runs", broken)
+    monkeypatch.setattr(activity_module, "discovery_runs", broken)
     app = create_app(two_tenants.local_home, port=8765)
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as c:

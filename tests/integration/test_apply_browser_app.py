@@ -12,10 +12,10 @@ import socket
 import pytest
 from click.testing import CliRunner
 
+from jobctrl.app.activity import event_log
 from jobctrl.app.apply import resolve_application
 from jobctrl.app.apply_browser import FormResult, prefill
 from jobctrl.app.materials import decide_materials
-from jobctrl.app.queries import event_log
 from jobctrl.cli import main
 from jobctrl.domain.applications import AttemptState
 from jobctrl.domain.errors import (

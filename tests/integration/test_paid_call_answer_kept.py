@@ -53,7 +53,7 @@ async def test_kill_between_the_usage_and_the_output_pays_once(
         view = await add_job(home, url)
         await asyncio.to_thread(first.proc.wait, 60)
         assert first.proc.returncode == 137, "the worker died right after the usage commit"
-        kept = provider_results.stored(store, f"score:{view['jobId']}:{_run_of(store, view)}")
+        kept = provider_results.stored(store, f"score:{view.job_id}:{_run_of(store, view)}")
         assert kept is not None and kept.output is None and kept.response is not None
         assert _observations(store) == 1, "the usage was committed with the answer"
         monkeypatch.delenv(hooks.EXIT_AFTER_PROVIDER_RESPONSE)

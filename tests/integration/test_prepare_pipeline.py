@@ -106,7 +106,7 @@ async def test_same_posting_twice_is_one_job_and_one_execution(home, store, work
     assert _events(store, first.job_id, "JobCreated") == 1
     assert _events(store, first.job_id, "WorkflowStarted") == 1
     assert _events(store, first.job_id, "JobScored") == 1
-    executions = [w async for w in client.list_workflows(f"WorkflowId = '{first['workflowId']}'")]
+    executions = [w async for w in client.list_workflows(f"WorkflowId = '{first.workflow_id}'")]
     assert len(executions) == 1
 
 
@@ -129,9 +129,7 @@ async def test_racing_adds_give_one_job_one_execution_one_set_of_events(
         ran = sum(r["attempts"] for r in stage_states.stage_rows(store, job_id))
         expected = ran if type_ == "StageStarted" else 1
         assert _events(store, job_id, type_) == expected, type_
-    executions = [
-        w async for w in client.list_workflows(f"WorkflowId = '{views[0]['workflowId']}'")
-    ]
+    executions = [w async for w in client.list_workflows(f"WorkflowId = '{views[0].workflow_id}'")]
     assert len(executions) == 1
 
 

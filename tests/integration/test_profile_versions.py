@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from jobctrl.app.configuration import show_profile
 from jobctrl.app.jobs import add_job
 from jobctrl.app.profile import import_profile
-from jobctrl.app.queries import show_job, show_profile
+from jobctrl.app.queries import show_job
 from jobctrl.config import load_config
 from jobctrl.store import stage_states
 from tests.support.http import Route, posting_html

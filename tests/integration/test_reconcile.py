@@ -18,7 +18,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from temporalio.testing import WorkflowEnvironment
 
 from jobctrl.app import executions
-from jobctrl.app.queries import discovery_runs
+from jobctrl.app.activity import discovery_runs
 from jobctrl.domain import ids
 from jobctrl.domain.clock import utcnow
 from jobctrl.domain.discovery import ExecutionRef, StepKind

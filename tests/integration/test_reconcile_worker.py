@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterator
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
+from jobctrl.app.activity import discovery_runs, event_log
 from jobctrl.app.discovery import start_discovery
 from jobctrl.app.executions import list_executions
 from jobctrl.app.jobs import add_job
-from jobctrl.app.queries import discovery_runs, event_log
 from jobctrl.app.sources import add_source
 from jobctrl.domain import ids
 from jobctrl.store import stage_states, workflow_runs
@@ -170,7 +170,7 @@ async def test_a_run_the_server_lacks_is_reconciled_not_found_then_restored(
         for e in event_log(home, 0, 10_000)
         if e.type == "WorkflowReconciled" and e.payload["runId"] == run_id
     ]
-    assert [(e["payload"]["previous"], e["payload"]["verdict"]) for e in timeline] == [
+    assert [(e.payload["previous"], e.payload["verdict"]) for e in timeline] == [
         ("running", "reconciled_not_found"),
         ("reconciled_not_found", "running"),
         ("running", "failed"),

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from jobctrl.app import queries
+from jobctrl.app import activity, queries
 from jobctrl.app.jobs import retry_stage
 from jobctrl.domain import ids
 from jobctrl.domain.executions import WorkflowType
@@ -61,7 +61,7 @@ def _settled(job_id: str) -> bool:
 
 def _events(job_id: str, type_: str) -> list[dict]:
     """The job's events of ``type_``, as `jobctrl events --job JOB --json` lists them."""
-    log = queries.event_log(Home.resolve(), 0, limit=100_000)
+    log = activity.event_log(Home.resolve(), 0, limit=100_000)
     return [e.to_json() for e in log if e.job_id == job_id and e.type == type_]
 
 

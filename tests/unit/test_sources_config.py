@@ -2,7 +2,7 @@
 
 import pytest
 
-from jobctrl.app.queries import list_sources
+from jobctrl.app.configuration import list_sources
 from jobctrl.app.sources import add_source, remove_source
 from jobctrl.config import load_config
 from jobctrl.domain.errors import JobctrlError

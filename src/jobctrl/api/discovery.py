@@ -4,10 +4,10 @@ same ``app.discovery`` and ``app.queries`` functions the CLI calls."""
 from __future__ import annotations
 
 from jobctrl.api.deps import TenantHome, tenant_router
-from jobctrl.app import discovery, queries
+from jobctrl.app import activity, discovery
+from jobctrl.app.activity import DiscoveryRunView
 from jobctrl.app.discovery import DiscoveryCancelled, DiscoveryStarting
 from jobctrl.app.models import Items
-from jobctrl.app.queries import DiscoveryRunView
 
 __all__ = ["router"]
 
@@ -17,7 +17,7 @@ router = tenant_router()
 @router.get("/v1/runs", tags=["discovery"], response_model=Items[DiscoveryRunView])
 def runs(home: TenantHome) -> Items[DiscoveryRunView]:
     """Recent discovery runs with their progress."""
-    return Items[DiscoveryRunView](items=queries.discovery_runs(home))
+    return Items[DiscoveryRunView](items=activity.discovery_runs(home))
 
 
 @router.post(

@@ -19,7 +19,7 @@ from fastapi import Header, Query, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from jobctrl.api.deps import TenantHome, tenant_router
-from jobctrl.app import queries
+from jobctrl.app import activity
 from jobctrl.app.models import Timestamp, View
 from jobctrl.domain.clock import as_utc
 from jobctrl.home import Home
@@ -52,7 +52,7 @@ def _after(home: Home, seq: int) -> list[StreamedEvent]:
             run_id=e.payload.get("runId") if e.type.startswith("Discovery") else None,
             occurred_at=as_utc(e.occurred_at),
         )
-        for e in queries.event_log(home, seq, BATCH)
+        for e in activity.event_log(home, seq, BATCH)
     ]
 
 
@@ -85,7 +85,7 @@ async def stream(
     keepalive_seconds: float = request.app.state.keepalive_seconds
     cursor = _start(last_event_id, after)
     if cursor is None:
-        cursor = await to_thread.run_sync(queries.latest_event_seq, home)
+        cursor = await to_thread.run_sync(activity.latest_event_seq, home)
     yield ServerSentEvent(comment=f"from {cursor}", retry=1000)
     quiet_since = time.monotonic()
     while True:  # ends when the client goes: the response cancels this generator

@@ -17,7 +17,17 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from jobctrl.api.deps import TenantHome, tenant_router
-from jobctrl.app import answers, applications, apply_loop, apply_views, control, queries, truth
+from jobctrl.app import (
+    activity,
+    answers,
+    applications,
+    apply_loop,
+    apply_views,
+    configuration,
+    control,
+    queries,
+    truth,
+)
 from jobctrl.app.models import dump
 from jobctrl.app.queries import MaterialView
 from jobctrl.domain.discovery import RunStatus
@@ -168,7 +178,7 @@ def job_page(home: TenantHome, job_id: str, fragment: str = "") -> HTMLResponse:
 
 @router.get("/runs", response_class=HTMLResponse, include_in_schema=False)
 def runs_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
-    found = queries.discovery_runs(home)
+    found = activity.discovery_runs(home)
     running = any(r.status == RunStatus.RUNNING for r in found)
     runs = dump(found)
     loop = dump(apply_loop.apply_loop_status(home))
@@ -202,8 +212,8 @@ def applications_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
 
 @router.get("/spend", response_class=HTMLResponse, include_in_schema=False)
 def spend_page(home: TenantHome) -> HTMLResponse:
-    summary = queries.spend_summary(home)
-    bars = queries.daily_spend(home, summary.day)
+    summary = activity.spend_summary(home)
+    bars = activity.daily_spend(home, summary.day)
     return _render("spend.html", nav="spend", spend=dump(summary), bars=dump(bars))
 
 
@@ -211,13 +221,13 @@ def spend_page(home: TenantHome) -> HTMLResponse:
 def settings_page(home: TenantHome) -> HTMLResponse:
     rows = [
         {**dump(item), "kind": _setting_kind(item.default)}
-        for item in queries.settings_catalogue(home)
+        for item in configuration.settings_catalogue(home)
     ]
     return _render(
         "settings.html",
         nav="settings",
         settings=rows,
-        sources=dump(queries.list_sources(home)),
-        lanes=dump(queries.list_lanes(home)),
+        sources=dump(configuration.list_sources(home)),
+        lanes=dump(configuration.list_lanes(home)),
         answers=dump(answers.answer_rows(home)),
     )

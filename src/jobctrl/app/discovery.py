@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from jobctrl import config as config_file
 from jobctrl.app import runtime
+from jobctrl.app.activity import DiscoveryRunView, discovery_runs
 from jobctrl.app.models import View
-from jobctrl.app.queries import DiscoveryRunView, discovery_runs
 from jobctrl.domain.errors import UnavailableError
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.home import Home

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jobctrl import config as config_file
-from jobctrl.app.queries import LaneView, list_lanes
+from jobctrl.app.configuration import LaneView, list_lanes
 from jobctrl.config import LANES, PROVIDERS, LaneProvider
 from jobctrl.domain.errors import INVALID_INPUT, JobctrlError
 from jobctrl.home import Home

@@ -1,7 +1,9 @@
-"""Every read the CLI and the API offer: jobs, a job (with its latest truth check), its
-materials and timeline, discovery runs, spend, the event log, settings, material PDFs,
-the profile, sources and lanes (the truth check's own reads are in ``app.truth``).
-Queries change nothing (a first read may create and migrate the database).
+"""Every read of jobs the CLI and the API offer: the job list, a job (with its latest
+truth check and its application), its materials, timeline, posting text and material
+PDFs (the truth check's own reads are in ``app.truth``; discovery runs, spend and the
+event log in ``app.activity``; settings, profile, sources and lanes in
+``app.configuration``). Queries change nothing (a first read may create and migrate the
+database).
 
 Each returns a model (``app.models.View``): the CLI's ``--json`` and the API's bodies
 are those models dumped by alias (camelCase keys).
@@ -9,74 +11,43 @@ are those models dumped by alias (camelCase keys).
 
 from __future__ import annotations
 
-import os
-from datetime import date, timedelta
 from typing import Any
 
-from pydantic import Field, RootModel
-
-from jobctrl import config as config_file
 from jobctrl.app.apply_views import ApplicationSummary, application_summary
 from jobctrl.app.materials import pdf_file_name
 from jobctrl.app.models import Timestamp, View
 from jobctrl.app.truth import TruthCheckView, latest_truth_check
-from jobctrl.config import LANES, LaneProvider
-from jobctrl.domain.discovery import total_counts
 from jobctrl.domain.errors import ARTIFACT_NOT_FOUND, JobctrlError, NotFoundError
 from jobctrl.domain.events import summary_fields
 from jobctrl.domain.executions import WorkflowType
 from jobctrl.domain.stages import JobStatus
 from jobctrl.home import Home
-from jobctrl.llm.spend import SpendAuthority
-from jobctrl.store import (
-    discovery,
-    events,
-    job_list,
-    jobs,
-    materials,
-    profiles,
-    spend,
-    workflow_runs,
-)
+from jobctrl.store import events, job_list, jobs, materials, workflow_runs
 from jobctrl.store.job_list import JobFilter
-from jobctrl.store.settings import SPECS, Settings
 from jobctrl.store.store import Store
 
 __all__ = [
     "JOB_SORTS",
-    "DiscoveryRunView",
     "JobArtifacts",
     "JobDetail",
     "JobFilter",
     "JobListItem",
     "JobView",
-    "LoggedEvent",
     "MaterialView",
-    "RunProgress",
     "Salary",
     "StageView",
     "TimelineEvent",
-    "daily_spend",
-    "discovery_runs",
-    "event_log",
     "find_jobs",
+    "job_detail",
     "job_materials",
     "job_timeline",
     "job_view",
-    "latest_event_seq",
     "list_jobs",
-    "list_lanes",
-    "list_sources",
     "material_pdf",
     "posting_text",
     "preparations_running",
-    "profile_is_empty",
     "resolve_job",
-    "settings_catalogue",
-    "settings_values",
     "show_job",
-    "show_profile",
-    "spend_summary",
 ]
 
 JOB_SORTS = job_list.SORTS
@@ -385,258 +356,3 @@ def material_pdf(home: Home, artifact_id: str) -> tuple[bytes, str]:
 def preparations_running(home: Home) -> int:
     """How many job preparations the store believes are still running."""
     return workflow_runs.running_count(Store.open(home), WorkflowType.PREPARATION.value)
-
-
-# -- discovery -----------------------------------------------------------------------------
-
-
-class RunProgress(View):
-    """Steps done of the steps planned."""
-
-    done: int
-    total: int
-
-
-class DiscoveryRunView(View):
-    """A discovery run: status, progress and counts (over all steps and per step)."""
-
-    workflow_id: str
-    run_id: str
-    status: str
-    families: list[str]
-    progress: RunProgress
-    counts: dict[str, int]
-    counts_by_step: dict[str, Any]
-    error_code: str | None
-    started_at: Timestamp
-    finished_at: Timestamp | None
-
-
-def _run_view(row: dict[str, Any]) -> DiscoveryRunView:
-    return DiscoveryRunView(
-        workflow_id=row["workflow_id"],
-        run_id=row["run_id"],
-        status=row["status"],
-        families=row["families"],
-        progress=RunProgress(done=row["progress_done"], total=row["progress_total"] or 0),
-        counts=total_counts(row["counts"] or {}),
-        counts_by_step=row["counts"] or {},
-        error_code=row["error_code"],
-        started_at=row["started_at"],
-        finished_at=row["finished_at"],
-    )
-
-
-def discovery_runs(home: Home, limit: int = 20) -> list[DiscoveryRunView]:
-    """Recent discovery runs, newest first, with their progress and counts."""
-    return [_run_view(r) for r in discovery.recent_runs(Store.open(home), limit)]
-
-
-# -- spend ---------------------------------------------------------------------------------
-
-
-Usd = int | float  # as computed: a sum of nothing is the int 0, and prints as it always did
-
-
-class LaneSpend(View):
-    """One lane's usage today (UTC): tokens, estimated USD and calls."""
-
-    lane: str
-    input_tokens: int
-    output_tokens: int
-    cost_usd: Usd
-    calls: int
-
-
-class OpenReservations(View):
-    """Calls in flight that reserved their worst case (strict budgets)."""
-
-    count: int
-    amount_usd: Usd
-
-
-class SpendSummary(View):
-    """Today's (UTC) estimated spend against the ceiling (``remainingUsd`` None: no
-    ceiling). Observed: what providers reported; assumed: calls whose worker died before
-    their usage was recorded, at their worst case."""
-
-    day: str
-    strict: bool
-    open_reservations: OpenReservations
-    daily_budget_usd: Usd
-    spent_usd: Usd
-    assumed_usd: Usd
-    assumed_calls: int
-    remaining_usd: Usd | None
-    lane_token_limits: dict[str, Any]
-    lanes: list[LaneSpend]
-    estimate: bool
-
-
-class SpendBar(View):
-    """One UTC day's estimated spend and its bar's height out of 100."""
-
-    day: str
-    cost_usd: Usd
-    height: float
-
-
-def spend_summary(home: Home) -> SpendSummary:
-    """Today's (UTC) estimated spend per lane against the ceiling, and open reservations."""
-    store = Store.open(home)
-    return SpendSummary.model_validate(SpendAuthority(store, Settings(store)).summary())
-
-
-def daily_spend(home: Home, today: str, days: int = 14) -> list[SpendBar]:
-    """The last ``days`` UTC days' estimated spend (zero for a day without any), oldest
-    first, with each bar's height out of 100."""
-    first = date.fromisoformat(today) - timedelta(days=days - 1)
-    spent = spend.daily_totals(Store.open(home), first.isoformat(), today)
-    days_shown = [(first + timedelta(days=n)).isoformat() for n in range(days)]
-    top = max(spent.get(d, 0.0) for d in days_shown) or 1.0
-    return [
-        SpendBar(day=d, cost_usd=spent.get(d, 0.0), height=round(100 * spent.get(d, 0.0) / top, 1))
-        for d in days_shown
-    ]
-
-
-# -- the event log -------------------------------------------------------------------------
-
-
-class LoggedEvent(View):
-    """An event of the log: ids, type, when (a UTC datetime, as the database returns it:
-    naive on SQLite) and its payload (codes, counts, ids and refs only)."""
-
-    seq: int
-    event_id: str
-    type: str
-    job_id: str | None
-    occurred_at: Timestamp
-    payload: dict[str, Any]
-
-
-def latest_event_seq(home: Home) -> int:
-    return events.latest_seq(Store.open(home))
-
-
-def event_log(home: Home, after: int, limit: int = 500) -> list[LoggedEvent]:
-    """Up to ``limit`` events after sequence ``after``, oldest first."""
-    return [
-        LoggedEvent(
-            seq=e["seq"],
-            event_id=e["event_id"],
-            type=e["type"],
-            job_id=e["job_id"],
-            occurred_at=e["occurred_at"],
-            payload=e["payload"],
-        )
-        for e in events.events_after(Store.open(home), after, limit)
-    ]
-
-
-# -- settings, profile, sources, lanes -------------------------------------------------------
-
-
-class SettingsValues(RootModel[dict[str, Any]]):
-    """Settings by name (``min_fit_score``, ``fetch.allow_hosts``…) and their values: the
-    names are the keys, as they are written (`jobctrl settings set NAME VALUE`)."""
-
-
-class SettingValue(View):
-    """One setting's name and current value (`jobctrl settings get NAME --json`)."""
-
-    key: str
-    value: Any
-
-
-class Setting(View):
-    """One setting: its name, current value, default and what it does."""
-
-    key: str
-    value: Any
-    default: Any
-    help: str
-
-
-def settings_values(home: Home, key: str | None = None) -> SettingsValues:
-    """Every setting's current value, or just ``key``'s (an unknown key is refused)."""
-    settings = Settings(Store.open(home))
-    return SettingsValues({key: settings.get(key)} if key else settings.all())
-
-
-def settings_catalogue(home: Home) -> list[Setting]:
-    """Each setting: key, current value, default and what it does."""
-    return [
-        Setting(key=key, value=value, default=SPECS[key].default, help=SPECS[key].help)
-        for key, value in Settings(Store.open(home)).all().items()
-    ]
-
-
-class ProfileView(View):
-    """The candidate profile (as config.yaml holds it) and its version number."""
-
-    version: int
-    profile: dict[str, Any]
-
-
-def show_profile(home: Home) -> ProfileView:
-    profile = config_file.load_config(home).profile
-    version = profiles.version_of(Store.open(home), profile)
-    return ProfileView(version=version, profile=profile.model_dump(mode="json"))
-
-
-def profile_is_empty(home: Home) -> bool:
-    """True when the profile has no skills and no experience yet (scores mean little);
-    False also when config.yaml cannot be read (that is reported where it matters)."""
-    try:
-        profile = config_file.load_config(home).profile
-    except JobctrlError:
-        return False
-    return not profile.skills and not profile.experience
-
-
-class SourceView(View):
-    """A configured source, with the keys of config.yaml's ``sources:`` (``base_url``)."""
-
-    kind: str
-    name: str
-    base_url: str | None = Field(alias="base_url")
-    enabled: bool
-
-
-def list_sources(home: Home) -> list[SourceView]:
-    return [
-        SourceView(kind=s.kind, name=s.name, base_url=s.base_url, enabled=s.enabled)
-        for s in config_file.load_config(home).sources
-    ]
-
-
-class LaneView(View):
-    """A lane's provider and model, and whether its key variable is set (never its value)."""
-
-    lane: str
-    provider: str
-    model: str
-    base_url: str | None
-    api_key_env: str | None
-    api_key_set: bool
-
-
-def list_lanes(home: Home) -> list[LaneView]:
-    """Each lane's provider and model, and whether its key variable is set (never its value)."""
-    providers = config_file.load_config(home).providers
-    rows = []
-    for lane in LANES:
-        lp = providers.get(lane) or LaneProvider()
-        key_env = lp.key_env()
-        rows.append(
-            LaneView(
-                lane=lane,
-                provider=lp.provider,
-                model=lp.model,
-                base_url=lp.base_url,
-                api_key_env=key_env,
-                api_key_set=bool(key_env and os.environ.get(key_env)),
-            )
-        )
-    return rows

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from jobctrl.app.queries import SettingsValues
+from jobctrl.app.configuration import SettingsValues
 from jobctrl.domain.errors import INVALID_INPUT, SETTING_OPERATOR_ONLY, JobctrlError
 from jobctrl.domain.settings import operator_only
 from jobctrl.domain.tenants import LOCAL

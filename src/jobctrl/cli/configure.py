@@ -8,10 +8,10 @@ from pathlib import Path
 
 import click
 
+from jobctrl.app import activity, configuration
 from jobctrl.app import lanes as app_lanes
 from jobctrl.app import profile as app_profile
 from jobctrl.app import projections as app_projections
-from jobctrl.app import queries
 from jobctrl.app import settings as app_settings
 from jobctrl.app.home import init_home
 from jobctrl.cli.base import echo_json, handle_errors, home
@@ -44,13 +44,15 @@ def settings() -> None:
 def settings_get(key: str | None, as_json: bool) -> None:
     """Print one setting, or all of them with their descriptions."""
     here = home()
-    values = queries.settings_values(here, key)
+    values = configuration.settings_values(here, key)
     if as_json:
-        echo_json(values if not key else queries.SettingValue(key=key, value=values.root[key]))
+        echo_json(
+            values if not key else configuration.SettingValue(key=key, value=values.root[key])
+        )
     elif key:
         click.echo(json.dumps(values.root[key]))
     else:
-        for item in queries.settings_catalogue(here):
+        for item in configuration.settings_catalogue(here):
             click.echo(f"{item.key} = {json.dumps(item.value)}")
             click.echo(f"    {item.help}")
 
@@ -70,7 +72,7 @@ def settings_set(key: str, value: str) -> None:
 @handle_errors
 def spend(as_json: bool) -> None:
     """Today's estimated LLM spend per lane against the daily ceiling (UTC day)."""
-    summary = queries.spend_summary(home())
+    summary = activity.spend_summary(home())
     if as_json:
         echo_json(summary)
         return
@@ -108,7 +110,7 @@ def llm() -> None:
 @handle_errors
 def llm_list(as_json: bool) -> None:
     """Show each lane's provider and model, and whether its API key variable is set."""
-    rows = queries.list_lanes(home())
+    rows = configuration.list_lanes(home())
     if as_json:
         echo_json(rows)
         return
@@ -147,7 +149,7 @@ def profile() -> None:
 @handle_errors
 def profile_show(as_json: bool) -> None:
     """Show the current profile and its version."""
-    result = queries.show_profile(home())
+    result = configuration.show_profile(home())
     if as_json:
         echo_json(result)
         return

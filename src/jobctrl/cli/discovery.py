@@ -9,11 +9,11 @@ from pathlib import Path
 
 import click
 
+from jobctrl.app import activity, configuration
 from jobctrl.app import discovery as app_discovery
-from jobctrl.app import queries
 from jobctrl.app import sources as app_sources
+from jobctrl.app.activity import DiscoveryRunView
 from jobctrl.app.discovery import DiscoveryStarting
-from jobctrl.app.queries import DiscoveryRunView
 from jobctrl.cli.base import echo_json, handle_errors, home
 from jobctrl.cli.progress import Snapshot, watch
 from jobctrl.domain.clock import as_utc
@@ -81,7 +81,7 @@ def _discovery_snapshot() -> Callable[[], Snapshot | None]:
     begun = datetime.now(UTC) - timedelta(seconds=5)
 
     def snapshot() -> Snapshot | None:
-        for run in queries.discovery_runs(home(), limit=3):
+        for run in activity.discovery_runs(home(), limit=3):
             if run.status == "running" or as_utc(run.started_at) >= begun:
                 progress = run.progress
                 return Snapshot([f"discovery {_run_line(run)}"], (progress.done, progress.total))
@@ -122,7 +122,7 @@ def sources() -> None:
 @handle_errors
 def sources_list(as_json: bool) -> None:
     """List the configured sources."""
-    rows = queries.list_sources(home())
+    rows = configuration.list_sources(home())
     if as_json:
         echo_json(rows)
         return

@@ -8,8 +8,8 @@ import time
 
 import click
 
+from jobctrl.app import activity, configuration, queries
 from jobctrl.app import jobs as app_jobs
-from jobctrl.app import queries
 from jobctrl.app.jobs import AddedJob, JobProgress
 from jobctrl.app.queries import Salary, StageView
 from jobctrl.app.truth import TruthCheckView
@@ -21,7 +21,7 @@ from jobctrl.domain.stages import StageState
 
 def _profile_hint() -> None:
     """Say so when scores mean little because the profile is still empty."""
-    if queries.profile_is_empty(home()):
+    if configuration.profile_is_empty(home()):
         click.echo(
             "note: the profile in config.yaml has no skills or experience yet, so fit "
             "scores are low; fill it in before adding jobs",
@@ -253,7 +253,7 @@ def events(follow: bool, after: int, job_ref: str | None, as_json: bool) -> None
     position = after
     try:
         while True:
-            batch = queries.event_log(here, position)
+            batch = activity.event_log(here, position)
             for e in batch:
                 position = e.seq
                 if job_id and e.job_id != job_id:

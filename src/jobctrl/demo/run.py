@@ -15,9 +15,9 @@ import socket
 from collections.abc import Callable
 
 from jobctrl.api.server import bind, serve_app, url_for
-from jobctrl.app import discovery, jobs, queries, sources
+from jobctrl.app import configuration, discovery, jobs, queries, sources
+from jobctrl.app.activity import DiscoveryRunView
 from jobctrl.app.home import init_home
-from jobctrl.app.queries import DiscoveryRunView
 from jobctrl.app.settings import change_settings
 from jobctrl.app.worker import run_worker
 from jobctrl.demo.boards import DemoBoards
@@ -32,7 +32,9 @@ DEMO_PORT = 8766  # fixed, so the demo sources in config.yaml stay valid between
 
 def _prepare_home(home: Home, boards: DemoBoards) -> None:
     init_home(home, profile=DEMO_PROFILE, target_search=DEMO_TARGET)
-    allowed = set(queries.settings_values(home, "fetch.allow_hosts").root["fetch.allow_hosts"])
+    allowed = set(
+        configuration.settings_values(home, "fetch.allow_hosts").root["fetch.allow_hosts"]
+    )
     change_settings(
         home,
         {
