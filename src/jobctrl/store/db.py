@@ -4,7 +4,10 @@ SQLite runs in WAL mode; every write transaction starts with ``BEGIN IMMEDIATE``
 writers queue on the database lock up front instead of failing on upgrade from a read
 lock. Reads use a separate engine with deferred transactions so they never block writers.
 Migrations (Alembic) are applied when the store opens; whether one is due is read without
-the write lock, so a read-only command never queues behind another process's writer.
+the write lock, so a read-only command never queues behind another process's writer, and
+without Alembic: one query of ``alembic_version`` against the newest script's revision as
+its file name gives it (``head_revision``), so a read imports Alembic and loads the
+migration scripts only when one is due (issue 26: ``jobctrl jobs`` answers sooner).
 
 A writer waits for the lock up to ``JOBCTRL_DB_BUSY_TIMEOUT`` seconds (default 30), then
 fails with ``DatabaseBusyError`` (``database_busy``: retryable, exit status 75).
@@ -28,20 +31,31 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import ColumnElement, Connection, CursorResult, Engine, Table, create_engine, event
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    CursorResult,
+    Engine,
+    Table,
+    create_engine,
+    event,
+    inspect,
+)
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import OperationalError
 
 from jobctrl.domain.errors import DatabaseBusyError
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+# Every script is ``versions/NNNN_what_it_does.py`` with ``revision = "NNNN"``, each one's
+# ``down_revision`` the one before (tests/unit/test_migration_head.py holds it).
+VERSIONS_DIR = MIGRATIONS_DIR / "versions"
 
 # The key of the advisory lock every PostgreSQL write transaction holds ("jobctrl" in hex).
 WRITER_LOCK = 0x6A6F6263746C
@@ -182,32 +196,48 @@ def migrate(writer: Engine, reader: Engine) -> None:
     """Bring the schema to the newest Alembic revision (once per database per process).
 
     The current revision is read on the reader: only a database that is behind takes the
-    write lock to upgrade.
+    write lock to upgrade (Alembic, under that lock, reads the revision again).
     """
     key = writer.url.render_as_string(hide_password=False)
     if key in _migrated:
         return
     with reader.connect() as connection:
-        current = MigrationContext.configure(connection).get_current_revision()
-    if current != _head():
-        config = _alembic_config()
+        current = current_revision(connection)
+    if current != head_revision():
+        # Alembic only when a migration is due: importing it and loading its scripts is a
+        # seventh of a read command's start-up (issue 26)
+        from alembic import command
+
+        config = alembic_config()
         with busy_as_error(), writer.connect() as connection:
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
     _migrated.add(key)
 
 
-def _alembic_config() -> Config:
+def current_revision(connection: Connection) -> str | None:
+    """The database's Alembic revision (None before the first migration), as Alembic's
+    ``MigrationContext.get_current_revision`` reads it, without Alembic."""
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    return connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+
+
+def alembic_config() -> Config:
+    """Alembic's configuration for jobctrl's scripts (no ini file)."""
+    # Alembic only where a migration runs or is inspected (see ``migrate``)
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     return config
 
 
 @functools.cache
-def _head() -> str | None:
-    """The newest revision, read once per process: reading it loads every migration
-    script (tens of milliseconds), and the scripts do not change under a running process."""
-    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
+def head_revision() -> str:
+    """The newest revision: the highest ``NNNN`` of the scripts' file names, read without
+    loading them (Alembic's ``ScriptDirectory`` would import all of them)."""
+    return max(path.name.split("_", 1)[0] for path in VERSIONS_DIR.glob("[0-9]*_*.py"))
 
 
 # Callers read ``rowcount`` (0: the row existed). SQLAlchemy reads an INSERT's rowcount only
