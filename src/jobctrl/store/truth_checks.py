@@ -14,14 +14,16 @@ number), each field cut to its limit.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, func, select
 
-from jobctrl.domain.truth.document import Finding
 from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store, WriteTx
+
+if TYPE_CHECKING:  # a type only: a read of the checks needs not load the checker (issue 26)
+    from jobctrl.domain.truth.document import Finding
 
 __all__ = ["LIMITS", "MAX_FINDINGS", "bounded", "latest", "latest_in", "record", "refusals"]
 
