@@ -11,13 +11,12 @@ from typing import Any
 
 from jobctrl.app.materials import material_files
 from jobctrl.app.models import Timestamp, View
-from jobctrl.domain.applications import ApplicationStatus, Channel
+from jobctrl.domain.applications import UNKNOWN_HINT, ApplicationStatus, Channel
 from jobctrl.domain.clock import as_utc, utcnow
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.materials import MaterialKind, MaterialState
 from jobctrl.domain.stages import JobStatus
 from jobctrl.home import Home
-from jobctrl.stages.apply_email import UNKNOWN_HINT, settle_dead_senders
 from jobctrl.store import applications, job_list, jobs
 from jobctrl.store.store import Store
 
@@ -132,6 +131,10 @@ def application_summary(store: Store, job_id: str) -> ApplicationSummary | None:
     if row is None:
         return None
     if row["status"] == ApplicationStatus.SENDING:  # its sender may have died: say so
+        # The sender's module only here: it loads smtplib and the fetch stack, which a
+        # read (`jobctrl show`) otherwise never needs (issue 26)
+        from jobctrl.stages.apply_email import settle_dead_senders
+
         settle_dead_senders(store)
         row = applications.get(store, job_id) or row
     status = row["status"]
@@ -236,6 +239,9 @@ def _pdfs(home: Home, job_id: str) -> tuple[list[QueuedPdf], list[str]]:
 def apply_queue(home: Home) -> list[QueuedJob]:
     """Prepared jobs and jobs with an application, best fit first: each with its channel,
     PDFs, what is still missing and the application's status."""
+    # The sender's module here, not at the top: see application_summary
+    from jobctrl.stages.apply_email import settle_dead_senders
+
     store = Store.open(home)
     settle_dead_senders(store)
     prepared, _ = job_list.find(store, job_list.JobFilter(status=JobStatus.PREPARED.value))

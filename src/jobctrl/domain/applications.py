@@ -96,6 +96,14 @@ LIVE_ATTEMPT_STATES = frozenset(
     {AttemptState.INTENT, AttemptState.DATA_SENT, AttemptState.PREFILLING}
 )
 
+# What an email attempt's ``unknown`` outcome asks of the person (the send's error and
+# `jobctrl show` / `jobctrl apply show` say it).
+UNKNOWN_HINT = (
+    "the connection ended after the message was sent and before the server answered: it "
+    "may or may not have gone out. Check your mail account's Sent folder, then run "
+    "`jobctrl apply resolve JOB sent` or `jobctrl apply resolve JOB not-sent`"
+)
+
 
 class Resolution(StrEnum):
     """What the person says happened to an application (``jobctrl apply resolve``)."""

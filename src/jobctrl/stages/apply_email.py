@@ -46,7 +46,7 @@ from hashlib import sha256
 from typing import Any
 
 from jobctrl.domain import errors
-from jobctrl.domain.applications import AttemptState, Channel
+from jobctrl.domain.applications import UNKNOWN_HINT, AttemptState, Channel
 from jobctrl.domain.clock import Clock, as_utc, utcnow
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.processes import owner_is_alive, process_owner
@@ -273,10 +273,3 @@ def _settle_interrupted(
             AttemptState.UNKNOWN if data_sent else AttemptState.FAILED,
             error_code=errors.SEND_INTERRUPTED,
         )
-
-
-UNKNOWN_HINT = (
-    "the connection ended after the message was sent and before the server answered: it "
-    "may or may not have gone out. Check your mail account's Sent folder, then run "
-    "`jobctrl apply resolve JOB sent` or `jobctrl apply resolve JOB not-sent`"
-)
