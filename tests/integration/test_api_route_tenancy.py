@@ -21,11 +21,13 @@ from fastapi.sse import EventSourceResponse
 
 from jobctrl.api.app import create_app
 from jobctrl.api.security import api_token
+from jobctrl.app import activity, apply_browser_runs
 from jobctrl.app import apply as app_apply
 from jobctrl.app import tenants as app_tenants
-from jobctrl.app.materials import decide_materials
+from jobctrl.app.apply_browser import PrefillView
 from jobctrl.domain import ids
-from jobctrl.store import stop_loss
+from jobctrl.stages.apply_browser import PrefillResult
+from jobctrl.store import stop_loss, workflow_runs
 from jobctrl.store.settings import Settings
 from tests.support.app import api_routes
 from tests.support.apply import approved_job
@@ -48,6 +50,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "POST /v1/applications/{ref}/outcome": {"outcome": "interview"},
     "POST /v1/apply/{job_id}/prepare": {"to": [TO]},
     "POST /v1/apply/{job_id}/browser": {"dryRun": True},
+    "POST /v1/executions/{workflow_id}/stop": {"runId": "{run_id}"},
 }
 _PARAM = re.compile(r"{(\w+)(?::\w+)?}")
 
@@ -90,22 +93,22 @@ def _objects_of(home, store, site) -> dict[str, str]:
     job_id = approved_job(home, store, site, f"/jobs/{store.tenant}-owned", email=TO)
     draft = approved_job(home, store, site, f"/jobs/{store.tenant}-draft", approve=False)
     prepared = app_apply.prepare_application(home, job_id, to=[TO])
-    application_id = _key(prepared, "applicationId", "application_id")
+    workflow_id = ids.prep_workflow_id(job_id, store.tenant)
+    run_id = "0" * 8 + "-0000-4000-8000-" + "0" * 12
+    # An open run of the job's preparation: a stop request for it would be recorded.
+    workflow_runs.record_workflow_started(
+        store, workflow_id=workflow_id, run_id=run_id, workflow_type="preparation", job_id=job_id
+    )
     stop_loss.note_failure(
         store, "source", "greenhouse:acme", "SOURCE_HTTP_ERROR", "j", threshold=1
     )
     return {
         "job_id": job_id,
         "draft": draft,
-        "application_id": application_id,
-        "workflow_id": ids.prep_workflow_id(job_id, store.tenant),
-        "run_id": "0" * 8 + "-0000-4000-8000-" + "0" * 12,
+        "application_id": prepared.application_id or "",
+        "workflow_id": workflow_id,
+        "run_id": run_id,
     }
-
-
-def _key(view: Any, camel: str, snake: str) -> Any:
-    """A key of an application's answer, whether it is a dict or a typed model."""
-    return view[camel] if isinstance(view, dict) else getattr(view, snake)
 
 
 async def _state(api: httpx.AsyncClient, token: str, objects: dict[str, str]) -> list[Any]:
@@ -128,6 +131,17 @@ async def _state(api: httpx.AsyncClient, token: str, objects: dict[str, str]) ->
     return views
 
 
+def _body(method: str, path: str, objects: dict[str, str]) -> dict[str, Any] | None:
+    body = BODIES.get(f"{method} {path}")
+    if body is None:
+        return None
+    return {k: objects["run_id"] if v == "{run_id}" else v for k, v in body.items()}
+
+
+def _events_of(home) -> list[tuple[int, str]]:
+    return [(e.seq, e.type) for e in activity.event_log(home, 0, 100_000)]
+
+
 def _fill(path: str, params: list[str], objects: dict[str, str], artifact: str) -> str:
     values = {**NOT_OBJECTS, **objects, "ref": objects["job_id"], "artifact_id": artifact}
     for name in params:
@@ -137,42 +151,54 @@ def _fill(path: str, params: list[str], objects: dict[str, str], artifact: str) 
 
 @pytest.mark.parametrize("owner", ["local", "acme"])
 async def test_no_route_reaches_another_tenants_object(
-    owner: str, two_tenants: TwoTenants, api, site, no_temporal
+    owner: str, two_tenants: TwoTenants, api, site, no_temporal, monkeypatch
 ) -> None:
     t = two_tenants
     local_token = api_token(t.local_home.token_path)
-    if owner == "local":
-        objects = _objects_of(t.local_home, t.local, site)
-        own_token, other_token = local_token, ACME_TOKEN
-    else:
-        objects = _objects_of(t.acme_home, t.acme, site)
-        own_token, other_token = ACME_TOKEN, local_token
+    owner_home, owner_store = (t.local_home, t.local) if owner == "local" else (t.acme_home, t.acme)
+    own_token, other_token = (
+        (local_token, ACME_TOKEN) if owner == "local" else (ACME_TOKEN, local_token)
+    )
+    objects = _objects_of(owner_home, owner_store, site)
     shown = (await api.get(f"/v1/jobs/{objects['job_id']}", headers=_bearer(own_token))).json()
     artifact = next(m["pdfArtifact"] for m in shown["materials"] if m["pdfArtifact"])
-    before = await _state(api, own_token, objects)
+    before, events_before = await _state(api, own_token, objects), _events_of(owner_home)
+    # A dry run needs no Chromium here: the prefill answers as a form it could not load
+    # (test_apply_browser_api.py drives the real one).
+    unusable = PrefillResult("form_unavailable", "APPLY_FORM_UNAVAILABLE")
+    monkeypatch.setattr(
+        apply_browser_runs,
+        "prefill",
+        lambda home, job_id, **_: PrefillView.of(
+            unusable, job_id=job_id, application_id=None, dry_run=True, screenshot=None
+        ),
+    )
 
     app = api._transport.app  # type: ignore[attr-defined]
-    asked = 0
+    object_routes = []
     for method, path, params in _routes(app, streams=False):
         unknown = set(params) - OBJECT_IDS - set(NOT_OBJECTS)
         assert not unknown, f"{method} {path}: classify {unknown} in OBJECT_IDS or NOT_OBJECTS"
-        names_object = bool(set(params) & OBJECT_IDS)
         url = _fill(path, params, objects, artifact)
-        body = BODIES.get(f"{method} {path}")
+        body = _body(method, path, objects)
         r = await api.request(method, url, headers=_bearer(other_token), json=body)
-        if names_object:
-            asked += 1
+        if set(params) & OBJECT_IDS:
+            object_routes.append((method, path, url, body))
             assert r.status_code == 404, (method, path, r.status_code, r.text)
             if r.headers.get("content-type", "").startswith("application/json"):
                 assert r.json()["error"]["code"], (method, path)
         else:
             assert r.status_code != 500, (method, path, r.text)
-    assert asked >= 15, "the walk found the routes that name objects"
+    assert len(object_routes) >= 15, "the walk found the routes that name objects"
+    assert await _state(api, own_token, objects) == before
+    assert _events_of(owner_home) == events_before, "another tenant's request was recorded"
 
-    decide_materials(t.local_home if owner == "local" else t.acme_home, objects["draft"], "reject")
-    after = await _state(api, own_token, objects)
-    # The only change: the owner's own decision on its draft (made after the walk).
-    assert before[0] == after[0] and before[1] == after[1] and before[3:] == after[3:]
+    # The control: the owner reaches each of those routes with the same request, so the
+    # 404s above are the tenant's doing, not a request that could never succeed.
+    for method, path, url, body in object_routes:
+        r = await api.request(method, url, headers=_bearer(own_token), json=body)
+        assert r.status_code != 404, (method, path, r.text)
+        assert r.status_code != 500, (method, path, r.text)
 
 
 async def test_every_route_refuses_a_missing_garbage_or_replaced_token(
@@ -192,7 +218,7 @@ async def test_every_route_refuses_a_missing_garbage_or_replaced_token(
         routes = _routes(app)
         for method, path, params in routes:
             url = _fill(path, params, objects, "0" * 64)
-            body = BODIES.get(f"{method} {path}")
+            body = _body(method, path, objects)
             for headers, status in (
                 ({}, 401),
                 (_bearer("garbage-token"), 403),
