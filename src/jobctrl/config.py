@@ -10,7 +10,6 @@ from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from ruamel.yaml import YAML
 
 from jobctrl.domain.errors import ConfigError
 from jobctrl.domain.profile import Profile, TargetSearch
@@ -197,6 +196,9 @@ def _validated(path: Path, data: Any) -> Config:
 
 
 def _round_trip() -> Any:
+    # ruamel only to edit the file: reading it (every command) takes PyYAML's C loader
+    from ruamel.yaml import YAML
+
     yaml_rt = YAML()
     yaml_rt.preserve_quotes = True
     yaml_rt.indent(mapping=2, sequence=4, offset=2)

@@ -1,22 +1,27 @@
-"""Commands on jobs: add, retry, list, show, and the event log."""
+"""Commands on jobs: add, retry, list, show, and the event log.
+
+The reads (`jobctrl jobs`, `jobctrl show`) load this module too: what only adding,
+retrying or the event log need (asyncio, app.jobs, the progress display, app.activity)
+is imported inside those commands, so a read answers sooner (issue 26).
+"""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
+from typing import TYPE_CHECKING
 
 import click
 
-from jobctrl.app import activity, configuration, queries
-from jobctrl.app import jobs as app_jobs
-from jobctrl.app.jobs import AddedJob, JobProgress
+from jobctrl.app import configuration, queries
 from jobctrl.app.queries import Salary, StageView
 from jobctrl.app.truth import TruthCheckView
 from jobctrl.cli.base import echo_json, handle_errors, home
-from jobctrl.cli.progress import Snapshot, watch
 from jobctrl.domain.events import summary_fields
 from jobctrl.domain.stages import StageState
+
+if TYPE_CHECKING:
+    from jobctrl.app.jobs import AddedJob, JobProgress
 
 
 def _profile_hint() -> None:
@@ -61,6 +66,11 @@ def add(urls: tuple[str, ...], wait: bool, timeout: float, as_json: bool) -> Non
     one job with one workflow. If the worker is still starting, `add` waits for it
     briefly.
     """
+    # Only to add (see the module's docstring)
+    import asyncio
+
+    from jobctrl.app import jobs as app_jobs  # only to add, as asyncio
+
     if len(urls) == 1:
         view = asyncio.run(app_jobs.add_job(home(), urls[0], wait=wait, wait_timeout=timeout))
         if as_json:
@@ -77,6 +87,10 @@ def add(urls: tuple[str, ...], wait: bool, timeout: float, as_json: bool) -> Non
 
 
 async def _add_many(urls: list[str], wait: bool, timeout: float, as_json: bool) -> list[AddedJob]:
+    # Only to add (see the module's docstring)
+    from jobctrl.app import jobs as app_jobs
+    from jobctrl.cli.progress import Snapshot, watch
+
     views = await app_jobs.add_jobs(home(), urls)
     if not wait:
         return views
@@ -122,6 +136,11 @@ def retry(job: str, stage: str | None, as_json: bool) -> None:
 
     A worker must be running (`jobctrl up`); without one nothing is changed (exit 2).
     """
+    # Only to retry (see the module's docstring)
+    import asyncio
+
+    from jobctrl.app import jobs as app_jobs  # only to retry, as asyncio
+
     result = asyncio.run(app_jobs.retry_stage(home(), job, stage))
     if as_json:
         echo_json(result)
@@ -248,6 +267,9 @@ def show(job: str, as_json: bool) -> None:
 @handle_errors
 def events(follow: bool, after: int, job_ref: str | None, as_json: bool) -> None:
     """Print the event log (append-only), oldest first."""
+    # Only for the event log (see the module's docstring)
+    from jobctrl.app import activity
+
     here = home()
     job_id = queries.resolve_job(here, job_ref) if job_ref else None
     position = after
