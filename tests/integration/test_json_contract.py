@@ -19,10 +19,11 @@ import asyncio
 import json
 import os
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import click
 import httpx
 import pytest
 from click.testing import CliRunner
@@ -33,11 +34,18 @@ from jobctrl.cli import main
 from jobctrl.store import stop_loss
 from tests.support.app import api_routes
 from tests.support.apply import approved_job, no_standing_loop
+from tests.support.forms import FormSite
 from tests.support.http import Route, posting_html
 from tests.support.smtp import SmtpServer
 
 pytestmark = pytest.mark.usefixtures("no_standing_loop")
 __all__ = ["no_standing_loop"]  # the fixture, imported for pytest to find
+
+PORTALS = """
+tracked_companies:
+  - name: Stripe
+    careers_url: https://job-boards.greenhouse.io/stripe
+"""
 
 RECORDED = Path(__file__).parents[1] / "fixtures" / "json_keys.json"
 RECORD = os.environ.get("JOBCTRL_RECORD_JSON_KEYS") == "1"
@@ -48,7 +56,13 @@ _ID_LIKE = re.compile(r"^([0-9a-f]{12,}|app-[0-9a-f]+|\d{4}-\d{2}-\d{2}.*)$")
 
 # Maps whose keys are data that depends on timing (a run's counts so far, an event's
 # payload): the map's own key is recorded, not what it holds.
-DATA_MAPS = {"counts", "countsByStep", "payload", "fields"}
+DATA_MAPS = {"counts", "countsByStep", "payload", "fields", "perStage"}
+
+# Commands whose --json another test of this file records (it needs a PostgreSQL server).
+ELSEWHERE = {"jobctrl store copy": "test_store_copy_keeps_its_json_keys"}
+
+# How a command is asked when its name is not what a person types (`apply JOB --browser`).
+ALIASES = {"jobctrl apply job": "jobctrl apply --browser"}
 
 # Routes answered with something other than JSON, or a stream: their keys are no contract.
 NOT_JSON = {
@@ -119,7 +133,10 @@ async def cli_json(recorder: Recorder, *args: str) -> Any:
 
 
 def _is_value(arg: str) -> bool:
-    return bool(_ID_LIKE.match(arg)) or "/" in arg or "@" in arg
+    """An argument that names one object (an id, a URL, a path, an address)."""
+    return bool(_ID_LIKE.match(arg) or re.search(r"[0-9a-f]{8}", arg)) or any(
+        c in arg for c in "/@"
+    )
 
 
 async def api_json(
@@ -136,7 +153,7 @@ async def api_json(
 
 
 async def test_every_command_and_route_keeps_its_json_keys(
-    home, store, site, smtp, api, worker
+    home, store, site, smtp, api, worker, tmp_path
 ) -> None:
     seen = Recorder()
     job_id = approved_job(home, store, site, "/jobs/contract", email=TO)
@@ -145,6 +162,8 @@ async def test_every_command_and_route_keeps_its_json_keys(
     fourth = approved_job(home, store, site, "/jobs/contract-4", company="Epsilon")
     fifth = approved_job(home, store, site, "/jobs/contract-5", company="Zeta")
     sixth = approved_job(home, store, site, "/jobs/contract-6", approve=False, company="Eta")
+    seventh = approved_job(home, store, site, "/jobs/contract-7", email=TO, company="Theta")
+    eighth = approved_job(home, store, site, "/jobs/contract-8", email=TO, company="Iota")
     for name in ("greenhouse:acme", "lever:beta"):  # one is resumed, one stays paused
         for n in range(3):
             stop_loss.note_failure(store, "source", name, "SOURCE_HTTP_ERROR", f"j{n}",
@@ -154,8 +173,21 @@ async def test_every_command_and_route_keeps_its_json_keys(
     jp = {"job_id": job_id}
 
     # -- commands that change something (their answers are contracts too) -----------------
-    await cli_json(seen, "add", added_url, "--wait")
-    await cli_json(seen, "add", added_url, site.add("/jobs/c-3", Route(body=body)))
+    waited = await cli_json(seen, "add", added_url, "--wait")
+    both = await cli_json(seen, "add", added_url, site.add("/jobs/c-3", Route(body=body)))
+    await cli_json(seen, "executions", "stop", waited["workflowId"], "--run", waited["runId"])
+    await api_json(seen, api, "POST", "/v1/executions/{workflow_id}/stop",
+                   path={"workflow_id": both[1]["workflowId"]},
+                   json={"runId": both[1]["runId"]})  # fmt: skip
+    await cli_json(seen, "apply", "loop", "once", seventh, "--wait")
+    await api_json(seen, api, "POST", "/v1/jobs/{job_id}/apply", path={"job_id": eighth})
+    await cli_json(seen, "apply", "loop", "start")
+    await api_json(seen, api, "POST", "/v1/apply/loop/start")
+    with FormSite() as forms:  # a real dry run in Chromium, from the CLI and the API
+        form = forms.form("greenhouse")
+        await cli_json(seen, "apply", job_id, "--browser", "--dry-run", "--url", form)
+        await api_json(seen, api, "POST", "/v1/apply/{job_id}/browser", path=jp,
+                       json={"url": form, "dryRun": True})  # fmt: skip
     await cli_json(seen, "apply", "prepare", job_id, "--to", TO)
     await cli_json(seen, "apply", "approve", job_id)
     await cli_json(seen, "apply", "send", job_id)
@@ -199,6 +231,18 @@ async def test_every_command_and_route_keeps_its_json_keys(
     await cli_json(seen, "init")
     profile = Path(__file__).parents[1] / "fixtures" / "profiles" / "resume_full.json"
     await cli_json(seen, "profile", "import", str(profile))
+    tracker = tmp_path / "applications.md"
+    exported = CliRunner().invoke(
+        main, ["applications", "export", "--format", "career-ops", "--out", str(tracker)]
+    )
+    assert exported.exit_code == 0, exported.output
+    await cli_json(seen, "applications", "import", str(tracker))
+    career_ops = tmp_path / "career-ops"  # after discovery: its portals are never fetched
+    (career_ops / "data").mkdir(parents=True)
+    (career_ops / "portals.yml").write_text(PORTALS)
+    pending = site.add("/jobs/contract-inbox", Route(body=body))
+    (career_ops / "data" / "pipeline.md").write_text(f"## Pending\n- [ ] {pending} | Inbox | SRE\n")
+    await cli_json(seen, "sources", "import-career-ops", str(career_ops))
     runner = CliRunner()  # a source, added after discovery ran (it is never fetched here)
     added = runner.invoke(main, ["sources", "add", "greenhouse", "acme"])
     assert added.exit_code == 0, added.output
@@ -244,24 +288,59 @@ async def test_every_command_and_route_keeps_its_json_keys(
     for route, fill in gets.items():
         await api_json(seen, api, "GET", route, path=fill)
 
-    # Every JSON GET route of the app is asked (a new one is covered once it is listed).
+    # Every JSON route of the app and every command with --json is asked: a new one fails
+    # here until it is (and its keys are recorded).
     app = api._transport.app  # type: ignore[attr-defined]
-    json_gets = {
-        f"GET {r.path}" for r in api_routes(app) if "GET" in r.methods and r.include_in_schema
+    routes = {
+        f"{m} {r.path}".replace(":path}", "}")
+        for r in api_routes(app)
+        if r.include_in_schema
+        for m in r.methods
     } - NOT_JSON
-    assert json_gets <= {f"GET {route}" for route in gets}, json_gets - set(gets)
+    assert routes <= set(seen.seen), sorted(routes - set(seen.seen))
+    commands = {f"jobctrl {name}" for name in _json_commands(main)} - ELSEWHERE.keys()
+    missing = [
+        command
+        for command in commands
+        if not any(f"{name} ".startswith(f"{ALIASES.get(command, command)} ") for name in seen.seen)
+    ]
+    assert not missing, missing
 
-    _compare(seen.seen)
+    _compare(seen.seen, lambda name: not name.startswith(tuple(ELSEWHERE)))
 
 
-def _compare(seen: dict[str, set[str]]) -> None:
+@pytest.mark.postgres
+async def test_store_copy_keeps_its_json_keys(home, store, site, fast_settings, postgres_server):
+    seen = Recorder()
+    approved_job(home, store, site, "/jobs/copied")
+    target = postgres_server.url(postgres_server.new_database())
+    await cli_json(seen, "store", "copy", "--to", target)
+    _compare(seen.seen, lambda name: name.startswith(tuple(ELSEWHERE)))
+
+
+def _json_commands(group: click.Group, prefix: str = "") -> list[str]:
+    """The commands (``apply loop once``) that take ``--json``."""
+    found = []
+    for name, command in group.commands.items():
+        path = f"{prefix}{name}"
+        if isinstance(command, click.Group):
+            found += _json_commands(command, f"{path} ")
+        if any("--json" in p.opts for p in command.params if isinstance(p, click.Option)):
+            found.append(path)
+    return found
+
+
+def _compare(seen: dict[str, set[str]], owned: Callable[[str], bool]) -> None:
+    """Compare what was seen with the recording, for the names this test ``owned``."""
     recorded: dict[str, list[str]] = json.loads(RECORDED.read_text()) if RECORDED.exists() else {}
+    kept = {name: keys for name, keys in recorded.items() if not owned(name)}
+    recorded = {name: keys for name, keys in recorded.items() if owned(name)}
     if RECORD:
         merged = {
             name: sorted(set(recorded.get(name, [])) | seen.get(name, set()))
             for name in sorted(set(recorded) | set(seen))
         }
-        RECORDED.write_text(json.dumps(merged, indent=1) + "\n")
+        RECORDED.write_text(json.dumps(dict(sorted({**kept, **merged}.items())), indent=1) + "\n")
         recorded = merged
     problems = []
     for name, keys in recorded.items():
