@@ -183,5 +183,5 @@ def stop_loss_status(home: Home) -> StopLossStatus:
     store = Store.open(home)
     return StopLossStatus(
         threshold=int(Settings(store).get("stop_loss.threshold")),
-        paused=[PauseView.of(p) for p in stop_loss.paused(store)],
+        paused=[PauseView.from_row(p) for p in stop_loss.paused(store)],
     )

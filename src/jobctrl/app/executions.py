@@ -61,20 +61,6 @@ class StopRequestView(View):
     gave_up_at: Timestamp | None
     outcome: str | None
 
-    @classmethod
-    def of(cls, r: orphans.StopRequest) -> StopRequestView:
-        return cls(
-            workflow_id=r.workflow_id,
-            run_id=r.run_id,
-            reason=r.reason,
-            requested_at=r.requested_at,
-            issued=r.issued,
-            last_issued_at=r.last_issued_at,
-            observed_closed_at=r.observed_closed_at,
-            gave_up_at=r.gave_up_at,
-            outcome=r.outcome,
-        )
-
 
 class Executions(View):
     """``jobctrl executions --json`` and ``GET /v1/executions``."""
@@ -98,7 +84,7 @@ def list_executions(home: Home) -> Executions:
     open: ``running`` or the provisional ``reconciled_not_found``) and ``stopRequests``."""
     store = Store.open(home)
     return Executions(
-        orphans=[OrphanView.of(o) for o in orphans.orphans(store)],
+        orphans=[OrphanView.from_row(o) for o in orphans.orphans(store)],
         open_runs=[
             OpenRun(
                 workflow_id=r["workflow_id"],
@@ -110,7 +96,7 @@ def list_executions(home: Home) -> Executions:
             )
             for r in workflow_runs.open_runs(store)
         ],
-        stop_requests=[StopRequestView.of(r) for r in orphans.stop_requests(store)],
+        stop_requests=[StopRequestView.from_row(r) for r in orphans.stop_requests(store)],
     )
 
 

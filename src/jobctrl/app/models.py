@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from datetime import date, datetime
-from typing import Annotated, Any, ClassVar, Generic, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Self, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -22,17 +22,15 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from jobctrl.domain.clock import iso
+
 __all__ = ["Day", "Items", "Page", "Sparse", "Timestamp", "View", "dump", "dumps"]
 
 
-def _isoformat(value: date | datetime) -> str:
-    return value.isoformat()
-
-
-Timestamp = Annotated[datetime, PlainSerializer(_isoformat, return_type=str, when_used="json")]
+Timestamp = Annotated[datetime, PlainSerializer(iso, return_type=str, when_used="json")]
 """An instant: ``isoformat()`` in JSON (``+00:00``; naive where SQLite returned it naive)."""
 
-Day = Annotated[date, PlainSerializer(_isoformat, return_type=str, when_used="json")]
+Day = Annotated[date, PlainSerializer(iso, return_type=str, when_used="json")]
 
 
 class View(BaseModel):
@@ -51,6 +49,12 @@ class View(BaseModel):
     def to_json(self) -> dict[str, Any]:
         """The model as the API and ``--json`` print it."""
         return self.model_dump(mode="json", by_alias=True)
+
+    @classmethod
+    def from_row(cls, source: object) -> Self:
+        """The model of a store's row object (a dataclass, or a mapping) whose attributes
+        carry the model's field names: one way to copy them, not one per model."""
+        return cls.model_validate(source, from_attributes=True)
 
 
 class Sparse(View):

@@ -197,16 +197,6 @@ class PauseView(View):
     paused_at: Timestamp | None
     streak: int
 
-    @classmethod
-    def of(cls, pause: stop_loss.Pause) -> PauseView:
-        return cls(
-            kind=pause.kind,
-            name=pause.name,
-            code=pause.code,
-            paused_at=pause.paused_at,
-            streak=pause.streak,
-        )
-
 
 class OrphanView(View):
     """An execution Temporal ran at the last heartbeat that the store does not expect."""
@@ -216,16 +206,6 @@ class OrphanView(View):
     workflow_type: str
     started_at: Timestamp | None
     last_seen_at: Timestamp | None
-
-    @classmethod
-    def of(cls, orphan: orphans_store.Orphan) -> OrphanView:
-        return cls(
-            workflow_id=orphan.workflow_id,
-            run_id=orphan.run_id,
-            workflow_type=orphan.workflow_type,
-            started_at=orphan.started_at,
-            last_seen_at=orphan.last_seen_at,
-        )
 
 
 class RecoveryView(View):
@@ -345,8 +325,8 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> Operation
         scopes={name: Scope.model_validate(scope) for name, scope in counts.scopes.items()},
         runtime=RuntimeSnapshot.of(runtime),
         eta=Eta.model_validate(eta),
-        stop_loss=[PauseView.of(p) for p in paused],
-        orphans=[OrphanView.of(o) for o in orphans_store.orphans(store)],
+        stop_loss=[PauseView.from_row(p) for p in paused],
+        orphans=[OrphanView.from_row(o) for o in orphans_store.orphans(store)],
         recovery=RecoveryView(
             enabled=bool(values["recovery.enabled"]),
             due=demand["due"],

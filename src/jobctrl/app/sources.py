@@ -33,10 +33,6 @@ class SourceAdded(Sparse):
     name: str
     base_url: str | None = Field(default=None, alias="base_url")
 
-    @classmethod
-    def of(cls, entry: dict[str, Any]) -> SourceAdded:
-        return cls.model_validate(entry)
-
 
 class CareerOpsImported(View):
     """What a career-ops setup brought: the sources added (those configured already are
@@ -95,7 +91,7 @@ def add_source(home: Home, kind: str, name: str, base_url: str | None) -> Source
     entry = _source_entry(kind, name, base_url)
     if not _add_sources(home, [entry]):
         raise JobctrlError(f"{kind} source {name!r} is already configured", code=EXISTS)
-    return SourceAdded.of(entry)
+    return SourceAdded.from_row(entry)
 
 
 def remove_source(home: Home, name: str) -> int:
@@ -129,7 +125,7 @@ async def import_career_ops(home: Home, directory: Path) -> CareerOpsImported:
     skipped = len(entries) - len(added)
     jobs_added = [(await add_job(home, url)).job_id for url in urls] if urls else []
     return CareerOpsImported(
-        sources_added=[SourceAdded.of(entry) for entry in added],
+        sources_added=[SourceAdded.from_row(entry) for entry in added],
         sources_skipped=skipped,
         jobs_added=jobs_added,
     )
