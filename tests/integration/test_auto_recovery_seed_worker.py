@@ -30,7 +30,8 @@ from jobctrl.store import (
 )
 from jobctrl.testing import hooks
 from tests.support.http import Route, posting_html
-from tests.support.processes import WorkerProcess, eventually, worker_processes
+from tests.support.processes import WorkerProcess, worker_processes
+from tests.support.waiting import eventually
 
 SLOW = Route(body=posting_html("SRE", "Shared Co", ["Linux"]), delay=1.0)
 HOST = "jobs.example.test"

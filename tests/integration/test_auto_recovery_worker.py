@@ -25,7 +25,8 @@ from jobctrl.store import jobs, recovery, schema, stage_states, tenancy, workflo
 from jobctrl.testing import hooks
 from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route, posting_html
-from tests.support.processes import WorkerProcess, eventually, run_cli, worker_processes
+from tests.support.processes import WorkerProcess, run_cli, worker_processes
+from tests.support.waiting import eventually
 
 # On PostgreSQL too (tests/conftest.py), only the cohort a killed worker left reserved in
 # the store and its restart started (~19 s a store). The other three (30-40 s a store
@@ -65,10 +66,6 @@ def worker_process(
         yield start
 
 
-def _eventually(check: Callable[[], Any], timeout: float = 120.0) -> Any:
-    return eventually(check, timeout)
-
-
 def _states(store, job_id: str) -> dict[str, str]:
     return {r["stage"]: r["state"] for r in stage_states.stage_rows(store, job_id)}
 
@@ -101,15 +98,17 @@ async def test_a_score_that_failed_on_a_5xx_is_recovered_until_the_job_is_prepar
         view = await add_job(home, site.add("/jobs/flaky", Route(body=POSTING)))
         job_id = view.job_id
 
-        assert _eventually(lambda: _events(store, "StageFailed", job_id)), "Score failed first"
+        assert eventually(lambda: _events(store, "StageFailed", job_id), 120), "Score failed first"
         failed = _events(store, "StageFailed", job_id)[0]
         assert failed["stage"] == "score" and failed["errorCode"] == errors.PROVIDER_UNAVAILABLE
-        assert _eventually(lambda: _states(store, job_id).get("pdf") == "succeeded"), _states(
+        assert eventually(lambda: _states(store, job_id).get("pdf") == "succeeded", 120), _states(
             store, job_id
         )
         # The last cohort's run closes just after its member's row: wait for it, not for
         # the row alone, before stopping the worker (else its run is still open).
-        assert _eventually(lambda: recovery.open_cohorts(store) == []), recovery.open_cohorts(store)
+        assert eventually(lambda: recovery.open_cohorts(store) == [], 120), recovery.open_cohorts(
+            store
+        )
     worker.stop(signal.SIGTERM)
 
     assert set(_states(store, job_id).values()) == {"succeeded"}
@@ -150,7 +149,7 @@ async def test_a_wrong_key_and_a_cancelled_row_are_never_retried_automatically(
         # The interrupted Enrich is recovered (the heartbeat works), its Score meets the
         # same wrong key; neither 401 is ever sent again.
         for job_id in (view.job_id, interrupted):
-            assert _eventually(lambda j=job_id: _states(store, j).get("score") == "failed")
+            assert eventually(lambda j=job_id: _states(store, j).get("score") == "failed", 120)
             assert _row(store, job_id, "score")["error_code"] == errors.PROVIDER_AUTH
         time.sleep(3.0)  # six more beats
         worker.stop(signal.SIGTERM)
@@ -172,8 +171,8 @@ async def test_automatic_attempts_stop_at_the_cap(home, store, site, fast_settin
         worker = worker_process()
         view = await add_job(home, site.add("/jobs/down", Route(body=POSTING)))
         job_id = view.job_id
-        assert _eventually(lambda: _row(store, job_id, "score")["auto_attempts"] == 2)
-        assert _eventually(lambda: not recovery.open_cohorts(store))
+        assert eventually(lambda: _row(store, job_id, "score")["auto_attempts"] == 2, 120)
+        assert eventually(lambda: not recovery.open_cohorts(store), 120)
         time.sleep(3.0)  # past a third backoff (0.3 * 2**2 s), six more beats
         worker.stop(signal.SIGTERM)
 
@@ -202,8 +201,8 @@ def test_a_worker_killed_after_reserving_starts_that_same_cohort_on_restart(
 
     monkeypatch.delenv(hooks.EXIT_AFTER_RECOVERY_RESERVE)
     worker = worker_process()
-    assert _eventually(lambda: _states(store, job_id).get("enrich") == "succeeded")
-    assert _eventually(lambda: recovery.cohort(store, reserved.workflow_id).state == "closed")
+    assert eventually(lambda: _states(store, job_id).get("enrich") == "succeeded", 120)
+    assert eventually(lambda: recovery.cohort(store, reserved.workflow_id).state == "closed", 120)
     worker.stop(signal.SIGTERM)
 
     enrich_queued = [q for q in _events(store, "StageQueued", job_id) if q["stage"] == "enrich"]

@@ -18,6 +18,7 @@ from jobctrl.testing import hooks
 from jobctrl.worker import auto_recovery
 from jobctrl.worker.auto_recovery import recover_preparations
 from tests.support.http import Route, posting_html
+from tests.support.waiting import eventually_async
 
 BOTH_STORES = True  # every test, on SQLite and on PostgreSQL (tests/conftest.py)
 SLOW = Route(body=posting_html("SRE", "Slow Co", ["Linux"]), delay=2.0)
@@ -52,14 +53,6 @@ async def _beat(client, ctx, settings) -> int:
     return await recover_preparations(client, ctx, settings.all())
 
 
-async def _until(check, timeout: float = 30.0):
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not (result := await asyncio.to_thread(check)):
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.1)
-    return result
-
-
 async def test_a_cancelled_cohort_settles_what_it_claimed_and_releases_the_rest(
     store, settings, worker, client, site, ctx, monkeypatch
 ) -> None:
@@ -70,8 +63,10 @@ async def test_a_cancelled_cohort_settles_what_it_claimed_and_releases_the_rest(
 
     assert await _beat(client, ctx, settings) == 2
     [cohort] = recovery.open_cohorts(store)
-    claimed = await _until(
-        lambda: [j for j in cohort.job_ids if _row(store, j)["state"] == "running"]
+    claimed = await eventually_async(
+        lambda: [j for j in cohort.job_ids if _row(store, j)["state"] == "running"],
+        30,
+        what="the cohort's members to run",
     )
     await client.get_workflow_handle(cohort.workflow_id).cancel()
     with pytest.raises(WorkflowFailureError):
@@ -99,8 +94,10 @@ async def test_a_terminated_cohort_is_released_by_the_next_beat(
     job_ids = [_failed(store, site.add(f"/slow/{n}", SLOW)) for n in range(3)]
     assert await _beat(client, ctx, settings) == 3
     [cohort] = recovery.open_cohorts(store)
-    running = await _until(
-        lambda: [j for j in job_ids if _row(store, j)["state"] == "running"] or None
+    running = await eventually_async(
+        lambda: [j for j in job_ids if _row(store, j)["state"] == "running"] or None,
+        30,
+        what="the cohort's members to run",
     )
     await client.get_workflow_handle(cohort.workflow_id).terminate()
 

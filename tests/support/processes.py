@@ -13,17 +13,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from tests.support.waiting import eventually
-
-# ``eventually`` lives in tests/support/waiting.py (re-exported for the tests importing it here).
-__all__ = [
-    "JOBCTRL",
-    "WorkerProcess",
-    "eventually",
-    "run_cli",
-    "run_cli_process",
-    "worker_processes",
-]
+__all__ = ["JOBCTRL", "WorkerProcess", "run_cli", "run_cli_process", "worker_processes"]
 
 JOBCTRL = str(Path(sys.executable).with_name("jobctrl"))
 
