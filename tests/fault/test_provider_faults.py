@@ -266,9 +266,7 @@ async def test_five_auth_failures_pause_the_lane_and_resume_works(
         **broken,
     }
     print("\nFAULT 401 stop-loss figures:", json.dumps(figures, indent=1, default=str))
-    assert [(p["kind"], p["name"], p["code"]) for p in paused] == [
-        ("lane", "score", "provider_auth")
-    ]
+    assert [(p.kind, p.name, p.code) for p in paused] == [("lane", "score", "provider_auth")]
     assert after_pause == [], "no request reaches the provider once the lane is paused"
     assert paused[0].streak == 5 and figures["auth_refusals_before_pause"] >= 5
     assert untouched, "the rest of the queue is untouched"

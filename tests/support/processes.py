@@ -51,6 +51,7 @@ def run_cli_process(*args: str, timeout: float = 120) -> subprocess.CompletedPro
 # click's runner swaps sys.stdout and sys.stderr for the whole process: one command at a
 # time (commands racing each other are a test for processes, ``process=True``).
 _one_at_a_time = threading.Lock()
+_running: list[str] = [""]  # the command that holds it
 
 
 def _run_cli_in_process(args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
@@ -59,10 +60,17 @@ def _run_cli_in_process(args: list[str], timeout: float) -> subprocess.Completed
     from jobctrl.cli import main
 
     done: list[Result] = []
+    # One command at a time (CliRunner swaps the process's stdout). A command that hung
+    # keeps the lock: the next one fails at once, naming it, instead of timing out too.
+    if not _one_at_a_time.acquire(timeout=timeout):
+        raise AssertionError(f"an earlier in-process command still runs: {_running[0]}")
+    _running[:] = [" ".join(args)]
 
     def invoke() -> None:
-        with _one_at_a_time:
+        try:
             done.append(CliRunner().invoke(main, args, prog_name="jobctrl"))
+        finally:
+            _one_at_a_time.release()
 
     thread = threading.Thread(target=invoke, name=f"jobctrl {' '.join(args[:2])}", daemon=True)
     thread.start()
