@@ -191,6 +191,8 @@ class LazyGroup(click.Group):
     def commands(self) -> MutableMapping[str, click.Command]:
         for name in self.lazy:
             self._load(name)
+        # In the table's order, whichever command a process happened to load first.
+        self._loaded = {**{name: self._loaded[name] for name in self.lazy}, **self._loaded}
         return self._loaded
 
     @commands.setter
