@@ -13,6 +13,7 @@ from jobctrl import config as config_file
 from jobctrl.app.models import View
 from jobctrl.config import LANES, LaneProvider
 from jobctrl.domain.errors import JobctrlError
+from jobctrl.domain.profile import Profile
 from jobctrl.home import Home
 from jobctrl.store import profiles
 from jobctrl.store.settings import SPECS, Settings
@@ -76,13 +77,13 @@ class ProfileView(View):
     """The candidate profile (as config.yaml holds it) and its version number."""
 
     version: int
-    profile: dict[str, Any]
+    profile: Profile
 
 
 def show_profile(home: Home) -> ProfileView:
     profile = config_file.load_config(home).profile
     version = profiles.version_of(Store.open(home), profile)
-    return ProfileView(version=version, profile=profile.model_dump(mode="json"))
+    return ProfileView(version=version, profile=profile)
 
 
 def profile_is_empty(home: Home) -> bool:

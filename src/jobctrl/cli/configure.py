@@ -154,10 +154,10 @@ def profile_show(as_json: bool) -> None:
         echo_json(result)
         return
     p = result.profile
-    click.echo(f"profile version {result.version}: {p['name'] or '(no name)'}")
+    click.echo(f"profile version {result.version}: {p.name or '(no name)'}")
     click.echo(
-        f"  {len(p['skills'])} skills, {len(p['experience'])} roles, "
-        f"{len(p['education'])} education entries"
+        f"  {len(p.skills)} skills, {len(p.experience)} roles, "
+        f"{len(p.education)} education entries"
     )
 
 
