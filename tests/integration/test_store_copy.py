@@ -22,7 +22,7 @@ from jobctrl.app.applications import set_application_outcome
 from jobctrl.app.jobs import add_job
 from jobctrl.app.materials import decide_materials
 from jobctrl.app.queries import JobListItem, list_jobs
-from jobctrl.app.store_admin import copy_store
+from jobctrl.app.store_admin import CopyStep, copy_store
 from jobctrl.cli import main
 from jobctrl.domain.clock import as_utc
 from jobctrl.domain.errors import (
@@ -298,8 +298,8 @@ def test_the_copy_is_one_snapshot_while_the_source_is_written(home, store, targe
         failed_job(store, f"https://boards.example.com/acme/jobs/{i}")
     wrote: list[str] = []
 
-    def write_meanwhile(progress: dict) -> None:
-        if progress["phase"] == "copying" and progress["table"] == "job_events" and not wrote:
+    def write_meanwhile(progress: CopyStep) -> None:
+        if progress.phase == "copying" and progress.table == "job_events" and not wrote:
             wrote.append(jobs.create_job(store, "https://boards.example.com/late").job_id)
 
     result = copy_store(home, target, progress=write_meanwhile).to_json()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
 
 from jobctrl.app.models import View
 from jobctrl.domain.errors import STORE_SOURCE_IN_USE, JobctrlError
@@ -21,7 +20,7 @@ from jobctrl.store import copy, copy_target
 from jobctrl.store.copy import CopyProgress, CopyResult
 from jobctrl.store.store import Store
 
-__all__ = ["ArtifactsKept", "StoreCopied", "copy_store"]
+__all__ = ["ArtifactsKept", "CopyStep", "StoreCopied", "copy_store"]
 
 
 class ArtifactsKept(View):
@@ -57,12 +56,22 @@ class StoreCopied(View):
     warnings: list[str]
 
 
+class CopyStep(View):
+    """Where a copy is: its phase (checking, copying, sequences, projections, verifying,
+    committing), the table being copied, rows copied of all rows."""
+
+    phase: str
+    table: str | None
+    done: int
+    total: int
+
+
 def copy_store(
     home: Home,
     to: str,
     *,
     force: bool = False,
-    progress: Callable[[dict[str, Any]], None] | None = None,
+    progress: Callable[[CopyStep], None] | None = None,
 ) -> StoreCopied:
     """Copy the home's SQLite store into the empty PostgreSQL database ``to``; what was
     copied (the URL never with its password). Refused while a worker
@@ -73,7 +82,7 @@ def copy_store(
 
     def report(p: CopyProgress) -> None:
         if progress is not None:
-            progress({"phase": p.phase, "table": p.table, "done": p.done, "total": p.total})
+            progress(CopyStep.from_row(p))
 
     # An unreachable or used target is refused before the source is opened (and migrated,
     # as every command's first use does): a refused copy changes nothing anywhere.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any
 
 import click
 
@@ -45,29 +44,29 @@ def store_copy(to: str, force: bool, as_json: bool) -> None:
     after the copy began stays in the SQLite database).
     """
     here = home()
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, store_admin.CopyStep] = {}
 
     stop = threading.Event()
 
-    def note(progress: dict[str, Any]) -> None:  # in the copy's thread
+    def note(progress: store_admin.CopyStep) -> None:  # in the copy's thread
         if stop.is_set():  # Ctrl-C: raised inside the copy's transaction, rolling it back
             raise KeyboardInterrupt
         seen["latest"] = progress
 
     def snapshot() -> Snapshot:
         latest = seen.get("latest")
-        if latest is None or latest["phase"] == "checking":
+        if latest is None or latest.phase == "checking":
             return Snapshot(["checking the target database…"])
-        done, total = latest["done"], latest["total"]
-        if latest["phase"] == "copying":
-            line = f"copying {latest['table']}: {done:,} of {total:,} rows"
+        done, total = latest.done, latest.total
+        if latest.phase == "copying":
+            line = f"copying {latest.table}: {done:,} of {total:,} rows"
         else:
             line = {
                 "sequences": "setting sequences past the copied rows",
                 "projections": "rebuilding projections from the event log",
                 "verifying": "verifying row counts and projections",
                 "committing": "committing",
-            }.get(latest["phase"], latest["phase"])
+            }.get(latest.phase, latest.phase)
         return Snapshot([line], bar=(done, total))
 
     async def copy_watched() -> store_admin.StoreCopied:
