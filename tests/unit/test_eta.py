@@ -47,8 +47,8 @@ def test_range_is_work_over_parallelism() -> None:
     assert eta["low"] == pytest.approx(2 * 10 * 30 / 8)
     # high: 10 x p90 50 s per stage over the 4 slots in use now
     assert eta["high"] == pytest.approx(2 * 10 * 50 / 4)
-    assert eta["perStage"]["enrich"]["low"] == pytest.approx(10 * 30 / 8)
-    assert eta["perStage"]["tailor"]["state"] == "done"
+    assert eta["per_stage"]["enrich"]["low"] == pytest.approx(10 * 30 / 8)
+    assert eta["per_stage"]["tailor"]["state"] == "done"
     assert eta["reason"] is None
 
 
@@ -70,7 +70,7 @@ def test_unscored_jobs_may_still_need_materials() -> None:
             capacity=4,
         )
     )
-    per = eta["perStage"]
+    per = eta["per_stage"]
     assert per["tailor"]["expected"] == 20.0 and per["tailor"]["possible"] == 40
     assert eta["low"] == pytest.approx((40 * 30 + 3 * 20 * 30) / 4)
     assert eta["high"] == pytest.approx((40 * 50 + 3 * 40 * 50) / 4)
@@ -118,7 +118,7 @@ def test_each_reason_withholds_the_number(
     assert (eta["state"], eta["reason"]) == (state, reason)
     assert eta["low"] is None and eta["high"] is None
     assert eta["detail"]
-    priced = {s for s, e in eta["perStage"].items() if e.get("low") is not None}
+    priced = {s for s, e in eta["per_stage"].items() if e.get("low") is not None}
     # Only a run still adding jobs may price each known stage; any other reason withholds
     # every number (a stale report's capacity would make them wrong besides).
     assert priced == ({"enrich", "score"} if reason == "membership_open" else set())
@@ -158,7 +158,7 @@ def test_with_nothing_left_and_nothing_waiting_the_range_is_zero() -> None:
 
 def test_membership_open_still_prices_each_known_stage() -> None:
     eta = estimate(ready(phase="discovering"))
-    assert eta["perStage"]["enrich"]["low"] == pytest.approx(10 * 30 / 8)
+    assert eta["per_stage"]["enrich"]["low"] == pytest.approx(10 * 30 / 8)
 
 
 def test_a_budget_or_pause_on_a_lane_without_work_does_not_withhold() -> None:
@@ -169,8 +169,8 @@ def test_a_budget_or_pause_on_a_lane_without_work_does_not_withhold() -> None:
 def test_only_the_fifty_most_recent_samples_count() -> None:
     recent = [10.0] * 50 + [1000.0] * 10  # newest first: the old slow ones are ignored
     eta = estimate(ready(samples={"enrich": recent, "score": recent}))
-    assert eta["perStage"]["enrich"]["samples"] == 50
-    assert eta["perStage"]["enrich"]["p90"] == 10.0
+    assert eta["per_stage"]["enrich"]["samples"] == 50
+    assert eta["per_stage"]["enrich"]["p90"] == 10.0
 
 
 T = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

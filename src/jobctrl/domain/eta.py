@@ -217,7 +217,7 @@ def estimate(inp: EtaInputs) -> dict[str, Any]:
         "low": None,
         "high": None,
         "reason": None,
-        "perStage": per_stage,
+        "per_stage": per_stage,
         "parallelism": {
             "low": round(par_low, 2),
             "high": round(par_high, 2),
