@@ -156,8 +156,7 @@ def profile_show(as_json: bool) -> None:
     p = result.profile
     click.echo(f"profile version {result.version}: {p.name or '(no name)'}")
     click.echo(
-        f"  {len(p.skills)} skills, {len(p.experience)} roles, "
-        f"{len(p.education)} education entries"
+        f"  {len(p.skills)} skills, {len(p.experience)} roles, {len(p.education)} education entries"
     )
 
 
