@@ -164,14 +164,4 @@ def latest_event_seq(home: Home) -> int:
 
 def event_log(home: Home, after: int, limit: int = 500) -> list[LoggedEvent]:
     """Up to ``limit`` events after sequence ``after``, oldest first."""
-    return [
-        LoggedEvent(
-            seq=e["seq"],
-            event_id=e["event_id"],
-            type=e["type"],
-            job_id=e["job_id"],
-            occurred_at=e["occurred_at"],
-            payload=e["payload"],
-        )
-        for e in events.events_after(Store.open(home), after, limit)
-    ]
+    return [LoggedEvent.from_row(e) for e in events.events_after(Store.open(home), after, limit)]

@@ -85,17 +85,7 @@ def list_executions(home: Home) -> Executions:
     store = Store.open(home)
     return Executions(
         orphans=[OrphanView.from_row(o) for o in orphans.orphans(store)],
-        open_runs=[
-            OpenRun(
-                workflow_id=r["workflow_id"],
-                run_id=r["run_id"],
-                workflow_type=r["workflow_type"],
-                job_id=r["job_id"],
-                status=r["status"],
-                started_at=r["started_at"],
-            )
-            for r in workflow_runs.open_runs(store)
-        ],
+        open_runs=[OpenRun.from_row(r) for r in workflow_runs.open_runs(store)],
         stop_requests=[StopRequestView.from_row(r) for r in orphans.stop_requests(store)],
     )
 

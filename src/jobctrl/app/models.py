@@ -10,6 +10,7 @@ contract (tests/integration/test_json_contract.py). Instants are ``Timestamp``: 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import date, datetime
 from typing import Annotated, Any, ClassVar, Generic, Self, TypeVar
 
@@ -52,8 +53,11 @@ class View(BaseModel):
 
     @classmethod
     def from_row(cls, source: object) -> Self:
-        """The model of a store's row object (a dataclass, or a mapping) whose attributes
-        carry the model's field names: one way to copy them, not one per model."""
+        """The model of a store's row (a mapping of column names, or a dataclass) whose
+        names are the model's fields; the row's other columns are left out. One way to
+        copy them, not one per model."""
+        if isinstance(source, Mapping):
+            source = {name: source[name] for name in cls.model_fields if name in source}
         return cls.model_validate(source, from_attributes=True)
 
 

@@ -179,21 +179,6 @@ class TimelineEvent(View):
     fields: dict[str, Any]
 
 
-def _stage_view(row: dict[str, Any]) -> StageView:
-    return StageView(
-        stage=row["stage"],
-        state=row["state"],
-        attempts=row["attempts"],
-        error_code=row["error_code"],
-        error_message=row["error_message"],
-        retryable=row["retryable"],
-        owner_run_id=row["owner_run_id"],
-        next_attempt_at=row["next_attempt_at"],
-        started_at=row["started_at"],
-        finished_at=row["finished_at"],
-    )
-
-
 def job_view(store: Store, job_id: str) -> JobView:
     """One job, read together: its extracted fields, stage states (with error codes),
     status (as the job list shows it), score report, evaluation report and the latest
@@ -233,7 +218,7 @@ def job_view(store: Store, job_id: str) -> JobView:
         valid_through=row["valid_through"],
         extraction_method=row["extraction_method"],
         artifacts=JobArtifacts(page=row["raw_artifact"], text=row["text_artifact"]),
-        stages=[_stage_view(r) for r in record.stages],
+        stages=[StageView.from_row(r) for r in record.stages],
         score=score["score"] if score else None,
         verdict=score["verdict"] if score else None,
         score_report=score["report"] if score else None,
@@ -256,29 +241,12 @@ def job_detail(home: Home, ref: str) -> JobDetail:
     return JobDetail(**dict(view), materials=job_materials(home, view.job_id))
 
 
-def _list_item(r: dict[str, Any]) -> JobListItem:
-    return JobListItem(
-        job_id=r["job_id"],
-        title=r["title"],
-        company=r["company"],
-        location=r["location"],
-        remote=r["remote"],
-        score=r["score"],
-        verdict=r["verdict"],
-        status=r["status"],
-        current_stage=r["current_stage"],
-        error_code=r["error_code"],
-        url=r["url"],
-        updated_at=r["updated_at"],
-    )
-
-
 def find_jobs(home: Home, wanted: JobFilter | None = None) -> tuple[list[JobListItem], int]:
     """Jobs from the list projection, filtered and sorted as ``wanted`` says (default:
     every job, highest score first, no score last), and how many match in all.
     `jobctrl jobs`, the API and the Jobs page share it."""
     rows, total = job_list.find(Store.open(home), wanted)
-    return [_list_item(r) for r in rows], total
+    return [JobListItem.from_row(r) for r in rows], total
 
 
 def list_jobs(home: Home) -> list[JobListItem]:
