@@ -1,6 +1,8 @@
 """The truth check in the Tailor, Cover and PDF stages, run directly (no Temporal): a
-refused document fails its stage with the code, is recorded with its findings in the
-same transaction and nothing of it is saved; a passed one is recorded with its
+document with a few unsupported lines is kept without them (recorded with what was
+removed); one with too many is sent back to the model once with the findings, and kept
+if the answer can be; else the stage fails with the code, recorded with its findings in
+the same transaction, and nothing of it is saved; a passed one is recorded with its
 generation; PDF renders only the generation this preparation wrote; findings are stored
 bounded and never reach an event, a projection or a stage row's message.
 
@@ -39,7 +41,9 @@ from jobctrl.stages.score import score
 from jobctrl.store import jobs, schema, stage_states, tenancy, truth_checks
 from jobctrl.store import materials as stored
 from tests.support.cited import (
+    BROKEN_LETTER,
     COMPANY,
+    LETTER_LIE,
     LIE_MARKERS,
     LYING_LETTER,
     LYING_RESUME,
@@ -49,6 +53,8 @@ from tests.support.cited import (
     TRUE_MIGRATION,
     TRUE_RESUME,
     TRUE_SERVICES,
+    is_repair,
+    prompt_text,
     scripted,
 )
 from tests.support.fake_openai import FakeOpenAI
@@ -100,12 +106,19 @@ def _event_text(store) -> str:
 def test_a_refused_resume_fails_tailor_with_its_findings_and_nothing_is_saved(
     ctx, store, job_id, script, provider
 ):
+    # A third of the resume lies (over truth.max_dropped_share): one repair request, whose
+    # answer lies the same way, so the stage fails.
     script["resume"] = LYING_RESUME
     with pytest.raises(FabricationError) as caught:
         materials.tailor(ctx, job_id, "run-1", None)
 
     error = caught.value
     assert error.code == TAILOR_FABRICATION and error.retryable is False and error.findings
+    assert error.repair_requested is True
+    assert [is_repair(r) for r in provider.requests] == [False, True]
+    asked = prompt_text(provider.requests[1])
+    for f in error.findings:
+        assert f.where in asked and f.claim in asked, "the repair request names each finding"
     row = _states(store, job_id)["tailor"]
     assert (row["state"], row["error_code"], row["retryable"]) == (
         "failed",
@@ -121,6 +134,7 @@ def test_a_refused_resume_fails_tailor_with_its_findings_and_nothing_is_saved(
         1,
     )
     assert check["passed"] is False and check["finding_count"] == len(error.findings)
+    assert check["repair_requested"] is True and check["changes"] == []
     assert check["checked"] == materials.resume_lines(TailoredResume.model_validate(LYING_RESUME))
     assert check["findings"] == [
         {"where": f.where, "sentence": f.sentence, "kind": f.kind, "claim": f.claim}
@@ -149,9 +163,55 @@ def test_a_passed_check_is_recorded_with_the_generation_it_wrote(ctx, store, job
     assert _states(store, job_id)["tailor"]["state"] == "succeeded"
 
 
+def test_an_unsupported_sentence_is_removed_and_the_rest_kept(ctx, store, job_id, script, provider):
+    materials.tailor(ctx, job_id, "run-1", None)
+    script["letter"] = LYING_LETTER  # one lying sentence of four
+
+    outcome = materials.cover(ctx, job_id, "run-1", None)
+
+    assert len(provider.requests) == 2, "no repair request for one sentence"
+    letter = stored.latest(store, job_id, "cover")
+    assert letter is not None and letter["generation"] == outcome.generation == 1
+    text = json.dumps(letter["content"])
+    assert LETTER_LIE not in text and "Microsoft" not in text
+    assert TRUE_SERVICES[1:] in text, "the true sentences stay"
+    check = truth_checks.latest(store, job_id)
+    assert check is not None and (check["stage"], check["passed"]) == ("cover", True)
+    assert check["repair_requested"] is False
+    assert [c["where"] for c in check["changes"]] == ["paragraphs[1].sentences[0]"]
+    assert check["changes"][0]["action"] == "removed"
+    assert check["changes"][0]["sentence"] == LETTER_LIE and check["changes"][0]["reasons"]
+    view = truth.latest_truth_check(store, job_id)
+    assert view is not None and [d.sentence for d in view.dropped] == [LETTER_LIE]
+    assert view.dropped[0].document == "letter" and view.to_json()["dropped"][0]["reasons"]
+
+
+def test_too_broken_a_resume_is_asked_for_once_more_and_kept_when_the_repair_holds(
+    ctx, store, job_id, script, provider
+):
+    script.update(resume=LYING_RESUME, resume_repair=TRUE_RESUME)
+
+    outcome = materials.tailor(ctx, job_id, "run-1", None)
+
+    assert [is_repair(r) for r in provider.requests] == [False, True]
+    resume = stored.latest(store, job_id, "resume")
+    assert resume is not None and resume["generation"] == outcome.generation
+    assert TailoredResume.model_validate(resume["content"]) == TailoredResume.model_validate(
+        TRUE_RESUME
+    )
+    check = truth_checks.latest(store, job_id)
+    assert check is not None and check["passed"] is True and check["repair_requested"] is True
+    assert check["changes"] == [] and check["findings"] == []
+
+    # The same step again (a retried attempt of the run): both answers reused, none paid.
+    stage_states.reset_stages(store, job_id, ("tailor",), "retry")
+    materials.tailor(ctx, job_id, "run-1", None)
+    assert len(provider.requests) == 2, "the first answer and the repair are paid once"
+
+
 def test_letters_are_checked_too(ctx, store, job_id, script, provider):
     materials.tailor(ctx, job_id, "run-1", None)
-    script["letter"] = LYING_LETTER
+    script["letter"] = BROKEN_LETTER
     with pytest.raises(FabricationError) as caught:
         materials.cover(ctx, job_id, "run-1", None)
 
@@ -173,7 +233,7 @@ def test_pdf_never_renders_an_older_generation_in_place_of_a_refused_one(
     # A regeneration whose letter is refused: the newest stored letter is generation 1's.
     later = ("tailor", "cover", "pdf")
     stage_states.reset_stages(store, job_id, later, "regenerate")
-    script["letter"] = LYING_LETTER
+    script["letter"] = BROKEN_LETTER
     materials.tailor(ctx, job_id, "run-2", None)
     with pytest.raises(FabricationError):
         materials.cover(ctx, job_id, "run-2", None)

@@ -6,14 +6,18 @@ that answers in the cited materials schema, citing real profile facts, and lies:
 
 1. a resume with a new employer in the summary, "12 years" of experience, a changed number
    in a real highlight that cites that highlight, and "using Apache Flink" appended to
-   another: Tailor fails with TAILOR_FABRICATION, not retried; nothing is stored or
-   rendered; `jobctrl show --json`, the API and the Job page name each claim and sentence;
-2. (regenerate) a truthful resume and a letter saying "five years as Principal Engineer at
-   Microsoft, I have led platform teams of 40 people": Cover fails with
-   COVER_FABRICATION; no PDF is rendered from an older generation in its place;
-3. (regenerate) the same server tells the truth: both pass, PDFs render, and they can be
-   approved — with none of the lies in any material row, any PDF (read back with pypdf),
-   any event, projection, workflow history or log.
+   another (a third of its lines): too much to cut, so the model is asked once to repair
+   it, and answers the same; Tailor fails with TAILOR_FABRICATION, not retried; nothing is
+   stored or rendered; `jobctrl show --json`, the API and the Job page name each claim and
+   sentence;
+2. (regenerate) a truthful resume and a letter three of whose four sentences lie ("five
+   years as Principal Engineer at Microsoft, I have led platform teams of 40 people", a
+   Turing Award): Cover fails with COVER_FABRICATION after its repair request; no PDF is
+   rendered from an older generation in its place;
+3. (regenerate) the resume is true, the letter has one lying sentence: the sentence is
+   removed and the rest kept; both PDFs render, the Job page and `show --json` say what
+   was removed and why, and they can be approved — with none of the lies in any material
+   row, any PDF (read back with pypdf), any event, projection, workflow history or log.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from jobctrl.api.app import create_app
 from jobctrl.app.lanes import set_lane
 from jobctrl.store import schema, tenancy
 from tests.support.cited import (
+    BROKEN_LETTER,
     COMPANY,
     LETTER_LIE,
     LIE_MARKERS,
@@ -126,7 +131,7 @@ async def test_a_lying_model_never_reaches_a_pdf_or_the_approved_materials(
             assert stages["tailor"]["errorCode"] == "TAILOR_FABRICATION"
             assert stages["tailor"]["retryable"] is False and stages["tailor"]["attempts"] == 1
             assert stages["cover"]["state"] == stages["pdf"]["state"] == "pending"
-            assert len(provider.requests) == 1, "a refused document is not retried in its run"
+            assert len(provider.requests) == 2, "one repair request; never retried in its run"
             check = view["truthCheck"]
             first_count = check["findingCount"]
             assert check["stage"] == "tailor" and check["passed"] is False
@@ -160,7 +165,7 @@ async def test_a_lying_model_never_reaches_a_pdf_or_the_approved_materials(
                 assert str(escape(f["claim"])) in page and str(escape(f["sentence"])) in page
 
             # 2. A truthful resume, a lying letter: Cover refuses it; no PDF at all.
-            script.update(resume=TRUE_RESUME, letter=LYING_LETTER)
+            script.update(resume=TRUE_RESUME, letter=BROKEN_LETTER)
             second = await asyncio.to_thread(cli_json, "materials", "regenerate", job_id)
             assert second["generation"] == 1
             view = await asyncio.to_thread(cli_json, "show", job_id)
@@ -168,7 +173,7 @@ async def test_a_lying_model_never_reaches_a_pdf_or_the_approved_materials(
             assert stages["tailor"]["state"] == "succeeded"
             assert stages["cover"]["errorCode"] == "COVER_FABRICATION"
             assert stages["pdf"]["state"] == "pending", "no older letter is rendered instead"
-            assert len(provider.requests) == 3
+            assert len(provider.requests) == 5, "the resume, the letter and its repair"
             check = view["truthCheck"]
             second_count = check["findingCount"]
             assert check["stage"] == "cover" and check["passed"] is False
@@ -183,16 +188,31 @@ async def test_a_lying_model_never_reaches_a_pdf_or_the_approved_materials(
             ]
             assert all(r["pdf_artifact"] is None for r in rows) and pdf_texts(store) == []
 
-            # 3. The same server tells the truth: a new attempt passes and renders.
-            script.update(letter=TRUE_LETTER)
+            # 3. One lying sentence: removed, the rest kept and rendered.
+            script.update(letter=LYING_LETTER)
             third = await asyncio.to_thread(cli_json, "materials", "regenerate", job_id)
             assert third["generation"] == 2 and third["workflowId"] != second["workflowId"]
             view = await asyncio.to_thread(cli_json, "show", job_id)
             assert {s["stage"]: s["state"] for s in view["stages"]} == dict.fromkeys(
                 ("enrich", "score", "tailor", "cover", "pdf"), "succeeded"
             )
-            assert view["truthCheck"]["stage"] == "cover" and view["truthCheck"]["passed"]
-            assert view["truthCheck"]["findings"] == []
+            check = view["truthCheck"]
+            assert check["stage"] == "cover" and check["passed"]
+            assert check["repairRequested"] is False and len(provider.requests) == 7
+            assert [(d["document"], d["sentence"], d["action"]) for d in check["dropped"]] == [
+                ("letter", LETTER_LIE, "removed")
+            ]
+            assert check["dropped"][0]["reasons"] and check["restored"] == []
+            assert {f["where"] for f in check["findings"]} == {"paragraphs[1].sentences[0]"}
+            text = (await asyncio.to_thread(run_cli, "show", job_id)).stdout
+            assert "1 sentence removed: not supported by your profile" in text
+            async with httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=create_app(home, port=8765)),
+                base_url="http://127.0.0.1:8765",
+            ) as http:
+                page = (await http.get(f"/jobs/{job_id}")).text
+            assert "1 sentence removed: not supported by your profile" in page
+            assert str(escape(LETTER_LIE)) in page
             approved = await asyncio.to_thread(cli_json, "materials", "approve", job_id)
             assert {(d["kind"], d["generation"]) for d in approved} == {
                 ("resume", 2),

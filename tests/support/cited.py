@@ -46,7 +46,15 @@ LETTER_LIE = (
     "With five years as Principal Engineer at Microsoft, I have led platform teams of 40 people."
 )
 # Words only the lies use: none may be found anywhere but the truth check's own record.
-LIE_MARKERS = ("Google", "12 years", "Apache Flink", "400 services", "Microsoft", "Principal")
+LIE_MARKERS = (
+    "Google",
+    "12 years",
+    "Apache Flink",
+    "400 services",
+    "Microsoft",
+    "Principal",
+    "Turing",
+)
 
 
 def _line(text: str, *facts: str) -> dict[str, Any]:
@@ -119,11 +127,45 @@ TRUE_LETTER = letter(_line("I " + TRUE_MIGRATION[0].lower() + TRUE_MIGRATION[1:]
 LYING_LETTER = letter(_line(LETTER_LIE, ENTRY))
 
 
+# A letter the check cannot keep by cutting: three of its four sentences lie.
+BROKEN_LETTER = {
+    **letter(_line(LETTER_LIE, ENTRY)),
+    "paragraphs": [
+        {"sentences": [_line("I have led teams of 40 people at Microsoft.", ENTRY)]},
+        {"sentences": [_line(LETTER_LIE, ENTRY)]},
+        {"sentences": [_line("I won the Turing Award in 2020.", SUMMARY)]},
+        {"sentences": [_line("I " + TRUE_MIGRATION[0].lower() + TRUE_MIGRATION[1:], MIGRATION)]},
+    ],
+}
+REPAIR_MARKER = "A truth check found these lines"  # in the one repair request's prompt
+
+
+def prompt_text(request: dict[str, Any]) -> str:
+    """The text of a chat-completions request's messages."""
+    parts = []
+    for message in request.get("messages") or []:
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts.extend(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return "\n".join(parts)
+
+
+def is_repair(request: dict[str, Any]) -> bool:
+    return REPAIR_MARKER in prompt_text(request)
+
+
 def scripted(script: dict[str, dict[str, Any]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """A fake server's ``answer``: ``script["letter"]`` to a request for a letter, else
-    ``script["resume"]`` (change the dict to change what the next answer says)."""
+    ``script["resume"]``; to the truth check's repair request, ``script["letter_repair"]``
+    / ``script["resume_repair"]`` when given (else the same). Change the dict to change
+    what the next answer says."""
 
     def answer(request: dict[str, Any]) -> dict[str, Any]:
-        return script["letter"] if "paragraphs" in requested_fields(request) else script["resume"]
+        kind = "letter" if "paragraphs" in requested_fields(request) else "resume"
+        if is_repair(request) and f"{kind}_repair" in script:
+            return script[f"{kind}_repair"]
+        return script[kind]
 
     return answer

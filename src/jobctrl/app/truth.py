@@ -32,6 +32,7 @@ __all__ = [
     "DocumentLine",
     "TruthCheckView",
     "TruthFinding",
+    "TruthRepair",
     "latest_truth_check",
     "letter_lines",
     "material_citations",
@@ -49,14 +50,35 @@ class TruthFinding(View):
     claim: str
 
 
+class TruthRepair(View):
+    """What the repair did at one place: ``removed`` a line, ``replaced`` it with the
+    closest supported one (``replacement``), or ``restored`` a field from the profile;
+    ``reasons`` in plain words. ``document``: ``resume`` or ``letter``."""
+
+    document: str
+    where: str
+    sentence: str
+    action: str
+    replacement: str
+    reasons: list[str]
+
+
 class TruthCheckView(View):
-    """A recorded check of a resume (stage ``tailor``) or a letter (``cover``)."""
+    """A recorded check of a resume (stage ``tailor``) or a letter (``cover``).
+    ``passed``: the document was kept (its unsupported lines repaired; ``findings`` are
+    what the check found in the model's answer). ``dropped``: the lines removed or
+    replaced in the job's newest resume and letter (both stages), ``restored``: the
+    fields put back as the profile has them; ``repairRequested``: the model was asked
+    once to repair this document."""
 
     stage: str
     passed: bool
     checked: int
     findings: list[TruthFinding]
     finding_count: int
+    dropped: list[TruthRepair]
+    restored: list[TruthRepair]
+    repair_requested: bool
     generation: int
     attempt: int
     run_id: str
@@ -64,12 +86,35 @@ class TruthCheckView(View):
     checked_at: Timestamp
 
 
-def truth_check_view(row: dict[str, Any] | None) -> TruthCheckView | None:
+_DOCUMENT = {"tailor": "resume", "cover": "letter"}
+
+
+def _repairs(rows: list[dict[str, Any]]) -> list[TruthRepair]:
+    return [
+        TruthRepair(
+            document=_DOCUMENT.get(row["stage"], row["stage"]),
+            where=str(c.get("where", "")),
+            sentence=str(c.get("sentence", "")),
+            action=str(c.get("action", "")),
+            replacement=str(c.get("replacement", "")),
+            reasons=[str(r) for r in c.get("reasons", [])],
+        )
+        for row in rows
+        for c in row.get("changes") or []
+    ]
+
+
+def truth_check_view(
+    row: dict[str, Any] | None, current: list[dict[str, Any]] | None = None
+) -> TruthCheckView | None:
     """A recorded check: the stage, whether the document passed, how many lines were
     read, and each unsupported claim with the sentence it came from (``where`` names the
-    line: ``summary[1]``, ``experience[0].bullets[2]``, ``paragraphs[1].sentences[0]``)."""
+    line: ``summary[1]``, ``experience[0].bullets[2]``, ``paragraphs[1].sentences[0]``).
+    ``current``: the newest check of each stage, whose repairs the view lists (by default
+    this check's own)."""
     if row is None:
         return None
+    repairs = _repairs([r for r in (current if current is not None else [row]) if r["passed"]])
     return TruthCheckView(
         stage=row["stage"],
         passed=bool(row["passed"]),
@@ -84,6 +129,9 @@ def truth_check_view(row: dict[str, Any] | None) -> TruthCheckView | None:
             for f in row["findings"] or []
         ],
         finding_count=row["finding_count"],
+        dropped=[r for r in repairs if r.action != "restored"],
+        restored=[r for r in repairs if r.action == "restored"],
+        repair_requested=bool(row.get("repair_requested")),
         generation=row["generation"],
         attempt=row["attempt"],
         run_id=row["run_id"],
@@ -93,8 +141,10 @@ def truth_check_view(row: dict[str, Any] | None) -> TruthCheckView | None:
 
 
 def latest_truth_check(store: Store, job_id: str) -> TruthCheckView | None:
-    """The job's most recent check, Tailor's or Cover's (None before either ran)."""
-    return truth_check_view(truth_checks.latest(store, job_id))
+    """The job's most recent check, Tailor's or Cover's (None before either ran), with
+    what the repair did to its newest resume and letter."""
+    current = truth_checks.latest_per_stage(store, job_id)
+    return truth_check_view(current[0] if current else None, current)
 
 
 # -- citations -----------------------------------------------------------------------------

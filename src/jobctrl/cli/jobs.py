@@ -179,16 +179,29 @@ def _salary_text(salary: Salary) -> str:
 
 
 def _truth_check(check: TruthCheckView) -> None:
-    """The latest truth check: passed, or each unsupported claim and its sentence."""
+    """The latest truth check: passed (with what it removed), or each unsupported claim
+    and its sentence."""
     document = {"tailor": "resume", "cover": "letter"}.get(check.stage, check.stage)
     head = f"  truth check: {document} generation {check.generation}"
+    asked = " after one repair request to the model" if check.repair_requested else ""
     if check.passed:
-        click.echo(f"{head} passed ({check.checked} lines checked against their facts)")
+        click.echo(f"{head} passed{asked} ({check.checked} lines checked against their facts)")
+        removed = len(check.dropped)
+        if removed:
+            lines = f"{removed} sentence{'s' if removed != 1 else ''}"
+            click.echo(f"    {lines} removed: not supported by your profile")
+        for change in [*check.dropped, *check.restored]:
+            what = {"removed": "removed", "replaced": "replaced", "restored": "corrected"}
+            click.echo(f"    − {change.document} {change.where} {what.get(change.action, '')}: "
+                       f"{change.sentence}")  # fmt: skip
+            if change.replacement:
+                click.echo(f"        now: {change.replacement}")
+            click.echo(f"        why: {'; '.join(change.reasons)}")
         return
     count = check.finding_count
     click.echo(
-        f"{head} refused: {count} unsupported claim{'s' if count != 1 else ''} "
-        f"in {check.checked} lines; nothing of it was saved or rendered"
+        f"{head} refused{asked}: {count} unsupported claim{'s' if count != 1 else ''} "
+        f"in {check.checked} lines, too many to remove; nothing of it was saved or rendered"
     )
     for finding in check.findings:
         click.echo(f"    ✗ [{finding.kind}] {finding.claim}")

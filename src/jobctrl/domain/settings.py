@@ -127,6 +127,14 @@ SPECS: dict[str, SettingSpec] = {
             "and pace) before the attempt fails; 0: a 429 fails the attempt at once.",
         ),
         SettingSpec(
+            "truth.max_dropped_share",
+            0.3,
+            float_between(0, 1),
+            "The share of a generated resume or letter the truth check may remove (lines "
+            "your profile does not support) and still keep it; above it the model is asked "
+            "once to repair it, and the job fails only if the repair fails too.",
+        ),
+        SettingSpec(
             "preparation.materials",
             True,
             boolean,

@@ -126,6 +126,7 @@ def call_lane(
     keep_alive: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext,
     heartbeat: Callable[[], object] = lambda: None,
     interrupted_run: str | None = None,
+    step: str = "",
 ) -> T:
     """The lane's output for this step: offline, stored from an earlier attempt, or paid.
 
@@ -135,8 +136,11 @@ def call_lane(
     provider is asked; ``heartbeat()`` is called while the request waits for its turn
     at the provider (it raises when the attempt is cancelled, which ends the wait);
     ``interrupted_run`` is the run of an interrupted earlier attempt of this step, whose
-    answer to the same request is reused."""
-    observation_id = f"{lane}:{job_id}:{run_id}:{attempt}"
+    answer to the same request is reused. ``step`` names a second request of the same
+    attempt (``"repair"``: the truth check's one repair request), paid once and reused
+    like the first, under its own key."""
+    suffix = f":{step}" if step else ""
+    observation_id = f"{lane}:{job_id}:{run_id}:{attempt}{suffix}"
     if config.provider == "offline":
         return spend.guarded_call(
             lane=lane,
@@ -145,13 +149,13 @@ def call_lane(
             model=config.model,
             call=lambda: (offline(), None),
         )
-    key = f"{lane}:{job_id}:{run_id}"
+    key = f"{lane}:{job_id}:{run_id}{suffix}"
     with _one_call_per_step(key, keep_alive, heartbeat):
         return _call_remote(
             spend, lane, config, key, observation_id,
             job_id=job_id, run_id=run_id, attempt=attempt, output_type=output_type,
             system=system, prompt=prompt, keep_alive=keep_alive, heartbeat=heartbeat,
-            interrupted_run=interrupted_run,
+            interrupted_run=interrupted_run, step=step,
         )  # fmt: skip
 
 
@@ -171,9 +175,11 @@ def _call_remote(
     keep_alive: Callable[[], AbstractContextManager[object]],
     heartbeat: Callable[[], object],
     interrupted_run: str | None,
+    step: str,
 ) -> T:
     """The remote lane's output: reused from this run's earlier answer (or an interrupted
     run's answer to the same request), or paid once."""
+    hook_name = f"{lane}:{step}" if step else lane  # what a crash test's fault names
     reused = reuse_own(
         spend, key, lane, job_id, run_id, observation_id, output_type, system, config
     )
@@ -184,7 +190,7 @@ def _call_remote(
     earlier = reuse_earlier(
         spend, key, asked, interrupted_run,
         lane=lane, job_id=job_id, run_id=run_id, observation_id=observation_id,
-        output_type=output_type, system=system,
+        output_type=output_type, system=system, step=step,
     )  # fmt: skip
     if earlier is not None:
         return earlier  # an interrupted run paid for this very request
@@ -220,7 +226,7 @@ def _call_remote(
                 response=response,
                 prompt=asked,
             )
-        if hooks.hook(hooks.EXIT_AFTER_PROVIDER_RESPONSE) == lane:  # a crash test's fault
+        if hooks.hook(hooks.EXIT_AFTER_PROVIDER_RESPONSE) == hook_name:
             os._exit(137)
 
     def reuse_answered() -> T | None:
@@ -232,7 +238,7 @@ def _call_remote(
         return reuse_earlier(
             spend, key, asked, interrupted_run,
             lane=lane, job_id=job_id, run_id=run_id, observation_id=observation_id,
-            output_type=output_type, system=system,
+            output_type=output_type, system=system, step=step,
         )  # fmt: skip
 
     # At or before the reservation's own time (guarded_call reserves after this): how
@@ -289,7 +295,7 @@ def _call_remote(
             finally:
                 ticket.finish()
         store_output(spend, key, lane, job_id, run_id, observation_id, output, usage, config)
-        if hooks.hook(hooks.EXIT_AFTER_PROVIDER_CALL) == lane:  # a crash test's fault
+        if hooks.hook(hooks.EXIT_AFTER_PROVIDER_CALL) == hook_name:
             os._exit(137)
         return output, None  # usage is already recorded: as it arrived, and with the output
 

@@ -4,10 +4,14 @@ projections, histories or logs."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+
+from pydantic import BaseModel
 
 from jobctrl.domain.facts import profile_facts
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import ScoreReport
+from jobctrl.domain.truth.document import Finding
 
 SCORE_SYSTEM = (
     "You assess how well a candidate fits a job posting. List the posting's requirements "
@@ -70,4 +74,21 @@ def materials_prompt(
         f"Requirement-fit report (JSON):\n{report.model_dump_json()}\n\n"
         f"Candidate profile (JSON):\n{_profile_json(profile)}\n\n"
         f"Profile facts to cite (id [kind] text):\n{facts_listing(profile)}"
+    )
+
+
+def repair_prompt(request: str, answer: BaseModel, findings: Sequence[Finding]) -> str:
+    """The one repair request after a document the truth check could not keep by cutting:
+    the first request, the answer, and each line the check found unsupported with what in
+    it the cited facts do not say."""
+    listed = "\n".join(
+        f'- {f.where}: "{" ".join(f.sentence.split())}" ({f.kind}: {f.claim})' for f in findings
+    )
+    return (
+        f"{request}\n\nYour previous answer (JSON):\n{answer.model_dump_json()}\n\n"
+        "A truth check found these lines not supported by the profile facts they cite "
+        f"(place: line (kind: the unsupported words)):\n{listed}\n\n"
+        "Answer again with the whole document. Keep every line not listed. Rewrite each "
+        "listed line so it says only what its cited facts say (cite the facts it rests on), "
+        "or leave it out; never add anything the profile does not state."
     )

@@ -66,6 +66,7 @@ def reuse_earlier(
     observation_id: str,
     output_type: type[T],
     system: str,
+    step: str = "",
 ) -> T | None:
     """An earlier run's answer to exactly this request (``asked``), instead of paying
     again: the interrupted run's this attempt follows (``Claim.interrupted_run``), else
@@ -77,7 +78,8 @@ def reuse_earlier(
     none that answered this request and fits."""
     candidates = []
     if interrupted_run is not None and interrupted_run != run_id:
-        found = provider_results.stored(spend.store, f"{lane}:{job_id}:{interrupted_run}")
+        suffix = f":{step}" if step else ""
+        found = provider_results.stored(spend.store, f"{lane}:{job_id}:{interrupted_run}{suffix}")
         if found is not None:
             candidates.append(found)
     candidates += provider_results.unparsed_answers(spend.store, lane, job_id, exclude_run=run_id)

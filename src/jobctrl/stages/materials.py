@@ -6,10 +6,18 @@ Tailor and Cover run the lane's provider (offline: extractive, from the profile 
 requirement-fit report) behind the spend authority. Every resume and every letter passes
 the truth check (``domain.truth``: each cited line against the profile facts it cites,
 the job's company and title free to name, config.yaml's ``aliases:`` added to the shipped
-list) before it is saved. The check is recorded either way (``store.truth_checks``): with
-the new generation when it passed; with the stage's failure when it refused the document
-(``TAILOR_FABRICATION`` / ``COVER_FABRICATION``, never retried: nothing of it is saved, so
-no PDF can be rendered from it, and a regenerate makes a new attempt).
+list) before it is saved, and only what passes is saved: a line the check cannot support
+is removed (a headline or summary sentence replaced by the closest supported one, a
+changed field restored from the profile: ``domain.truth.repair``). When more than
+``truth.max_dropped_share`` of the document would go, one repair request goes to the
+model with the exact findings (``call_lane``'s ``repair`` step: paid once, under the spend
+authority, reused after a crash), and its answer is checked and repaired the same way;
+only if that is still too broken does the stage fail (``TAILOR_FABRICATION`` /
+``COVER_FABRICATION``, never retried: nothing of it is saved, so no PDF can be rendered
+from it, and a regenerate makes a new attempt). The offline writer is never asked again:
+its document is kept or refused as it is. The check is recorded either way
+(``store.truth_checks``): its findings, what the repair changed and whether the model was
+asked to repair, with the new generation or with the stage's failure.
 
 PDF renders the generation this preparation wrote: it refuses (``MATERIALS_MISSING``)
 unless Tailor and Cover both succeeded, rather than render an older generation in its
@@ -18,15 +26,18 @@ place.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from jobctrl.config import load_config
 from jobctrl.domain.errors import (
+    COVER_FABRICATION,
     MATERIALS_MISSING,
     RENDER_FAILED,
     REQUIREMENT_FIT_MISSING,
+    TAILOR_FABRICATION,
     JobctrlError,
     StageError,
 )
@@ -35,10 +46,13 @@ from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import Stage, StageState
 from jobctrl.domain.truth.claims import ClaimContext
-from jobctrl.domain.truth.document import (
-    FabricationError,
-    assert_letter_truthful,
-    assert_resume_truthful,
+from jobctrl.domain.truth.document import FabricationError, Finding
+from jobctrl.domain.truth.repair import (
+    Repaired,
+    letter_lines,
+    repair_letter,
+    repair_resume,
+    resume_lines,
 )
 from jobctrl.llm import lanes, prompts
 from jobctrl.llm.offline_materials import cover_offline, tailor_offline
@@ -87,61 +101,52 @@ def claim_context(ctx: StageContext, job: dict[str, Any]) -> ClaimContext:
     return ClaimContext(extra_aliases=aliases, free_names=free, today=ctx.now().date())
 
 
-def resume_lines(resume: TailoredResume) -> int:
-    """The lines a resume's check reads: the name, headline, each summary sentence, skill,
-    entry, bullet and extra."""
-    entries = resume.experience
-    return (
-        1
-        + bool(resume.headline.text.strip())
-        + len(resume.summary)
-        + len(resume.skills)
-        + len(entries)
-        + sum(len(e.bullets) for e in entries)
-        + len(resume.education)
-        + len(resume.extras)
-    )
-
-
-def letter_lines(letter: CoverLetter) -> int:
-    """The lines a letter's check reads: greeting, each sentence, closing and signature."""
-    return 3 + sum(len(p.sentences) for p in letter.paragraphs)
-
-
 @dataclass(frozen=True)
 class _Kind:
     """What differs between writing a resume and writing a letter."""
 
     stage: str
     kind: str  # the materials row kind
+    code: str  # the stage's refusal: TAILOR_FABRICATION / COVER_FABRICATION
     lane: str
     output_type: type[TailoredResume] | type[CoverLetter]
     system: str
     offline: Callable[[Profile, ScoreReport, str | None, str | None], TailoredResume | CoverLetter]
-    check: Callable[[Any, Profile, ClaimContext], None]  # raises FabricationError
+    # The document with what its check flags repaired (the job's company and role given)
+    repair: Callable[[Any, Profile, ClaimContext, str, str], Repaired[Any]]
     lines: Callable[[Any], int]
 
 
 RESUME = _Kind(
     Stage.TAILOR,
     MaterialKind.RESUME,
+    TAILOR_FABRICATION,
     "tailor",
     TailoredResume,
     prompts.TAILOR_SYSTEM,
     tailor_offline,
-    assert_resume_truthful,
+    lambda doc, profile, context, _company, _role: repair_resume(doc, profile, context),
     resume_lines,
 )
 LETTER = _Kind(
     Stage.COVER,
     MaterialKind.COVER,
+    COVER_FABRICATION,
     "cover",
     CoverLetter,
     prompts.COVER_SYSTEM,
     cover_offline,
-    assert_letter_truthful,
+    lambda doc, profile, context, company, role: repair_letter(
+        doc, profile, context, company=company, role=role
+    ),
     letter_lines,
 )
+
+
+def _kept(repaired: Repaired[Any], max_share: float) -> bool:
+    """A repaired document is kept when what the repair removed is within the setting's
+    share (and something is left of it)."""
+    return repaired.clean and repaired.share <= max_share and repaired.removed < repaired.lines
 
 
 def _generate(
@@ -155,30 +160,53 @@ def _generate(
         title, company = job["title"], job["company"]
         context = claim_context(ctx, job)
         lane = lanes.lane_provider(ctx.home, spec.lane)
-        output = lanes.call_lane(
-            ctx.spend,
-            spec.lane,
-            lane,
-            job_id=job_id,
-            run_id=run_id,
-            attempt=attempt,
-            output_type=spec.output_type,
-            system=spec.system,
-            prompt=lambda: prompts.materials_prompt(title, company, report, profile),
-            keep_alive=ctx.keep_alive,
-            heartbeat=ctx.heartbeat,  # while it waits for its turn at the provider
-            offline=lambda: spec.offline(profile, report, title, company),
-            interrupted_run=claims[-1].interrupted_run,  # its answer is reused if it fits
-        )
+        max_share = float(ctx.settings.get("truth.max_dropped_share"))
+        request = functools.cache(lambda: prompts.materials_prompt(title, company, report, profile))
+
+        def ask(prompt: Callable[[], str], step: str = "") -> Any:
+            return lanes.call_lane(
+                ctx.spend,
+                spec.lane,
+                lane,
+                job_id=job_id,
+                run_id=run_id,
+                attempt=attempt,
+                output_type=spec.output_type,
+                system=spec.system,
+                prompt=prompt,
+                keep_alive=ctx.keep_alive,
+                heartbeat=ctx.heartbeat,  # while it waits for its turn at the provider
+                offline=lambda: spec.offline(profile, report, title, company),
+                interrupted_run=claims[-1].interrupted_run,  # its answer is reused if it fits
+                step=step,
+            )
+
+        def repaired(answer: Any) -> Repaired[Any]:
+            # whichever provider wrote it: checked, and repaired where it is unsupported
+            return spec.repair(answer, profile, context, company or "", title or "")
+
+        output = ask(request)
         checked[attempt] = spec.lines(output)
-        spec.check(output, profile, context)  # whichever provider wrote it
+        kept = repaired(output)
+        asked_again = False
+        if not _kept(kept, max_share) and lane.provider != "offline":
+            # Too much to cut: one repair request with the exact findings (paid once, under
+            # the spend authority, reused after a crash like the first answer).
+            first = output
+            findings = _findings(kept)
+            output = ask(lambda: prompts.repair_prompt(request(), first, findings), "repair")
+            checked[attempt] = spec.lines(output)
+            kept = repaired(output)
+            asked_again = True
+        if not _kept(kept, max_share):
+            raise FabricationError(spec.code, list(_findings(kept)), repair_requested=asked_again)
         with ctx.store.write(clock=ctx.clock) as tx:
             stage_states.succeed_stage(tx, job_id, spec.stage, run_id, attempt)
             generation = stored.add_generation(
                 tx,
                 job_id,
                 spec.kind,
-                content=output.model_dump(mode="json"),
+                content=kept.document.model_dump(mode="json"),
                 provider=lane.provider,
                 model=lane.model,
                 profile_version=version,
@@ -192,8 +220,11 @@ def _generate(
                 attempt=attempt,
                 generation=generation,
                 checked=checked[attempt],
-                findings=(),
+                findings=_findings(kept),
                 profile_version=version,
+                passed=True,
+                changes=kept.changes,
+                repair_requested=asked_again,
             )
         return MaterialOutcome(generation)
 
@@ -208,6 +239,7 @@ def _generate(
             checked=checked.get(attempt, 0),
             findings=error.findings,
             profile_version=version,
+            repair_requested=error.repair_requested,
         )
 
     return run_owned(
@@ -220,6 +252,12 @@ def _generate(
         refused=refused,
         claimed=claims.append,
     )
+
+
+def _findings(repaired: Repaired[Any]) -> tuple[Finding, ...]:
+    """Every finding the repair acted on (or could not repair), each once."""
+    found = [f for change in repaired.changes for f in change.findings]
+    return tuple(dict.fromkeys([*found, *repaired.unrepaired]))
 
 
 def tailor(ctx: StageContext, job_id: str, run_id: str, version: int | None) -> MaterialOutcome:

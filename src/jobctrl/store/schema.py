@@ -392,10 +392,9 @@ start_intents = Table(
 
 # -- truth checks (issue 11) ---------------------------------------------------------------
 
-# One row per checked Tailor/Cover attempt (store/truth_checks.py): whether the document
-# passed, how many lines were checked, and each unsupported claim with the sentence it came
-# from (bounded). Domain data for `jobctrl show` and the Job page; never copied into events,
-# projections, workflow histories or logs.
+# One row per checked Tailor/Cover attempt (store/truth_checks.py): kept or refused, lines
+# checked, each unsupported claim with its sentence and what the repair did (bounded). For
+# `jobctrl show` and the Job page; never in events, projections, histories or logs.
 truth_checks = Table(
     "truth_checks",
     metadata,
@@ -409,6 +408,8 @@ truth_checks = Table(
     Column("checked", Integer, nullable=False),  # lines (sentences, bullets, fields) read
     Column("finding_count", Integer, nullable=False),  # all of them; ``findings`` keeps 200
     Column("findings", JSON, nullable=False),  # [{where, sentence, kind, claim}]
+    Column("changes", JSON),  # what the repair did: [{where, sentence, action, …}] (0031)
+    Column("repair_requested", Boolean, nullable=False, server_default=text("false")),
     Column("profile_version", Integer),
     Column("created_at", DateTime(timezone=True), nullable=False),
     tenant_id(),
@@ -416,5 +417,4 @@ truth_checks = Table(
     Index("ix_truth_checks_job", "job_id", "id"),
 )
 
-# The applications' tables (issue 12) are in store/application_tables.py, on this metadata.
-# The operations tables (issue 13) are in store/operations_tables.py, on this metadata.
+# On this metadata too: store/application_tables.py (12), store/operations_tables.py (13).

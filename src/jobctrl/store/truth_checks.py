@@ -24,8 +24,19 @@ from jobctrl.store.store import Store, WriteTx
 
 if TYPE_CHECKING:  # a type only: a read of the checks needs not load the checker (issue 26)
     from jobctrl.domain.truth.document import Finding
+    from jobctrl.domain.truth.repair import Change
 
-__all__ = ["LIMITS", "MAX_FINDINGS", "bounded", "latest", "latest_in", "record", "refusals"]
+__all__ = [
+    "LIMITS",
+    "MAX_FINDINGS",
+    "bounded",
+    "bounded_changes",
+    "latest",
+    "latest_in",
+    "latest_per_stage",
+    "record",
+    "refusals",
+]
 
 TC = schema.truth_checks
 
@@ -47,6 +58,20 @@ def bounded(findings: Sequence[Finding]) -> list[dict[str, str]]:
     ]
 
 
+def bounded_changes(changes: Sequence[Change]) -> list[dict[str, Any]]:
+    """The first ``MAX_FINDINGS`` repairs as stored, each text cut to its limit."""
+    return [
+        {
+            "where": _cut(c.where, LIMITS["where"]),
+            "sentence": _cut(c.sentence, LIMITS["sentence"]),
+            "action": c.action,
+            "replacement": _cut(c.replacement, LIMITS["sentence"]),
+            "reasons": c.reasons,
+        }
+        for c in changes[:MAX_FINDINGS]
+    ]
+
+
 def record(
     tx: WriteTx,
     *,
@@ -58,9 +83,14 @@ def record(
     checked: int,
     findings: Sequence[Finding],
     profile_version: int | None,
+    passed: bool | None = None,
+    changes: Sequence[Change] = (),
+    repair_requested: bool = False,
 ) -> None:
-    """Record one attempt's check (passed when ``findings`` is empty), once: the caller's
-    transaction is the one that records the attempt's outcome, fenced on its owner."""
+    """Record one attempt's check, once: the caller's transaction is the one that records
+    the attempt's outcome, fenced on its owner. ``passed``: the document was kept (by
+    default, when nothing was found); ``findings`` are what the check found in the
+    model's answer, ``changes`` what the repair did to keep it."""
     upsert(
         tx.conn,
         TC,
@@ -71,10 +101,12 @@ def record(
             "run_id": run_id,
             "attempt": attempt,
             "generation": generation,
-            "passed": not findings,
+            "passed": not findings if passed is None else passed,
             "checked": checked,
             "finding_count": len(findings),
             "findings": bounded(findings),
+            "changes": bounded_changes(changes),
+            "repair_requested": repair_requested,
             "profile_version": profile_version,
             "created_at": tx.now,
         },
@@ -95,6 +127,20 @@ def latest_in(conn: Connection, job_id: str) -> dict[str, Any] | None:
         .first()
     )
     return dict(row) if row else None
+
+
+def latest_per_stage(store: Store, job_id: str) -> list[dict[str, Any]]:
+    """The job's most recent check of each stage (Tailor's, Cover's), newest first."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(TC)
+            .where(tenancy.scoped(TC, conn), TC.c.job_id == job_id)
+            .order_by(TC.c.id.desc())
+        ).mappings()
+        newest: dict[str, dict[str, Any]] = {}
+        for row in rows:
+            newest.setdefault(row["stage"], dict(row))
+    return list(newest.values())
 
 
 def latest(store: Store, job_id: str) -> dict[str, Any] | None:

@@ -14,7 +14,8 @@ import os
 
 # -- faults: the process exits as if killed (status 137), or stops until it is killed ----
 
-# A lane's name: exit right after a paid call's result is stored (llm.lanes).
+# A lane's name: exit right after a paid call's result is stored (llm.lanes); "tailor:repair"
+# names a lane's repair request.
 EXIT_AFTER_PROVIDER_CALL = "JOBCTRL_FAULT_EXIT_AFTER_PROVIDER_CALL"
 # A lane's name: exit right after a paid call's answer and usage are committed, unparsed.
 EXIT_AFTER_PROVIDER_RESPONSE = "JOBCTRL_FAULT_EXIT_AFTER_PROVIDER_RESPONSE"

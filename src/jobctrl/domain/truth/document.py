@@ -91,7 +91,9 @@ class FabricationError(StageError):
     """A document claims what its cited facts do not support (never retried: the same
     generation would fail the same way; a regenerate is a new attempt)."""
 
-    def __init__(self, code: str, findings: list[Finding]) -> None:
+    def __init__(
+        self, code: str, findings: list[Finding], *, repair_requested: bool = False
+    ) -> None:
         kinds = list(dict.fromkeys(f.kind for f in findings))
         shown = ", ".join(kinds[:3]) + (" and more" if len(kinds) > 3 else "")
         count = f"{len(findings)} unsupported claim{'s' if len(findings) != 1 else ''}"
@@ -102,6 +104,7 @@ class FabricationError(StageError):
             retryable=False,
         )
         self.findings = tuple(findings)
+        self.repair_requested = repair_requested  # the one repair request was made
 
 
 # -- the walk --------------------------------------------------------------------------------
