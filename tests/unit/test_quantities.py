@@ -103,7 +103,7 @@ def test_a_rate_is_read_in_any_spelling() -> None:
 def test_a_change_from_one_number_to_another_marks_both() -> None:
     a, b = scan("cut incidents from 11 to 2 per quarter").quantities
     assert (a.role, b.role) == ("from", "to")
-    a, b = scan("cut p95 latency from 900 to 180 ms").quantities
+    _, a, b = scan("cut p95 latency from 900 to 180 ms").quantities  # p95, 900, 180
     assert (a.value, a.unit) == (pytest.approx(0.9), "s")  # the unit carries back
     assert scan("up to 40% faster").quantities[0].role is None
     a, b = scan("recovery fell from 47 minutes to 18").quantities
@@ -252,3 +252,81 @@ def test_pathological_input_is_read_quickly(text: str) -> None:
     start = time.perf_counter()
     scan(text)
     assert time.perf_counter() - start < 0.5
+
+
+# -- what a careful paraphrase writes (issue 27) -----------------------------------------------
+
+
+def test_a_range_is_not_a_change() -> None:
+    for text in ("5-12 engineers", "5 to 12 engineers", "five to twelve engineers"):
+        a, b = scan(text).quantities
+        assert (a.value, b.value, a.role, b.role) == (5, 12, None, None), text
+        assert a.counted == b.counted == ("engineer",), text
+    a, b = scan("grew the team from 5 to 12 engineers").quantities
+    assert (a.role, b.role) == ("from", "to")
+    assert scan("grew the team to 12 engineers").quantities[0].role == "to"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["200+ teams", "200 or more teams", "200-plus teams", "200 plus teams", "over 200 teams"],
+)
+def test_n_plus_and_its_spellings_mean_at_least_n(text: str) -> None:
+    q = only(text)
+    assert (q.value, q.bound, q.counted) == (200, "above", ("team",))
+
+
+@pytest.mark.parametrize(
+    ("text", "counts"),
+    [
+        ("100K+ QPS", "query"),
+        ("100,000 queries per second", "query"),
+        ("100k RPS", "request"),
+        ("100k req/s", "request"),
+        ("100,000 requests a second", "request"),
+        ("3,000 TPS", "transaction"),
+    ],
+)
+def test_a_rate_unit_says_what_it_counts_each_second(text: str, counts: str) -> None:
+    q = only(text)
+    assert (q.head, q.per, q.unit) == (counts, "s", None)
+
+
+def test_a_query_is_a_request_but_not_a_transaction() -> None:
+    qps = only("100K+ QPS")
+    assert counted_compatible(only("100,000 requests per second"), qps)
+    assert not counted_compatible(only("100,000 TPS"), qps)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a dashboard that 200+ internal teams use",
+        "a dashboard that 200+ internal teams use daily",
+        "a library 200+ internal teams rely on",
+        "payment links that 200+ internal teams took up",
+        "a dashboard used by 200+ internal teams",
+        "a dashboard serving 200+ internal teams",
+    ],
+)
+def test_what_a_number_counts_ends_before_its_verb(text: str) -> None:
+    assert only(text).counted == ("internal", "team")
+
+
+def test_a_verb_after_a_number_is_not_what_it_counts() -> None:
+    assert only("led a team of six building the merchant app").counted == ()
+    assert only("designed six buildings").counted == ("building",)
+    assert only("200 internal use cases").counted == ("internal", "use", "case")
+
+
+@pytest.mark.parametrize(
+    "text", ["p99 latency", "99th percentile latency", "99th-percentile latency", "P99 latency"]
+)
+def test_a_percentile_is_one_quantity_however_written(text: str) -> None:
+    q = only(text)
+    assert (q.value, q.unit, q.counted) == (99, "percentile", ("latency",))
+
+
+def test_another_percentile_is_another_quantity_and_a_priority_is_none() -> None:
+    assert only("p95 latency").value == 95
+    assert scan("P1 incidents").quantities == ()

@@ -224,6 +224,8 @@ _MAGNITUDE = re.compile(
     r"|\s(?P<s>bn|mn)\b"
 )
 _PLUS = re.compile(r"\s?\+")
+# "200-plus", "200 or more": at least 200, as "200+" is.
+_OR_MORE = re.compile(r"(?:-|\s)plus\b|\s+or\s+(?:more|above|higher)\b", re.IGNORECASE)
 _ORDINAL = re.compile(r"(?:st|nd|rd|th)\b", re.IGNORECASE)
 _DECADE = re.compile(r"'?s\b")
 _UNIT = re.compile(
@@ -295,6 +297,10 @@ _VAGUE_RANGE: dict[str, tuple[float, float]] = {
     "billions": (1e9, 1e12),
 }
 
+# What a rate unit counts each second ("100K+ QPS" counts queries; "ops/s" and "req/s"
+# requests), by the unit's first letter.
+_RATE_UNITS: dict[str, str] = {"q": "qps", "t": "tps"}
+_RATE_COUNTS: dict[str, str] = {"rps": "request", "qps": "query", "tps": "transaction"}
 _TIME_FACTOR: dict[str, float] = {
     "ms": 1e-3, "msec": 1e-3, "millisecond": 1e-3, "µs": 1e-6, "microsecond": 1e-6,
     "ns": 1e-9, "nanosecond": 1e-9, "s": 1, "sec": 1, "second": 1, "min": 60, "minute": 60,
@@ -340,6 +346,14 @@ _COUNT_STOP = frozenset(
     up down off out so if when where then also only just both all some most many went go
     goes gone do does did became become got get gets came come left stayed remain remains
     remained now still whom them used""")
+)
+# Verbs whose subject a plural count may be ("that 200+ teams use", "35 product teams rely
+# on it"): after a plural noun they end what the number counts.
+_CLAUSE_VERBS = frozenset(
+    _words("""use rely depend need own run adopt share trust access love prefer follow attend
+    visit read watch open build write make see call consume maintain deploy ship join buy pay
+    choose hit reach receive send contribute work log sign query serve touch report took
+    ran made chose saw bought paid sent wrote built found kept gave""")
 )
 _NOT_PLURAL = frozenset(
     _words(
@@ -388,6 +402,7 @@ _SYNONYMS: tuple[frozenset[str], ...] = (
     frozenset({"job", "task"}),
     frozenset({"dag", "pipeline", "workflow"}),
     frozenset({"paper", "publication", "article"}),
+    frozenset({"request", "query", "call"}),  # "100K+ QPS": a query is a request
 )
 
 
@@ -584,6 +599,7 @@ def _counted(text: str, pos: int, unit: str | None) -> tuple[tuple[str, ...], st
     """What the quantity ending at ``pos`` counts (folded singular words, the head last),
     its rate ("a day", "/s", "nightly"), and where that reading ends."""
     words: list[str] = []
+    last = ""  # the last word read into ``words``, as written
     per: str | None = None
     end = pos
     look_past_of = unit in ("%", "vague")
@@ -618,14 +634,28 @@ def _counted(text: str, pos: int, unit: str | None) -> tuple[tuple[str, ...], st
         look_past_of = False
         if word in _COUNT_STOP or word in _NUMBER_WORDS or word in _MONTH_NAMES:
             break
+        if word in _CLAUSE_VERBS and words and _plural(last):
+            break  # "a dashboard that 200+ internal teams use": the teams, not "teams use"
+        if word in _NOUN_LIKE and word.endswith("ing") and _DETERMINER_NEXT.match(text, m.end()):
+            break  # "a team of six building the app": a verb here, not "six buildings"
         if len(word) >= 4 and word.endswith(("ing", "ed", "ly")) and word not in _NOUN_LIKE:
             if words:
                 break
             end = m.end()  # "40 distributed services": a modifier before the noun
             continue
         words.append(_fold_word(word))
+        last = word
         end = m.end()
     return tuple(words), per, end
+
+
+_DETERMINER_NEXT = re.compile(r"\s+(?:the|a|an|its|their|our|my|his|her|this|these|those)\b", re.I)
+
+
+def _plural(word: str) -> bool:
+    return word in ("people", "staff") or (
+        word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in _NOT_PLURAL
+    )
 
 
 _MONTH_NAMES = frozenset(
@@ -673,7 +703,7 @@ def _unit_of(m: re.Match[str] | None) -> tuple[str | None, float]:
     if g["bits"]:
         return "bit/s", _BYTE_FACTOR[g["bits"][0].casefold()]
     if g["rps"]:
-        return "rps", 1.0
+        return _RATE_UNITS.get(g["rps"].casefold()[0], "rps"), 1.0
     if g["cur"]:
         word = g["cur"]
         code = _CURRENCY_SYMBOL.get(singular(word.casefold()), _CURRENCY_SYMBOL.get(word, word))
@@ -697,11 +727,14 @@ def _quantity_at(
             else _MAGNITUDE_LETTER[mag.group("l") or mag.group("s")]
         )
         pos = mag.end()
-    plus = _PLUS.match(text, pos)
+    plus = _PLUS.match(text, pos) or _OR_MORE.match(text, pos)
     if plus:
         pos = plus.end()
     ordinal = _ORDINAL.match(text, pos) if digits and magnitude == 1 else None
     if ordinal:
+        if percentile := _PERCENTILE_WORD.match(text, ordinal.end()):  # "99th percentile"
+            _percentile(s, start, percentile.end(), value)
+            return
         _add_quantity(s, start, ordinal.end(), value, "ordinal", None, ())
         return
     if _duration_at(s, start, pos, value * magnitude, plus=bool(plus)):
@@ -712,8 +745,8 @@ def _quantity_at(
         pos = unit_m.end()
     if currency:
         unit = currency  # "$2M", and "$2M USD" is still dollars
-    if unit == "rps":
-        counted: tuple[str, ...] = ("request",)
+    if unit in _RATE_COUNTS:  # "100K+ QPS" counts queries a second
+        counted: tuple[str, ...] = (_RATE_COUNTS[unit],)
         per: str | None = "s"
         unit = None
         shown = pos
@@ -724,6 +757,25 @@ def _quantity_at(
         s, start, pos, value * magnitude * factor, unit, per, counted,
         shown=shown, factor=factor, magnitude=magnitude, plus=bool(plus),
     )  # fmt: skip
+
+
+# "p99" is the 99th percentile: one quantity however written ("p99 latency", "99th-percentile
+# latency"), so "p95" is not "p99".
+_PERCENTILE = re.compile(r"(?<![\w.])[pP](?P<v>50|75|90|95|99(?:\.9{1,2})?|999)(?![\w.])")
+_PERCENTILE_WORD = re.compile(r"[\s-]percentile\b", re.IGNORECASE)
+
+
+def _percentile(s: _Scan, start: int, end: int, value: float) -> None:
+    counted, per, shown = _counted(s.text, end, None)
+    _add_quantity(s, start, end, value, "percentile", per, counted, shown=shown if counted else end)
+    s.quantities[-1] = replace(s.quantities[-1], lead="")  # no verb's number: "p95" is a name
+
+
+def _scan_percentiles(s: _Scan) -> None:
+    for m in _PERCENTILE.finditer(s.text):
+        if not s.taken(m.start(), m.end()):
+            raw = m.group("v")
+            _percentile(s, m.start(), m.end(), 99.9 if raw == "999" else float(raw))
 
 
 _LEAD_WORD = re.compile(r"[^\W_][\w'’.%-]*")
@@ -935,6 +987,8 @@ def _inherit(quantities: list[Quantity], text: str) -> list[Quantity]:
             b = replace(b, counted=a.counted)
         # "from 11 to 2 per quarter": both are per quarter
         a, b = replace(a, per=a.per or b.per), replace(b, per=b.per or a.per)
+        if a.role is None and b.role == "to":  # "5 to 12 engineers": a range, not a change
+            b = replace(b, role=None)
         out[i], out[i + 1] = a, b
     return out
 
@@ -984,6 +1038,7 @@ _NUMBER_WORD_SET = frozenset(_NUMBER_WORDS)
 _VAGUE_WORDS = frozenset(_words("dozens hundreds thousands millions billions"))
 _ARTICLE_UNITS = frozenset(_words("decade year month"))
 _MULTIPLIER_HINT = re.compile(r"(?i)hal[fv]|doubl|tripl|quadrupl|fold")
+_PERCENTILE_HINT = re.compile(r"[pP](?:50|75|90|95|99)")
 _YEAR_HINT = re.compile(r"(?:19|20)\d\d")
 _VERSION_HINT = re.compile(r"\d\.\d+\.\d|(?<![\w.])[vV]\d")
 
@@ -1001,6 +1056,8 @@ def scan(text: str) -> Mentions:
         _scan_dates(s)
     if words & _ARTICLE_UNITS:
         _scan_article_durations(s)
+    if _PERCENTILE_HINT.search(text):
+        _scan_percentiles(s)
     _scan_numbers(s, bool(words & _NUMBER_WORD_SET))
     if _MULTIPLIER_HINT.search(text):
         _scan_multipliers(s)
