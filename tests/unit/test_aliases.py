@@ -47,6 +47,16 @@ def test_spelling_key_drops_trailing_dots_and_possessives() -> None:
         ("Mgr", "Manager"),
         ("SWE", "Software Engineer"),
         ("VP", "Vice President"),
+        ("QPS", "queries per second"),
+        ("RPS", "requests per second"),
+        ("TPS", "transactions per second"),
+        ("MTTR", "mean time to recovery"),
+        ("SLOs", "service level objective"),
+        ("GMV", "gross merchandise value"),
+        ("AML", "anti-money-laundering"),
+        ("SSR", "server-side rendering"),
+        ("NER", "named-entity recognition"),
+        ("k8s", "Kubernetes"),
     ],
 )
 def test_shipped_aliases_name_the_same_thing(a: str, b: str) -> None:
@@ -76,3 +86,12 @@ def test_config_aliases_extend_and_join_shipped_groups() -> None:
 def test_the_shipped_list_is_a_few_dozen_groups_without_empty_spellings() -> None:
     assert len(ALIAS_GROUPS) >= 40
     assert all(spelling_key(s) for g in ALIAS_GROUPS for s in g.spellings)
+
+
+def test_a_term_alias_is_no_tool_so_its_words_claim_nothing_in_lower_case() -> None:
+    table = alias_table()
+    assert table.kinds("qps") == frozenset({"term"})
+    assert not table.is_tool("queries per second")
+    assert "queries per second" not in table.tool_spellings
+    # "ms" is no alias: spellings ignore case, and "MS" is a degree (quantities reads "180 ms")
+    assert not table.known("ms")

@@ -35,7 +35,7 @@ __all__ = [
     "word_tokens",
 ]
 
-AliasKind = Literal["tool", "title", "org", "place", "field"]
+AliasKind = Literal["tool", "title", "org", "place", "field", "term"]
 
 
 @dataclass(frozen=True)
@@ -139,6 +139,33 @@ ALIAS_GROUPS: tuple[AliasGroup, ...] = (
     _g("tool", "BI", "business intelligence"),
     _g("tool", "OKRs", "OKR", "objectives and key results"),
     _g("tool", "KPIs", "KPI", "key performance indicators"),
+    # units and abbreviations of ordinary terms: a capitalised abbreviation ("QPS", "MTTR")
+    # is its spelled-out words, which a sentence may write in lower case without a claim.
+    # (Not "ms": spellings ignore case, and "MS" is a degree or Microsoft; "180 ms" is read
+    # as milliseconds by domain.truth.quantities, as "p99" is the 99th percentile.)
+    _g("term", "QPS", "queries per second", "queries/s", "query per second"),
+    _g("term", "RPS", "requests per second", "requests/s", "req/s", "request per second"),
+    _g("term", "TPS", "transactions per second", "transactions/s"),
+    _g("term", "SLO", "SLOs", "service level objective", "service-level objective"),
+    _g("term", "SLA", "SLAs", "service level agreement", "service-level agreement"),
+    _g("term", "SLI", "SLIs", "service level indicator", "service-level indicator"),
+    _g(
+        "term",
+        "MTTR",
+        "mean time to recovery",
+        "mean time to recover",
+        "mean time to restore",
+        "mean time to repair",
+    ),
+    _g("term", "GMV", "gross merchandise value"),
+    _g("term", "AML", "anti-money-laundering", "anti-money laundering", "anti money laundering"),
+    _g("term", "SSR", "server-side rendering", "server side rendering"),
+    _g("term", "CDN", "content delivery network"),
+    _g("term", "NER", "named-entity recognition", "named entity recognition"),
+    _g("term", "CER", "character error rate"),
+    _g("term", "WER", "word error rate"),
+    _g("term", "E2E", "end-to-end", "end to end"),
+    _g("term", "VM", "VMs", "virtual machine", "virtual machines"),
     # titles and their words
     _g("title", "Senior", "Sr", "Snr"),
     _g("title", "Junior", "Jr", "Jnr"),

@@ -27,6 +27,7 @@ from jobctrl.domain.materials import TailoredEducation
 from jobctrl.domain.profile import Education
 from jobctrl.domain.truth.aliases import AliasTable, fold, word_tokens
 from jobctrl.domain.truth.quantities import PRESENT, DatePoint, parse_date, singular
+from jobctrl.domain.truth.sentences import degree_of
 from jobctrl.domain.vocabulary import term_for
 
 __all__ = [
@@ -56,9 +57,30 @@ def degree_changes(
     for part in ("institution", "degree", "field"):
         said, real = getattr(edu, part), getattr(held, part)
         squeezed = {_DEGREE_PUNCTUATION.sub("", fold(x)) for x in (said, real)}
-        if said.strip() and len(squeezed) > 1 and not same_phrase(said, real, table):
+        if not said.strip() or len(squeezed) == 1:
+            continue
+        same = _same_degree(said, held, table) if part == "degree" else None
+        if not (same if same is not None else same_phrase(said, real, table)):
             changes.append((part, said))
     return changes
+
+
+_OF_IN = re.compile(r"^\s*(?:of|in)\s+", re.IGNORECASE)
+
+
+def _same_degree(said: str, held: Education, table: AliasTable) -> bool | None:
+    """``said`` names ``held``'s degree in the degree vocabulary ("Master of Science" and
+    "M.S." are MS; "Master's degree" any master's; "Bachelor of Design" a Bachelor in
+    Design), or says more ("BSc" for "Bachelor"): None when either is outside it."""
+    a, b = degree_of(said), degree_of(held.degree)
+    if a is None or b is None:
+        return None
+    (claimed, rest), (stated, stated_rest) = a, b
+    if claimed.level != stated.level or claimed.which not in (None, stated.which):
+        return False
+    rest = _OF_IN.sub("", rest).strip()
+    known = [x for x in (_OF_IN.sub("", stated_rest).strip(), held.field) if x.strip()]
+    return not rest or any(same_phrase(rest, x, table) for x in known)
 
 
 # -- dates -----------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ __all__ = [
     "Part",
     "Reading",
     "claim_words",
+    "degree_of",
     "degrees_in",
     "read_sentence",
 ]
@@ -110,6 +111,10 @@ class Reading:
     speaks_of_self: bool  # I / my / we / our … (the writer as subject or owner)
     names_self: bool  # … or as object: me / us / myself
     addresses_reader: bool  # you / your
+    names_job: bool = False  # "the role", "this position", "the posting", "the job description"
+    # The writer appears only in frames that claim nothing ("I noticed", "I am excited by",
+    # "I would love to", "caught my eye", "excites me"), or not at all.
+    self_neutral: bool = True
 
 
 # -- words -------------------------------------------------------------------------------------
@@ -360,9 +365,14 @@ _DEGREE_PATTERNS: tuple[tuple[str, str | None, tuple[str, ...]], ...] = (
     (
         "master",
         "msc",
-        (r"M\.?Sc\b\.?", r"M\.S\.", r"MS\b(?=\s+(?:in|degree)\b)", r"(?i:master\s+of\s+science\b)"),
+        (
+            r"M\.?Sc\b\.?",
+            r"M\.S\.",
+            r"MS\b(?=\s+(?:in|degree|from)\b)",
+            r"(?i:master\s+of\s+science\b)",
+        ),
     ),
-    ("master", "ma", (r"M\.A\.", r"MA\b(?=\s+(?:in|degree)\b)", r"(?i:master\s+of\s+arts\b)")),
+    ("master", "ma", (r"M\.A\.", r"MA\b(?=\s+(?:in|degree|from)\b)", r"(?i:master\s+of\s+arts\b)")),
     ("master", "meng", (r"M\.?Eng\b\.?", r"(?i:master\s+of\s+engineering\b)")),
     ("master", "mphil", (r"M\.?Phil\b\.?",)),
     ("master", "mres", (r"MRes\b",)),
@@ -381,14 +391,14 @@ _DEGREE_PATTERNS: tuple[tuple[str, str | None, tuple[str, ...]], ...] = (
         (
             r"B\.?Sc\b\.?",
             r"B\.S\.",
-            r"BS\b(?=\s+(?:in|degree)\b)",
+            r"BS\b(?=\s+(?:in|degree|from)\b)",
             r"(?i:bachelor\s+of\s+science\b)",
         ),
     ),
     (
         "bachelor",
         "ba",
-        (r"B\.A\.", r"BA\b(?=\s+(?:in|degree|\(hons)\b)", r"(?i:bachelor\s+of\s+arts\b)"),
+        (r"B\.A\.", r"BA\b(?=\s+(?:in|degree|from|\(hons)\b)", r"(?i:bachelor\s+of\s+arts\b)"),
     ),
     ("bachelor", "beng", (r"B\.?Eng\b\.?", r"(?i:bachelor\s+of\s+engineering\b)")),
     ("bachelor", "btech", (r"B\.?Tech\b\.?", r"(?i:bachelor\s+of\s+technology\b)")),
@@ -433,7 +443,7 @@ _CLAIM_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"honou?rable\s+mention\b",
         ),
     ),
-    ("won", (r"won\b", r"winn(?:er|ers|ing)\b")),
+    ("won", (r"won\b", r"winn(?:er|ers|ing)\b", r"first\s+place\b", r"1st\s+place\b")),
     (
         "finalist",
         (
@@ -455,7 +465,17 @@ _CLAIM_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (r"certifi(?:ed|cation|cations|cate|cates)\b", r"accredit(?:ed|ation)\b", r"licen[cs]ed\b"),
     ),
     ("published", (r"publish(?:ed|ing)?\b", r"publications?\b", r"co-?authored\b")),
-    ("founded", (r"found(?:ed|er|ers|ing)\b", r"co-?found(?:ed|er|ers|ing)\b")),
+    (
+        "founded",
+        (
+            r"found(?:ed|er|ers|ing)\b",
+            r"co-?found(?:ed|er|ers|ing)\b",
+            # starting a company is founding it ("started a data consultancy")
+            r"(?:start|launch|set(?:ting)?\s+up)(?:ed|ing|s)?\s+(?:(?:a|an|my|our|the|his|her|"
+            r"their|own)\s+){0,2}(?:[\w-]+\s+){0,2}?(?:compan(?:y|ies)|start-?ups?|business|"
+            r"consultancy|agency|studio|firm|venture|non-?profit|charity)\b(?!['’]s)",
+        ),
+    ),
     ("keynote", (r"keynotes?\b",)),
     (
         "speaker",
@@ -475,8 +495,6 @@ _CLAIM_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"#\s?1\b",
             r"no\.\s?1\b",
             r"number\s+one\b",
-            r"first\s+place\b",
-            r"1st\s+place\b",
         ),
     ),
     ("elected", (r"elected\b",)),
@@ -533,6 +551,38 @@ def degrees_in(text: str, starts: Sequence[tuple[int, str]] | None = None) -> li
         level, which, _ = _DEGREE_PATTERNS[_index(m)]
         out.append(Degree(level, which, m.group().strip(), m.start(), m.end()))
     return out
+
+
+# A degree field written as the abbreviation alone ("MS", "B.S."), which a sentence must
+# follow with "in" or "degree" to be read as one.
+_BARE_DEGREES: dict[str, tuple[str, str]] = {
+    "ms": ("master", "msc"),
+    "ma": ("master", "ma"),
+    "bs": ("bachelor", "bsc"),
+    "ba": ("bachelor", "ba"),
+}
+_DEGREE_TAIL = re.compile(r"[\s.,]*(?:\(hons?\.?\)|hons\b\.?|degree\b)?[\s.,]*$", re.IGNORECASE)
+
+
+def degree_of(text: str) -> tuple[Degree, str] | None:
+    """The degree a degree field names ("Master of Science", "M.S.", "Bachelor's degree")
+    and what follows it ("of Design" in "Bachelor of Design"), or None when the field does
+    not start with one (``degrees_in``'s vocabulary, which sentences are read with too)."""
+    field = text.strip()
+    tail = _DEGREE_TAIL.search(field)
+    short = field[: tail.start() if tail else None]
+    bare = _BARE_DEGREES.get(re.sub(r"[\s.]", "", short).casefold())
+    if bare and len(short) <= 6:
+        return Degree(bare[0], bare[1], short, 0, len(short)), ""
+    m = _DEGREES.match(field, 0)
+    if m is None:
+        return None
+    level, which, _ = _DEGREE_PATTERNS[_index(m)]
+    rest = field[m.end() :]
+    tail = _DEGREE_TAIL.search(rest)
+    return Degree(level, which, m.group().strip(), 0, m.end()), rest[
+        : tail.start() if tail else None
+    ]
 
 
 def claim_words(text: str, starts: Sequence[tuple[int, str]] | None = None) -> list[ClaimWord]:
@@ -971,6 +1021,65 @@ def _gap_objects(
     return spans
 
 
+# -- the posting, the role and the company -------------------------------------------------------
+
+# A greeting's addressee, up to the first comma: names in it are no claim ("Dear Dr. Akiba").
+_ADDRESSEE = re.compile(
+    r"\s*(?:dear|hello|hi|hey|greetings|good\s+(?:morning|afternoon|day)|ol[aá]|hola|bonjour|"
+    r"hallo|ciao|hej|hei|merhaba|cze[sś][cć]|szanown[a-z]*|estimad[oa]s?|prezad[oa]s?|"
+    r"liebe[rs]?|sehr\s+geehrte[rs]?|ch[eè]re?s?|car[oia])\b(?P<who>(?:\s+(?:dr|ms|mrs|mr|mx|prof)\.)?[^,:;!.\n]*)",
+    re.IGNORECASE,
+)
+
+_JOB = re.compile(
+    r"\b(?:the|this|that|your|its|their)\s+(?:[\w-]+\s+){0,3}?(?:role|position|posting|"
+    r"job|opening|vacancy|listing|advert|advertisement|ad|job\s+description|description|"
+    r"requirements?|team|mission)\b",
+    re.IGNORECASE,
+)
+# The frames in which a writer may appear in a sentence about the job and claim nothing.
+_NEUTRAL_SUBJECT = re.compile(
+    r"(?:i|we)\s+(?:(?:also|really|particularly|especially|genuinely|truly|greatly|deeply)\s+)?"
+    r"(?:noticed|notice|saw|see|read|learned|learnt|understand|gather|admire|appreciate|love|"
+    r"like|hope|believe|think|want|wish|look\s+forward|share|welcome|value|"
+    r"(?:am|are|was|were)\s+(?:(?:so|very|really|particularly|especially|genuinely)\s+)?"
+    r"(?:excited|drawn|interested|impressed|inspired|keen|eager|glad|happy|delighted|"
+    r"thrilled|pleased|writing|applying|reaching|intrigued|fascinated|curious)|"
+    r"would\s+(?:(?:really|also)\s+)?(?:love|like|welcome|enjoy|value|appreciate|"
+    r"be\s+(?:(?:so|very|really)\s+)?(?:glad|happy|delighted|thrilled|excited|keen|eager|"
+    r"grateful|pleased|honou?red)))\b"
+    r"|my\s+(?:eye|attention|interest|curiosity|application|candidacy|cv|resume|résumé|"
+    r"letter)\b",
+    re.IGNORECASE,
+)
+_NEUTRAL_OBJECT_BEFORE = frozenset(
+    _words("""excites excite interests interest drew draws attracts attracted inspires inspired
+    motivates motivated thrills compels fascinates intrigues""")
+)
+
+
+def _self_neutral(text: str, tokens: Sequence[_Token], lowered: Sequence[str]) -> bool:
+    """The writer appears only in frames that claim nothing: "I noticed that …", "I am
+    excited by …", "I would love to …", "… caught my eye", "… excites me"."""
+    for i, word in enumerate(lowered):
+        if word in _SELF_OBJECT and word in ("me", "us"):
+            before = lowered[i - 1] if i else ""
+            two = " ".join(lowered[max(0, i - 2) : i])
+            if before in _NEUTRAL_OBJECT_BEFORE or two in ("appeals to", "speaks to"):
+                continue
+            return False
+        if word in _SELF_OBJECT or word in _SELF:
+            window = text[tokens[i].start : tokens[i].start + 100].casefold().replace("’", "'")
+            window = _CONTRACTED.sub(lambda m: f"{m[1]} {_EXPANDED[m[2]]}", window, count=1)
+            if _NEUTRAL_SUBJECT.match(window) is None:
+                return False
+    return True
+
+
+_CONTRACTED = re.compile(r"^(i|we)'(m|d|re)\b")
+_EXPANDED = {"m": "am", "d": "would", "re": "are"}
+
+
 # -- reading -----------------------------------------------------------------------------------
 
 
@@ -992,6 +1101,8 @@ def read_sentence(text: str, aliases: AliasTable, masked: Sequence[tuple[int, in
     entities += _unknown_tools(text, tokens, entities, taken)
     lowered = [t.text.casefold().replace("’", "'") for t in tokens]
     gaps = _gap_objects(text, tokens, entities) if _GAP_HINT.search(text) else []
+    if addressee := _ADDRESSEE.match(text):  # "Dear Dr. Akiba,": whom the letter is to
+        gaps.append((addressee.start("who"), addressee.end()))
     first_person = _first_person(text, tokens, lowered)
     if "my" in lowered:
         first_person += [m.group() for m in _MY_CLAIM.finditer(text)]
@@ -1004,4 +1115,6 @@ def read_sentence(text: str, aliases: AliasTable, masked: Sequence[tuple[int, in
         speaks_of_self=any(w in _SELF for w in lowered),
         names_self=any(w in _SELF or w in _SELF_OBJECT for w in lowered),
         addresses_reader=any(w in _READER for w in lowered),
+        names_job=bool(_JOB.search(text)),
+        self_neutral=_self_neutral(text, tokens, lowered),
     )
