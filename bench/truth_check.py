@@ -44,12 +44,16 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 from tests.unit.truth_corpus import SPECS  # noqa: E402
 from tests.unit.truth_corpus.corpus import TODAY, load_profile  # noqa: E402
 from tests.unit.truth_corpus.evaluate import (  # noqa: E402
+    FABRICATIONS,
     TRUTHFUL,
     check,
     demo_postings,
     document,
     offline_context,
     rates,
+    refused_whole,
+    repair_by_kind,
+    repaired,
 )
 
 from jobctrl.demo.postings import generate_postings  # noqa: E402
@@ -128,6 +132,34 @@ def corpus_figures(rounds: int) -> dict[str, Any]:
         "false_alarm_rate": round(figures.false_alarm_rate, 4),
         "missed": figures.missed,
         "false_alarms": figures.alarms,
+        "repair": repair_figures(),
+    }
+
+
+def repair_figures() -> dict[str, Any]:
+    """What the stage keeps: lies caught (each kind), truthful documents that lose a line
+    or would be refused whole, and what a check plus its repair costs per lying resume."""
+    lying_resumes = [(c, document(c)) for c in FABRICATIONS if c.document == "resume"]
+    repaired.cache_clear()
+    timed: list[float] = []
+    for case, doc in lying_resumes:
+        started = time.perf_counter()
+        check(case, doc)
+        repaired(case.id)
+        timed.append(time.perf_counter() - started)
+    truthful = [c.id for c in TRUTHFUL]
+    lost = [c for c in truthful if repaired(c).removed]
+    whole = [c for c in truthful if refused_whole(c)]
+    return {
+        "lies": len(FABRICATIONS),
+        "lies_refused_whole": sum(refused_whole(c.id) for c in FABRICATIONS),
+        "truthful": len(truthful),
+        "truthful_losing_a_line": len(lost),
+        "truthful_losing_a_line_rate": round(len(lost) / len(truthful), 4),
+        "truthful_refused_whole": len(whole),
+        "truthful_losing": lost,
+        "lying_resume_check_and_repair": _ms(timed[1:]),
+        "by_kind": repair_by_kind(),
     }
 
 
@@ -260,11 +292,11 @@ def stage_figures(n_jobs: int, seed: int) -> dict[str, Any]:
     refused = {"tailor": 0, "cover": 0}
     saved = material_stages.RESUME, material_stages.LETTER
 
-    def timing(stage: str, fn: Callable[..., None]) -> Callable[..., None]:
-        def timed_check(*args: Any) -> None:
+    def timing(stage: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed_check(*args: Any) -> Any:  # the check and its repair
             started = time.perf_counter()
             try:
-                fn(*args)
+                return fn(*args)
             finally:
                 checks[stage].append(time.perf_counter() - started)
 
@@ -272,10 +304,10 @@ def stage_figures(n_jobs: int, seed: int) -> dict[str, Any]:
 
     resume_kind, letter_kind = saved
     material_stages.RESUME = dataclasses.replace(
-        resume_kind, check=timing("tailor", resume_kind.check)
+        resume_kind, repair=timing("tailor", resume_kind.repair)
     )
     material_stages.LETTER = dataclasses.replace(
-        letter_kind, check=timing("cover", letter_kind.check)
+        letter_kind, repair=timing("cover", letter_kind.repair)
     )
     home, store = fresh_home(
         "jobctrl-bench-truth-", settings={**LOOPBACK_FETCH, "min_fit_score": 0}

@@ -33,9 +33,9 @@ from jobctrl.domain.truth.repair import (
     repair_lines,
     repair_resume,
 )
-from tests.unit.truth_corpus import SPECS
+from tests.unit.truth_corpus import evaluate
 from tests.unit.truth_corpus.corpus import load_profile
-from tests.unit.truth_corpus.evaluate import FABRICATIONS, TRUTHFUL, check, context, document
+from tests.unit.truth_corpus.evaluate import FABRICATIONS, TRUTHFUL, context, document
 
 PROFILE = Profile(**DEMO_PROFILE)
 CONTEXT = ClaimContext(free_names=("Acme Logistics", "Senior Backend Engineer"))
@@ -211,20 +211,10 @@ def test_each_reason_reads_as_plain_words():
 # -- the corpus ------------------------------------------------------------------------------
 
 
-def _repaired(case):
-    doc = document(case)
-    findings = check(case, doc)
-    profile, ctx = load_profile(case.profile), context(case.profile)
-    if isinstance(doc, TailoredResume):
-        return doc, repair_resume(doc, profile, ctx, findings)
-    spec = SPECS[case.profile]
-    return doc, repair_letter(doc, profile, ctx, findings, company=spec.company, role=spec.role)
-
-
 def test_every_planted_lie_is_repaired_out_of_its_document():
     unclean, kept_lies = [], []
     for case in FABRICATIONS:
-        doc, repaired = _repaired(case)
+        doc, repaired = document(case), evaluate.repaired(case.id)
         if not repaired.clean:
             unclean.append(case.id)
             continue
@@ -241,5 +231,5 @@ def test_every_planted_lie_is_repaired_out_of_its_document():
 
 
 def test_a_truthful_corpus_document_is_never_touched():
-    touched = [c.id for c in TRUTHFUL if _repaired(c)[1].changes]
+    touched = [c.id for c in TRUTHFUL if evaluate.repaired(c.id).changes]
     assert touched == []

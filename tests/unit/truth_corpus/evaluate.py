@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from jobctrl.demo.postings import generate_postings
 from jobctrl.domain.materials import CoverLetter, TailoredResume
 from jobctrl.domain.profile import Profile
+from jobctrl.domain.truth.changes import Repaired
 from jobctrl.domain.truth.claims import ClaimContext
 from jobctrl.domain.truth.document import Finding, check_letter, check_resume
+from jobctrl.domain.truth.repair import DEFAULT_MAX_DROPPED_SHARE, repair_letter, repair_resume
 from jobctrl.fetch.extract import extract_posting
 from jobctrl.llm.offline import score_offline
 from jobctrl.llm.offline_materials import cover_offline, tailor_offline
@@ -155,3 +157,38 @@ def offline_documents(
     resume = tailor_offline(profile, report, posting.title, posting.company)
     letter = cover_offline(profile, report, posting.title, posting.company)
     return resume, letter, offline_context(posting)
+
+
+# -- repair ----------------------------------------------------------------------------------
+
+
+@functools.cache
+def repaired(case_id: str) -> Repaired[TailoredResume] | Repaired[CoverLetter]:
+    """The case's document as the stage keeps it: each place its check flags repaired."""
+    case = BY_ID[case_id]
+    doc, found = document(case), list(findings(case_id))
+    profile, ctx = load_profile(case.profile), context(case.profile)
+    if isinstance(doc, TailoredResume):
+        return repair_resume(doc, profile, ctx, found)
+    spec = SPECS[case.profile]
+    return repair_letter(doc, profile, ctx, found, company=spec.company, role=spec.role)
+
+
+def refused_whole(case_id: str, max_share: float = DEFAULT_MAX_DROPPED_SHARE) -> bool:
+    """The stage would not keep the document by cutting (it would ask the model once)."""
+    done = repaired(case_id)
+    return not done.clean or done.share > max_share
+
+
+def repair_by_kind() -> dict[str, dict[str, int]]:
+    """Per kind of lie or rewrite: documents, lies caught, documents that lost a line,
+    documents too broken to keep by cutting."""
+    table: dict[str, dict[str, int]] = {}
+    for case in [*FABRICATIONS, *TRUTHFUL]:
+        key = f"{'lie' if not case.truthful else 'ok'}:{case.kind}"
+        row = table.setdefault(key, {"documents": 0, "caught": 0, "lost_a_line": 0, "refused": 0})
+        row["documents"] += 1
+        row["caught"] += bool(not case.truthful and caught_by(case))
+        row["lost_a_line"] += bool(repaired(case.id).removed)
+        row["refused"] += refused_whole(case.id)
+    return dict(sorted(table.items()))
