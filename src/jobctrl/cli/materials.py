@@ -61,6 +61,12 @@ def materials_cmd(args: tuple[str, ...], as_json: bool, directory: Path | None) 
                 f"wrote generation {result.generation} for job {result.job_id}; "
                 "approve it with `jobctrl materials approve JOB`"
             )
+            removed = len(check.dropped) if check else 0
+            if removed:
+                click.echo(
+                    f"the truth check removed {removed} sentence{'s' if removed != 1 else ''} "
+                    f"your profile does not support: `jobctrl show {result.job_id}` lists them"
+                )
         return
     if len(args) == 2 and args[0] in app_materials.DECISIONS:
         decided = app_materials.decide_materials(home(), args[1], args[0])
