@@ -427,6 +427,11 @@ _DEGREES = _Dispatch(
     "",
 )
 
+_COMPANY_AFTER = (
+    r"(?:ed|ing|s|es)?\s+(?:(?:a|an|my|our|the|his|her|their|own)\s+){0,2}(?:[\w-]+\s+){0,2}?"
+    r"(?:compan(?:y|ies)|start-?ups?|business|consultancy|agency|studio|firm|venture|"
+    r"non-?profit|charity)\b(?!['’]s)"
+)
 # (family, alternatives), case ignored.
 _CLAIM_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
@@ -470,10 +475,9 @@ _CLAIM_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             r"found(?:ed|er|ers|ing)\b",
             r"co-?found(?:ed|er|ers|ing)\b",
-            # starting a company is founding it ("started a data consultancy")
-            r"(?:start|launch|set(?:ting)?\s+up)(?:ed|ing|s)?\s+(?:(?:a|an|my|our|the|his|her|"
-            r"their|own)\s+){0,2}(?:[\w-]+\s+){0,2}?(?:compan(?:y|ies)|start-?ups?|business|"
-            r"consultancy|agency|studio|firm|venture|non-?profit|charity)\b(?!['’]s)",
+            # starting a company is founding it ("started a data consultancy"); each verb
+            # its own alternative, so that it is tried only where such a word starts
+            *(verb + _COMPANY_AFTER for verb in (r"start", r"launch", r"set(?:ting|s)?\s+up")),
         ),
     ),
     ("keynote", (r"keynotes?\b",)),
