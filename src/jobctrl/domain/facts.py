@@ -2,14 +2,22 @@
 
 A fact is one thing the profile states: the person's name, a summary sentence, a skill,
 an experience entry (employer, title, dates, place), one highlight of an entry, an
-education entry, a saved application answer (``answer``: "Notice period: 3 months"; a
-saved question's fact is its answer alone, so the question's words support nothing). Its
+education entry, a language (``language``: "German (fluent)"), a certification
+(``certification``: "CKA, The Linux Foundation, 2022"), a project (``project``: its name,
+dates and description; each bullet a ``highlight`` of it), an award (``award``), a
+volunteer role (``volunteer``: "Mentor at Code Club (volunteer), 2019 – present"; each
+bullet a ``highlight`` of it), a saved application answer (``answer``: "Notice period: 3
+months"; a saved question's fact is its answer alone, so the question's words support
+nothing). Its
 id is derived from its content (kind + the words that identify it), so the same profile
 imported twice gives the same ids, reordering entries keeps them, and an edited fact gets
 a new id (a citation of the old wording no longer resolves).
 
-A highlight's ``parent`` is its experience entry: a sentence citing a highlight may also
-name that entry's employer, title and dates.
+A highlight's ``parent`` is its experience entry (or project, or volunteer role): a
+sentence citing a highlight may also name that entry's employer, title and dates. Only
+``experience`` and ``education`` are entries to the truth check (their dates are fields,
+and an experience entry's years count as years worked); the others are read as text,
+dates included, like a highlight.
 """
 
 from __future__ import annotations
@@ -19,21 +27,48 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from jobctrl.domain.profile import Answers, Education, Experience, Profile
+from jobctrl.domain.profile import (
+    Answers,
+    Award,
+    Certification,
+    Education,
+    Experience,
+    Language,
+    Profile,
+    Project,
+)
 
 __all__ = [
     "ANSWER_LABELS",
     "Fact",
     "FactKind",
     "answer_facts",
+    "award_fact_id",
+    "certification_fact_id",
     "education_fact_id",
     "experience_fact_id",
     "fact_index",
+    "language_fact_id",
     "profile_facts",
+    "project_fact_id",
     "summary_sentences",
+    "volunteer_fact_id",
 ]
 
-FactKind = Literal["name", "summary", "skill", "experience", "highlight", "education", "answer"]
+FactKind = Literal[
+    "name",
+    "summary",
+    "skill",
+    "experience",
+    "highlight",
+    "education",
+    "language",
+    "certification",
+    "project",
+    "award",
+    "volunteer",
+    "answer",
+]
 
 _PREFIX: dict[str, str] = {
     "name": "name",
@@ -42,6 +77,11 @@ _PREFIX: dict[str, str] = {
     "experience": "exp",
     "highlight": "hl",
     "education": "edu",
+    "language": "lang",
+    "certification": "cert",
+    "project": "proj",
+    "award": "award",
+    "volunteer": "vol",
     "answer": "ans",
 }
 # A sentence ends at . ! ? followed by space and a capital, digit or quote; "e.g. x",
@@ -106,6 +146,70 @@ def _education_text(edu: Education) -> str:
     return f"{text}, {when}" if when else text
 
 
+def _language_text(lang: Language) -> str:
+    fluency = lang.fluency.strip()
+    return f"{lang.language.strip()} ({fluency})" if fluency else lang.language.strip()
+
+
+def _certification_text(cert: Certification) -> str:
+    return ", ".join(x.strip() for x in (cert.name, cert.issuer, cert.date) if x.strip())
+
+
+def _project_text(project: Project) -> str:
+    when = " – ".join(x for x in (project.start, project.end) if x.strip())
+    text = f"{project.name.strip()}, {when}" if when else project.name.strip()
+    return f"{text}: {project.description.strip()}" if project.description.strip() else text
+
+
+def _award_text(award: Award) -> str:
+    text = ", ".join(x.strip() for x in (award.title, award.awarder, award.date) if x.strip())
+    return f"{text}. {award.summary.strip()}" if award.summary.strip() else text
+
+
+def _volunteer_text(role: Experience) -> str:
+    when = " – ".join(x for x in (role.start, role.end or ("present" if role.start else "")) if x)
+    text = f"{role.title} at {role.company} (volunteer)"
+    if when:
+        text += f", {when}"
+    if role.location:
+        text += f", {role.location}"
+    return text
+
+
+def _highlights(parent: str, key: tuple[str, ...], bullets: list[str]) -> list[Fact]:
+    return [
+        Fact(_fact_id("highlight", *key, b), "highlight", b.strip(), parent=parent)
+        for b in bullets
+        if b.strip()
+    ]
+
+
+def _more_facts(profile: Profile) -> list[Fact]:
+    """The facts of what a resume lists beside roles and education."""
+    facts: list[Fact] = []
+    for lang in profile.languages:
+        if lang.language.strip():
+            facts.append(Fact(language_fact_id(lang), "language", _language_text(lang)))
+    for cert in profile.certifications:
+        if cert.name.strip():
+            facts.append(
+                Fact(certification_fact_id(cert), "certification", _certification_text(cert))
+            )
+    for project in profile.projects:
+        entry = project_fact_id(project)
+        facts.append(Fact(entry, "project", _project_text(project)))
+        facts += _highlights(entry, ("project", project.name), project.bullets)
+    for award in profile.awards:
+        if award.title.strip():
+            facts.append(Fact(award_fact_id(award), "award", _award_text(award)))
+    for role in profile.volunteer:
+        entry = volunteer_fact_id(role)
+        facts.append(Fact(entry, "volunteer", _volunteer_text(role)))
+        key = ("volunteer", role.company, role.title, role.start)
+        facts += _highlights(entry, key, role.bullets)
+    return facts
+
+
 def profile_facts(profile: Profile) -> list[Fact]:
     """Every fact of ``profile`` in profile order (ids unique; a repeated fact once)."""
     facts: list[Fact] = []
@@ -139,6 +243,7 @@ def profile_facts(profile: Profile) -> list[Fact]:
                 end=edu.end,
             )
         )
+    facts += _more_facts(profile)
     facts += answer_facts(profile.answers)
     unique: dict[str, Fact] = {}
     for fact in facts:
@@ -174,3 +279,23 @@ def experience_fact_id(exp: Experience) -> str:
 
 def education_fact_id(edu: Education) -> str:
     return _fact_id("education", edu.institution, edu.degree, edu.field, edu.start)
+
+
+def language_fact_id(lang: Language) -> str:
+    return _fact_id("language", lang.language, lang.fluency)
+
+
+def certification_fact_id(cert: Certification) -> str:
+    return _fact_id("certification", cert.name, cert.issuer, cert.date)
+
+
+def project_fact_id(project: Project) -> str:
+    return _fact_id("project", project.name, project.start)
+
+
+def award_fact_id(award: Award) -> str:
+    return _fact_id("award", award.title, award.awarder, award.date)
+
+
+def volunteer_fact_id(role: Experience) -> str:
+    return _fact_id("volunteer", role.company, role.title, role.start)

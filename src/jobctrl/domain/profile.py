@@ -6,6 +6,16 @@ pronouns, how they heard of the job, profile links — and their own question �
 pairs. Apply's browser prefill answers form questions from them, and they are profile
 facts (kind ``answer``) a generated answer may cite.
 
+Besides roles, education and skills a profile keeps what a resume lists beside them:
+``languages`` (language, fluency), ``certifications`` (name, issuer, date, url),
+``projects`` (name, description, url, bullets, dates), ``awards`` (title, awarder, date,
+summary) and ``volunteer`` roles. Volunteer roles have the shape of an ``Experience`` (an
+organisation, a position, dates, bullets) but are their own list: the scorer counts years
+of experience from ``experience`` and the truth check counts a cited entry's years as
+years worked, and unpaid roles are neither employment nor what a form's "employment
+history" asks for; a resume may still name them (their facts are citable). All of them
+default to empty, so an older config.yaml loads unchanged.
+
 A profile has limits, generous for any real career and small enough that every stage's
 work on it stays bounded (a 5 MB profile once made each Score take 90 s): they are
 checked wherever a profile is read (config.yaml, an import, the store).
@@ -33,6 +43,11 @@ MAX_ROLES = 50
 MAX_BULLETS = 30  # per role
 MAX_EDUCATION = 20
 MAX_LINKS = 20
+MAX_LANGUAGES = 30
+MAX_CERTIFICATIONS = 50
+MAX_PROJECTS = 50
+MAX_AWARDS = 50
+MAX_VOLUNTEER = 30
 MAX_ANSWERS = 50  # saved question → answer pairs
 MAX_TARGETS = 100  # entries in each target-search list
 MAX_PROFILE_CHARS = 100_000  # all of the profile's text together (about 25 pages)
@@ -67,6 +82,34 @@ class Education(_Model):
     field: Line = ""
     start: Line = ""
     end: Line = ""
+
+
+class Language(_Model):
+    language: Line
+    fluency: Line = ""  # as written: "native", "C1", "professional working proficiency"
+
+
+class Certification(_Model):
+    name: Line
+    issuer: Line = ""
+    date: Line = ""  # "YYYY-MM" or "YYYY"
+    url: Line = ""
+
+
+class Project(_Model):
+    name: Line
+    description: Text = ""
+    url: Line = ""
+    bullets: list[Text] = Field(default_factory=list, max_length=MAX_BULLETS)
+    start: Line = ""
+    end: Line = ""
+
+
+class Award(_Model):
+    title: Line
+    awarder: Line = ""
+    date: Line = ""
+    summary: Text = ""
 
 
 class _AnswerModel(_Model):
@@ -121,12 +164,23 @@ class Profile(_Model):
     skills: list[Line] = Field(default_factory=list, max_length=MAX_SKILLS)
     experience: list[Experience] = Field(default_factory=list, max_length=MAX_ROLES)
     education: list[Education] = Field(default_factory=list, max_length=MAX_EDUCATION)
+    languages: list[Language] = Field(default_factory=list, max_length=MAX_LANGUAGES)
+    certifications: list[Certification] = Field(default_factory=list, max_length=MAX_CERTIFICATIONS)
+    projects: list[Project] = Field(default_factory=list, max_length=MAX_PROJECTS)
+    awards: list[Award] = Field(default_factory=list, max_length=MAX_AWARDS)
+    volunteer: list[Experience] = Field(default_factory=list, max_length=MAX_VOLUNTEER)
     answers: Answers = Field(default_factory=Answers)
 
     @model_validator(mode="after")
     def _bounded(self) -> Profile:
         size = len(self.summary) + sum(len(s) for s in self.skills)
-        size += sum(len(e.title) + sum(map(len, e.bullets)) for e in self.experience)
+        for e in (*self.experience, *self.volunteer):
+            size += len(e.title) + sum(map(len, e.bullets))
+        for p in self.projects:
+            size += len(p.name) + len(p.description) + sum(map(len, p.bullets))
+        size += sum(len(a.title) + len(a.summary) for a in self.awards)
+        size += sum(len(c.name) + len(c.issuer) for c in self.certifications)
+        size += sum(len(x.language) + len(x.fluency) for x in self.languages)
         size += self.answers.text_size()
         if size > MAX_PROFILE_CHARS:
             raise ValueError(

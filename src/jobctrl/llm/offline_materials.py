@@ -8,7 +8,9 @@ the most recent title the person held, never the posting's title.
 
 Both cite by construction (``domain.facts``): each bullet cites its highlight, each summary
 sentence its summary fact, the headline and each entry the experience entry it is, each
-education entry its own fact. So the result passes ``domain.truth``'s checks.
+education entry its own fact, each extra line (languages on one line, then each
+certification and award) the facts it lists. So the result passes ``domain.truth``'s
+checks.
 
 The cover letter quotes the profile's own bullets as evidence for up to three matched
 requirements (each sentence citing the highlight it quotes, its experience entry and the
@@ -23,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from jobctrl.domain.facts import (
+    Fact,
     education_fact_id,
     experience_fact_id,
     profile_facts,
@@ -133,6 +136,17 @@ def _line(text: str, *facts: str) -> Cited:
     return Cited(text=text, facts=list(dict.fromkeys(f for f in facts if f)))
 
 
+def _extras(facts: list[Fact]) -> list[Cited]:
+    """Languages on one line, then a line per certification and per award, each citing
+    its facts, worded as the facts are."""
+    languages = [f for f in facts if f.kind == "language"]
+    lines = [
+        _line("Languages: " + ", ".join(f.text for f in languages), *(f.id for f in languages))
+    ]
+    lines += [_line(f.text, f.id) for f in facts if f.kind in ("certification", "award")]
+    return lines[1:] if not languages else lines
+
+
 def tailor_offline(
     profile: Profile, report: ScoreReport, job_title: str | None, company: str | None
 ) -> TailoredResume:
@@ -170,6 +184,7 @@ def tailor_offline(
             TailoredEducation(fact=education_fact_id(e), **e.model_dump())
             for e in profile.education
         ],
+        extras=_extras(profile_facts(profile)),
     )
 
 

@@ -20,10 +20,16 @@ from jobctrl.store.store import Store
 PV = schema.profile_versions
 
 
+_ADDED_LATER = ("languages", "certifications", "projects", "awards", "volunteer")
+
+
 def _sha(profile: Profile) -> str:
-    # A profile without saved answers hashes as it did before answers existed, so adding
-    # the field did not give every existing profile a new version.
-    unset = {"answers"} if profile.answers.is_empty() else None
+    # A profile without saved answers (or languages, certifications, … added in issue 28)
+    # hashes as it did before the field existed, so adding a field did not give every
+    # existing profile a new version.
+    unset = {name for name in _ADDED_LATER if not getattr(profile, name)}
+    if profile.answers.is_empty():
+        unset.add("answers")
     data = profile.model_dump(mode="json", exclude=unset)
     canonical = json.dumps(data, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
