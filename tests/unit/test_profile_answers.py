@@ -137,8 +137,15 @@ def test_profile_import_keeps_the_saved_answers_in_config_yaml(home):
 
     profile = load_config(home).profile
     assert profile.name == "Priya Raman"
-    assert profile.answers == _answers()
-    assert result.answers_kept == len(answer_facts(_answers()))
+    # The resume's LinkedIn and GitHub profiles replace the saved ones; the rest is kept.
+    expected = _answers().model_copy(
+        update={
+            "linkedin": "https://linkedin.com/in/priya-raman",
+            "github": "https://github.com/priyaraman",
+        }
+    )
+    assert profile.answers == expected
+    assert result.answers_kept == len(answer_facts(expected))
 
 
 def test_saved_answers_make_a_new_profile_version_and_none_keep_the_old(home):

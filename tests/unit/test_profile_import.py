@@ -37,8 +37,10 @@ def test_full_json_resume_converts_every_section():
         ("Fabrikam", "Junior Developer", "2015", "2017"),
     ]
     assert profile.experience[0].location == "London, UK"
-    assert profile.experience[0].bullets[0].startswith("Cut CI time")
-    assert len(profile.experience[0].bullets) == 2
+    # A role's summary is its first bullet, then its highlights.
+    assert profile.experience[0].bullets[0] == "Own the internal developer platform."
+    assert profile.experience[0].bullets[1].startswith("Cut CI time")
+    assert len(profile.experience[0].bullets) == 3
     assert profile.experience[2].bullets == [
         "Maintained Django back-office apps for the retail team."
     ]
@@ -162,3 +164,43 @@ def test_the_size_limit_counts_each_role_title_once():
     no_bullets = {"title": "T", "company": "C"}
     with pytest.raises(ValueError, match="characters of text"):
         Profile.model_validate({**full, "experience": [role] * 3 + [no_bullets]})
+
+
+def test_json_resume_keeps_languages_summaries_certificates_projects_awards_and_volunteer():
+    data = json.loads((FIXTURES / "resume_full.json").read_text(encoding="utf-8"))
+    data["basics"]["location"] = {"city": "Berlin", "region": "Berlin", "countryCode": "DE"}
+    data["certificates"] = [
+        {
+            "name": "CKA",
+            "issuer": "The Linux Foundation",
+            "date": "2022-05-01",
+            "url": "https://x.example",
+        }
+    ]
+    data["projects"] = [
+        {"name": "jobctrl", "description": "A job-search pipeline.", "highlights": ["300 tests"],
+         "startDate": "2023-01", "url": "https://github.com/example/jobctrl"}
+    ]  # fmt: skip
+
+    profile = profile_from_json_resume(data)
+
+    assert profile.contact.location == "Berlin, DE"
+    assert [(x.language, x.fluency) for x in profile.languages] == [("English", "Native speaker")]
+    assert profile.experience[0].bullets[0] == "Own the internal developer platform."
+    assert [(c.name, c.issuer, c.date) for c in profile.certifications] == [
+        ("CKA", "The Linux Foundation", "2022-05")
+    ]
+    [project] = profile.projects
+    assert (project.name, project.bullets, project.start, project.url) == (
+        "jobctrl", ["300 tests"], "2023-01", "https://github.com/example/jobctrl",
+    )  # fmt: skip
+    assert [(a.title, a.awarder, a.date) for a in profile.awards] == [
+        ("Engineering Excellence Award", "Northwind", "2022-11")
+    ]
+    [volunteer] = profile.volunteer
+    assert (volunteer.company, volunteer.title, volunteer.start, volunteer.end) == (
+        "Code Club", "Volunteer mentor", "2018-01", "present",
+    )  # fmt: skip
+    assert volunteer.bullets == ["Weekly Python sessions for children."]
+    assert profile.answers.linkedin == "https://linkedin.com/in/priya-raman"
+    assert profile.answers.github == "https://github.com/priyaraman"

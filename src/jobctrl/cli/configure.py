@@ -15,6 +15,7 @@ from jobctrl.app import projections as app_projections
 from jobctrl.app import settings as app_settings
 from jobctrl.app.home import init_home
 from jobctrl.cli.base import echo_json, handle_errors, home
+from jobctrl.domain.profile import Profile
 
 
 @click.command()
@@ -162,20 +163,72 @@ def profile_show(as_json: bool) -> None:
 
 @profile.command("import")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--dry-run", is_flag=True, help="Show the parsed profile; write nothing.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the parsed profile and `unplaced` as JSON."
+)
 @handle_errors
-def profile_import(file: Path, as_json: bool) -> None:
-    """Replace the profile in config.yaml with a JSON Resume (resume.json) or RenderCV
-    YAML file."""
-    result = app_profile.import_profile(home(), file)
+def profile_import(file: Path, dry_run: bool, as_json: bool) -> None:
+    """Replace the profile in config.yaml with a resume: PDF, Word (.docx), Markdown
+    (.md), text (.txt), JSON Resume (resume.json) or RenderCV YAML. Your saved answers
+    for application forms are kept. Text the parser could not place is listed, never
+    dropped: check it, and add what belongs with `jobctrl profile show` / config.yaml."""
+    result = app_profile.import_profile(home(), file, dry_run=dry_run)
     if as_json:
         echo_json(result)
         return
-    click.echo(
-        f"imported {result.name}: {result.skills} skills, {result.experience} roles, "
-        f"{result.education} education entries (profile version {result.version})"
-        + (f"; {result.answers_kept} saved answers kept" if result.answers_kept else "")
+    if dry_run:
+        _print_parsed_profile(result.profile)
+    counts = (
+        f"{result.name or '(no name)'}: {result.skills} skills, {result.experience} roles, "
+        f"{result.education} education entries"
     )
+    if dry_run:
+        click.echo(f"dry run, nothing saved — would import {counts}")
+    else:
+        click.echo(
+            f"imported {counts} (profile version {result.version})"
+            + (f"; {result.answers_kept} saved answers kept" if result.answers_kept else "")
+        )
+    if result.unplaced:
+        click.echo(f"{len(result.unplaced)} lines could not be placed in the profile:")
+        for text in result.unplaced:
+            click.echo(f"  ? {text}")
+
+
+def _print_parsed_profile(p: Profile) -> None:
+    click.echo(p.name or "(no name)")
+    for value in (p.contact.email, p.contact.phone, p.contact.location, *p.contact.links):
+        if value:
+            click.echo(f"  {value}")
+    if p.summary:
+        click.echo(f"summary: {p.summary}")
+    for role in p.experience:
+        when = " – ".join(x for x in (role.start, role.end) if x)
+        click.echo(f"role: {role.title} at {role.company} ({when}) {role.location}".rstrip())
+        for bullet in role.bullets:
+            click.echo(f"  • {bullet}")
+    for edu in p.education:
+        when = " – ".join(x for x in (edu.start, edu.end) if x)
+        click.echo(f"education: {edu.degree} {edu.field}, {edu.institution} ({when})")
+    if p.skills:
+        click.echo("skills: " + ", ".join(p.skills))
+    if p.languages:
+        langs = (f"{x.language} ({x.fluency})" if x.fluency else x.language for x in p.languages)
+        click.echo("languages: " + ", ".join(langs))
+    for cert in p.certifications:
+        click.echo(
+            f"certification: {', '.join(x for x in (cert.name, cert.issuer, cert.date) if x)}"
+        )
+    for project in p.projects:
+        click.echo(
+            f"project: {project.name}"
+            + (f" — {project.description}" if project.description else "")
+        )
+    for award in p.awards:
+        click.echo(f"award: {', '.join(x for x in (award.title, award.awarder, award.date) if x)}")
+    for role in p.volunteer:
+        click.echo(f"volunteer: {role.title} at {role.company}")
 
 
 @click.group()
