@@ -230,6 +230,10 @@ async def test_every_command_and_route_keeps_its_json_keys(
     await cli_json(seen, "tenants", "token", "acme")
     await cli_json(seen, "init")
     profile = Path(__file__).parents[1] / "fixtures" / "profiles" / "resume_full.json"
+    shown = await api_json(seen, api, "GET", "/v1/profile")
+    await api_json(seen, api, "PUT", "/v1/profile", json={**shown["profile"], "name": "Ada E."})
+    await api_json(seen, api, "POST", "/v1/profile/import", params={"filename": "resume.json"},
+                   content=profile.read_bytes())  # fmt: skip
     await cli_json(seen, "profile", "import", str(profile))
     tracker = tmp_path / "applications.md"
     exported = CliRunner().invoke(

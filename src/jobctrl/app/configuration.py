@@ -13,7 +13,14 @@ from jobctrl import config as config_file
 from jobctrl.app.models import View
 from jobctrl.config import LANES, LaneProvider
 from jobctrl.domain.errors import JobctrlError
-from jobctrl.domain.profile import Profile
+from jobctrl.domain.profile import (
+    Award,
+    Certification,
+    Experience,
+    Language,
+    Profile,
+    Project,
+)
 from jobctrl.home import Home
 from jobctrl.store import profiles
 from jobctrl.store.settings import SPECS, Settings
@@ -21,7 +28,9 @@ from jobctrl.store.store import Store
 
 __all__ = [
     "LaneView",
+    "EducationView",
     "ProfileView",
+    "RoleView",
     "Setting",
     "SettingValue",
     "SettingsValues",
@@ -29,6 +38,7 @@ __all__ = [
     "list_lanes",
     "list_sources",
     "profile_is_empty",
+    "profile_view",
     "settings_catalogue",
     "settings_values",
     "show_profile",
@@ -73,17 +83,96 @@ def settings_catalogue(home: Home) -> list[Setting]:
     ]
 
 
+class RoleView(View):
+    """One role as `profile show --json` prints it (``employer`` is config.yaml's
+    ``company``)."""
+
+    employer: str
+    title: str
+    start: str
+    end: str
+    location: str
+    bullets: list[str]
+
+
+class EducationView(View):
+    """One education entry (``area`` is config.yaml's ``field``)."""
+
+    institution: str
+    degree: str
+    area: str
+    start: str
+    end: str
+
+
 class ProfileView(View):
-    """The candidate profile (as config.yaml holds it) and its version number."""
+    """The candidate profile and its version: ``profile`` as config.yaml holds it, and
+    each part by name (``name``, ``email``, ``phone``, ``location``, ``links``, ``roles``,
+    ``education``, ``skills``, ``languages``, ``certifications``, ``projects``, …)."""
 
     version: int
     profile: Profile
+    name: str
+    email: str
+    phone: str
+    location: str
+    links: list[str]
+    summary: str
+    roles: list[RoleView]
+    education: list[EducationView]
+    skills: list[str]
+    languages: list[Language]
+    certifications: list[Certification]
+    projects: list[Project]
+    awards: list[Award]
+    volunteer: list[RoleView]
+
+
+def _roles(entries: list[Experience]) -> list[RoleView]:
+    return [
+        RoleView(
+            employer=e.company,
+            title=e.title,
+            start=e.start,
+            end=e.end,
+            location=e.location,
+            bullets=list(e.bullets),
+        )
+        for e in entries
+    ]
+
+
+def profile_view(version: int, profile: Profile) -> ProfileView:
+    contact = profile.contact
+    return ProfileView(
+        version=version,
+        profile=profile,
+        name=profile.name,
+        email=contact.email,
+        phone=contact.phone,
+        location=contact.location,
+        links=list(contact.links),
+        summary=profile.summary,
+        roles=_roles(profile.experience),
+        education=[
+            EducationView(
+                institution=e.institution, degree=e.degree, area=e.field, start=e.start, end=e.end
+            )
+            for e in profile.education
+        ],
+        skills=list(profile.skills),
+        languages=list(profile.languages),
+        certifications=list(profile.certifications),
+        projects=list(profile.projects),
+        awards=list(profile.awards),
+        volunteer=_roles(profile.volunteer),
+    )
 
 
 def show_profile(home: Home) -> ProfileView:
+    """The current profile, whole, with its version."""
     profile = config_file.load_config(home).profile
-    version = profiles.version_of(Store.open(home), profile)
-    return ProfileView(version=version, profile=profile)
+    return profile_view(profiles.version_of(Store.open(home), profile), profile)
 
 
 def profile_is_empty(home: Home) -> bool:
