@@ -154,11 +154,8 @@ def profile_show(as_json: bool) -> None:
     if as_json:
         echo_json(result)
         return
-    p = result.profile
-    click.echo(f"profile version {result.version}: {p.name or '(no name)'}")
-    click.echo(
-        f"  {len(p.skills)} skills, {len(p.experience)} roles, {len(p.education)} education entries"
-    )
+    click.echo(f"profile version {result.version} (edit it on the Profile page of `jobctrl up`)")
+    _print_parsed_profile(result.profile)
 
 
 @profile.command("import")
@@ -197,6 +194,7 @@ def profile_import(file: Path, dry_run: bool, as_json: bool) -> None:
 
 
 def _print_parsed_profile(p: Profile) -> None:
+    """Every part of a profile, one line each (a role's bullets under it)."""
     click.echo(p.name or "(no name)")
     for value in (p.contact.email, p.contact.phone, p.contact.location, *p.contact.links):
         if value:
