@@ -235,6 +235,10 @@ async def test_every_command_and_route_keeps_its_json_keys(
     await api_json(seen, api, "POST", "/v1/profile/import", params={"filename": "resume.json"},
                    content=profile.read_bytes())  # fmt: skip
     await cli_json(seen, "profile", "import", str(profile))
+    # A new profile version: every job is stale, and a rescore scores them again.
+    await cli_json(seen, "rescore", "--dry-run")
+    await cli_json(seen, "rescore", fifth)
+    await api_json(seen, api, "POST", "/v1/rescore", json={"jobs": [third]})
     tracker = tmp_path / "applications.md"
     exported = CliRunner().invoke(
         main, ["applications", "export", "--format", "career-ops", "--out", str(tracker)]
@@ -288,6 +292,7 @@ async def test_every_command_and_route_keeps_its_json_keys(
         "/v1/pipeline/operations": {},
         "/v1/stop-loss": {},
         "/v1/profile/answers": {},
+        "/v1/rescore": {},
     }
     for route, fill in gets.items():
         await api_json(seen, api, "GET", route, path=fill)

@@ -1,19 +1,23 @@
-"""The jobs' HTTP routes: list and show, add a posting, retry a failed stage, decide on
-materials, and a material's PDF — the same ``app.jobs``, ``app.materials`` and
-``app.queries`` functions the CLI calls."""
+"""The jobs' HTTP routes: list and show, add a posting, retry a failed stage, rescore on
+the current profile, decide on materials, and a material's PDF — the same ``app.jobs``,
+``app.rescore``, ``app.materials`` and ``app.queries`` functions the CLI calls."""
 
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import Query
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
 
 from jobctrl.api.deps import TenantHome, tenant_router
-from jobctrl.app import jobs, materials, queries
+from jobctrl.app import jobs, materials, queries, rescore
 from jobctrl.app.jobs import AddedJob, RetryStarted
 from jobctrl.app.materials import MaterialDecision, RegenerationStarted
 from jobctrl.app.models import Items, Page
 from jobctrl.app.queries import JobDetail, JobListItem
+from jobctrl.app.rescore import RescoreResult, RescoreStatus
 
 __all__ = ["router"]
 
@@ -24,6 +28,16 @@ class AddJob(BaseModel):
 
 class RetryStage(BaseModel):
     stage: str | None = Field(None, description="The failed stage; default: the first one.")
+
+
+class Rescore(BaseModel):
+    """Which jobs to score again: those named, else every stale one (or, with ``all``,
+    every scored one)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    jobs: list[str] = Field(default_factory=list, max_length=1000, description="Job ids.")
+    all: bool = Field(False, description="Every scored job, not only the stale ones.")
+    dry_run: bool = Field(False, description="Change nothing: offline scores and cost.")
 
 
 router = tenant_router()
@@ -83,6 +97,25 @@ async def add_job(home: TenantHome, body: AddJob) -> AddedJob:
 async def retry(home: TenantHome, job_id: str, body: RetryStage | None = None) -> RetryStarted:
     """Run a failed stage again; 503 worker_runtime_unavailable changes nothing."""
     return await jobs.retry_stage(home, job_id, body.stage if body else None)
+
+
+@router.get("/v1/rescore", tags=["jobs"], response_model=RescoreStatus)
+def rescore_status(home: TenantHome) -> RescoreStatus:
+    """How many jobs are stale (made with another profile version), and how many rescore
+    runs are still open."""
+    return rescore.rescore_status(home)
+
+
+@router.post("/v1/rescore", tags=["jobs"], status_code=202, response_model=RescoreResult)
+async def start_rescore(home: TenantHome, body: Rescore | None = None) -> RescoreResult:
+    """Score jobs again on the current profile (as `jobctrl rescore`): the runs started
+    and each job skipped with why; ``dryRun`` changes nothing. 503
+    worker_runtime_unavailable changes nothing."""
+    wanted = body or Rescore()
+    scope: rescore.Scope = "jobs" if wanted.jobs else "all" if wanted.all else "stale"
+    if wanted.dry_run:
+        return await asyncio.to_thread(rescore.plan_rescore, home, wanted.jobs, scope)
+    return await rescore.rescore(home, wanted.jobs, scope)
 
 
 @router.post(

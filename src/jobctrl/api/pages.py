@@ -26,6 +26,8 @@ from jobctrl.app import (
     configuration,
     control,
     queries,
+    rescore,
+    staleness,
     truth,
 )
 from jobctrl.app.models import dump
@@ -145,6 +147,9 @@ def jobs_page(
         response = _render("_job_rows.html", **context)
         response.headers["X-Total-Count"] = str(total)
         return response
+    context["rescore"] = dump(rescore.rescore_status(home))  # stale jobs, rescore runs open
+    if fragment == "rescore":
+        return _render("_rescore.html", **context)
     pages = max(1, -(-total // PER_PAGE))
     paused = dump(control.stop_loss_status(home).paused)  # the stop-loss notice
     return _render("jobs.html", page=number, pages=pages, nav="jobs", paused=paused, **context)
@@ -170,6 +175,7 @@ def job_page(home: TenantHome, job_id: str, fragment: str = "") -> HTMLResponse:
         "events": dump(queries.job_timeline(home, job.job_id)),
         "description": queries.posting_text(home, job.artifacts.text),
         "citations": dump(truth.material_citations(home, job.job_id)),
+        "profile_version": staleness.current_profile_version(home),
     }
     if fragment == "main":
         return _render("_job_detail.html", **context)
@@ -193,7 +199,13 @@ def apply_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
     messages = {
         q.job_id: apply_views.show_application(home, q.job_id) for q in queue if q.application_id
     }
-    context: dict[str, Any] = {"queue": dump(queue), "messages": dump(messages)}
+    context: dict[str, Any] = {
+        "queue": dump(queue),
+        "messages": dump(messages),
+        # Materials written for another profile version: said before approving or sending.
+        "older": staleness.older_materials(home, [q.job_id for q in queue]),
+        "profile_version": staleness.current_profile_version(home),
+    }
     if fragment == "main":
         return _render("_apply.html", **context)
     return _render("apply.html", nav="apply", **context)

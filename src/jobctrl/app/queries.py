@@ -16,6 +16,7 @@ from typing import Any
 from jobctrl.app.apply_views import ApplicationSummary, application_summary
 from jobctrl.app.materials import pdf_file_name
 from jobctrl.app.models import Timestamp, View
+from jobctrl.app.staleness import Freshness, freshness
 from jobctrl.app.truth import TruthCheckView, latest_truth_check
 from jobctrl.domain.errors import ARTIFACT_NOT_FOUND, JobctrlError, NotFoundError
 from jobctrl.domain.events import summary_fields
@@ -99,8 +100,10 @@ class EvaluationReport(View):
     path: str
 
 
-class JobView(View):
-    """One job, read together (`jobctrl show`, ``GET /v1/jobs/{id}``, the Job page)."""
+class JobView(Freshness):
+    """One job, read together (`jobctrl show`, ``GET /v1/jobs/{id}``, the Job page), and
+    the profile versions its score and materials were made with (``stale``: another
+    version than the current one)."""
 
     job_id: str
     idempotency_key: str
@@ -153,8 +156,9 @@ class JobDetail(JobView):
     materials: list[MaterialView]
 
 
-class JobListItem(View):
-    """A row of the Jobs list (the list projection)."""
+class JobListItem(Freshness):
+    """A row of the Jobs list (the list projection), and whether the job was made with
+    another profile version than the current one (``stale``, with both versions)."""
 
     job_id: str
     title: str | None
@@ -179,11 +183,13 @@ class TimelineEvent(View):
     fields: dict[str, Any]
 
 
-def job_view(store: Store, job_id: str) -> JobView:
+def job_view(store: Store, job_id: str, home: Home | None = None) -> JobView:
     """One job, read together: its extracted fields, stage states (with error codes),
     status (as the job list shows it), score report, evaluation report and the latest
-    truth check of its resume or letter."""
+    truth check of its resume or letter; with ``home`` (whose config.yaml holds the
+    current profile), its profile versions and whether it is stale."""
     record = jobs.job_record(store, job_id)
+    fresh = freshness(home, store, [job_id])[job_id] if home is not None else Freshness()
     row, score, numbered = record.job, record.score, record.report
     salary = None
     if row["salary_min"] is not None or row["salary_max"] is not None:
@@ -227,12 +233,13 @@ def job_view(store: Store, job_id: str) -> JobView:
         application=application_summary(store, job_id),
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        **dict(fresh),
     )
 
 
 def show_job(home: Home, ref: str) -> JobView:
     store = Store.open(home)
-    return job_view(store, jobs.resolve_job_id(store, ref))
+    return job_view(store, jobs.resolve_job_id(store, ref), home)
 
 
 def job_detail(home: Home, ref: str) -> JobDetail:
@@ -245,8 +252,10 @@ def find_jobs(home: Home, wanted: JobFilter | None = None) -> tuple[list[JobList
     """Jobs from the list projection, filtered and sorted as ``wanted`` says (default:
     every job, highest score first, no score last), and how many match in all.
     `jobctrl jobs`, the API and the Jobs page share it."""
-    rows, total = job_list.find(Store.open(home), wanted)
-    return [JobListItem.from_row(r) for r in rows], total
+    store = Store.open(home)
+    rows, total = job_list.find(store, wanted)
+    fresh = freshness(home, store, [r["job_id"] for r in rows])
+    return [JobListItem.from_row({**r, **dict(fresh[r["job_id"]])}) for r in rows], total
 
 
 def list_jobs(home: Home) -> list[JobListItem]:

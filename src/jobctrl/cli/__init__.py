@@ -47,6 +47,12 @@ COMMANDS: dict[str, LazyCommand] = {
     "retry": LazyCommand(
         "jobs", "retry", "Run a job's failed stage again, and the stages after it."
     ),
+    "rescore": LazyCommand(
+        "rescore",
+        "rescore",
+        "Score jobs again on the current profile (the stale ones by default), and write "
+        "materials again where allowed.",
+    ),
     "cancel": LazyCommand(
         "control",
         "cancel",

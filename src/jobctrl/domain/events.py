@@ -215,6 +215,7 @@ class JobScored(DomainEvent):
     requirements_total: int
     requirements_matched: int
     report_artifact: str
+    profile_version: int | None = None  # None: scored before versions were recorded (28)
 
 
 class JobDiscovered(DomainEvent):
@@ -333,11 +334,34 @@ class StagesPending(DomainEvent):
 
 
 class ProfileVersionRecorded(DomainEvent):
-    """A new candidate profile (by content) was recorded under ``version``."""
+    """A new candidate profile (by content) was recorded under ``version`` (logs from
+    before issue 28; a new version is ``ProfileVersionCreated`` since)."""
 
     type = "ProfileVersionRecorded"
     version: int
     sha256: str
+
+
+class ProfileVersionCreated(DomainEvent):
+    """A new candidate profile (by content) was recorded under ``version``: imported,
+    edited in config.yaml or on the web. ``previous``: the newest version before it."""
+
+    type = "ProfileVersionCreated"
+    version: int
+    sha256: str
+    previous: int | None = None
+
+
+class JobsMarkedStale(DomainEvent):
+    """With profile ``version`` new, this many jobs were made with another one (counts
+    only; staleness itself is derived, never stored): ``jobs`` in all, ``scores`` scored
+    and ``materials`` with unapproved materials written for another version."""
+
+    type = "JobsMarkedStale"
+    version: int
+    jobs: int
+    scores: int
+    materials: int
 
 
 class SettingChanged(DomainEvent):

@@ -38,7 +38,8 @@ AUTO_KIND = "auto"  # automatic recovery and the budget resume
 CONFIG_KIND = "config"  # work resumed once config.yaml reads again
 SWEEP_KIND = "sweep"  # Discover's sweep of the existing backlog
 RETRY_KIND = "retry"  # a person's retry of a failed stage
-TENANT_KINDS = frozenset({AUTO_KIND, CONFIG_KIND, SWEEP_KIND})
+RESCORE_KIND = "rescore"  # a job scored again on the current profile (`jobctrl rescore`)
+TENANT_KINDS = frozenset({AUTO_KIND, CONFIG_KIND, SWEEP_KIND, RESCORE_KIND})
 
 
 def discover_workflow_id(tenant: str) -> str:

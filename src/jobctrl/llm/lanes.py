@@ -58,7 +58,13 @@ from jobctrl.llm.remote import (
     build_model,
     run_structured,
 )
-from jobctrl.llm.reuse import request_digest, reuse_earlier, reuse_own, store_output
+from jobctrl.llm.reuse import (
+    request_digest,
+    reuse_earlier,
+    reuse_own,
+    reuse_same_request,
+    store_output,
+)
 from jobctrl.llm.spend import SpendAuthority, Usage, record_in
 from jobctrl.store import provider_results
 from jobctrl.testing import hooks
@@ -127,6 +133,7 @@ def call_lane(
     heartbeat: Callable[[], object] = lambda: None,
     interrupted_run: str | None = None,
     step: str = "",
+    same_request: bool = False,
 ) -> T:
     """The lane's output for this step: offline, stored from an earlier attempt, or paid.
 
@@ -138,7 +145,8 @@ def call_lane(
     ``interrupted_run`` is the run of an interrupted earlier attempt of this step, whose
     answer to the same request is reused. ``step`` names a second request of the same
     attempt (``"repair"``: the truth check's one repair request), paid once and reused
-    like the first, under its own key."""
+    like the first, under its own key. With ``same_request`` (Score), any earlier run's
+    parsed answer to exactly the same request is the answer: never paid for twice."""
     suffix = f":{step}" if step else ""
     observation_id = f"{lane}:{job_id}:{run_id}:{attempt}{suffix}"
     if config.provider == "offline":
@@ -155,7 +163,7 @@ def call_lane(
             spend, lane, config, key, observation_id,
             job_id=job_id, run_id=run_id, attempt=attempt, output_type=output_type,
             system=system, prompt=prompt, keep_alive=keep_alive, heartbeat=heartbeat,
-            interrupted_run=interrupted_run, step=step,
+            interrupted_run=interrupted_run, step=step, same_request=same_request,
         )  # fmt: skip
 
 
@@ -176,9 +184,10 @@ def _call_remote(
     heartbeat: Callable[[], object],
     interrupted_run: str | None,
     step: str,
+    same_request: bool = False,
 ) -> T:
     """The remote lane's output: reused from this run's earlier answer (or an interrupted
-    run's answer to the same request), or paid once."""
+    run's answer to the same request; with ``same_request``, any run's), or paid once."""
     hook_name = f"{lane}:{step}" if step else lane  # what a crash test's fault names
     reused = reuse_own(
         spend, key, lane, job_id, run_id, observation_id, output_type, system, config
@@ -194,6 +203,13 @@ def _call_remote(
     )  # fmt: skip
     if earlier is not None:
         return earlier  # an interrupted run paid for this very request
+    if same_request:
+        answered = reuse_same_request(
+            spend, key, asked, lane=lane, job_id=job_id, run_id=run_id,
+            observation_id=observation_id, output_type=output_type,
+        )  # fmt: skip
+        if answered is not None:
+            return answered  # an earlier run was answered this very request
     max_out = MAX_OUTPUT_TOKENS.get(lane, 2_000)
     lane_model = LaneModel(config.provider, config.model, config.base_url, config.api_key_env)
 

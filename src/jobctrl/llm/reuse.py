@@ -1,6 +1,8 @@
 """Paid answers reused instead of paying again (``llm.lanes``): this run's own answer, or
 an earlier run's answer to exactly the same request (``request_digest``: provider, model,
-system and prompt)."""
+system and prompt): an interrupted run's, or (for a lane that asks it, Score) any run's
+that was parsed (``reuse_same_request``: a posting scored again against a profile it was
+scored against already is not paid for twice)."""
 
 from __future__ import annotations
 
@@ -106,6 +108,37 @@ def reuse_earlier(
             )
         return output
     return None
+
+
+def reuse_same_request(
+    spend: SpendAuthority,
+    key: str,
+    asked: str,
+    *,
+    lane: str,
+    job_id: str,
+    run_id: str,
+    observation_id: str,
+    output_type: type[T],
+) -> T | None:
+    """Any earlier run's parsed output for exactly this request (``asked``), kept under
+    this run's ``key`` too; None when this request was never answered and parsed."""
+    found = provider_results.answered(spend.store, lane, job_id, asked)
+    if found is None or found.response is None:
+        return None
+    try:
+        output = output_type.model_validate(found.output)
+    except ValueError:
+        return None  # an output of an older shape: ask again
+    ids = {"key": key, "lane": lane, "job_id": job_id, "run_id": run_id}
+    with spend.store.write(clock=spend.clock) as tx:
+        provider_results.save_response(
+            tx, **ids, observation_id=observation_id, response=found.response, prompt=asked
+        )
+        provider_results.save_output(
+            tx, **ids, observation_id=observation_id, output=json.loads(output.model_dump_json())
+        )
+    return output
 
 
 def store_output(

@@ -156,7 +156,10 @@ def _generate(
     claims: list[stage_states.Claim] = []  # the claim (which interrupted run it follows)
 
     def work(attempt: int) -> MaterialOutcome:
+        nonlocal version
         profile, report, job = _inputs(ctx, job_id, version)
+        if version is None:  # an input from before versions were frozen: config.yaml's
+            version = profiles.version_of(ctx.store, profile)  # recorded as the one used
         title, company = job["title"], job["company"]
         context = claim_context(ctx, job)
         lane = lanes.lane_provider(ctx.home, spec.lane)

@@ -74,11 +74,11 @@ def _score_owned(
     description = ctx.store.artifacts.get(job["text_artifact"]).decode("utf-8")
     config = load_config(ctx.home)
     # Admitted work keeps the profile version it started with, whatever config.yaml says now.
-    profile = (
-        profiles.load_version(ctx.store, profile_version)
-        if profile_version is not None
-        else config.profile
-    )
+    if profile_version is not None:
+        profile = profiles.load_version(ctx.store, profile_version)
+    else:  # an input from before versions were frozen: config.yaml's, recorded as used
+        profile = config.profile
+        profile_version = profiles.version_of(ctx.store, profile)
     values = ctx.settings.all()
     offline_provider = OfflineScoreProvider(
         latency_seconds=int(values["providers.offline.latency_ms"]) / 1000,
@@ -99,6 +99,7 @@ def _score_owned(
         heartbeat=ctx.heartbeat,  # while it waits for its turn at the provider
         offline=lambda: offline_provider.score(job["title"], description, profile)[0],
         interrupted_run=interrupted_run,  # its answer to the same request is reused
+        same_request=True,  # a (profile, posting) pair scored already is not paid again
     )
     if lane.provider != "offline":
         report = report.model_copy(
@@ -126,6 +127,7 @@ def _score_owned(
             model=report.model,
             report=report_json,
             report_artifact=report_sha,
+            profile_version=profile_version,
         )
         tx.append(
             JobScored(
@@ -137,14 +139,19 @@ def _score_owned(
                 requirements_total=len(report.requirements),
                 requirements_matched=sum(1 for r in report.requirements if r.matched),
                 report_artifact=report_sha,
+                profile_version=profile_version,
             ),
             key=f"job-scored:{job_id}:{run_id}:{attempt}",
         )
+        occasion = f"{run_id}:{attempt}"  # a rescore may skip a stage again, or revive it
         if below:
             for stage in LATER_STAGES:
-                stage_states.skip_stage(tx, job_id, stage, MIN_SCORE)
-        elif not materials:
-            stage_states.skip_pending(tx, job_id, LATER_STAGES, MATERIALS_OFF)
+                stage_states.skip_stage(tx, job_id, stage, MIN_SCORE, occasion=occasion)
+            return ScoreOutcome(report.score, below)
+        # A rescore that newly reaches min_fit_score: what the old score skipped may run.
+        stage_states.revive_skipped(tx, job_id, LATER_STAGES, MIN_SCORE)
+        if not materials:
+            stage_states.skip_pending(tx, job_id, LATER_STAGES, MATERIALS_OFF, occasion=occasion)
         else:
             stage_states.await_stages(
                 tx, job_id, LATER_STAGES, key=f"stages-pending:{job_id}:{run_id}:{attempt}"

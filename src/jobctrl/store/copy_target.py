@@ -30,7 +30,7 @@ from jobctrl.domain.errors import (
     STORE_TARGET_UNREACHABLE,
     JobctrlError,
 )
-from jobctrl.store import application_tables, operations_tables, schema
+from jobctrl.store import application_tables, operations_tables, schema, truth_tables
 from jobctrl.store.artifacts import ArtifactStore
 from jobctrl.store.store import Store
 
@@ -49,7 +49,7 @@ CONNECT_TIMEOUT_SECONDS = 10
 # or database): "connection to server at …, port … failed: FATAL:  …".
 _SERVER_REFUSED = re.compile(r"failed: (?:FATAL|ERROR|PANIC):")
 # Loaded so the metadata holds every table (their modules define them on it).
-TABLE_MODULES = (application_tables, operations_tables)
+TABLE_MODULES = (application_tables, operations_tables, truth_tables)
 
 
 def redacted(url: str | URL) -> str:

@@ -1,6 +1,11 @@
 """Profile versions: each distinct candidate profile gets a version number, recorded with
 its audit event in one transaction. Work admitted under a version keeps using it, even
-if config.yaml changes while the work is in flight."""
+if config.yaml changes while the work is in flight.
+
+``version_of`` is the one place a new version is recorded, whatever changed the profile
+(an import, an edit of config.yaml, the web page): with it, in the same transaction,
+``ProfileVersionCreated`` and ``JobsMarkedStale`` (how many jobs were made with another
+version: counts only; which jobs are stale is derived, ``store.staleness``)."""
 
 from __future__ import annotations
 
@@ -8,12 +13,12 @@ import hashlib
 import json
 
 from pydantic import ValidationError
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, func, select
 
 from jobctrl.domain.errors import MISSING_INPUT, ConfigError, NotFoundError
-from jobctrl.domain.events import ProfileVersionRecorded
+from jobctrl.domain.events import JobsMarkedStale, ProfileVersionCreated
 from jobctrl.domain.profile import Profile
-from jobctrl.store import schema, tenancy
+from jobctrl.store import schema, staleness, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store
 
@@ -46,22 +51,36 @@ _VERSION_BY_SHA = select(PV.c.version).where(
 )
 
 
-def version_of(store: Store, profile: Profile) -> int:
-    """The version number of ``profile``, recording it (and its event) when it is new."""
+def _digest(profile: Profile) -> str:
     global _last_hashed
     last = _last_hashed
     if last is not None and last[0] is profile:  # held here, so its id is not reused
-        sha = last[1]
-    else:
-        sha = _sha(profile)
-        _last_hashed = (profile, sha)
+        return last[1]
+    sha = _sha(profile)
+    _last_hashed = (profile, sha)
+    return sha
+
+
+def known_version(store: Store, profile: Profile) -> int | None:
+    """The version ``profile`` was recorded under, or None when it is new (read only:
+    a read of the jobs asks which version is current without recording one)."""
     with store.read() as conn:
         known = conn.execute(
-            _VERSION_BY_SHA, {"tenant": tenancy.tenant_of(conn), "sha": sha}
+            _VERSION_BY_SHA, {"tenant": tenancy.tenant_of(conn), "sha": _digest(profile)}
         ).scalar()
+    return None if known is None else int(known)
+
+
+def version_of(store: Store, profile: Profile) -> int:
+    """The version number of ``profile``, recording it (and its events) when it is new."""
+    known = known_version(store, profile)
     if known is not None:
-        return int(known)
+        return known
+    sha = _digest(profile)
     with store.write() as tx:
+        previous = tx.conn.execute(
+            select(func.max(PV.c.version)).where(PV.c.tenant_id == tx.tenant)
+        ).scalar()
         upsert(
             tx.conn,
             PV,
@@ -76,10 +95,21 @@ def version_of(store: Store, profile: Profile) -> int:
         version = int(
             tx.conn.execute(_VERSION_BY_SHA, {"tenant": tx.tenant, "sha": sha}).scalar_one()
         )
-        tx.append(
-            ProfileVersionRecorded(version=version, sha256=sha),
+        created = tx.append(
+            ProfileVersionCreated(version=version, sha256=sha, previous=previous),
             key=f"profile-version:{sha}",
         )
+        if created and previous is not None:  # the jobs made with the profile before
+            counts = staleness.count_stale(staleness.read_versions(tx.conn, None), version)
+            tx.append(
+                JobsMarkedStale(
+                    version=version,
+                    jobs=counts.jobs,
+                    scores=counts.scores,
+                    materials=counts.materials,
+                ),
+                key=f"jobs-marked-stale:{version}",
+            )
     return version
 
 

@@ -79,6 +79,23 @@ def unparsed_answers(store: Store, lane: str, job_id: str, *, exclude_run: str) 
     return unparsed
 
 
+def answered(store: Store, lane: str, job_id: str, prompt: str) -> Stored | None:
+    """The newest answer to ``lane`` of ``job_id`` parsed into an output whose request's
+    digest is ``prompt``: the same request answered before, by any run (a rescore of a
+    posting against a profile it was already scored against pays nothing)."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(PR.c.output, PR.c.response)
+            .where(tenancy.scoped(PR, conn), PR.c.lane == lane, PR.c.job_id == job_id)
+            .order_by(PR.c.created_at.desc())
+        ).all()
+    for row in rows:
+        found = _stored(row.output, row.response)
+        if found.output is not None and found.prompt == prompt:
+            return found
+    return None
+
+
 def stored_output(store: Store, key: str) -> Any | None:
     """The output stored under ``key`` (JSON), or None when none was stored yet."""
     found = stored(store, key)

@@ -115,6 +115,7 @@ job_scores = Table(
     Column("report_artifact", String(64), nullable=False),
     Column("owner_run_id", String(64), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("profile_version", Integer),  # the profile it was scored against (0032)
     tenant_id(),
 )
 
@@ -390,31 +391,5 @@ start_intents = Table(
     Index("ix_start_intents_open", "tenant_id", "started_at", "created_at"),
 )
 
-# -- truth checks (issue 11) ---------------------------------------------------------------
-
-# One row per checked Tailor/Cover attempt (store/truth_checks.py): kept or refused, lines
-# checked, each unsupported claim with its sentence and what the repair did (bounded). For
-# `jobctrl show` and the Job page; never in events, projections, histories or logs.
-truth_checks = Table(
-    "truth_checks",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("job_id", String(32), nullable=False),
-    Column("stage", String(16), nullable=False),  # tailor | cover
-    Column("run_id", String(64), nullable=False),
-    Column("attempt", Integer, nullable=False),
-    Column("generation", Integer, nullable=False),  # written, or the one it would have been
-    Column("passed", Boolean, nullable=False),
-    Column("checked", Integer, nullable=False),  # lines (sentences, bullets, fields) read
-    Column("finding_count", Integer, nullable=False),  # all of them; ``findings`` keeps 200
-    Column("findings", JSON, nullable=False),  # [{where, sentence, kind, claim}]
-    Column("changes", JSON),  # what the repair did: [{where, sentence, action, …}] (0031)
-    Column("repair_requested", Boolean, nullable=False, server_default=text("false")),
-    Column("profile_version", Integer),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    tenant_id(),
-    UniqueConstraint("job_id", "stage", "run_id", "attempt", name="uq_truth_check_attempt"),
-    Index("ix_truth_checks_job", "job_id", "id"),
-)
-
-# On this metadata too: store/application_tables.py (12), store/operations_tables.py (13).
+# On this metadata too: store/application_tables.py (12), store/operations_tables.py (13),
+# store/truth_tables.py (11).

@@ -378,15 +378,53 @@ def reset_stages(
             )
 
 
-def skip_pending(tx: WriteTx, job_id: str, stages: Iterable[str], reason: str) -> None:
+def skip_pending(
+    tx: WriteTx, job_id: str, stages: Iterable[str], reason: str, *, occasion: str = ""
+) -> None:
     """Skip those of ``stages`` that have not run yet (new or pending); a stage that ran
     keeps its result."""
     for stage in _not_started(tx, job_id, stages):
-        skip_stage(tx, job_id, stage, reason)
+        skip_stage(tx, job_id, stage, reason, occasion=occasion)
 
 
-def skip_stage(tx: WriteTx, job_id: str, stage: str, reason: str) -> None:
-    """Record ``stage`` as skipped for ``reason`` (e.g. MIN_SCORE), creating its row if new."""
+def revive_skipped(tx: WriteTx, job_id: str, stages: Iterable[str], reason: str) -> list[str]:
+    """Put those of ``stages`` skipped for ``reason`` back to pending (attempts kept): a
+    rescore that reaches ``min_fit_score`` revives what the earlier score skipped
+    (``MIN_SCORE``). The caller announces them (``await_stages``) or skips them again.
+    The stages revived."""
+    wanted = [str(stage) for stage in stages]
+    skipped = set(
+        tx.conn.execute(
+            select(S.c.stage).where(
+                S.c.job_id == job_id,
+                S.c.stage.in_(wanted),
+                S.c.state == StageState.SKIPPED.value,
+                S.c.error_code == reason,
+                tenancy.keyed(S, tx.tenant),
+            )
+        ).scalars()
+    )
+    revived = [stage for stage in wanted if stage in skipped]
+    if revived:
+        tx.conn.execute(
+            update(S)
+            .where(S.c.job_id == job_id, S.c.stage.in_(revived), tenancy.keyed(S, tx.tenant))
+            .values(
+                state=StageState.PENDING.value,
+                error_code=None,
+                error_message=None,
+                retryable=None,
+                finished_at=None,
+                updated_at=tx.now,
+            )
+        )
+    return revived
+
+
+def skip_stage(tx: WriteTx, job_id: str, stage: str, reason: str, *, occasion: str = "") -> None:
+    """Record ``stage`` as skipped for ``reason`` (e.g. MIN_SCORE), creating its row if new.
+    ``occasion`` (a run and attempt) makes the event a new one when a stage is skipped
+    again for the same reason after it ran or waited meanwhile (a rescore)."""
     values = {
         "state": StageState.SKIPPED.value,
         "reserved_by": None,
@@ -412,7 +450,7 @@ def skip_stage(tx: WriteTx, job_id: str, stage: str, reason: str) -> None:
     )
     tx.append(
         StageSkipped(job_id=job_id, stage=stage, reason=reason),
-        key=f"stage-skipped:{job_id}:{stage}:{reason}",
+        key=f"stage-skipped:{job_id}:{stage}:{reason}" + (f":{occasion}" if occasion else ""),
     )
 
 

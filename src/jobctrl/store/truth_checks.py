@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, func, select
 
-from jobctrl.store import schema, tenancy
+from jobctrl.store import tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store, WriteTx
+from jobctrl.store.truth_tables import truth_checks
 
 if TYPE_CHECKING:  # a type only: a read of the checks needs not load the checker (issue 26)
     from jobctrl.domain.truth.document import Finding
@@ -38,7 +39,7 @@ __all__ = [
     "refusals",
 ]
 
-TC = schema.truth_checks
+TC = truth_checks
 
 MAX_FINDINGS = 200
 # Characters kept of each field of a finding (a profile bullet is at most 1,000).

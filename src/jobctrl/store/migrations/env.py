@@ -9,6 +9,7 @@ from jobctrl.store import (
     application_tables,  # noqa: F401 - its tables join the metadata
     operations_tables,  # noqa: F401 - its tables join the metadata
     tenant_tables,  # noqa: F401 - its tables join the metadata
+    truth_tables,  # noqa: F401 - its tables join the metadata
 )
 from jobctrl.store.schema import metadata
 
