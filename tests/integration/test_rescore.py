@@ -9,6 +9,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
+
+from jobctrl.api.app import create_app
+from jobctrl.api.security import api_token
 from jobctrl.app import queries
 from jobctrl.app.activity import event_log
 from jobctrl.app.lanes import set_lane
@@ -149,3 +153,33 @@ def test_rescore_from_the_command_line_dry_run_and_json(home, store, site, fast_
     both = run_cli("rescore", job_id, "--all")
     assert both.returncode == 1 and "not both" in both.stderr
     assert queries.show_job(home, job_id).stale, "a dry run changes nothing"
+
+
+async def test_the_pages_mark_stale_jobs_offer_a_rescore_and_warn_before_applying(
+    home, store, site, fast_settings
+):
+    fast_settings.set_value("min_fit_score", 0)
+    drafted = approved_job(home, store, site, "/jobs/page-draft", approve=False)
+    approved = approved_job(home, store, site, "/jobs/page-approved", company="Beta")
+    transport = httpx.ASGITransport(app=create_app(home, port=8765))
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as web:
+        listed = (await web.get("/jobs")).text
+        assert "badge-stale" not in listed and "Rescore stale jobs" not in listed
+        assert "written for version" not in (await web.get("/apply")).text
+        import_profile(home, FULL_PROFILE)
+        listed = (await web.get("/jobs")).text
+        assert listed.count('class="badge badge-stale"') >= 3  # two rows and the notice
+        assert "2 jobs were scored or written for an earlier" in listed
+        assert 'data-post="/v1/rescore"' in listed
+        page = (await web.get(f"/jobs/{drafted}")).text
+        assert "scored\n  against version 1 of your profile" in page
+        assert "your profile is now version 2" in page
+        applying = (await web.get("/apply")).text
+        assert f'href="/jobs/{approved}"' in applying
+        assert "These materials were written for version 1" in applying
+        status = (await web.get("/v1/rescore")).json()
+        assert status == {"stale": 2, "running": 0}
+        token = {"Authorization": f"Bearer {api_token(home.token_path)}"}
+        dry = await web.post("/v1/rescore", json={"dryRun": True}, headers=token)
+        assert dry.status_code == 202 and dry.json()["rescoring"] == 2
+        assert {j["jobId"] for j in dry.json()["jobs"]} == {drafted, approved}

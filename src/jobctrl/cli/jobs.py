@@ -165,6 +165,7 @@ def jobs_cmd(as_json: bool) -> None:
     for r in rows:
         score = "" if r.score is None else str(r.score)
         status = r.status + (f" {r.error_code}" if r.error_code else "")
+        status += " (stale)" if r.stale else ""  # made with another profile version
         title = (r.title or r.url)[:38]
         click.echo(f"{r.job_id:<12}  {score:>5}  {status:<19}  {title:<38}  {r.company or ''}")
 
@@ -237,6 +238,11 @@ def show(job: str, as_json: bool) -> None:
     if view.salary:
         click.echo(f"  {'salary':<14}{_salary_text(view.salary)}")
     click.echo(f"  {'status':<14}{view.status}")
+    if view.stale:
+        click.echo(
+            f"  {'stale':<14}scored on profile version {view.scored_profile_version}, "
+            f"materials on {view.materials_profile_version}: `jobctrl rescore {view.job_id}`"
+        )
     click.echo("  stages:")
     for st in view.stages:
         line = f"    {st.stage:<7} {st.state:<10} attempts={st.attempts}"

@@ -31,7 +31,7 @@ TRACKING_PARAMS = (
 )  # fmt: skip
 
 
-# The kinds of ``prepare-<kind>-…`` executions (``stage_workflow_id``). The first three
+# The kinds of ``prepare-<kind>-…`` executions (``stage_workflow_id``). All but a retry
 # always name their tenant (``prepare-auto-local-…``, as they always did); a retry names
 # it only outside ``local`` (``prepare-retry-score-…`` stays as it was).
 AUTO_KIND = "auto"  # automatic recovery and the budget resume
