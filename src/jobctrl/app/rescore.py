@@ -30,6 +30,7 @@ from jobctrl.app.staleness import stale_job_ids
 from jobctrl.config import LaneProvider, load_config
 from jobctrl.domain import ids
 from jobctrl.domain.errors import AUTOMATION_PAUSED, INVALID_INPUT, JobctrlError
+from jobctrl.domain.executions import WorkflowType
 from jobctrl.domain.stages import LATER_STAGES, Stage, StageState
 from jobctrl.domain.stop_loss import LANE
 from jobctrl.home import Home
@@ -67,6 +68,7 @@ RESCORE_PREFIX = "prepare-rescore-"
 NOT_SCORED = "not_scored"  # never scored: its preparation scores it on the current profile
 BUSY = "busy"  # a stage of it runs, or automatic recovery holds it
 NO_DESCRIPTION = "no_description"  # nothing to score: Enrich read no posting text
+START_CONCURRENCY = 8  # jobs started at once (each: a reset, a start, its record)
 
 
 class RescoreJob(View):
@@ -285,45 +287,48 @@ async def rescore(home: Home, refs: list[str], scope: Scope) -> RescoreResult:
     client = await runtime.ready_client(home) if todo else None
     defaults = await asyncio.to_thread(starts.prep_defaults, home, store)
     current = defaults.profile_version
-    items = []
-    for c in chosen:
+    gate = asyncio.Semaphore(START_CONCURRENCY)
+
+    async def one(c: _Chosen) -> RescoreJob:
         skipped = _skip_reason(c)
-        status = {r["stage"]: r["state"] for r in c.stages}
-        if skipped is None and client is not None and StageState.PENDING in status.values():
-            # Waiting stages may be a running preparation's next: never a second one.
-            key = c.job["idempotency_key"]
-            prep = [ids.prep_workflow_id(key, store.tenant)]
-            if await starts.any_running(
-                client, [*prep, *workflow_runs.preparation_ids(store, c.job_id)]
-            ):
-                skipped = BUSY
         if skipped is not None or client is None:
-            items.append(_item(c, current, skipped))
-            continue
-        regenerate = c.versions.regenerates_materials(current)
-        score_row = next(r for r in c.stages if r["stage"] == Stage.SCORE.value)
-        occasion = f"v{current}:{score_row['updated_at'].isoformat()}"
-        workflow_id = ids.stage_workflow_id(
-            ids.RESCORE_KIND, Stage.SCORE.value, c.job_id, occasion, store.tenant
-        )
-        reset = (
-            (Stage.SCORE.value, *(s.value for s in LATER_STAGES))
-            if regenerate
-            else (Stage.SCORE.value,)
-        )
-        await asyncio.to_thread(stage_states.reset_stages, store, c.job_id, reset, "rescore")
-        started = await starts.start_preparation(
-            client,
-            home,
-            store,
-            c.job_id,
-            c.job["idempotency_key"],
-            workflow_id=workflow_id,
-            materials=_writes_materials(c, regenerate, defaults.materials),
-        )
-        items.append(
-            _item(c, current, None, workflow_id=started.workflow_id, run_id=started.run_id)
-        )
+            return _item(c, current, skipped)
+        async with gate:
+            if any(r["state"] == StageState.PENDING for r in c.stages):
+                # Waiting stages may be a running preparation's next: never a second one.
+                prep = ids.prep_workflow_id(c.job["idempotency_key"], store.tenant)
+                others = await asyncio.to_thread(workflow_runs.preparation_ids, store, c.job_id)
+                if await starts.any_running(client, [prep, *others]):
+                    return _item(c, current, BUSY)
+            regenerate = c.versions.regenerates_materials(current)
+            score_row = next(r for r in c.stages if r["stage"] == Stage.SCORE.value)
+            occasion = f"v{current}:{score_row['updated_at'].isoformat()}"
+            workflow_id = ids.stage_workflow_id(
+                ids.RESCORE_KIND, Stage.SCORE.value, c.job_id, occasion, store.tenant
+            )
+            later = tuple(s.value for s in LATER_STAGES) if regenerate else ()
+            await asyncio.to_thread(
+                stage_states.reset_stages, store, c.job_id, (Stage.SCORE.value, *later), "rescore"
+            )
+            started = await starts.start_preparation_execution(
+                client,
+                c.job_id,
+                c.job["idempotency_key"],
+                defaults,
+                workflow_id=workflow_id,
+                materials=_writes_materials(c, regenerate, defaults.materials),
+            )
+            await asyncio.to_thread(
+                workflow_runs.record_workflow_started,
+                store,
+                workflow_id=started.workflow_id,
+                run_id=started.run_id,
+                workflow_type=WorkflowType.PREPARATION.value,
+                job_id=c.job_id,
+            )
+        return _item(c, current, None, workflow_id=started.workflow_id, run_id=started.run_id)
+
+    items = list(await asyncio.gather(*(one(c) for c in chosen)))
     lane = _lane(home)
     return _result(store, current, lane, items, dry_run=False)
 
