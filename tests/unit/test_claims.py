@@ -7,14 +7,17 @@ from datetime import date
 
 import pytest
 
-from jobctrl.domain.facts import Fact, profile_facts
-from jobctrl.domain.profile import Profile
+from jobctrl.domain.facts import Fact, FactKind, profile_facts
+from jobctrl.domain.materials import TailoredEducation
+from jobctrl.domain.profile import Education, Profile
+from jobctrl.domain.truth.aliases import alias_table
 from jobctrl.domain.truth.claims import (
     MAX_SENTENCE_CHARS,
     ClaimContext,
     Unsupported,
     check_sentence,
 )
+from jobctrl.domain.truth.fields import degree_changes
 
 PROFILE = Profile.model_validate(
     {
@@ -140,8 +143,6 @@ TRUTHFUL: list[tuple[str, tuple[Fact, ...]]] = [
     ("Zoë Müller-Łukasik", (fact("name"),)),
     ("Zoe Muller-Lukasik", (fact("name"),)),
     ("Was a best paper finalist at PyCon 2019.", (hl("finalist"),)),
-    ("Moved 40 services from EC2 to Kubernetes with autoscaling.", (hl("40 services"),)),
-    ("Maintained PHP websites, dashboards and webhooks for agency clients.", (hl("PHP"),)),
     ("Cut p95 latency of the tracking REST APIs from 900ms to 180ms.", (hl("p95"),)),
     ("Sped up the tracking API: p95 latency from 900ms to 180ms.", (hl("p95"),)),
     ("Customer-focused backend engineer with nine years of experience.", (SUMMARY,)),
@@ -150,7 +151,6 @@ TRUTHFUL: list[tuple[str, tuple[Fact, ...]]] = [
     ("Processes 40M+ carrier updates a day.", (hl("Kafka"),)),
     ("Cut p95 latency of the tracking API from 900 ms to 180.", (hl("p95"),)),
     ("Moved about 40 services to Kubernetes.", (hl("40 services"),)),
-    ("Moved roughly 42 services to Kubernetes.", (hl("40 services"),)),
 ]
 
 
@@ -192,6 +192,19 @@ LIES: list[tuple[str, tuple[Fact, ...], str, str]] = [
         "vitest",
     ),
     ("Maintained PHP websites with ansible and cloud-init.", (hl("PHP"),), "tool", "cloud-init"),
+    # jargon is no unknown tool, but a duty the fact does not state is invented
+    (
+        "Moved 40 services from EC2 to Kubernetes with autoscaling.",
+        (hl("40 services"),),
+        "invented",
+        "autoscaling",
+    ),
+    (
+        "Maintained PHP websites, dashboards and webhooks for agency clients.",
+        (hl("PHP"),),
+        "invented",
+        "dashboards, webhooks",
+    ),
     ("Built a Kafka pipeline, signing with fastlane.", (hl("Kafka"),), "tool", "fastlane"),
     # quantities
     ("Cut p95 latency from 900ms to 120ms.", (hl("p95"),), "quantity", "120ms"),
@@ -200,6 +213,8 @@ LIES: list[tuple[str, tuple[Fact, ...], str, str]] = [
     ("Moved over 60 services to Kubernetes.", (hl("40 services"),), "quantity", "60 services"),
     ("Brought p95 latency under 150ms.", (hl("p95"),), "quantity", "150ms"),
     ("Moved about 60 services to Kubernetes.", (hl("40 services"),), "quantity", "60 services"),
+    # "about" rounds the fact's value to fewer figures, never adds one (40 is not "42")
+    ("Moved roughly 42 services to Kubernetes.", (hl("40 services"),), "quantity", "42 services"),
     ("Moved 60 services from EC2 to Kubernetes.", (hl("40 services"),), "quantity", "60 services"),
     (
         "Built a Kafka pipeline that processes 50B+ carrier updates a day.",
@@ -407,3 +422,224 @@ def _timed(sentence: str, facts: list[Fact], runs: int) -> float:
     for _ in range(runs):
         check_sentence(sentence, facts, CONTEXT)
     return (time.perf_counter() - start) / runs
+
+
+# -- paraphrases a careful model writes (issue 27) ---------------------------------------------
+
+
+def said(text: str, kind: FactKind = "highlight") -> Fact:
+    """A fact of its own (not the profile's): a paraphrase is held to it alone."""
+    return Fact(id=f"p-{text[:24]}", kind=kind, text=text)
+
+
+QPS = "Built a payments API serving 100K+ QPS."
+DASHBOARD = "Built an end-to-end monitoring dashboard used by 200+ internal teams."
+SQUADS = "Managed 5-12 engineers across three squads."
+CONSULTANCY = "Started a data consultancy, Foo Labs, in 2019."
+
+PARAPHRASES: list[tuple[str, str]] = [
+    # numbers and ranges normalised; "N+" is at least N
+    (QPS, "Built a payments API serving 100,000 queries per second."),
+    (QPS, "Built a payments API serving over 100,000 queries per second."),
+    (QPS, "Built a payments API serving one hundred thousand queries a second."),
+    (QPS, "Built a payments API serving 100,000 or more queries per second."),
+    (QPS, "Built a payments API serving 100,000-plus QPS."),
+    (QPS, "Built a payments API serving at least 100 thousand QPS."),
+    (QPS, "Built a payments API serving more than 100k requests per second."),
+    (SQUADS, "Managed 5 to 12 engineers across three squads."),
+    (SQUADS, "Managed between 5 and 12 engineers across three squads."),
+    (SQUADS, "Managed five to twelve engineers across three squads."),
+    ("Grew the team from 5 to 12 engineers.", "Grew the team from five to twelve engineers."),
+    ("Reaching 1M+ downloads.", "Reaching more than one million downloads."),
+    ("Reaching 1M+ downloads.", "Reaching one million or more downloads."),
+    ("Saving €400k a year in CDN costs.", "Saving €400,000 annually in CDN costs."),
+    ("Cut p99 latency from 1.2 s to 250 ms.", "Cut 99th-percentile latency from 1.2 s to 250 ms."),
+    (
+        "Cut p99 latency from 1.2 s to 250 ms.",
+        "Cut p99 latency from 1.2 seconds to 250 milliseconds.",
+    ),
+    # the counted noun phrase ends before its verb
+    (DASHBOARD, "Built an end-to-end monitoring dashboard that 200+ internal teams use."),
+    (DASHBOARD, "Built a monitoring dashboard that over 200 internal teams use daily."),
+    (DASHBOARD, "Built a monitoring dashboard serving 200+ internal teams."),
+    ("Built a design system used by 35 product teams.", "Built a design system 35 teams rely on."),
+    (
+        "Ran a monthly data guild for 60 attendees.",
+        "Ran a monthly data guild that 60 people attend.",
+    ),
+    # abbreviations and units
+    ("Serves 100k requests per second at peak.", "Serves 100K RPS at peak."),
+    ("Mean time to recovery fell from 47 to 18 minutes.", "Cut MTTR from 47 to 18 minutes."),
+    ("Runs 40 k8s clusters.", "Runs 40 Kubernetes clusters."),
+    # degrees
+    ("MS in Computer Science at Stanford", "I hold a Master of Science in Computer Science."),
+    ("MS in Computer Science at Stanford", "I hold a Master's degree in Computer Science."),
+    ("BS in Computer Science at Stanford", "Bachelor of Science in Computer Science, Stanford"),
+    ("Bachelor in Design at Universidade de São Paulo", "I hold a Bachelor's degree in Design."),
+    ("PhD in Physics at ETH Zürich", "I hold a doctorate in physics from ETH Zürich."),
+    ("BEng in Computer Science at HUST", "Bachelor of Engineering in Computer Science"),
+    # claim words by their near-synonyms, grades kept
+    (CONSULTANCY, "Founded a data consultancy, Foo Labs, in 2019."),
+    (CONSULTANCY, "Founding Foo Labs in 2019, I grew it into a data consultancy."),
+    ("Founded Foo Labs, a data consultancy, in 2019.", "Started Foo Labs, a data consultancy."),
+    ("Won the company's 2018 hackathon.", "Took first place in the company's 2018 hackathon."),
+    ("Built the Kafka ingestion pipeline.", "Developed the Kafka ingestion pipeline."),
+    ("Reduced cloud cost by 38%.", "Cut cloud cost by 38%."),
+    (
+        "Improved on-time delivery from 91% to 99.5%.",
+        "Increased on-time delivery from 91% to 99.5%.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("fact_text", "text"), PARAPHRASES, ids=[t for _, t in PARAPHRASES])
+def test_a_paraphrase_a_careful_model_writes_passes(fact_text: str, text: str) -> None:
+    kind: FactKind = "education" if " at " in fact_text and "in " in fact_text else "highlight"
+    assert check_sentence(text, [said(fact_text, kind)], CONTEXT) == []
+
+
+PARAPHRASE_LIES: list[tuple[str, str, str, str]] = [
+    (QPS, "Built a payments API serving 200,000 queries per second.", "quantity", ""),
+    (QPS, "Built a payments API serving 100,000 queries per minute.", "quantity", ""),
+    (QPS, "Built a payments API serving 100K+ TPS.", "quantity", "100K+ TPS"),
+    (SQUADS, "Managed 5 to 15 engineers across three squads.", "quantity", "15 engineers"),
+    (
+        "Grew the team from 5 to 12 engineers.",
+        "Grew the team from 12 to 5 engineers.",
+        "quantity",
+        "",
+    ),
+    (DASHBOARD, "Built a dashboard that 200+ internal services use.", "quantity", ""),
+    (DASHBOARD, "Built a dashboard that 300 internal teams use.", "quantity", "300 internal teams"),
+    (
+        "Cut p99 latency from 1.2 s to 250 ms.",
+        "Cut p95 latency from 1.2 s to 250 ms.",
+        "quantity",
+        "",
+    ),
+    (
+        "BS in Computer Science at Stanford",
+        "I hold a Master of Science in Computer Science.",
+        "degree",
+        "",
+    ),
+    ("Bachelor in Design at Universidade de São Paulo", "Bachelor of Arts in Design", "degree", ""),
+    (
+        "Joined Foo Labs, a data consultancy, in 2019.",
+        "Started a data consultancy, Foo Labs.",
+        "claim",
+        "",
+    ),
+    (
+        "Started the company's first data guild.",
+        "Founded the company's first data guild.",
+        "claim",
+        "",
+    ),
+    (
+        "Won the company's 2018 hackathon.",
+        "Ranked #1 in the company's 2018 hackathon.",
+        "claim",
+        "",
+    ),
+    ("Was a hackathon finalist in 2018.", "Took first place at the 2018 hackathon.", "claim", ""),
+]
+
+
+@pytest.mark.parametrize(
+    ("fact_text", "text", "kind", "claim"),
+    PARAPHRASE_LIES,
+    ids=[t for _, t, _, _ in PARAPHRASE_LIES],
+)
+def test_a_lie_written_like_those_paraphrases_is_still_caught(
+    fact_text: str, text: str, kind: str, claim: str
+) -> None:
+    fact_kind: FactKind = "education" if " at " in fact_text and "in " in fact_text else "highlight"
+    found = check_sentence(text, [said(fact_text, fact_kind)], CONTEXT)
+    assert any(f.kind == kind and (not claim or f.claim == claim) for f in found), found
+
+
+def test_one_degree_vocabulary_reads_sentences_and_education_fields() -> None:
+    table = alias_table()
+
+    def changes(degree: str, held: str, field: str = "Computer Science") -> list[str]:
+        edu = TailoredEducation(institution="Stanford", degree=degree, field=field)
+        return [
+            c
+            for _, c in degree_changes(
+                edu, Education(institution="Stanford", degree=held, field=field), table
+            )
+        ]
+
+    for written, held in [
+        ("Master of Science", "MS"),
+        ("M.S.", "MSc"),
+        ("M.Sc.", "MS"),
+        ("Master's degree", "MSc"),
+        ("Bachelor of Science", "BS"),
+        ("B.S.", "BSc"),
+        ("Bachelor's degree", "Bachelor"),
+        ("Bachelor of Arts", "BA"),
+        ("Doctor of Philosophy", "PhD"),
+        ("Doctorate", "Ph.D."),
+        ("Master of Business Administration", "MBA"),
+        ("Bachelor of Engineering", "BEng"),
+        ("M.Eng.", "MEng"),
+    ]:
+        assert changes(written, held) == [], (written, held)
+    assert changes("Bachelor of Design", "Bachelor", field="Design") == []
+    # saying more than the profile, or another degree, is a change
+    for written, held in [
+        ("BSc", "Bachelor"),
+        ("Master of Science", "BSc"),
+        ("MBA", "MSc"),
+        ("BEng", "BSc"),
+        ("Bachelor of Arts", "Bachelor"),
+    ]:
+        assert changes(written, held) == [written], (written, held)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Your posting asks for infrastructure as code and Terraform.",
+        "The role calls for Terraform, Kubernetes and a Master's degree.",
+        "The position asks for 5+ years of Go and AWS certification.",
+        "I noticed that the role calls for Datadog and PagerDuty.",
+        "I'm excited that your team runs Kafka and Flink at this scale.",
+        "Your posting's emphasis on Terraform caught my eye.",
+        "The chance to work on Acme's Kafka platform excites me.",
+        "Acme's Checkout Platform serves 10M merchants.",
+        "I am excited by Acme's mission.",
+        "Dear Dr. Akiba,",
+        "Dear Ms. Tanaka and the Acme hiring team,",
+    ],
+)
+def test_an_uncited_line_about_the_posting_the_role_or_the_company_passes(text: str) -> None:
+    assert check_sentence(text, [], CONTEXT) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "claim"),
+    [
+        (
+            "Your posting asks for infrastructure as code, which I have practised.",
+            "uncited",
+            "I have practised",
+        ),
+        ("Your posting asks for Terraform, which I know well.", "tool", "Terraform"),
+        ("The role needs Kafka, and I bring eight years of it.", "duration", "eight years"),
+        ("The role calls for Kubernetes, and my CKA certification covers it.", "name", "CKA"),
+        ("I would bring eight years of Kafka to your team.", "duration", "eight years"),
+        ("I'd love to bring my Kafka expertise to your team.", "tool", "Kafka"),
+        ("Your team would gain a Certified Kubernetes Administrator in me.", "claim", "Certified"),
+        ("Thank you for your time; I also spoke at WWDC 2023.", "name", "WWDC"),
+        ("Acme taught me Kafka.", "tool", "Kafka"),
+        ("Hello Acme team. I was at Google.", "name", "Google"),
+    ],
+)
+def test_a_line_about_the_job_that_claims_experience_is_still_caught(
+    text: str, kind: str, claim: str
+) -> None:
+    found = check_sentence(text, [], CONTEXT)
+    assert Unsupported(kind, claim) in found, found  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ is implemented.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -426,7 +427,9 @@ def test_each_line_goes_to_the_sentence_checker_with_its_facts_and_their_parents
     assert [by_text[f.text] for f in _facts().values() if f.kind == "summary"] == [
         (s,) for s in summary
     ]
-    assert all(context is CONTEXT for _, _, context in calls)
+    # the caller's context, with the profile's facts: the words a line may use uncited
+    texts = tuple(f.text for f in _facts().values() if f.kind != "name")
+    assert all(context == replace(CONTEXT, profile=texts) for _, _, context in calls)
     bullets = sum(len(e.bullets) for e in PROFILE.experience)
     assert len(calls) == 1 + len(summary) + bullets
 

@@ -6,7 +6,9 @@ Apply's answers held, line by line, to the profile facts each line cites.
   compared in ``fields`` (names, titles, dates, degrees, skills);
 - ``claims``: one sentence against the facts it cites (``check_sentence``,
   ``ClaimContext``), reading the sentence with ``quantities`` (numbers, dates, durations)
-  and ``sentences`` (names, tools, degrees, claim words);
+  and ``sentences`` (names, tools, degrees, claim words), and each clause's words with
+  ``clauses`` (which cited fact a clause restates), ``grades`` (role verbs, graded) and
+  ``content`` (the words that carry a claim, and the profile's own);
 - ``aliases``: the alias list and the normal form names are compared in; ``lexicon``: which
   lower-case words are ordinary English or jargon (the list ships here:
   ``english_words.txt.gz``).

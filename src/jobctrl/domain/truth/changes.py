@@ -35,6 +35,10 @@ _REASONS: dict[str, str] = {
     "unknown_degree": "names a degree or school your profile does not have",
     "unknown_skill": "lists a skill your profile does not have",
     "wrong_entry": "mixes up two of your jobs or degrees",
+    "fusion": "puts a number with work another line of your profile describes",
+    "entry_name": "places work at an employer, title or place it did not happen at",
+    "grade": "claims a bigger role (led, owned…) than your profile states",
+    "invented": "adds duties or subjects your profile does not mention",
 }
 
 

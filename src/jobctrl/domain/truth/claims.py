@@ -53,7 +53,30 @@ The rules (each claim against the cited facts; the modules that read claims say 
 - durations: equal to a duration a cited fact states, or — when the duration reads as
   time worked — at most the time the cited dated experience entries cover (their union,
   up to ``context.today``; education entries only when no experience entry is cited),
-  rounded to the nearest half year; "8+ years" needs at least 8, "nearly 8" at most 9.
+  rounded to the nearest half year; "8+ years" needs at least 8; "about"/"nearly N" may
+  be over by half a unit or a tenth of N ("about a year" for 13 months, not "about two
+  years"). A duration that names an entry ("four years at VinAI", "five years as a
+  product designer at RD") is held to that entry's dates alone (every cited entry it
+  names), never to the sum of the cited ones.
+- what each clause rests on (issue 27; ``domain.truth.clauses`` cuts a sentence into
+  clauses and tells which cited fact a clause restates by its words):
+  - fusion: a number's clause must not say what another cited fact does and the
+    number's own fact does not ("a fraud detection pipeline serving 100K+ QPS", the QPS
+    being the gateway's);
+  - entry names: an employer, title or place that only a cited entry carries, named in
+    a clause whose work is another entry's highlight ("At Zalando I built bidding
+    services" for a Criteo highlight), unless the clause also names that highlight's
+    own entry, or the name comes after "before", "after", "joined", "from", … (another
+    time);
+  - grades: a role verb (``domain.truth.grades``: contributed < built < led < founded)
+    may not exceed the grade of the facts its clause restates (2 when a fact states work
+    with no role verb); a sentence citing only entries is held to their titles;
+  - invented words: every content word (``domain.truth.content``: not a function word,
+    an ordinary verb of doing, resume or letter vocabulary, or a paraphrase of a word
+    there) must be said by a cited fact or anywhere in the profile
+    (``context.profile``, set by the document walk); clauses about the reader, the
+    employer or the future ("I would love to bring that to your payroll team") are not
+    held to it.
 - a line citing nothing may name only ``context.free_names``, and may state no quantity,
   date or duration unless it speaks only of the reader or the employer (no I/my/we, and
   "you" or a free name). It must make no first-person claim ("I have led", "I was a",
@@ -62,8 +85,12 @@ The rules (each claim against the cited facts; the modules that read claims say 
 - a sentence over ``MAX_SENTENCE_CHARS`` is reported whole rather than read.
 
 Known limits — what this cannot see, by design of a checker with no language model:
-- a pure change of meaning with no new name, number, tool, date or claim word: "led" for
-  "contributed to", "from Airflow to cron" for "from cron to Airflow", a negation;
+- a pure change of meaning with no new name, number, tool, date, claim word, role verb or
+  content word: "from Airflow to cron" for "from cron to Airflow", a negation; a role
+  verb the grades do not list ("coordinated", "championed");
+- a content word the profile says elsewhere is accepted in any sentence ("payments" in a
+  bullet of a role that had none), and words sharing their first five letters count as
+  one ("product" and "production");
 - a quantity matched to the right value but a different noun when neither side says
   what it counts ("cut costs by 38%" for a fact that cut time by 38%);
 - names and tools written in lower case that are not in the vocabulary or the alias list
@@ -75,13 +102,13 @@ Known limits — what this cannot see, by design of a checker with no language m
 - a sentence-initial English word that is also a name ("Amazon engineer with …",
   "Square", "Notion") is read as a word; titles written in lower case ("as the lead
   engineer") are not names;
-- durations that read as time worked are bounded by the cited entries, not tied to one
-  ("five years at ING" passes when the cited entries together span five years); a
-  range's two ends are each checked, not as a pair; a month named without a year is not
-  a date;
+- durations that read as time worked and name no entry are bounded by the cited
+  entries together ("eight years in data" passes when they span eight); a range's two
+  ends are each checked, not as a pair; a month named without a year is not a date;
 - a bound a cited value meets passes, understating included ("over 30" for 40), and so
-  does a number said to be approximate within a tenth ("about 40" for 38); a rounding
-  not marked as one ("40" for 38) is refused;
+  does a number said to be approximate that rounds the cited value to fewer figures
+  ("about 40" for 38, not "about 55M" for 50M+ nor "about 42" for 40); a rounding not
+  marked as one ("40" for 38) is refused;
 - the uncited line rule reads English: in another language every capitalised noun is a
   name, and a greeting or thanks outside the short list is a name.
 """
@@ -90,6 +117,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -97,7 +125,15 @@ from datetime import date
 from typing import Literal
 
 from jobctrl.domain.facts import Fact
-from jobctrl.domain.truth.aliases import AliasTable, alias_table, fold, word_tokens
+from jobctrl.domain.truth.aliases import AliasTable, alias_table, fold, spelling_key, word_tokens
+from jobctrl.domain.truth.clauses import clause_spans, word_keys
+from jobctrl.domain.truth.content import (
+    CLAIM_FREE_KEYS,
+    content_words,
+    profile_keys,
+    supported,
+)
+from jobctrl.domain.truth.grades import fact_grade, graded_verbs, title_grade
 from jobctrl.domain.truth.quantities import (
     CURRENCY_CODES,
     PRESENT,
@@ -119,7 +155,7 @@ from jobctrl.domain.truth.sentences import (
     degrees_in,
     read_sentence,
 )
-from jobctrl.domain.vocabulary import TERMS
+from jobctrl.domain.vocabulary import GENERIC_TERMS, TERMS
 
 __all__ = ["MAX_SENTENCE_CHARS", "ClaimContext", "ClaimKind", "Unsupported", "check_sentence"]
 
@@ -141,6 +177,10 @@ ClaimKind = Literal[
     "degree",
     "claim",  # a claim word (won, award, patent, promoted, certified, …)
     "uncited",  # a candidate claim in a line that cites nothing
+    "fusion",  # a number put with what another cited fact's words say (not its own fact's)
+    "entry_name",  # an employer, title or place of another entry than the work it names
+    "grade",  # a role verb above the cited fact's ("led" for "contributed to")
+    "invented",  # content words (duties, domains) neither the cited facts nor the profile say
     "unknown_fact",  # a cited id the profile does not have (set by the document walk)
 ]
 
@@ -158,6 +198,9 @@ class ClaimContext:
     extra_aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # config.yaml
     free_names: tuple[str, ...] = ()  # may appear uncited: the employer applied to, the role
     today: date | None = None  # what "present" means for durations (None: date.today())
+    # The profile's facts' texts (set by the document walk): words a sentence may use
+    # without citing their fact ("invented" holds content words to these and the cited).
+    profile: tuple[str, ...] = ()
 
 
 # -- what a fact states ------------------------------------------------------------------------
@@ -453,6 +496,20 @@ def _same(a: float, b: float, approx: bool) -> bool:
     return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0)
 
 
+def _figures(value: float) -> int:
+    """The significant figures ``value`` is written with (55,000,000: 2; 0.05: 1)."""
+    digits = f"{abs(value):.10g}".split("e")[0].replace(".", "").strip("0")
+    return max(1, len(digits))
+
+
+def _rounded(value: float, figures: int) -> float:
+    """``value`` rounded half up to ``figures`` significant figures (45 to one: 50)."""
+    if value == 0:
+        return 0.0
+    step = 10.0 ** (math.floor(math.log10(abs(value))) - figures + 1)
+    return math.floor(abs(value) / step + 0.5) * step * (1 if value > 0 else -1)
+
+
 def _within(claimed: float, stated: float, bound: str | None, approx: bool) -> bool:
     """``stated`` makes ``claimed`` true: equal, or inside its bound ("under 200 ms" for
     180 ms, "over 40" or "40+" for 45, "about 40" for 38)."""
@@ -460,8 +517,8 @@ def _within(claimed: float, stated: float, bound: str | None, approx: bool) -> b
         return True
     if bound == "below":
         return stated < claimed
-    if bound == "about":  # "about 40" for 38: a round number within a tenth
-        return abs(stated - claimed) <= 0.1 * abs(stated)
+    if bound == "about":  # "about 40" for 38: the stated value rounded, to fewer figures
+        return _same(_rounded(stated, _figures(claimed)), claimed, approx)
     return bound == "above" and stated > claimed
 
 
@@ -496,8 +553,14 @@ def _quantity_in(q: Quantity, view: _TextView) -> bool:
     for s in (*stated, *view.derived):
         if not _quantity_supported(q, s):
             continue
-        if q.lead and s.lead and q.lead != s.lead and any(o.lead == q.lead for o in stated):
-            continue
+        if (
+            q.lead
+            and s.lead
+            and q.lead != s.lead
+            and any(o.lead == q.lead and counted_compatible(q, o) for o in stated)
+        ):
+            continue  # (another verb's number counting the same thing; "manage 22
+            # engineers" for "manage three teams (22 engineers)" reorders, it does not move)
         return True
     return False
 
@@ -515,17 +578,29 @@ def _date_supported(point: DatePoint | None, anchored: bool, c: _Cited) -> bool:
     return any(y == year and (m is None or anchored) for y, m in c.entry_points)
 
 
-def _duration_supported(d: Duration, c: _Cited) -> bool:
-    for view in c.views:
+def _duration_supported(
+    d: Duration, c: _Cited, named: Sequence[Fact] = (), today: date | None = None
+) -> bool:
+    """``d`` is a duration a cited fact states, or time worked the cited entries cover —
+    the entries ``named`` ("four years at VinAI") when the sentence names any, never the
+    sum of every cited entry then."""
+    worked = c.worked_years
+    views = c.views
+    if named:
+        ids = {f.id for f in named}
+        views = [v for f, v in zip(c.facts, c.views, strict=True) if f.parent in ids]
+        worked = _covered_years(tuple(named), today or date.today())
+    for view in views:
         if any(abs(s.years - d.years) < 1e-6 for s in view.mentions.durations):
             return True
-    if not d.worked or c.worked_years is None:
+    if not (d.worked or named) or worked is None:  # "after three years at RD" is time worked
         return False
     if d.at_least:
-        return c.worked_years >= d.years - 1 / 24
-    if d.approx:
-        return d.years <= c.worked_years + 1
-    return d.years <= c.worked_years + 0.5
+        return worked >= d.years - 1 / 24
+    if d.approx:  # "about two years" is not 13 months: over by half a unit or a tenth at most
+        unit = 10.0 if "decade" in d.text.casefold() else 1 / 12 if "mo" in d.text else 1.0
+        return (d.years - worked) / unit <= max(0.5, 0.1 * d.years / unit)
+    return d.years <= worked + 0.5
 
 
 def _claim_supported(family: str, c: _Cited) -> bool:
@@ -544,6 +619,261 @@ def _degree_supported(level: str, which: str | None, c: _Cited) -> bool:
     if level == "any":
         return any(lvl != "any" for lvl, _ in stated) or ("any", None) in stated
     return any(lvl == level and (which is None or w == which) for lvl, w in stated)
+
+
+def _names_free(text: str, free_names: Sequence[str]) -> bool:
+    """``text`` names the employer applied to or the role, maybe inside a longer name
+    ("Acme's Kafka platform")."""
+    words = f" {spelling_key(text)} "
+    return any(f" {key} " in words for key in map(spelling_key, free_names) if key)
+
+
+# -- what each clause rests on: fusion, entry names, grades, invented words (issue 27) ----------
+
+# Facts that frame others (a role, a school, a project, a volunteer role): their name,
+# title and place are what a sentence may name; their highlights state the work.
+_ENTRIES = ("experience", "education", "project", "volunteer")
+_RELATIVE = re.compile(r"(?:which|that)\b", re.IGNORECASE)
+
+
+def _sources(c: _Cited) -> list[int]:
+    """The cited facts a clause draws its words from: all but the frames of work (a role,
+    a school, a volunteer role: their highlights state the work) and what goes with any
+    work (a skill, a language). A project's own text describes work: it is one."""
+    frames = ("experience", "education", "volunteer", "skill", "language")
+    return [i for i, f in enumerate(c.facts) if f.kind not in frames]
+
+
+def _keys_with_entry(c: _Cited, i: int) -> frozenset[str]:
+    fact = c.facts[i]
+    parent = next((f for f in c.facts if fact.parent and f.id == fact.parent), None)
+    return word_keys(fact.text) | (word_keys(parent.text) if parent else frozenset())
+
+
+def _clause_keys(
+    text: str, pos: int, *spans: tuple[int, int], joined: bool = False
+) -> frozenset[str]:
+    """The distinctive word keys of the clause at ``pos``, the ``spans`` left out;
+    ``joined``: with the clause a short opening phrase leads into ("At Hooli, I built
+    …") or a relative clause hangs on ("the gateway, which flags 2M …")."""
+    clauses = [s for s in clause_spans(text) if any(ch.isalnum() for ch in text[s[0] : s[1]])]
+    at = next((i for i, (a, b) in enumerate(clauses) if a <= pos < b), None)
+    if at is None:
+        return frozenset()
+    chosen = [clauses[at]]
+    if joined:
+        a, b = clauses[at]
+        if at + 1 < len(clauses) and len(text[a:b].split()) <= 5:
+            chosen.append(clauses[at + 1])
+        if at > 0 and _RELATIVE.match(text, a):
+            chosen.append(clauses[at - 1])
+    chars = [" "] * len(text)
+    for a, b in chosen:
+        chars[a:b] = text[a:b]
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return word_keys("".join(chars)) - CLAIM_FREE_KEYS
+
+
+def _fusions(text: str, mentions: Mentions, c: _Cited) -> list[tuple[int, Unsupported]]:
+    """A number whose clause says what another cited fact says and its own fact does not
+    ("a fraud detection pipeline serving 100K+ QPS": the QPS are another system's)."""
+    sources = _sources(c)
+    if len(sources) < 2:
+        return []
+    out: list[tuple[int, Unsupported]] = []
+    for q in mentions.quantities:
+        # a fact stating the same value backs it even when it reads what it counts
+        # otherwise ("a team of six building …")
+        backers = [
+            i
+            for i in sources
+            if _quantity_in(q, c.views[i])
+            or any(_same(q.value, s.value, False) for s in c.views[i].mentions.quantities)
+        ]
+        if not backers or len(backers) == len(sources):
+            continue
+        keys = _clause_keys(text, q.start, (q.start, q.end), joined=True)
+        others = frozenset().union(
+            *(word_keys(c.facts[i].text) for i in sources if i not in backers)
+        )
+        if all((keys & others) - _keys_with_entry(c, i) for i in backers):
+            out.append((q.start, Unsupported("fusion", q.text)))
+    return out
+
+
+# Words before a name that place the work elsewhere ("before Zalando", "joined Allegro").
+_ELSEWHERE_BEFORE = re.compile(
+    r"\b(?:before|after|prior\s+to|since|until|till|left|leaving|leave|joined|joining|join|"
+    r"moved|moving|move|from|to|then|than|into|following|following\s+my\s+time\s+at)\s+"
+    r"(?:(?:the|my|a|an)\s+)?(?:\w+\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _entry_names(
+    text: str, support: dict[Entity, Literal["cited", "free", "none"]], c: _Cited
+) -> list[tuple[int, Unsupported]]:
+    """An employer, title or place only an entry carries, named in a clause that states
+    the work of another entry's highlight ("At Zalando I built bidding services …" for
+    a Criteo highlight)."""
+    highlights = [i for i, f in enumerate(c.facts) if f.kind == "highlight"]
+    if not highlights:
+        return []
+    spans = [(e.start, e.end) for e in support if e.kind == "name"]
+    # the entries the sentence names ("… at Criteo to … at Zalando"): work of any of them
+    # may sit beside the others' names
+    holders: dict[Entity, list[int]] = {}
+    for entity, found_in in support.items():
+        held = [i for i, v in enumerate(c.views) if _group_has(v, entity.parts)]
+        # only an entry's own name: not one a highlight or the summary also says
+        if found_in == "cited" and held and all(c.facts[i].kind in _ENTRIES for i in held):
+            holders[entity] = held
+    named = {c.facts[i].id for held in holders.values() for i in held}
+    out: list[tuple[int, Unsupported]] = []
+    for entity, held in holders.items():
+        if _ELSEWHERE_BEFORE.search(text[max(0, entity.start - 30) : entity.start]):
+            continue
+        entries = {c.facts[i].id for i in held}
+        keys = _clause_keys(text, entity.start, *spans, joined=True)
+        scores = {i: len(keys & word_keys(c.facts[i].text)) for i in highlights}
+        best = max(scores.values())
+        if best < 2 or any(
+            (scores[i] == best and c.facts[i].parent in named)
+            or (scores[i] and c.facts[i].parent in entries)
+            for i in highlights
+        ):
+            continue
+        out.append((entity.start, Unsupported("entry_name", entity.text)))
+    return out
+
+
+# "four years at VinAI", "five years as a product designer at RD", "two years with Monzo"
+_DURATION_AT = re.compile(
+    r"\s+(?:as\s+(?:an?\s+)?(?:[a-z-]+\s+){0,3}?(?:at|with|for|in)\s+|(?:at|with|for|in|as)\s+)"
+    r"(?:(?:a|an|the)\s+)?",
+    re.IGNORECASE,
+)
+_NAME_JOIN = re.compile(r"\s*(?:,|and|&|/)\s*(?:(?:and|the)\s+)?", re.IGNORECASE)
+_NAME_BEFORE_DURATION = re.compile(
+    r"\s+(?:for|over)\s+(?:(?:the|my)\s+)?(?:(?:past|last|first)\s+)?$", re.IGNORECASE
+)
+
+
+def _named_entries(text: str, d: Duration, reading: Reading, c: _Cited) -> tuple[Fact, ...]:
+    """The cited entries a duration names: "four years at VinAI Research", "my two years
+    with Monzo and Paystack", "at Criteo for three years"."""
+    names: list[Entity] = []
+    at = d.end
+    for entity in reading.entities:
+        if entity.start >= at and _DURATION_AT.fullmatch(text, at, entity.start):
+            names.append(entity)
+            joined = _NAME_JOIN.match(text, entity.end)
+            at = joined.end() if joined else len(text)
+        elif _NAME_BEFORE_DURATION.fullmatch(text, entity.end, d.start):
+            names.append(entity)
+    dated = [f for f in c.facts if f.kind in _ENTRIES and f.start.strip()]
+    return tuple(f for f in dated if any(_group_has(_view(f.text), e.parts) for e in names))
+
+
+def _grades(text: str, c: _Cited) -> list[tuple[int, Unsupported]]:
+    """A role verb above what the facts its clause draws on say ("Led" for "Contributed
+    to"); a sentence citing only entries is held to their titles."""
+    verbs = [v for v in graded_verbs(text) if v.grade >= 2]
+    if not verbs:
+        return []
+    sources = _sources(c)
+    out: list[tuple[int, Unsupported]] = []
+    for verb in verbs:
+        if sources:
+            # held to the facts whose words the verb's clause restates (a clause that
+            # restates none, "that is how I run teams", claims no particular work)
+            keys = _clause_keys(text, verb.start, (verb.start, verb.end))
+            near = [i for i in sources if keys & word_keys(c.facts[i].text)]
+            if not near:
+                continue
+            allowed = max(fact_grade(c.facts[i].text) for i in near)
+        else:  # held to the cited entries' titles ("Engineering Manager at Zalando")
+            titles = [f.text.split(" at ")[0] for f in c.facts if f.kind in _ENTRIES]
+            if not titles:
+                continue
+            allowed = max(title_grade(t) for t in titles)
+        if verb.grade > allowed:
+            out.append((verb.start, Unsupported("grade", verb.text)))
+    return out
+
+
+_ABOUT_OTHERS = re.compile(
+    r"\b(?:you|your|yours|would|will|could|can|hope|hoping|eager|keen|excite[sd]?|exciting|"
+    r"look\s+forward|looking\s+forward|love\s+to|like\s+to)\b|'(?:d|ll)\b",
+    re.IGNORECASE,
+)
+
+
+def _invented(
+    text: str, aliases: AliasTable, c: _Cited, context: ClaimContext
+) -> list[tuple[int, Unsupported]]:
+    """Content words (duties, domains) that neither the cited facts nor the profile say:
+    a bullet invented under a real role. Clauses about the reader or the employer, or
+    about what the candidate would do, claim nothing of the past."""
+    texts = context.profile or tuple(f.text for f in c.facts)
+    held = (
+        profile_keys((*context.profile, *context.free_names)),
+        profile_keys(tuple(f.text for f in c.facts)),
+    )
+    words = [
+        (word, at)
+        for word, key, at, area in _content_words(text, aliases, context.free_names)
+        if not any(supported(key, keys) for keys in held)
+        and not (area >= 0 and _area_in(_AREA_PATTERNS[area], texts))
+    ]
+    if not words:
+        return []
+    return [(words[0][1], Unsupported("invented", ", ".join(w for w, _ in words)))]
+
+
+@functools.lru_cache(maxsize=4096)
+def _content_words(
+    text: str, aliases: AliasTable, free_names: tuple[str, ...]
+) -> tuple[tuple[str, str, int, int], ...]:
+    """The sentence's content words outside its names, numbers, degrees, claim words and
+    gap objects, and outside clauses about the reader, the employer or the future: (word,
+    key, offset, the area of the vocabulary it is part of or -1). A pure function of the
+    sentence, read once."""
+    mentions, reading = _read(text, aliases)
+    skip = [*mentions.spans, *((e.start, e.end) for e in reading.entities)]
+    skip += [(d.start, d.end) for d in reading.degrees]
+    skip += [(w.start, w.end) for w in reading.claim_words]
+    skip += list(reading.gaps)
+    free = [_view(n) for n in free_names if n.strip()]
+    named_free = [e for e in reading.entities if any(_group_has(v, e.parts) for v in free)]
+    for a, b in clause_spans(text):
+        if _ABOUT_OTHERS.search(text, a, b) or any(a <= e.start < b for e in named_free):
+            skip.append((a, b))
+    areas = [(m.start(), m.end(), i) for i, m in _area_matches(text)]
+    out = []
+    for word, key, at in content_words(text, skip):
+        area = next((i for a, b, i in areas if a <= at < b), -1)
+        out.append((word, key, at, area))
+    return tuple(out)
+
+
+_AREA_PATTERNS = tuple(_TERM_PATTERNS[k] for k in sorted(GENERIC_TERMS))
+_AREAS = re.compile(
+    "|".join(f"(?P<a{i}>{p.pattern})" for i, p in enumerate(_AREA_PATTERNS)), re.IGNORECASE
+)
+
+
+def _area_matches(text: str) -> list[tuple[int, re.Match[str]]]:
+    """Areas of the shared vocabulary ("data analysis", "distributed systems") in
+    ``text``, with their index in ``_AREA_PATTERNS``."""
+    return [(int(m.lastgroup[1:]), m) for m in _AREAS.finditer(text) if m.lastgroup]
+
+
+@functools.lru_cache(maxsize=1024)
+def _area_in(pattern: re.Pattern[str], texts: tuple[str, ...]) -> bool:
+    """The profile names the area in some spelling: a rewrite may name it in its own."""
+    return any(pattern.search(t) for t in texts)
 
 
 def _in_gap(reading: Reading, start: int, end: int) -> bool:
@@ -572,35 +902,56 @@ def check_sentence(text: str, cited: Sequence[Fact], context: ClaimContext) -> l
     c = _read_cited(cited, context)
     found: list[tuple[int, Unsupported]] = []
     support: dict[Entity, Literal["cited", "free", "none"]] = {}
+    claimed_own: set[Entity] = set()
     for entity in reading.entities:
         if _in_gap(reading, entity.start, entity.end):
             continue
         support[entity] = _entity_support(entity, c)
         if support[entity] == "free" and _claimed_as_own(text, entity, reading.entities, c):
             support[entity] = "none"
+            claimed_own.add(entity)
     free_named = "free" in support.values()
     # A line that cites nothing and claims nothing in the first person may say what the
     # employer or the reader uses ("how Mollie runs Kubernetes", "your payments stack").
     about_employer = not cited and not reading.first_person
+    # … and a line about the job — the posting's needs, the role, the company, the reader —
+    # in which the writer appears only in frames that claim nothing makes no claim at all
+    # ("Your posting asks for infrastructure as code", "The role calls for a Master's
+    # degree"; not "…, which I have practised for years").
+    about_job = (
+        about_employer
+        and reading.self_neutral
+        and (
+            reading.addresses_reader
+            or reading.names_job
+            or free_named
+            or _names_free(text, context.free_names)
+        )
+    )
     for entity, found_in in support.items():
         lower_case = entity.term is not None or entity.unknown
         if about_employer and (lower_case or (entity.kind == "tool" and free_named)):
             continue
+        if about_job and entity not in claimed_own:
+            continue
         if found_in == "none":
             found.append((entity.start, Unsupported(entity.kind, entity.text)))
 
-    for degree in reading.degrees:
+    for degree in () if about_job else reading.degrees:
         if not _degree_supported(degree.level, degree.which, c):
             found.append((degree.start, Unsupported("degree", degree.text)))
-    for word in reading.claim_words:
+    for word in () if about_job else reading.claim_words:
         if not _claim_supported(word.family, c):
             found.append((word.start, Unsupported("claim", word.text)))
 
     # Numbers in a line that cites nothing are the candidate's only when the line speaks
     # of the candidate ("my team of 40"), not of the reader or the employer.
-    about_others = not cited and (
-        (reading.addresses_reader and not reading.speaks_of_self)
-        or (free_named and not reading.names_self)
+    about_others = about_job or (
+        not cited
+        and (
+            (reading.addresses_reader and not reading.speaks_of_self)
+            or (free_named and not reading.names_self)
+        )
     )
     if not about_others:
         for q in mentions.quantities:
@@ -617,8 +968,15 @@ def check_sentence(text: str, cited: Sequence[Fact], context: ClaimContext) -> l
             ):
                 found.append((mention.pos, Unsupported("date", mention.text)))
         for duration in mentions.durations:
-            if not _duration_supported(duration, c):
+            named = _named_entries(text, duration, reading, c)
+            if not _duration_supported(duration, c, named, context.today):
                 found.append((duration.start, Unsupported("duration", duration.text)))
+
+    if cited:
+        found += _fusions(text, mentions, c)
+        found += _entry_names(text, support, c)
+        found += _grades(text, c)
+        found += _invented(text, alias_table(context.extra_aliases), c, context)
 
     if not cited:
         for phrase in reading.first_person:

@@ -37,7 +37,7 @@ list, ``domain.truth.quantities`` and the shared vocabulary), never the offline 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from jobctrl.domain.errors import COVER_FABRICATION, TAILOR_FABRICATION, StageError
 from jobctrl.domain.facts import Fact, education_fact_id, experience_fact_id, fact_index
@@ -124,9 +124,11 @@ class _Walk:
 
     def __init__(self, profile: Profile, context: ClaimContext) -> None:
         self.profile = profile
-        self.context = context
         self.aliases = alias_table(context.extra_aliases)
         self.facts = fact_index(profile)
+        # A sentence's content words may come from anywhere in the profile (claims.py).
+        texts = tuple(f.text for f in self.facts.values() if f.kind != "name")
+        self.context = context if context.profile else replace(context, profile=texts)
         self.findings: list[Finding] = []
 
     def add(self, where: str, sentence: str, kind: str, claim: str) -> None:
