@@ -9,6 +9,11 @@ from tests.unit.truth_corpus.corpus import Case, Spec
 SPECS: dict[str, Spec] = {
     m.SPEC.profile: m.SPEC for m in (agnieszka, luisa, hang, sebastien, sebnem, chiamaka)
 }
+from tests.unit.truth_corpus import (  # noqa: E402  (each appends to the profiles' tables)
+    lies27,  # noqa: F401
+    paraphrase,  # noqa: F401
+)
+
 CASES: list[Case] = [case for spec in SPECS.values() for case in spec.table.cases]
 
 __all__ = ["CASES", "SPECS"]

@@ -61,6 +61,13 @@ FABRICATION_KINDS = (
     "moved",  # a real highlight placed under another employer
     "unknown_fact",  # a citation of an id the profile does not have
     "name",  # the candidate's name changed
+    # lies that cite the real fact they bend (issue 27, lies27.py)
+    "invented",  # duties or domains no fact states, citing a real role
+    "fusion",  # a number put with what another cited fact did
+    "grade",  # a role verb above the fact's ("led" for "built")
+    "about",  # "about N" with a figure the fact lacks ("about 55M" for 50M+)
+    "duration_sum",  # years at one employer only the sum of the cited entries covers
+    "entry_named",  # real work placed at another cited employer, title or place
 )
 FIELDS = (
     "name",
@@ -87,6 +94,14 @@ REWRITE_KINDS = (
     "merge",  # one sentence from two facts
     "years",  # years of experience restated or computed
     "skill_from_text",  # a skill a highlight names, listed though not in the skills list
+    # issue 27's refusals, each adapted to a profile's facts (truth_corpus.paraphrase)
+    "counted_verb",  # what a number counts ends before its verb ("that 60 people attend")
+    "degree_spelled",  # a master's or doctorate spelled out ("Master of Science", "Ph.D.")
+    "degree_generic",  # a bachelor's written generically or spelled out
+    "range",  # a range or change in words ("from forty-eight to nineteen megabytes")
+    "at_least",  # a rate or an "N+" restated ("100K RPS", "more than a million")
+    "claim_synonym",  # a claim word for its near-synonym ("took first place" for "won")
+    "about_job",  # an uncited sentence about the posting, the role or the reader
 )
 
 
