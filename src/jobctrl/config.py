@@ -18,7 +18,8 @@ from jobctrl.home import Home
 TEMPLATE_PATH = Path(__file__).with_name("config_template.yaml")
 
 
-LANES = ("score", "tailor", "cover", "contact_research", "apply")
+# ``profile``: structuring an imported resume document (``jobctrl profile import``).
+LANES = ("score", "tailor", "cover", "contact_research", "apply", "profile")
 PROVIDERS = ("offline", "openai", "anthropic")
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 

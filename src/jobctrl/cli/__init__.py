@@ -134,7 +134,7 @@ COMMANDS: dict[str, LazyCommand] = {
         "configure",
         "llm",
         "Choose the provider and model of each lane (score, tailor, cover, "
-        "contact_research, apply).",
+        "contact_research, apply, profile).",
     ),
     "profile": LazyCommand(
         "configure",

@@ -103,7 +103,7 @@ def spend(as_json: bool) -> None:
 @click.group()
 def llm() -> None:
     """Choose the provider and model of each lane (score, tailor, cover, contact_research,
-    apply)."""
+    apply, profile)."""
 
 
 @llm.command("list")
@@ -135,7 +135,8 @@ def llm_set(
 ) -> None:
     """Set LANE to PROVIDER (offline, openai, anthropic) and MODEL, e.g.
     `jobctrl llm set score openai gpt-4o-mini` or, for a local Ollama,
-    `jobctrl llm set tailor openai llama3.1 --base-url http://127.0.0.1:11434/v1`."""
+    `jobctrl llm set tailor openai llama3.1 --base-url http://127.0.0.1:11434/v1`.
+    The profile lane reads an imported resume into fields (`jobctrl profile import`)."""
     row = app_lanes.set_lane(home(), lane, provider, model, base_url, api_key_env)
     click.echo(f"{row.lane}: {row.provider} {row.model}")
 
@@ -160,16 +161,31 @@ def profile_show(as_json: bool) -> None:
 
 @profile.command("import")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--dry-run", is_flag=True, help="Show the parsed profile; write nothing.")
 @click.option(
-    "--json", "as_json", is_flag=True, help="Print the parsed profile and `unplaced` as JSON."
+    "--dry-run",
+    is_flag=True,
+    help="Show the parsed profile; write nothing to it (a model on the profile lane is "
+    "still asked, and paid once: the import after the dry run reuses its answer).",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the parsed profile, `unplaced`, and `dropped` (what a model returned that "
+    "the resume does not say) as JSON.",
 )
 @handle_errors
 def profile_import(file: Path, dry_run: bool, as_json: bool) -> None:
     """Replace the profile in config.yaml with a resume: PDF, Word (.docx), Markdown
     (.md), text (.txt), JSON Resume (resume.json) or RenderCV YAML. Your saved answers
     for application forms are kept. Text the parser could not place is listed, never
-    dropped: check it, and add what belongs with `jobctrl profile show` / config.yaml."""
+    dropped: check it, and add what belongs with `jobctrl profile show` / config.yaml.
+
+    With a model on the profile lane (`jobctrl llm set profile openai gpt-4o-mini`), the
+    model reads a PDF, Word, Markdown or text resume into fields (within the daily budget;
+    the same file is never paid for twice); every value it returns must be in the
+    resume's text, and any that is not is left out and listed. When the model fails, the
+    section parser's reading is used, and the output says so."""
     result = app_profile.import_profile(home(), file, dry_run=dry_run)
     if as_json:
         echo_json(result)
@@ -180,6 +196,10 @@ def profile_import(file: Path, dry_run: bool, as_json: bool) -> None:
         f"{result.name or '(no name)'}: {result.skills} skills, {result.experience} roles, "
         f"{result.education} education entries"
     )
+    if result.model:
+        click.echo(f"read by the profile lane's model ({result.model})")
+    if result.note:
+        click.echo(f"note: {result.note}")
     if dry_run:
         click.echo(f"dry run, nothing saved — would import {counts}")
     else:
@@ -191,6 +211,13 @@ def profile_import(file: Path, dry_run: bool, as_json: bool) -> None:
         click.echo(f"{len(result.unplaced)} lines could not be placed in the profile:")
         for text in result.unplaced:
             click.echo(f"  ? {text}")
+    if result.dropped:
+        click.echo(
+            f"{len(result.dropped)} values the model returned are not in the resume "
+            "and were left out:"
+        )
+        for dropped in result.dropped:
+            click.echo(f"  - {dropped.field}: {dropped.value}")
 
 
 def _print_parsed_profile(p: Profile) -> None:

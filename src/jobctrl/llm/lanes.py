@@ -71,7 +71,8 @@ from jobctrl.testing import hooks
 
 T = TypeVar("T", bound=BaseModel)
 log = logging.getLogger(__name__)
-MAX_OUTPUT_TOKENS = {"score": 2_000, "tailor": 3_000, "cover": 1_200}
+# ``profile``: a whole resume as a structured profile (two pages are about 3,000 tokens).
+MAX_OUTPUT_TOKENS = {"score": 2_000, "tailor": 3_000, "cover": 1_200, "profile": 8_000}
 
 
 _asking: dict[str, threading.Event] = {}  # steps whose provider call runs in this worker

@@ -44,6 +44,21 @@ COVER_SYSTEM = (
     "the greeting names only the company, and the signature is the candidate's name." + CITING
 )
 
+PROFILE_SYSTEM = (
+    "You read the text of a person's resume and return it as a structured profile: name, "
+    "contact (email, phone, location, links), summary, skills, experience (each role's "
+    "employer as company, title, start, end, location, bullets), education (institution, "
+    "degree, field, start, end), languages, certifications, projects, awards and "
+    "volunteer roles. Copy every value exactly as the text writes it: names, titles, "
+    "employers, schools and places in the text's words, each bullet word for word. Write "
+    "dates as YYYY-MM or YYYY, and 'present' for a role that has not ended. Leave out "
+    "anything the text does not say: a value not found in the text is discarded."
+)
+
+
+def profile_prompt(text: str) -> str:
+    return f"Resume text:\n{text}"
+
 
 def _profile_json(profile: Profile) -> str:
     return json.dumps(profile.model_dump(mode="json"), ensure_ascii=False)

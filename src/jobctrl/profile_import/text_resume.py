@@ -199,7 +199,9 @@ def _entries(lines: list[Line]) -> list[Entry]:
 
 def parse_resume(doc: Extracted) -> ParsedResume:
     lines = [x for x in doc.lines if x.text.strip() or x.aside]
-    text = "\n".join(" ".join([x.text, *x.aside]) for x in lines)
+    # The whole text, and the link targets the document holds (what a model's reading is
+    # checked against: a link shown as "LinkedIn" is its address).
+    text = "\n".join([*(" ".join([x.text, *x.aside]) for x in lines), *doc.links])
     named = name_line(lines)
     after = -1 if named is None else named
     start = next((i for i, x in enumerate(lines) if heading_kind(x) and i > after), len(lines))

@@ -165,6 +165,24 @@ def asking(store: Store, prefix: str, days: list[str], *, besides: str) -> list[
     return [Asking(r.reservation_id, r.owner, as_utc(r.created_at)) for r in rows]
 
 
+def attempts_begun(store: Store, prefix: str) -> int:
+    """How many attempts (reservations or recorded observations, any day) have ids that
+    start with ``prefix``: a step asked outside a stage row (a profile import) numbers
+    its next attempt after them, so a new attempt never reuses a counted id."""
+    with store.read() as conn:
+        tenant = tenancy.tenant_of(conn)
+        reserved = select(LR.c.reservation_id.label("id")).where(
+            LR.c.tenant_id == tenant, LR.c.reservation_id.startswith(prefix, autoescape=True)
+        )
+        observed = select(OBS.c.observation_id.label("id")).where(
+            OBS.c.tenant_id == tenant,
+            OBS.c.observation_id.startswith(prefix, autoescape=True),
+            ~OBS.c.observation_id.contains("#", autoescape=True),
+        )
+        ids = reserved.union(observed).subquery()
+        return int(conn.execute(select(func.count()).select_from(ids)).scalar_one())
+
+
 def settle(tx: WriteTx, reservation_id: str) -> None:
     """Close the reservation (if still open)."""
     _update_open(tx, reservation_id, settled_at=tx.now)
