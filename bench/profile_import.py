@@ -13,15 +13,26 @@ two-page PDF, and how much of a real resume it gets right.
    name / start year / description, each award's title / date. A field is a (kind, value)
    pair after folding case and spaces; precision = parsed pairs found in the source /
    parsed pairs, recall = source pairs found in the parse / source pairs.
+3. **With a fake model** (``--model-latency`` seconds, default 20: about what a small
+   hosted model takes to write a two-page profile's ~2,500 output tokens): the same PDFs
+   imported with the profile lane set to the test suite's OpenAI-compatible fake on
+   loopback (real SDK, HTTP, pydantic-ai, spend authority, stored answer), answering a
+   faithful reading plus an invented role and bullet. Per PDF: the paid import (a dry
+   run), its time above the model's latency, the same file again (the stored answer
+   reused: no request), how many values were dropped, and requests made; and, apart, the
+   provider SDKs' import that the first paid call of a process pays once.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import statistics
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from jobctrl.domain.profile import Profile
 from jobctrl.profile_import import load_profile_file, read_profile_file
@@ -57,9 +68,54 @@ def fields(p: Profile) -> set[tuple[str, ...]]:
     return {f for f in out if f[-1]}
 
 
+def model_reading(pdf: Path) -> dict[str, Any]:
+    """A model's answer: the resume read faithfully, one invented bullet and role."""
+    faithful = read_profile_file(pdf).profile.model_dump(mode="json", exclude={"answers"})
+    faithful["experience"][0]["bullets"].append("Mentored twelve engineers on three continents")
+    faithful["experience"].append({"title": "Staff Engineer", "company": "Globex"})
+    return faithful
+
+
+def with_fake_model(latency: float) -> None:
+    """Import each PDF with the profile lane on a fake model answering after ``latency``."""
+    from jobctrl.app.lanes import set_lane
+    from jobctrl.app.profile import import_profile
+    from support import fresh_home
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the fake lives in tests/
+    from tests.support.fake_openai import FakeOpenAI
+
+    home, _ = fresh_home("jobctrl-bench-profile-")
+    os.environ["BENCH_KEY"] = "sk-bench-not-a-real-key"
+    t = time.perf_counter()
+    from jobctrl.llm import remote_sdk  # noqa: F401  (what the first paid call imports)
+
+    print(f"\nthe provider SDKs' import, once per process: {time.perf_counter() - t:.2f} s")
+    print(f"with a fake model answering in {latency:.1f} s:")
+    print(f"{'resume':34} {'paid s':>7} {'above':>7} {'again ms':>9} {'dropped':>7} {'asked':>5}")
+    paid_all: list[float] = []
+    for pdf in sorted(RESUMES.glob("*.pdf")):
+        with FakeOpenAI("ok", model_reading(pdf), delay=latency) as fake:
+            set_lane(home, "profile", "openai", "gpt-4o-mini", fake.base_url, "BENCH_KEY")
+            t = time.perf_counter()
+            paid = import_profile(home, pdf, dry_run=True)
+            paid_s = time.perf_counter() - t
+            t = time.perf_counter()
+            import_profile(home, pdf, dry_run=True)
+            again_ms = (time.perf_counter() - t) * 1000
+            assert paid.structured_by == "model", paid.note
+            paid_all.append(paid_s)
+            print(f"{pdf.name:34} {paid_s:7.2f} {paid_s - latency:7.2f} {again_ms:9.0f} "
+                  f"{len(paid.dropped):>7} {len(fake.requests):>5}")  # fmt: skip
+    print(f"all: p50 {statistics.median(paid_all):.2f} s a paid import, "
+          f"{statistics.median(paid_all) - latency:.2f} s above the model's latency")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--model-latency", type=float, default=20.0)
+    parser.add_argument("--no-model", action="store_true", help="skip the fake-model rows")
     args = parser.parse_args()
     total_tp = total_parsed = total_truth = 0
     times: list[float] = []
@@ -94,6 +150,8 @@ def main() -> None:
           f"p95 {statistics.quantiles(times, n=20)[-1]:.0f} ms; precision "
           f"{total_tp / total_parsed:.3f}, recall {total_tp / total_truth:.3f} "
           f"({total_truth} source fields)")  # fmt: skip
+    if not args.no_model:
+        with_fake_model(args.model_latency)
 
 
 if __name__ == "__main__":
