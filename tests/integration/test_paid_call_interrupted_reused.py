@@ -24,7 +24,14 @@ from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
 from jobctrl.stages.score import score
 from jobctrl.store import jobs, provider_results, schema, stage_states, tenancy
-from tests.support.cited import LYING_RESUME, POSTING, TRUE_LETTER, TRUE_RESUME, scripted
+from tests.support.cited import (
+    LYING_RESUME,
+    POSTING,
+    TRUE_LETTER,
+    TRUE_RESUME,
+    is_repair,
+    scripted,
+)
 from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI
 from tests.support.http import Route
 
@@ -137,9 +144,12 @@ def test_a_refused_answer_is_not_reused_by_the_next_run(ctx, home, store, job_id
         assert _row(store, job_id, "tailor")["error_code"] == TAILOR_FABRICATION
         script["resume"] = TRUE_RESUME
         outcome = materials.tailor(ctx, job_id, "run-B", None)
-        assert len(p.requests) == 2, "the refused answer was asked again, not reused"
+        # run-A: the answer and its one repair request, both refused; run-B asks anew.
+        assert [is_repair(r) for r in p.requests] == [False, True, False], (
+            "the refused answer was asked again, not reused"
+        )
     assert outcome.generation == 1
-    assert _observations(store) == 2
+    assert _observations(store) == 3
 
 
 def test_an_interrupted_answer_to_another_request_is_not_reused(store, settings, monkeypatch):
