@@ -123,3 +123,18 @@ def test_profile_import_on_the_command_line_lists_what_the_model_invented(home, 
     assert "2 values the model returned are not in the resume and were left out:" in done.stdout
     assert "  - experience[5]: Staff Engineer at Globex (2012 – 2014)" in done.stdout
     assert len(provider.requests) == 1
+
+
+def test_two_tenants_importing_the_same_resume_each_pay_and_keep_their_own(
+    home, two_tenants, provider
+):
+    set_lane(
+        two_tenants.acme_home, "profile", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY"
+    )
+
+    for tenant_home in (two_tenants.local_home, two_tenants.acme_home, two_tenants.acme_home):
+        assert import_profile(tenant_home, RESUME, dry_run=True).structured_by == "model"
+
+    assert len(provider.requests) == 2  # one for each tenant: acme's second import reuses
+    assert profile_spend(two_tenants.local) == [(1, PROMPT_TOKENS, COMPLETION_TOKENS)]
+    assert profile_spend(two_tenants.acme) == [(1, PROMPT_TOKENS, COMPLETION_TOKENS)]

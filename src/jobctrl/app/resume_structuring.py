@@ -4,9 +4,10 @@ The document's extracted text goes to the model through ``llm.lanes.call_lane`` 
 paid lane's request: admitted by the spend authority (its strict reservation, the daily
 budget), paced per endpoint (a 429 is waited out), its usage and answer recorded as the
 answer arrives, and paid once: the answer is kept under a key made of the text's digest
-and the model asked, so the same file imported again (a dry run, then the import) reuses
-it. A transient failure (5xx, timeout, an answer that does not fit) is asked again up to
-``retry.max_attempts`` times, ``retry.initial_interval_seconds`` apart (doubling).
+(with the tenant's name: keys are unique across tenants) and the model asked, so the same
+file imported again (a dry run, then the import) reuses it. A transient failure (5xx,
+timeout, an answer that does not fit) is asked again up to ``retry.max_attempts`` times,
+``retry.initial_interval_seconds`` apart (doubling).
 
 What the model returns is held to the text (``profile_import.grounding``): a value the
 text does not state is dropped and listed. When the model cannot be asked or keeps
@@ -55,10 +56,12 @@ class Structured:
     note: str | None = None
 
 
-def request_ids(lane: LaneProvider, text: str) -> tuple[str, str]:
-    """(job id, run id) the request is kept under: the text's digest, and the model asked
-    with the instructions it was given (another model or prompt asks again)."""
-    job_id = hashlib.sha256(text.encode()).hexdigest()[:32]
+def request_ids(tenant: str, lane: LaneProvider, text: str) -> tuple[str, str]:
+    """(job id, run id) the request is kept under: the digest of the tenant's text (ids of
+    answers, reservations and usage are unique across tenants, as job ids are), and of
+    the model asked with the instructions it was given (another model or prompt asks
+    again)."""
+    job_id = hashlib.sha256(f"{tenant}\0{text}".encode()).hexdigest()[:32]
     asked = json.dumps([lane.provider, lane.model, lane.base_url, prompts.PROFILE_SYSTEM])
     return job_id, f"import-{hashlib.sha256(asked.encode()).hexdigest()[:16]}"
 
@@ -110,7 +113,7 @@ def _ask(home: Home, lane: LaneProvider, text: str, sleep: Callable[[float], Non
     store = Store.open(home)
     settings = Settings(store)
     spend = SpendAuthority(store, settings)
-    job_id, run_id = request_ids(lane, text)
+    job_id, run_id = request_ids(home.tenant, lane, text)
     attempts = int(settings.get("retry.max_attempts"))
     delay = float(settings.get("retry.initial_interval_seconds"))
     for tried in range(1, attempts + 1):
