@@ -117,6 +117,7 @@ CLI_ROWS: list[tuple[str, list[list[str]], str]] = [
     ("profile show", [["profile", "show", "--json"]], EMPTY),
     ("projections rebuild", [["projections", "rebuild"]], OWN),
     ("reset", [["reset", "{job}", "--stage", "tailor"]], REFUSED),
+    ("rescore", [["rescore", "{job}", "--no-wait"], ["rescore", "{prefix}", "--no-wait"]], REFUSED),
     ("resume", [["resume", f"source:{SOURCE}"]], REFUSED),
     ("retry", [["retry", "{job}"], ["retry", "{prefix}"]], REFUSED),
     ("runs", [["runs", "--json"]], EMPTY),
@@ -201,6 +202,17 @@ HTTP_ROWS: list[tuple[str, str, list[str], Any, str]] = [
     ),
     ("GET", "/v1/profile/answers", ["/v1/profile/answers"], None, EMPTY),
     ("PATCH", "/v1/profile/answers", ["/v1/profile/answers"], {"notice_period": "1 month"}, OWN),
+    ("GET", "/v1/profile", ["/v1/profile"], None, EMPTY),
+    ("PUT", "/v1/profile", ["/v1/profile"], {"name": "Acme Person"}, OWN),
+    (
+        "POST",
+        "/v1/profile/import",
+        ["/v1/profile/import?filename=resume.json"],
+        {"basics": {"name": "Acme Person"}},
+        OWN,
+    ),
+    ("GET", "/v1/rescore", ["/v1/rescore"], None, EMPTY),
+    ("POST", "/v1/rescore", ["/v1/rescore"], {"jobs": ["{job}"]}, REFUSED),
     ("POST", "/v1/apply/{job_id}/browser", ["/v1/apply/{job}/browser"], {"dryRun": True}, REFUSED),
     ("GET", "/v1/pipeline/operations", ["/v1/pipeline/operations"], None, EMPTY),
     ("GET", "/operations", ["/operations", "/operations?fragment=main"], None, EMPTY),
@@ -230,6 +242,7 @@ HTTP_ROWS: list[tuple[str, str, list[str], Any, str]] = [
     ("GET", "/applications", ["/applications"], None, EMPTY),
     ("GET", "/spend", ["/spend"], None, EMPTY),
     ("GET", "/settings", ["/settings"], None, EMPTY),
+    ("GET", "/profile", ["/profile"], None, EMPTY),
 ]
 
 # Rows that fail only on the operations store modules other helpers are converting (WP3):
