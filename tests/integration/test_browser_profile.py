@@ -113,6 +113,7 @@ async def test_a_profile_edited_on_the_page_is_saved_as_a_new_version(home, tmp_
             await expect(form.locator("[data-part=top] [data-key=name]")).to_have_value(
                 "Grace Example"
             )
+            await expect(page.locator(".import-report")).to_contain_text("Imported Grace Example")
             assert _profile(home)["name"] == "Grace Example"
             assert show_profile(home).profile.answers == answers
 

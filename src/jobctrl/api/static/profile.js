@@ -73,10 +73,46 @@ document.addEventListener("submit", async (ev) => {
       const res = await fetch(url, { method: "POST", body: file, headers: { Accept: "application/json" } });
       const data = await res.json().catch(() => null);
       if (!res.ok) throw new Error((data && data.error && data.error.message) || `${res.status} ${res.statusText}`);
+      // Shown after the reload: what was read, and what could not be placed or was dropped.
+      sessionStorage.setItem("jobctrl.profileImported", JSON.stringify(data));
       location.reload();
     } catch (err) {
       out.textContent = err.message;
       out.className = "error";
     }
   }
+});
+
+// After an import: say what was read, list what could not be placed (and what the model
+// said that the resume does not), so nothing is dropped silently.
+document.addEventListener("DOMContentLoaded", () => {
+  const raw = sessionStorage.getItem("jobctrl.profileImported");
+  if (!raw) return;
+  sessionStorage.removeItem("jobctrl.profileImported");
+  const result = JSON.parse(raw);
+  const out = document.querySelector("form[data-profile-import] output");
+  const report = document.createElement("div");
+  report.className = "import-report";
+  const head = document.createElement("p");
+  head.textContent = `Imported ${result.name || "your resume"}: ${result.experience} roles, ` +
+    `${result.education} education entries, ${result.skills} skills (profile version ${result.version}). ` +
+    "Check it below and save any fix.";
+  report.append(head);
+  const listed = (title, items) => {
+    if (!items.length) return;
+    const p = document.createElement("p");
+    p.textContent = title;
+    const ul = document.createElement("ul");
+    for (const item of items) {
+      const li = document.createElement("li");
+      li.textContent = item;
+      ul.append(li);
+    }
+    report.append(p, ul);
+  };
+  listed("Lines that could not be placed (add what belongs yourself):", result.unplaced || []);
+  listed("Left out: the model gave these, but your resume does not say them:",
+    (result.dropped || []).map((d) => `${d.field}: ${d.value}`));
+  if (result.note) listed("Note:", [result.note]);
+  out.replaceWith(report);
 });
