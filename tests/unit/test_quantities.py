@@ -313,6 +313,35 @@ def test_what_a_number_counts_ends_before_its_verb(text: str) -> None:
     assert only(text).counted == ("internal", "team")
 
 
+@pytest.mark.parametrize(
+    ("text", "counted"),
+    [
+        ("moved 18 Kubernetes services together onto the mesh", ("kubernete", "service")),
+        ("brought 12 engineers onto the platform team", ("engineer",)),
+        ("caught 30 regressions ahead of release", ("regression",)),
+        ("four engineers, two designers maintains the library", ("designer",)),
+        ("the library that two designers maintains", ("designer",)),
+    ],
+)
+def test_what_a_number_counts_ends_with_its_noun_phrase(
+    text: str, counted: tuple[str, ...]
+) -> None:
+    assert scan(text).quantities[-1].counted == counted
+
+
+def test_n_of_them_is_a_part_of_what_came_before() -> None:
+    part = only("promoted 4 of them to senior")
+    assert (part.text, part.counted) == ("4 of them", ("of-whom",))
+    assert counted_compatible(part, Quantity("", 4, counted=("engineer",)))
+    assert counted_compatible(Quantity("", 4, counted=("engineer",)), part)
+
+
+def test_people_are_users_and_a_website_is_a_site() -> None:
+    people, users = only("tens of thousands of people"), only("tens of thousands of users")
+    assert counted_compatible(people, users)
+    assert counted_compatible(only("millions of websites"), only("millions of sites"))
+
+
 def test_a_verb_after_a_number_is_not_what_it_counts() -> None:
     assert only("led a team of six building the merchant app").counted == ()
     assert only("designed six buildings").counted == ("building",)

@@ -359,3 +359,181 @@ def test_a_clause_about_the_employer_or_the_future_claims_nothing() -> None:
     text = "I built a real-time fraud detection pipeline on Kafka, and I would love to apply "
     text += "that to your procurement and supplier platform."
     assert check(text, FRAUD) == []
+
+
+# -- g. what a held-out profile showed (a public JSON Resume, tests/unit/truth_corpus/thomas) ---
+
+WEB = Profile.model_validate(
+    {
+        "name": "Tom Dee",
+        "skills": ["JavaScript", "AWS", "Heroku"],
+        "experience": [
+            {
+                "title": "Senior JavaScript Developer",
+                "company": "Tokenized",
+                "start": "2020-05",
+                "end": "present",
+                "bullets": [
+                    "Built the front end of a Bitcoin wallet for issuing, managing and trading "
+                    "digital tokens, packaged as an Electron app.",
+                ],
+            },
+            {
+                "title": "Senior JavaScript Developer",
+                "company": "Blockbid",
+                "start": "2018-03",
+                "end": "2020-01",
+                "bullets": [
+                    "Connected the platforms of liquidity providers to the exchange.",
+                    "Built with React and Apollo on Node.js and Rails.",
+                ],
+            },
+            {
+                "title": "CTO",
+                "company": "Earbits",
+                "start": "2013-03",
+                "end": "2015-01",
+                "bullets": ["Transferred all of the infrastructure from Heroku to AWS."],
+            },
+            {
+                "title": "Co-Founder",
+                "company": "cdnjs",
+                "start": "2011-01",
+                "end": "present",
+                "bullets": [
+                    "Co-founded a community-moderated, open-source CDN for JavaScript libraries.",
+                    "Serves hundreds of billions of requests a month to millions of sites, from "
+                    "over 3000 libraries.",
+                ],
+            },
+            {
+                "title": "Developer",
+                "company": "Taskforce",
+                "start": "2013-06",
+                "end": "2016-01",
+                "bullets": [
+                    "Generated 37,000,000 banner views and tens of thousands of signatures from "
+                    "users."
+                ],
+            },
+        ],
+    }
+)
+WEB_FACTS = profile_facts(WEB)
+WEB_BY_ID = {f.id: f for f in WEB_FACTS}
+WEB_CONTEXT = ClaimContext(
+    free_names=("Canva", "Senior Frontend Engineer"),
+    today=date(2025, 9, 1),
+    profile=tuple(f.text for f in WEB_FACTS if f.kind != "name"),
+)
+
+
+def web(text: str, *contains: str) -> list[Unsupported]:
+    """``text`` citing the highlights of WEB that contain each of ``contains``."""
+    facts = [next(f for f in WEB_FACTS if f.kind == "highlight" and c in f.text) for c in contains]
+    facts += [WEB_BY_ID[f.parent] for f in facts if f.parent]
+    return check_sentence(text, facts, WEB_CONTEXT)
+
+
+def test_an_appositive_naming_the_entry_is_no_fusion() -> None:
+    """A fact about the entry itself ("Serves …") sits beside what another highlight of
+    the entry calls it ("an open-source CDN"); a number from another entry does not."""
+    cdn, serves = "community-moderated", "hundreds of billions"
+    text = "I co-founded cdnjs, an open-source CDN that serves hundreds of billions of "
+    assert web(text + "requests a month from over 3000 libraries.", cdn, serves) == []
+    text = "The cdnjs CDN I co-founded serves hundreds of billions of requests a month."
+    assert web(text, cdn, serves) == []
+    text = "I co-founded cdnjs, an open-source CDN with tens of thousands of users."
+    assert "fusion" in {u.kind for u in web(text, cdn, "signatures")}
+
+
+def test_a_gerund_in_a_list_of_uses_is_no_role_verb() -> None:
+    wallet = "Built the front end of a Bitcoin wallet for issuing, managing and trading tokens."
+    assert fact_grade(wallet) == 2
+    assert graded_verbs("A wallet used to issue, manage and trade tokens.") == ()
+    assert [v.text for v in graded_verbs("Responsible for managing and mentoring a team.")] == [
+        "managing"
+    ]
+    assert [v.text for v in graded_verbs("I used to manage and mentor a team.")] == ["manage"]
+    found = web("At Tokenized I led the front end of a Bitcoin wallet.", "Bitcoin")
+    assert [u.claim for u in found if u.kind == "grade"] == ["led"]
+
+
+def test_about_rounds_up_by_a_twentieth_at_most() -> None:
+    assert "quantity" in {u.kind for u in web("Generated about 40 million banner views.", "banner")}
+    assert web("Generated about 37 million banner views.", "banner") == []
+    assert check("Implemented search ranking experiments for about 30 markets.", RANKING) == []
+
+
+def test_an_entry_name_is_held_to_work_known_by_its_tools() -> None:
+    text = "At Blockbid I moved all of the infrastructure from Heroku to AWS."
+    found = web(text, "liquidity", "Heroku to AWS")
+    assert [u.claim for u in found if u.kind == "entry_name"] == ["Blockbid"]
+    text = "At Earbits I moved all of the infrastructure from Heroku to AWS."
+    assert web(text, "liquidity", "Heroku to AWS") == []
+
+
+def test_a_lower_case_word_inside_an_alias_keeps_the_alias_whole() -> None:
+    assert web("Built with React and Apollo on Node and Ruby on Rails.", "Apollo") == []
+    found = web("Built with React and Apollo on Node and Ruby.", "Apollo")
+    assert [u.claim for u in found] == ["Ruby"]
+
+
+@pytest.mark.parametrize(
+    ("text", "contains"),
+    [
+        ("Serves hundreds of billions of requests a month to millions of websites.", "Serves"),
+        ("Generated tens of thousands of signatures from people.", "banner"),
+        ("Moved the infrastructure from Heroku to AWS, inside a year if possible.", "Heroku"),
+    ],
+)
+def test_synonyms_and_function_words_the_held_out_profile_used(text: str, contains: str) -> None:
+    assert web(text, contains) == []
+
+
+def test_a_clause_about_what_the_reader_asks_for_claims_nothing() -> None:
+    text = "You ask for Kafka and GCP: at Earbits I moved the infrastructure from Heroku to AWS."
+    assert web(text, "Heroku") == []
+    text = "You ask for Kafka: at Earbits I moved the infrastructure from Heroku to Kafka."
+    assert [u.claim for u in web(text, "Heroku")] == ["Kafka"]
+
+
+# -- h. the greeting and closing: no claim about the writer -------------------------------------
+
+GREETING = ClaimContext(free_names=("Acme Logistics", "Senior Backend Engineer"))
+
+
+def test_a_greeting_that_says_who_the_writer_is_is_held_to_the_free_names() -> None:
+    found = check_sentence("Dear Acme Logistics team, as a Google veteran,", [], GREETING)
+    assert [(u.kind, u.claim) for u in found] == [("name", "Google")]
+    text = "Dear Acme Logistics team, as an engineer with 10 years of Kafka,"
+    assert {u.kind for u in check_sentence(text, [], GREETING)} >= {"duration", "tool"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dear Dr. Akiba,",
+        "Dear Acme Logistics hiring team,",
+        "Your posting describes the role as a mix of Kafka and Go.",
+        "Kind regards,",
+    ],
+)
+def test_a_greeting_to_the_reader_still_passes(text: str) -> None:
+    assert check_sentence(text, [], GREETING) == []
+
+
+# -- i. verbs and gerunds are no tools ----------------------------------------------------------
+
+
+def test_hiring_and_a_british_participle_are_no_tools() -> None:
+    hired = Fact("h1", "highlight", "Hired 14 engineers and ran their interviews.")
+    found = check_sentence("Ran the hiring and interviews of 14 engineers.", [hired], CONTEXT)
+    assert "tool" not in {u.kind for u in found}, found
+    fast = Fact(
+        "h2", "highlight", "Made the release pipeline 3× faster with Fastlane and UI tests."
+    )
+    text = "Made the release pipeline 3× faster with Fastlane and parallelised UI tests."
+    assert "tool" not in {u.kind for u in check_sentence(text, [fast], CONTEXT)}
+    text = "Made the release pipeline 3× faster with Fastlane, vitest and UI tests."
+    assert [u.claim for u in check_sentence(text, [fast], CONTEXT)] == ["vitest"]

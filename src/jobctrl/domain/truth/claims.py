@@ -106,9 +106,9 @@ Known limits — what this cannot see, by design of a checker with no language m
   entries together ("eight years in data" passes when they span eight); a range's two
   ends are each checked, not as a pair; a month named without a year is not a date;
 - a bound a cited value meets passes, understating included ("over 30" for 40), and so
-  does a number said to be approximate that rounds the cited value to fewer figures
-  ("about 40" for 38, not "about 55M" for 50M+ nor "about 42" for 40); a rounding not
-  marked as one ("40" for 38) is refused;
+  does a number said to be approximate that rounds the cited value to fewer figures, up
+  by a twentieth at most ("about 40" for 39 or 42, not for 37; not "about 55M" for 50M+
+  nor "about 42" for 40); a rounding not marked as one ("40" for 39) is refused;
 - the uncited line rule reads English: in another language every capitalised noun is a
   name, and a greeting or thanks outside the short list is a name.
 """
@@ -517,8 +517,13 @@ def _within(claimed: float, stated: float, bound: str | None, approx: bool) -> b
         return True
     if bound == "below":
         return stated < claimed
-    if bound == "about":  # "about 40" for 38: the stated value rounded, to fewer figures
-        return _same(_rounded(stated, _figures(claimed)), claimed, approx)
+    if bound == "about":  # "about 40" for 39: the stated value rounded, to fewer figures,
+        # and up by a twentieth at most ("about 40 million" is not 37 million, nor "about
+        # 100%" 95%; rounding down understates)
+        return (
+            _same(_rounded(stated, _figures(claimed)), claimed, approx)
+            and abs(claimed) <= abs(stated) * 1.05
+        )
     return bound == "above" and stated > claimed
 
 
@@ -644,10 +649,28 @@ def _sources(c: _Cited) -> list[int]:
     return [i for i, f in enumerate(c.facts) if f.kind not in frames]
 
 
+# A highlight that says what its entry itself is or does ("Serves hundreds of billions of
+# requests a month …", "The project has over 3000 stars …"), not a piece of work done there.
+_OF_ENTRY = re.compile(
+    r"(?:serves|has|is|hosts|handles|powers|contains|processes|supports|reaches|counts|"
+    r"(?:the|this|our)\s+(?:project|company|product|app|site|platform|library|service|"
+    r"standard|network|community)|it)\b",
+    re.IGNORECASE,
+)
+
+
 def _keys_with_entry(c: _Cited, i: int) -> frozenset[str]:
+    """The words a number of fact ``i`` may sit beside: its own and its entry's; for a
+    fact about the entry itself, also its cited siblings' ("cdnjs, an open-source CDN that
+    serves …": the CDN is what another highlight calls the entry)."""
     fact = c.facts[i]
     parent = next((f for f in c.facts if fact.parent and f.id == fact.parent), None)
-    return word_keys(fact.text) | (word_keys(parent.text) if parent else frozenset())
+    keys = word_keys(fact.text) | (word_keys(parent.text) if parent else frozenset())
+    if parent and _OF_ENTRY.match(fact.text):
+        for sibling in c.facts:
+            if sibling.parent == parent.id:
+                keys |= word_keys(sibling.text)
+    return keys
 
 
 def _clause_keys(
@@ -720,7 +743,6 @@ def _entry_names(
     highlights = [i for i, f in enumerate(c.facts) if f.kind == "highlight"]
     if not highlights:
         return []
-    spans = [(e.start, e.end) for e in support if e.kind == "name"]
     # the entries the sentence names ("… at Criteo to … at Zalando"): work of any of them
     # may sit beside the others' names
     holders: dict[Entity, list[int]] = {}
@@ -730,6 +752,9 @@ def _entry_names(
         if found_in == "cited" and held and all(c.facts[i].kind in _ENTRIES for i in held):
             holders[entity] = held
     named = {c.facts[i].id for held in holders.values() for i in held}
+    # the clause is known by its words and its other names and tools ("… from Heroku to
+    # AWS"), not by the entries' own names
+    spans = [(e.start, e.end) for e in holders]
     out: list[tuple[int, Unsupported]] = []
     for entity, held in holders.items():
         if _ELSEWHERE_BEFORE.search(text[max(0, entity.start - 30) : entity.start]):
@@ -890,6 +915,27 @@ def _read(text: str, aliases: AliasTable) -> tuple[Mentions, Reading]:
     return mentions, read_sentence(text, aliases, mentions.spans)
 
 
+_YOU = re.compile(r"\byou(?:r|rs)?\b", re.IGNORECASE)
+_SELF = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|mine|myself|we|our|us)\b", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=4096)
+def _reader_clauses(text: str) -> tuple[tuple[int, int], ...]:
+    """The clauses that speak of the reader ("you", "your") and not of the writer."""
+    return tuple(
+        (a, b)
+        for a, b in clause_spans(text)
+        if _YOU.search(text, a, b) and not _SELF.search(text, a, b)
+    )
+
+
+def _in_spans(pos: int, spans: Sequence[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
+_AS_WRITER = re.compile(r"(?:^|[,;:—(]\s*)as\s+(?:an?|the|someone|somebody|one)\b", re.IGNORECASE)
+
+
 def check_sentence(text: str, cited: Sequence[Fact], context: ClaimContext) -> list[Unsupported]:
     """Every claim in ``text`` that ``cited`` does not support ([] when supported)."""
     if len(text) > MAX_SENTENCE_CHARS:
@@ -911,9 +957,15 @@ def check_sentence(text: str, cited: Sequence[Fact], context: ClaimContext) -> l
             support[entity] = "none"
             claimed_own.add(entity)
     free_named = "free" in support.values()
+    # a clause of a cited line about the reader's needs ("You ask for AWS and GCP: at
+    # Listium I …") names what the posting asks for, not what the writer has done
+    reader = _reader_clauses(text) if cited else ()
+    # "Dear Acme team, as a Google veteran, …": an opening "as a …" says who the writer is,
+    # as "I am a Google veteran" does, though no "I" is written.
+    describes_writer = not cited and bool(_AS_WRITER.search(text))
     # A line that cites nothing and claims nothing in the first person may say what the
     # employer or the reader uses ("how Mollie runs Kubernetes", "your payments stack").
-    about_employer = not cited and not reading.first_person
+    about_employer = not cited and not reading.first_person and not describes_writer
     # … and a line about the job — the posting's needs, the role, the company, the reader —
     # in which the writer appears only in frames that claim nothing makes no claim at all
     # ("Your posting asks for infrastructure as code", "The role calls for a Master's
@@ -934,7 +986,7 @@ def check_sentence(text: str, cited: Sequence[Fact], context: ClaimContext) -> l
             continue
         if about_job and entity not in claimed_own:
             continue
-        if found_in == "none":
+        if found_in == "none" and not _in_spans(entity.start, reader):
             found.append((entity.start, Unsupported(entity.kind, entity.text)))
 
     for degree in () if about_job else reading.degrees:
@@ -948,6 +1000,7 @@ def check_sentence(text: str, cited: Sequence[Fact], context: ClaimContext) -> l
     # of the candidate ("my team of 40"), not of the reader or the employer.
     about_others = about_job or (
         not cited
+        and not describes_writer
         and (
             (reading.addresses_reader and not reading.speaks_of_self)
             or (free_named and not reading.names_self)
@@ -955,7 +1008,7 @@ def check_sentence(text: str, cited: Sequence[Fact], context: ClaimContext) -> l
     )
     if not about_others:
         for q in mentions.quantities:
-            if not any(_quantity_in(q, v) for v in c.views):
+            if not any(_quantity_in(q, v) for v in c.views) and not _in_spans(q.start, reader):
                 found.append((q.start, Unsupported("quantity", q.text)))
         versions = {v for view in c.views for v in view.mentions.versions}
         for version in mentions.versions:

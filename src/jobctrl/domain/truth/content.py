@@ -56,6 +56,7 @@ CLAIM_FREE = _words(
     second third finally additionally furthermore moreover meanwhile however therefore thus
     hence overall together further beyond around about along alongside against among
     amongst between besides despite including include includes included per via upon
+    inside outside behind beneath underneath atop possible possibly
     toward towards up down out off away back well ever like unlike plus etc
     am is are was were be been being have has had having do does did doing done will would
     shall should can could may might must let lets get gets got getting go goes went gone
@@ -175,6 +176,7 @@ SYNONYMS: tuple[frozenset[str], ...] = tuple(
         "mentor mentored mentoring coach coached coaching teach taught train trained "
         "onboard onboarded guide guided",
         "customer customers client clients user users merchant merchants",
+        "site sites website websites",
         "engineer engineers developer developers programmer programmers",
         "paper papers publication publications article articles",
         "incident incidents outage outages page pages alert alerts",

@@ -126,8 +126,48 @@ def graded_verbs(text: str) -> tuple[GradedVerb, ...]:
     return tuple(_ungoverned(text, found))
 
 
+# A verb in a list of others that are no role verbs, after "for", "of" or "used to": what
+# a thing is for ("a wallet for issuing, managing and trading digital tokens", "used to
+# issue, manage and trade tokens"), not a role ("responsible for managing" is one).
+_LIST_OPENS = re.compile(
+    r"(?:(?<!responsible\s)(?<!accountable\s)(?<!charge\s)\b(?:for|of)\s+"
+    r"(?:[a-z]+ing,?\s+(?:(?:and|or)\s+)?)*"  # gerunds after "for", "of"
+    r"|(?<!\bi\s)(?<!we\s)(?<!he\s)(?<!they\s)\bused\s+to\s+"  # not "I used to manage"
+    r"(?:[a-z]+,?\s+(?:(?:and|or)\s+)?)*)$",
+    re.IGNORECASE,
+)
+_LISTED_AFTER = re.compile(r",?\s+(?:(?:and|or)\s+)?([a-z]+)\b", re.IGNORECASE)
+_LISTED_BEFORE = re.compile(r"\b([a-z]+),?\s+(?:(?:and|or)\s+)?$", re.IGNORECASE)
+_NOT_LISTED = frozenset(
+    _alts("the a an my our their its his her this that to for of used").split("|")
+)
+
+
+def _in_verb_list(text: str, m: re.Match[str]) -> bool:
+    opens = _LIST_OPENS.search(text[max(0, m.start() - 60) : m.start()])
+    if not opens:
+        return False
+    gerunds = not opens.group().casefold().startswith("used")
+    if gerunds and not m.group().casefold().endswith("ing"):
+        return False
+    near = (
+        _LISTED_BEFORE.search(text[max(0, m.start() - 30) : m.start()]),
+        _LISTED_AFTER.match(text, m.end()),
+    )
+    return any(
+        g is not None
+        and (w := g.group(1).casefold()) not in _NOT_LISTED
+        and (w.endswith("ing") or not gerunds)
+        and w not in _GRADE_OF
+        and w not in _VERB_GRADE_OF
+        for g in near
+    )
+
+
 def _plain_use(text: str, m: re.Match[str], word: str, before: str, grade: int) -> bool:
     """``word`` is not used as a role verb here."""
+    if _in_verb_list(text, m):
+        return True
     if word in ("drove", "driving", "drive", "drives"):
         return bool(_OUTCOME.match(text, m.end()))
     if word in ("leading", "lead", "leads"):

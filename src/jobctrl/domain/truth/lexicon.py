@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import re
 from importlib import resources
 
 __all__ = ["is_known_word"]
@@ -94,4 +95,11 @@ def is_known_word(word: str) -> bool:
     if "-" in word:
         return all(is_known_word(piece) for piece in word.split("-") if piece)
     english = _english()
-    return any(stem in english or stem in JARGON for stem in _stems(word))
+    if any(stem in english or stem in JARGON for stem in _stems(word)):
+        return True
+    # a British spelling the list has only in its American form ("parallelised")
+    american = _BRITISH.sub(lambda m: m.group(1) + "z", word)
+    return american != word and any(stem in english or stem in JARGON for stem in _stems(american))
+
+
+_BRITISH = re.compile(r"(?<=[a-z]{3})([iy])s(?=(?:e|ed|es|ing|ation|ations|er|ers)\b)")

@@ -345,7 +345,8 @@ _COUNT_STOP = frozenset(
     saving savings faster end-to-end overall total roughly about around nearly almost
     up down off out so if when where then also only just both all some most many went go
     goes gone do does did became become got get gets came come left stayed remain remains
-    remained now still whom them used""")
+    remained now still whom them used together onto ahead behind apart alongside away back
+    upon beyond toward towards inside outside""")
 )
 # Verbs whose subject a plural count may be ("that 200+ teams use", "35 product teams rely
 # on it"): after a plural noun they end what the number counts.
@@ -391,7 +392,8 @@ _PERSON_NOUNS = _PERSON | frozenset(
     report hire intern resident student colleague teammate contractor consultant architect
     specialist tester administrator operator agent representative associate recruiter
     director officer executive leader worker writer editor marketer seller rep attendee
-    participant volunteer mentee apprentice""")
+    participant volunteer mentee apprentice user customer client visitor subscriber reader
+    learner patient player buyer merchant""")
 )
 _SYNONYMS: tuple[frozenset[str], ...] = (
     frozenset({"engineer", "developer", "programmer"}),
@@ -403,6 +405,7 @@ _SYNONYMS: tuple[frozenset[str], ...] = (
     frozenset({"dag", "pipeline", "workflow"}),
     frozenset({"paper", "publication", "article"}),
     frozenset({"request", "query", "call"}),  # "100K+ QPS": a query is a request
+    frozenset({"site", "website"}),
 )
 
 
@@ -421,6 +424,8 @@ def counted_compatible(claimed: Quantity, stated: Quantity) -> bool:
     head = claimed.head
     if head is None or not stated.counted:
         return True
+    if head == "of-whom" or stated.counted == ("of-whom",):
+        return True  # "4 of them": a part of what the sentence named before, unsaid here
     if any(_word_match(head, w) for w in stated.counted):
         return True
     # "40 people" for "40 engineers": a person noun stated, the general word claimed.
@@ -620,13 +625,10 @@ def _counted(text: str, pos: int, unit: str | None) -> tuple[tuple[str, ...], st
         if not m or not m.group("w"):
             break
         word = m.group("w").casefold()
-        if (
-            word == "of"
-            and not words
-            and re.match(r"\s+of\s+(?:whom|them|which|those)\b", text[end:], re.I)
-        ):
+        part = _OF_WHOM.match(text, end) if word == "of" and not words else None
+        if part:
             words.append("of-whom")  # "3 of whom": a part of what came before
-            end = m.end()
+            end = part.end()
             break
         if look_past_of and word in ("of", "the", "our", "all", "its", "their", "his", "her"):
             end = m.end()
@@ -634,7 +636,7 @@ def _counted(text: str, pos: int, unit: str | None) -> tuple[tuple[str, ...], st
         look_past_of = False
         if word in _COUNT_STOP or word in _NUMBER_WORDS or word in _MONTH_NAMES:
             break
-        if word in _CLAUSE_VERBS and words and _plural(last):
+        if _clause_verb(word) and words and _plural(last):
             break  # "a dashboard that 200+ internal teams use": the teams, not "teams use"
         if word in _NOUN_LIKE and word.endswith("ing") and _DETERMINER_NEXT.match(text, m.end()):
             break  # "a team of six building the app": a verb here, not "six buildings"
@@ -647,6 +649,19 @@ def _counted(text: str, pos: int, unit: str | None) -> tuple[tuple[str, ...], st
         last = word
         end = m.end()
     return tuple(words), per, end
+
+
+_OF_WHOM = re.compile(r"\s+of\s+(?:whom|them|which|those)\b", re.I)
+
+
+def _clause_verb(word: str) -> bool:
+    """``word`` is one of ``_CLAUSE_VERBS``, maybe in the third person ("a team of four
+    engineers and two designers maintains the library")."""
+    return (
+        word in _CLAUSE_VERBS
+        or (word.endswith("s") and word[:-1] in _CLAUSE_VERBS)
+        or (word.endswith("es") and word[:-2] in _CLAUSE_VERBS)
+    )
 
 
 _DETERMINER_NEXT = re.compile(r"\s+(?:the|a|an|its|their|our|my|his|her|this|these|those)\b", re.I)

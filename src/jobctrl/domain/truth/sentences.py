@@ -600,8 +600,11 @@ def claim_words(text: str, starts: Sequence[tuple[int, str]] | None = None) -> l
 
 # -- tools -------------------------------------------------------------------------------------
 
-# Vocabulary terms that are areas or ordinary verbs rather than tools ("led", "cloud").
+# Vocabulary terms that are areas or ordinary verbs rather than tools ("led", "cloud",
+# "hiring", "mentoring").
 _NOT_TOOLS = GENERIC_TERMS | {
+    "hiring",
+    "mentoring",
     "leadership",
     "people management",
     "collaboration",
@@ -702,14 +705,14 @@ def _title_case(tokens: Sequence[_Token]) -> bool:
 
 def _parts(run: Sequence[_Token], text: str, aliases: AliasTable) -> tuple[Part, ...]:
     """An entity's parts: alias spellings first (longest), then single words."""
-    keys = [spelling_key(t.text) for t in run]
     parts: list[Part] = []
     i = 0
     while i < len(run):
         n = min(aliases.longest, len(run) - i)
-        while n > 1 and not aliases.known(" ".join(keys[i : i + n])):
+        # the words as written, connectors included ("Ruby on Rails")
+        while n > 1 and not aliases.known(spelling_key(text[run[i].start : run[i + n - 1].end])):
             n -= 1
-        key = " ".join(keys[i : i + n])
+        key = spelling_key(text[run[i].start : run[i + n - 1].end])
         if n > 1 or key not in _CORPORATE:
             words = text[run[i].start : run[i + n - 1].end]
             tool = aliases.is_tool(key) or _VOCAB.fullmatch(words)
@@ -763,16 +766,22 @@ def _entities(
             run.append(tok)
             connector = False
             continue
-        if run and not connector and tok.text.casefold() in _CONNECTORS:
-            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-            if (
-                nxt is not None
-                and nxt.name
-                and not text[run[-1].end : tok.start].strip()
-                and not text[tok.end : nxt.start].strip()
-            ):
-                connector = True
-                continue
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if (
+            run
+            and not connector
+            and nxt is not None
+            and nxt.name
+            and not text[run[-1].end : tok.start].strip()
+            and not text[tok.end : nxt.start].strip()
+            and (
+                tok.text.casefold() in _CONNECTORS
+                # a lower-case word inside an alias: "Ruby on Rails", not "Ruby" and "Rails"
+                or aliases.known(spelling_key(text[run[-1].start : nxt.end]))
+            )
+        ):
+            connector = True
+            continue
         close()
         connector = False
     close()
