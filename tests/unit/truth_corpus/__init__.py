@@ -3,11 +3,11 @@ truthful base plus one fabrication or one truthful rewrite. See ``corpus`` for h
 
 from __future__ import annotations
 
-from tests.unit.truth_corpus import agnieszka, chiamaka, hang, luisa, sebastien, sebnem
+from tests.unit.truth_corpus import agnieszka, chiamaka, hang, luisa, sebastien, sebnem, thomas
 from tests.unit.truth_corpus.corpus import Case, Spec
 
 SPECS: dict[str, Spec] = {
-    m.SPEC.profile: m.SPEC for m in (agnieszka, luisa, hang, sebastien, sebnem, chiamaka)
+    m.SPEC.profile: m.SPEC for m in (agnieszka, luisa, hang, sebastien, sebnem, chiamaka, thomas)
 }
 from tests.unit.truth_corpus import (  # noqa: E402  (each appends to the profiles' tables)
     lies27,  # noqa: F401
