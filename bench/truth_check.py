@@ -5,10 +5,13 @@ Cover stages with the offline provider.
 
 Four measurements in one process, wall time by ``perf_counter`` (the check is pure CPU):
 
-1. **Corpus.** The truthful documents of the truth corpus (tests/unit/truth_corpus: six
+1. **Corpus.** The truthful documents of the truth corpus (tests/unit/truth_corpus: seven
    profiles, resumes and letters with every line cited), each checked ``--rounds`` times
    after one warm-up check per profile: p50 / p95 ms per resume and per letter. The
-   corpus's detection and false-alarm rates come with it.
+   corpus's detection and false-alarm rates come with it, and what the stage keeps once
+   it repairs (``repair``): per kind of lie or rewrite, lies caught, documents that lost a
+   line and documents too broken to keep by cutting; the truthful documents that lose a
+   line (goal ≤ 2 %) or would be refused whole (goal: none); a check plus repair's time.
 2. **Offline writer.** For each corpus profile and the demo profile, ``--postings`` demo
    postings (read as Enrich reads them) are scored offline (not timed); then
    ``tailor_offline`` and ``check_resume``, ``cover_offline`` and ``check_letter`` are

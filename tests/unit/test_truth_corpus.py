@@ -1,7 +1,7 @@
 """The truth check against the corpus (issue 11): every planted lie is caught where it was
 planted, and truthful rewrites are accepted (false alarms at most 2%).
 
-The corpus (``tests/unit/truth_corpus``) holds six profiles and, for each, a truthful base
+The corpus (``tests/unit/truth_corpus``) holds seven profiles and, for each, a truthful base
 resume and cover letter with every line citing its facts, plus one change per document: a
 fabrication (what a lying model writes, citing the real fact it altered) or a truthful
 rewrite. ``test_detection_and_false_alarm_rates`` reports both rates whatever the outcome

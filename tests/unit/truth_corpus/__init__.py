@@ -1,5 +1,7 @@
-"""The truth-check corpus (issue 11): six profiles and documents built from them, each a
-truthful base plus one fabrication or one truthful rewrite. See ``corpus`` for how."""
+"""The truth-check corpus (issues 11 and 27): seven real public profiles and documents
+built from them, each a truthful base plus one fabrication or one truthful rewrite (the
+issue-27 ones in ``paraphrase`` and ``lies27``; the seventh profile, ``thomas``, was
+written before the check ran on it). See ``corpus`` for how."""
 
 from __future__ import annotations
 

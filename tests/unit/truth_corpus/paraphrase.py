@@ -1,4 +1,4 @@
-"""Truthful answers a careful model writes (issue 27): heavy paraphrase on all six profiles,
+"""Truthful answers a careful model writes (issue 27): heavy paraphrase on the first six profiles,
 each true to the facts it cites, and the check must find nothing in any of them.
 
 They restate what the profile says in other words: numbers spelled out or with another
