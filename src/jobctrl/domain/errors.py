@@ -189,6 +189,8 @@ STATUS: dict[str, Status] = {
     METHOD_NOT_ALLOWED: Status(1, 405),
     INVALID_INPUT: Status(1, 400),
     NOTHING_TO_RETRY: Status(1, 409),
+    AUTOMATION_PAUSED: Status(1, 409),  # stop-loss paused the lane: resume it first
+    BUDGET_EXCEEDED: Status(1, 409),  # today's budget is spent: a paid start must wait
     NOT_RUNNING: Status(1, 409),
     NO_DRAFT: Status(1, 409),
     STAGE_BUSY: Status(1, 409),
