@@ -44,7 +44,8 @@ async def test_a_profile_edited_on_the_page_is_saved_as_a_new_version(home, tmp_
             # Fix a bullet of the first role, add a role and a skill.
             bullets = roles.nth(0).locator("[data-key=bullets]")
             text = await bullets.input_value()
-            await bullets.fill(text.replace(first_role.bullets[0], first_role.bullets[0] + " Fixed."))
+            fixed = first_role.bullets[0] + " Fixed."
+            await bullets.fill(text.replace(first_role.bullets[0], fixed))
             await form.get_by_role("button", name="Add a role").click()
             new = roles.nth(len(before.profile.experience))
             await new.locator("[data-key=title]").fill("Volunteer Mentor")
@@ -85,9 +86,11 @@ async def test_a_profile_edited_on_the_page_is_saved_as_a_new_version(home, tmp_
 
             # Remove the added role again: saved, and gone after a reload.
             await page.reload()
-            await roles.nth(len(before.profile.experience)).get_by_role(
-                "button", name="Remove"
-            ).click()
+            await (
+                roles.nth(len(before.profile.experience))
+                .get_by_role("button", name="Remove")
+                .click()
+            )
             await form.get_by_role("button", name="Save profile").click()
             await expect(out).to_contain_text("saved")
             assert [r["title"] for r in _profile(home)["experience"]] == [

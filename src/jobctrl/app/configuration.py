@@ -27,8 +27,8 @@ from jobctrl.store.settings import SPECS, Settings
 from jobctrl.store.store import Store
 
 __all__ = [
-    "LaneView",
     "EducationView",
+    "LaneView",
     "ProfileView",
     "RoleView",
     "Setting",
