@@ -142,6 +142,10 @@ PG_REST_MODULES = {
         "worker_cli",
         "worker_crash",
         "worker_server_loss",
+        "profile_import_model",  # issue 28: a paid import's attempts, reuse and spend
+        "rescore",
+        "rescore_refusals",
+        "truth_repair_worker",  # issue 27: the repair request, paid once across a kill
     )
 }
 
