@@ -150,7 +150,7 @@ def test_matching_profile_scores_higher_than_non_matching_one() -> None:
     bad = score_offline("Backend Engineer", POSTING, designer, today=TODAY)
     assert good.score > bad.score
     assert good.score >= 75 and good.verdict == "Strong fit"
-    assert bad.verdict == "Weak fit"
+    assert bad.verdict.startswith("Weak fit: missing 3 must-haves, including 4+ years")
     assert (good.provider, good.model) == ("offline", "offline-extractive-v1")
     assert bad.summary.startswith("Meets ") and "missing:" in bad.summary
 
@@ -276,8 +276,12 @@ def test_demo_profile_gives_a_spread_over_demo_postings() -> None:
         posting = extract_posting(body, "http://127.0.0.1" + path)
         scores[path] = score_offline(posting.title, posting.description, profile, today=TODAY)
     by_name = {p.split("/")[-1].split("-")[0]: r.score for p, r in scores.items()}
+    verdicts = {p.split("/")[-1].split("-")[0]: r.verdict for p, r in scores.items()}
     assert by_name["harborline"] >= 75
-    assert by_name["fernbank"] >= 55
+    # Fernbank's must-haves ask for Spark and dbt, which the demo profile lacks: it stays
+    # below min_fit_score (issue 29) and the verdict names what is missing.
+    assert 35 <= by_name["fernbank"] < 50
+    assert "Spark" in verdicts["fernbank"]
     assert by_name["tallow"] < 35 and by_name["meridian"] < 35
     assert all(0 <= s <= 100 for s in by_name.values())
 

@@ -31,6 +31,7 @@ from jobctrl.config import LaneProvider, load_config
 from jobctrl.domain import ids
 from jobctrl.domain.errors import AUTOMATION_PAUSED, INVALID_INPUT, JobctrlError
 from jobctrl.domain.executions import WorkflowType
+from jobctrl.domain.fit_verdict import rules_from
 from jobctrl.domain.stages import LATER_STAGES, Stage, StageState
 from jobctrl.domain.stop_loss import LANE
 from jobctrl.home import Home
@@ -204,6 +205,7 @@ def plan_rescore(home: Home, refs: list[str], scope: Scope) -> RescoreResult:
     current = profiles.known_version(store, profile)
     lane = _lane(home)
     paid = lane.provider != "offline"
+    rules = rules_from(Settings(store).all())
     items = []
     for chosen in _choose(home, store, refs, scope):
         skipped = _skip_reason(chosen)
@@ -211,7 +213,7 @@ def plan_rescore(home: Home, refs: list[str], scope: Scope) -> RescoreResult:
             items.append(_item(chosen, current or 0, skipped))
             continue
         title, description = _posting(store, chosen)
-        new = score_offline(title, description, profile).score
+        new = score_offline(title, description, profile, rules=rules).score
         cost = _cost(store, lane, chosen, prompts.score_prompt(title, description, profile))
         items.append(
             _item(

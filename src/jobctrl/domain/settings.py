@@ -57,6 +57,13 @@ SPECS: dict[str, SettingSpec] = {
             "Jobs scoring below this skip the later stages (MIN_SCORE).",
         ),
         SettingSpec(
+            "fit.unmet_must_have_caps_score",
+            True,
+            boolean,
+            "A job missing one of its must-haves scores below min_fit_score and is never "
+            "a Strong fit (off: the score is the share of requirements met).",
+        ),
+        SettingSpec(
             "fetch.allow_hosts",
             [],
             host_list,

@@ -21,7 +21,9 @@ Thresholds, in one place:
   points when the posting title shares words with the profile's past titles, capped at 100;
 - with no requirements found, score = 80 x the share of the posting's known skills that the
   profile has (never "Strong fit": without a requirement list the evidence is thin);
-- verdicts: >= 75 "Strong fit", >= 55 "Good fit", >= 35 "Partial fit", else "Weak fit".
+- verdicts: >= 75 "Strong fit", >= 55 "Good fit", >= 35 "Partial fit", else "Weak fit",
+  settled by ``domain.fit_verdict.settle`` (an unmet must-have keeps the score below
+  ``min_fit_score`` and is named in the verdict).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
+from jobctrl.domain.fit_verdict import FitRules, settle, verdict_for
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import Evidence, RequirementFit, ScoreReport
 from jobctrl.domain.vocabulary import (
@@ -538,17 +541,6 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
 # -- the report ------------------------------------------------------------------------------
 
 
-def verdict_for(score: int) -> str:
-    """Short verdict for a 0-100 score (thresholds in the module docstring)."""
-    if score >= 75:
-        return "Strong fit"
-    if score >= 55:
-        return "Good fit"
-    if score >= 35:
-        return "Partial fit"
-    return "Weak fit"
-
-
 def _missing_phrase(missing: list[str], limit: int = 5) -> str:
     unique = list(dict.fromkeys(missing))
     if not unique:
@@ -598,13 +590,18 @@ def _vocabulary_report(description: str, index: _ProfileIndex) -> ScoreReport:
 
 
 def score_offline(
-    title: str | None, description: str, profile: Profile, today: date | None = None
+    title: str | None,
+    description: str,
+    profile: Profile,
+    today: date | None = None,
+    rules: FitRules | None = None,
 ) -> ScoreReport:
-    """Score how well ``profile`` meets the posting's requirements, with quoted evidence."""
+    """Score how well ``profile`` meets the posting's requirements, with quoted evidence;
+    the verdict is settled by ``domain.fit_verdict`` under ``rules`` (default settings)."""
     index = _index_profile_json(profile.model_dump_json(), today or date.today())
     requirements = extract_requirements(description)
     if not requirements:
-        return _vocabulary_report(description, index)
+        return settle(_vocabulary_report(description, index), rules or FitRules())
     checks = [_check(text, kind, index) for text, kind in requirements]
     weights = [2 if c.fit.kind == "must" else 1 for c in checks]
     earned = sum(w for w, c in zip(weights, checks, strict=True) if c.fit.matched)
@@ -623,7 +620,7 @@ def score_offline(
     ordered = musts + [c for c in checks if c.fit.kind == "nice"]
     missing = _missing_phrase([m for c in ordered for m in c.missing])
     summary += f"; missing: {missing}." if missing else "."
-    return ScoreReport(
+    report = ScoreReport(
         score=final,
         verdict=verdict_for(final),
         requirements=[c.fit for c in checks],
@@ -631,3 +628,4 @@ def score_offline(
         model=MODEL,
         summary=summary,
     )
+    return settle(report, rules or FitRules())

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from jobctrl.domain.fit_verdict import FitRules
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.llm.offline import score_offline
@@ -38,6 +39,7 @@ class OfflineScoreProvider:
     latency_seconds: float = 0.0
     heartbeat: Callable[..., None] = lambda *details: None
     name: str = "offline"
+    rules: FitRules | None = None  # the person's verdict settings (default: the defaults)
 
     def score(
         self, title: str | None, description: str, profile: Profile
@@ -46,4 +48,4 @@ class OfflineScoreProvider:
         while (left := deadline - time.monotonic()) > 0:
             self.heartbeat("provider")
             time.sleep(min(0.5, left))
-        return score_offline(title, description, profile), None
+        return score_offline(title, description, profile, rules=self.rules), None

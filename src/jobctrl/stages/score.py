@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from jobctrl.config import load_config
 from jobctrl.domain.errors import MATERIALS_OFF, MIN_SCORE, SCORE_NO_DESCRIPTION, StageError
 from jobctrl.domain.events import JobScored
+from jobctrl.domain.fit_verdict import rules_from, settle
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import LATER_STAGES, Stage
 from jobctrl.llm import lanes, prompts
@@ -80,9 +81,11 @@ def _score_owned(
         profile = config.profile
         profile_version = profiles.version_of(ctx.store, profile)
     values = ctx.settings.all()
+    rules = rules_from(values)
     offline_provider = OfflineScoreProvider(
         latency_seconds=int(values["providers.offline.latency_ms"]) / 1000,
         heartbeat=ctx.heartbeat,
+        rules=rules,
     )
     lane = lanes.lane_provider(ctx.home, "score")
     report = lanes.call_lane(
@@ -101,19 +104,16 @@ def _score_owned(
         interrupted_run=interrupted_run,  # its answer to the same request is reused
         same_request=True,  # a (profile, posting) pair scored already is not paid again
     )
-    if lane.provider != "offline":
-        report = report.model_copy(
-            update={
-                "provider": lane.provider,
-                "model": lane.model,
-                "score": max(0, min(100, report.score)),
-            }
-        )
+    from_model = lane.provider != "offline"
+    if from_model:
+        report = report.model_copy(update={"provider": lane.provider, "model": lane.model})
+    # The verdict is decided by code from the report, whoever scored (a model's own overall
+    # score and verdict are not trusted over its requirement-by-requirement answers).
+    report = settle(report, rules, from_model=from_model)
     report_json = report.model_dump(mode="json")
     report_bytes = json.dumps(report_json, sort_keys=True).encode()
     report_sha = ctx.store.artifacts.put(report_bytes)
-    threshold = int(values["min_fit_score"])
-    below = report.score < threshold
+    below = report.score < rules.min_fit_score
     with ctx.store.write(clock=ctx.clock) as tx:
         artifacts.record(tx, report_sha, "score_report", "application/json", len(report_bytes))
         stage_states.succeed_stage(tx, job_id, Stage.SCORE, run_id, attempt)

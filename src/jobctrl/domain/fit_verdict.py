@@ -1,0 +1,140 @@
+"""The fit verdict, settled by code from the requirement-by-requirement report.
+
+Every scorer (the offline one and a model) hands in a ``ScoreReport``; ``settle`` decides
+its verdict and one-line reason (``fit_summary``) from the requirements and the factors
+(level, family) alone, so a scorer's own overall verdict is never trusted over its report:
+- a model's score is at most the share its own requirements support (must x2, nice x1):
+  its overall judgment may lower a score, never raise it; its factors are dropped (code
+  computes those);
+- while a hard must-have is unmet the score stays below ``min_fit_score`` and the verdict
+  is never "Strong fit", unless the person turned ``fit.unmet_must_have_caps_score`` off;
+  either way the verdict names the unmet must-have;
+- a soft requirement ("strong communication") never caps the score.
+Settling is idempotent: settling a settled report with the same rules changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from jobctrl.domain.scoring import RequirementFit, ScoreReport
+
+__all__ = [
+    "FitRules",
+    "requirement_label",
+    "rules_from",
+    "score_from_requirements",
+    "settle",
+    "unmet_must_haves",
+    "verdict_for",
+]
+
+STRONG, GOOD, PARTIAL, WEAK = "Strong fit", "Good fit", "Partial fit", "Weak fit"
+
+
+@dataclass(frozen=True)
+class FitRules:
+    """The person's settings that shape a verdict (``min_fit_score`` and
+    ``fit.unmet_must_have_caps_score``); the defaults are the settings' defaults."""
+
+    min_fit_score: int = 50
+    unmet_must_have_caps_score: bool = True
+
+
+def rules_from(values: Mapping[str, Any]) -> FitRules:
+    """The rules out of the settings' values (``Settings.all()``)."""
+    return FitRules(
+        min_fit_score=int(values["min_fit_score"]),
+        unmet_must_have_caps_score=bool(values["fit.unmet_must_have_caps_score"]),
+    )
+
+
+def verdict_for(score: int) -> str:
+    """The verdict word for a 0-100 score: >= 75 strong, >= 55 good, >= 35 partial."""
+    if score >= 75:
+        return STRONG
+    if score >= 55:
+        return GOOD
+    if score >= 35:
+        return PARTIAL
+    return WEAK
+
+
+def score_from_requirements(requirements: list[RequirementFit]) -> int:
+    """The weighted share of met requirements (must x2, nice x1), 0-100."""
+    weights = [2 if r.kind == "must" else 1 for r in requirements]
+    if not weights:
+        return 0
+    earned = sum(w for w, r in zip(weights, requirements, strict=True) if r.matched)
+    return round(100 * earned / sum(weights))
+
+
+def unmet_must_haves(report: ScoreReport) -> list[RequirementFit]:
+    """The hard must-haves the profile does not meet, in the report's order."""
+    return [r for r in report.requirements if r.kind == "must" and not r.matched and not r.soft]
+
+
+_LEAD = re.compile(
+    r"^(?:you have |you bring |you are |we are looking for |we need |must have |"
+    r"strong |solid |proven |demonstrated |hands-on |deep )+",
+    re.IGNORECASE,
+)
+
+
+def requirement_label(text: str, words: int = 8) -> str:
+    """A requirement shortened for a one-line reason: lead-ins dropped, at most ``words``."""
+    cleaned = _LEAD.sub("", " ".join(text.split())).rstrip(" .;:,")
+    parts = cleaned.split()
+    short = " ".join(parts[:words]).rstrip(" .;:,")
+    short = short + ("…" if len(parts) > words else "")
+    first = parts[0] if parts else ""
+    plain = first[:1].isupper() and (len(first) == 1 or first[1:].islower())  # not "PhD"
+    return short[:1].lower() + short[1:] if plain else short
+
+
+def _missing(unmet: list[RequirementFit]) -> str:
+    if len(unmet) == 1:
+        return f"missing must-have: {requirement_label(unmet[0].requirement)}"
+    named = "; ".join(requirement_label(r.requirement, 6) for r in unmet[:2])
+    more = f" and {len(unmet) - 2} more" if len(unmet) > 2 else ""
+    return f"missing {len(unmet)} must-haves: {named}{more}"
+
+
+def _fit_summary(report: ScoreReport, unmet: list[RequirementFit]) -> str:
+    musts = [r for r in report.requirements if r.kind == "must"]
+    if not report.requirements:
+        parts = ["no requirement list to check"]
+    elif unmet:
+        parts = [_missing(unmet)]
+    else:
+        met = sum(r.matched for r in musts)
+        parts = [f"meets {met}/{len(musts)} must-haves"] if musts else ["no must-haves listed"]
+    parts.extend(f.note for f in report.factors if f.note)
+    return "; ".join(parts)
+
+
+def settle(report: ScoreReport, rules: FitRules, *, from_model: bool = False) -> ScoreReport:
+    """The report with its score capped, its verdict and ``fit_summary`` decided by code."""
+    score = max(0, min(100, report.score))
+    factors = report.factors
+    if from_model:
+        factors = []
+        if report.requirements:
+            score = min(score, score_from_requirements(report.requirements))
+    settled = report.model_copy(update={"factors": factors})
+    unmet = unmet_must_haves(settled)
+    if unmet and rules.unmet_must_have_caps_score:
+        score = min(score, max(0, rules.min_fit_score - 1))
+    verdict = verdict_for(score)
+    if unmet and rules.unmet_must_have_caps_score and verdict == STRONG:
+        verdict = GOOD  # a high min_fit_score still never lets an unmet must-have be strong
+    if unmet:
+        first = requirement_label(unmet[0].requirement)
+        more = f"{len(unmet)} must-haves, including" if len(unmet) > 1 else "must-have:"
+        verdict = f"{verdict}: missing {more} {first}"
+    return settled.model_copy(
+        update={"score": score, "verdict": verdict, "fit_summary": _fit_summary(settled, unmet)}
+    )
