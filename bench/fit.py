@@ -17,6 +17,14 @@ stage calls it) scores every pair; printed per profile and overall:
 - the scorer's time per job (p50 / p95 / max ms over ``--rounds`` passes, after one
   warm-up pass).
 
+``--model`` runs the model scorer too, as stages/score.py calls the score lane
+(``run_structured`` with the score prompt, then ``fit_verdict.settle(from_model=True)``),
+against tests/support/fake_openai.FakeOpenAI answering like a careless model: every
+requirement bulleted in the posting "met", with evidence that quotes the requirement
+itself rather than the profile, score 95 and "Strong fit" whatever the level. Its figures
+show what the code-side checks correct; besides the same figures it counts the requirements
+still "met" on evidence the profile does not contain.
+
 ``--json`` writes the figures (and every pair's score and verdict) for PERFORMANCE.md.
 """
 
@@ -40,10 +48,16 @@ from tests.fixtures.fit.corpus import (  # noqa: E402
     per_profile,
     score_all,
 )
+from tests.support.fake_openai import FakeOpenAI  # noqa: E402
 
+from jobctrl.domain.fit_verdict import FitRules, settle  # noqa: E402
 from jobctrl.domain.profile import Profile  # noqa: E402
 from jobctrl.domain.scoring import ScoreReport  # noqa: E402
+from jobctrl.llm import prompts  # noqa: E402
+from jobctrl.llm.lanes import MAX_OUTPUT_TOKENS  # noqa: E402
 from jobctrl.llm.offline import score_offline  # noqa: E402
+from jobctrl.llm.remote import build_model, run_structured  # noqa: E402
+from jobctrl.llm.remote_types import LaneModel  # noqa: E402
 
 
 def offline(title: str, description: str, profile: Profile) -> ScoreReport:
@@ -104,10 +118,74 @@ def report(scored: list[Scored], seconds: list[float]) -> dict[str, object]:
     }
 
 
+def careless_answer(description: str) -> dict[str, object]:
+    """A careless model's report: every bulleted line of the posting met, the evidence
+    quoting the requirement itself (no profile fact), level ignored, "Strong fit"."""
+    bullets = [
+        line.strip().lstrip("*-•").strip()
+        for line in description.splitlines()
+        if line.strip()[:1] in ("*", "-", "•") and len(line.strip()) > 12
+    ][:8] or ["Relevant experience for the role"]
+    return {
+        "score": 95,
+        "verdict": "Strong fit",
+        "summary": "An excellent match on every requirement.",
+        "provider": "openai",
+        "model": "careless-fake",
+        "requirements": [
+            {
+                "requirement": text,
+                "kind": "must",
+                "matched": True,
+                "matched_terms": text.split()[:2],
+                "evidence": [{"source": "experience", "text": text, "ref": "experience[0]"}],
+            }
+            for text in bullets
+        ],
+    }
+
+
+def model_pass() -> tuple[list[Scored], int, int]:
+    """Every pair through the model scorer against the careless fake, settled by code as the
+    Score stage settles it; with the number of requirements still met on evidence that is
+    not in the profile, and of requirements met in all."""
+    current = {"description": ""}
+    unsupported = met = 0
+
+    def scorer(title: str, description: str, profile: Profile) -> ScoreReport:
+        nonlocal unsupported, met
+        current["description"] = description
+        report, _ = run_structured(
+            build_model(LaneModel("openai", "careless-fake", server.base_url)),
+            ScoreReport,
+            system=prompts.SCORE_SYSTEM,
+            prompt=prompts.score_prompt(title, description, profile),
+            max_output_tokens=MAX_OUTPUT_TOKENS["score"],
+        )
+        report = report.model_copy(update={"provider": "openai", "model": "careless-fake"})
+        settled = settle(report, FitRules(), from_model=True)
+        facts = profile.model_dump_json().lower()
+        for requirement in settled.requirements:
+            if requirement.matched:
+                met += 1
+                if not any(e.text.lower() in facts for e in requirement.evidence):
+                    unsupported += 1
+        return settled
+
+    with FakeOpenAI(
+        "ok", answer=lambda _request: careless_answer(current["description"])
+    ) as server:
+        scored = score_all(scorer)
+    return scored, unsupported, met
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     parser.add_argument("--rounds", type=int, default=3, help="timed passes over the corpus")
+    parser.add_argument(
+        "--model", action="store_true", help="also the model scorer against a careless fake"
+    )
     args = parser.parse_args()
     score_all(offline)  # warm-up: imports, regexes, caches
     seconds: list[float] = []
@@ -116,7 +194,13 @@ def main() -> None:
         scored = score_all(offline)
         seconds += [row.seconds for row in scored]
     print(f"offline scorer, {len(scored)} labelled pairs, today={TODAY}")
-    result = {"scorer": "offline", **report(scored, seconds)}
+    result: dict[str, object] = {"scorer": "offline", **report(scored, seconds)}
+    if args.model:
+        careless, unsupported, met = model_pass()
+        print(f"\nmodel scorer against a careless fake, {len(careless)} labelled pairs")
+        model = report(careless, [row.seconds for row in careless])
+        print(f"requirements still met on evidence not in the profile: {unsupported} of {met}")
+        result["careless_model"] = {**model, "unsupportedMet": unsupported, "met": met}
     if args.json:
         args.json.write_text(
             json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
