@@ -39,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
+from tests.fixtures.fit.careless import careless_model_run  # noqa: E402
 from tests.fixtures.fit.corpus import (  # noqa: E402
     MIN_FIT_SCORE,
     TODAY,
@@ -48,16 +49,10 @@ from tests.fixtures.fit.corpus import (  # noqa: E402
     per_profile,
     score_all,
 )
-from tests.support.fake_openai import FakeOpenAI  # noqa: E402
 
-from jobctrl.domain.fit_verdict import FitRules, settle  # noqa: E402
 from jobctrl.domain.profile import Profile  # noqa: E402
 from jobctrl.domain.scoring import ScoreReport  # noqa: E402
-from jobctrl.llm import prompts  # noqa: E402
-from jobctrl.llm.lanes import MAX_OUTPUT_TOKENS  # noqa: E402
 from jobctrl.llm.offline import score_offline  # noqa: E402
-from jobctrl.llm.remote import build_model, run_structured  # noqa: E402
-from jobctrl.llm.remote_types import LaneModel  # noqa: E402
 
 
 def offline(title: str, description: str, profile: Profile) -> ScoreReport:
@@ -118,67 +113,6 @@ def report(scored: list[Scored], seconds: list[float]) -> dict[str, object]:
     }
 
 
-def careless_answer(description: str) -> dict[str, object]:
-    """A careless model's report: every bulleted line of the posting met, the evidence
-    quoting the requirement itself (no profile fact), level ignored, "Strong fit"."""
-    bullets = [
-        line.strip().lstrip("*-•").strip()
-        for line in description.splitlines()
-        if line.strip()[:1] in ("*", "-", "•") and len(line.strip()) > 12
-    ][:8] or ["Relevant experience for the role"]
-    return {
-        "score": 95,
-        "verdict": "Strong fit",
-        "summary": "An excellent match on every requirement.",
-        "provider": "openai",
-        "model": "careless-fake",
-        "requirements": [
-            {
-                "requirement": text,
-                "kind": "must",
-                "matched": True,
-                "matched_terms": text.split()[:2],
-                "evidence": [{"source": "experience", "text": text, "ref": "experience[0]"}],
-            }
-            for text in bullets
-        ],
-    }
-
-
-def model_pass() -> tuple[list[Scored], int, int]:
-    """Every pair through the model scorer against the careless fake, settled by code as the
-    Score stage settles it; with the number of requirements still met on evidence that is
-    not in the profile, and of requirements met in all."""
-    current = {"description": ""}
-    unsupported = met = 0
-
-    def scorer(title: str, description: str, profile: Profile) -> ScoreReport:
-        nonlocal unsupported, met
-        current["description"] = description
-        report, _ = run_structured(
-            build_model(LaneModel("openai", "careless-fake", server.base_url)),
-            ScoreReport,
-            system=prompts.SCORE_SYSTEM,
-            prompt=prompts.score_prompt(title, description, profile),
-            max_output_tokens=MAX_OUTPUT_TOKENS["score"],
-        )
-        report = report.model_copy(update={"provider": "openai", "model": "careless-fake"})
-        settled = settle(report, FitRules(), from_model=True)
-        facts = profile.model_dump_json().lower()
-        for requirement in settled.requirements:
-            if requirement.matched:
-                met += 1
-                if not any(e.text.lower() in facts for e in requirement.evidence):
-                    unsupported += 1
-        return settled
-
-    with FakeOpenAI(
-        "ok", answer=lambda _request: careless_answer(current["description"])
-    ) as server:
-        scored = score_all(scorer)
-    return scored, unsupported, met
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="write the figures to this file")
@@ -196,11 +130,14 @@ def main() -> None:
     print(f"offline scorer, {len(scored)} labelled pairs, today={TODAY}")
     result: dict[str, object] = {"scorer": "offline", **report(scored, seconds)}
     if args.model:
-        careless, unsupported, met = model_pass()
-        print(f"\nmodel scorer against a careless fake, {len(careless)} labelled pairs")
-        model = report(careless, [row.seconds for row in careless])
-        print(f"requirements still met on evidence not in the profile: {unsupported} of {met}")
-        result["careless_model"] = {**model, "unsupportedMet": unsupported, "met": met}
+        run = careless_model_run()
+        print(f"\nmodel scorer against a careless fake, {len(run.scored)} labelled pairs")
+        model = report(run.scored, [row.seconds for row in run.scored])
+        print(
+            "requirements still met on evidence not in the profile: "
+            f"{run.unsupported_met} of {run.met}"
+        )
+        result["careless_model"] = {**model, "unsupportedMet": run.unsupported_met, "met": run.met}
     if args.json:
         args.json.write_text(
             json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
