@@ -168,7 +168,9 @@ async def test_every_command_and_route_keeps_its_json_keys(
         for n in range(3):
             stop_loss.note_failure(store, "source", name, "SOURCE_HTTP_ERROR", f"j{n}",
                                    threshold=3)  # fmt: skip
-    body = posting_html("Platform Engineer", "Gamma", ["Python", "Go"])
+    # Every must-have met (the profile has no Go: a missing must-have would keep the job
+    # below min_fit_score, unprepared, and its truth check's keys unseen).
+    body = posting_html("Platform Engineer", "Gamma", ["Python", "PostgreSQL"])
     added_url = site.add("/jobs/contract-add", Route(body=body))
     jp = {"job_id": job_id}
 

@@ -87,6 +87,10 @@ async def test_add_enriches_and_scores(home, store, worker, site: FixtureServer)
     listed = list_jobs(home)
     assert listed[0].job_id == view.job_id and listed[0].score == view.score
     assert listed[0].status in ("prepared", "skipped")
+    # One line on why, the same in the list, the job and its stored report (issue 29).
+    assert view.fit_summary and view.fit_summary == report["fit_summary"]
+    assert listed[0].fit_summary == view.fit_summary
+    assert view.fit_summary.startswith(("meets ", "missing "))
 
 
 async def test_same_posting_twice_is_one_job_and_one_execution(home, store, worker, site, client):

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from jobctrl.app.apply_views import ApplicationSummary, application_summary
 from jobctrl.app.materials import pdf_file_name
 from jobctrl.app.models import Timestamp, View
@@ -21,6 +23,8 @@ from jobctrl.app.truth import TruthCheckView, latest_truth_check
 from jobctrl.domain.errors import ARTIFACT_NOT_FOUND, JobctrlError, NotFoundError
 from jobctrl.domain.events import summary_fields
 from jobctrl.domain.executions import WorkflowType
+from jobctrl.domain.fit_verdict import fit_summary
+from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import JobStatus
 from jobctrl.home import Home
 from jobctrl.store import events, job_list, jobs, materials, workflow_runs
@@ -124,6 +128,8 @@ class JobView(Freshness):
     stages: list[StageView]
     score: int | None
     verdict: str | None
+    # One line on why: "meets 6/6 must-haves; level matches" (None before a score).
+    fit_summary: str | None
     score_report: dict[str, Any] | None
     evaluation_report: EvaluationReport | None
     truth_check: TruthCheckView | None
@@ -167,6 +173,7 @@ class JobListItem(Freshness):
     remote: bool | None
     score: int | None
     verdict: str | None
+    fit_summary: str | None = None  # one line on why (see JobView)
     status: str
     current_stage: str | None
     error_code: str | None
@@ -227,6 +234,7 @@ def job_view(store: Store, job_id: str, home: Home | None = None) -> JobView:
         stages=[StageView.from_row(r) for r in record.stages],
         score=score["score"] if score else None,
         verdict=score["verdict"] if score else None,
+        fit_summary=_fit_summary(score["report"]) if score else None,
         score_report=score["report"] if score else None,
         evaluation_report=report,
         truth_check=latest_truth_check(store, job_id),
@@ -235,6 +243,16 @@ def job_view(store: Store, job_id: str, home: Home | None = None) -> JobView:
         updated_at=row["updated_at"],
         **dict(fresh),
     )
+
+
+def _fit_summary(report: dict[str, Any]) -> str | None:
+    """A stored report's one-line reason; one from before issue 29 gets it derived."""
+    if report.get("fit_summary"):
+        return str(report["fit_summary"])
+    try:
+        return fit_summary(ScoreReport.model_validate(report))
+    except ValidationError:
+        return None
 
 
 def show_job(home: Home, ref: str) -> JobView:
@@ -255,7 +273,13 @@ def find_jobs(home: Home, wanted: JobFilter | None = None) -> tuple[list[JobList
     store = Store.open(home)
     rows, total = job_list.find(store, wanted)
     fresh = freshness(home, store, [r["job_id"] for r in rows])
-    return [JobListItem.from_row({**r, **dict(fresh[r["job_id"]])}) for r in rows], total
+    reasons = jobs.fit_summaries(store, [r["job_id"] for r in rows if r["score"] is not None])
+    return [
+        JobListItem.from_row(
+            {**r, **dict(fresh[r["job_id"]]), "fit_summary": reasons.get(r["job_id"])}
+        )
+        for r in rows
+    ], total
 
 
 def list_jobs(home: Home) -> list[JobListItem]:

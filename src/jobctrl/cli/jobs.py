@@ -271,6 +271,8 @@ def show(job: str, as_json: bool) -> None:
         click.echo(
             f"  fit: {report['score']}/100 — {report['verdict']}. {report.get('summary', '')}"
         )
+        if view.fit_summary:
+            click.echo(f"  why: {view.fit_summary}")
         for item in report["requirements"]:
             mark = "✓" if item["matched"] else "✗"
             click.echo(f"    {mark} [{item['kind']}] {item['requirement']}")

@@ -24,6 +24,7 @@ from jobctrl.domain.scoring import RequirementFit, ScoreReport
 
 __all__ = [
     "FitRules",
+    "fit_summary",
     "requirement_label",
     "rules_from",
     "score_from_requirements",
@@ -101,6 +102,12 @@ def _missing(unmet: list[RequirementFit]) -> str:
     named = "; ".join(requirement_label(r.requirement, 6) for r in unmet[:2])
     more = f" and {len(unmet) - 2} more" if len(unmet) > 2 else ""
     return f"missing {len(unmet)} must-haves: {named}{more}"
+
+
+def fit_summary(report: ScoreReport) -> str:
+    """The one-line reason for a report's verdict: its must-haves met or the ones missing,
+    then its factors ("meets 6/6 must-haves; level matches")."""
+    return _fit_summary(report, unmet_must_haves(report))
 
 
 def _fit_summary(report: ScoreReport, unmet: list[RequirementFit]) -> str:

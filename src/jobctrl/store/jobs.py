@@ -180,6 +180,19 @@ def job_row(store: Store, job_id: str) -> dict[str, Any]:
         return _job_row(conn, job_id)
 
 
+def fit_summaries(store: Store, job_ids: list[str]) -> dict[str, str]:
+    """Each scored job's one-line fit reason (its report's ``fit_summary``; a report from
+    before issue 29 has none until it is rescored)."""
+    if not job_ids:
+        return {}
+    summary = _JS.c.report["fit_summary"].as_string()
+    with store.read() as conn:
+        query = select(_JS.c.job_id, summary).where(
+            tenancy.scoped(_JS, conn), _JS.c.job_id.in_(job_ids)
+        )
+        return {job_id: text for job_id, text in conn.execute(query) if text}
+
+
 def score_row(store: Store, job_id: str) -> dict[str, Any] | None:
     with store.read() as conn:
         return _score_row(conn, job_id)

@@ -1,0 +1,85 @@
+"""The Score stage settles a model's report by code (issue 29): a careless model's
+"Strong fit" over an unmet must-have is stored below min_fit_score with the must-have
+named, and the later stages are skipped; with the rule turned off the report's share
+stands. The stage runs in process against the loopback OpenAI-compatible fake."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from jobctrl.app.lanes import set_lane
+from jobctrl.stages.context import StageContext
+from jobctrl.stages.enrich import enrich
+from jobctrl.stages.score import score
+from jobctrl.store import jobs, stage_states
+from tests.support.cited import POSTING
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.http import Route
+
+
+def _must(requirement: str, matched: bool) -> dict[str, Any]:
+    evidence = [{"source": "skills", "text": "Python", "ref": "skills[0]"}] if matched else []
+    return {"requirement": requirement, "kind": "must", "matched": matched, "evidence": evidence}
+
+
+CARELESS = {
+    "score": 93,
+    "verdict": "Strong fit",
+    "summary": "An excellent match for the role.",
+    "provider": "openai",
+    "model": "gpt-4o-mini",
+    "requirements": [
+        *(_must(f"Experience with {tool}.", True) for tool in ("Python", "PostgreSQL", "AWS")),
+        *(_must(f"Experience with {tool}.", True) for tool in ("Docker", "REST APIs", "Git")),
+        _must("Experience managing engineers, including hiring.", False),
+    ],
+}
+
+
+@pytest.fixture
+def ctx(home, store) -> Iterator[StageContext]:
+    context = StageContext(home=home, store=store)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def job_id(ctx, store, site, fast_settings) -> str:
+    job = jobs.create_job(store, site.add("/jobs/manager", Route(body=POSTING)))
+    enrich(ctx, job.job_id, "run-0")
+    return job.job_id
+
+
+def _score_with_model(ctx, home, job_id: str, monkeypatch) -> Any:
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    with FakeOpenAI("ok", CARELESS) as provider:
+        set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
+        return score(ctx, job_id, "run-1")
+
+
+def test_a_model_strong_fit_over_an_unmet_must_have_is_stored_below_the_threshold(
+    ctx, home, store, job_id, fast_settings, monkeypatch
+):
+    outcome = _score_with_model(ctx, home, job_id, monkeypatch)
+    assert outcome.below_threshold and outcome.score == 49
+    row = jobs.score_row(store, job_id)
+    assert row["score"] == 49
+    assert row["verdict"] == (
+        "Partial fit: missing must-have: experience managing engineers, including hiring"
+    )
+    assert row["report"]["fit_summary"].startswith("missing must-have: experience managing")
+    later = {r["stage"]: r for r in stage_states.stage_rows(store, job_id)}
+    assert later["tailor"]["state"] == "skipped" and later["tailor"]["error_code"] == "MIN_SCORE"
+
+
+def test_with_the_rule_off_the_report_share_stands_and_still_names_the_gap(
+    ctx, home, store, job_id, fast_settings, monkeypatch
+):
+    fast_settings.set_value("fit.unmet_must_have_caps_score", False)
+    outcome = _score_with_model(ctx, home, job_id, monkeypatch)
+    assert outcome.score == 86 and not outcome.below_threshold  # 6 of 7 must-haves
+    row = jobs.score_row(store, job_id)
+    assert row["verdict"].startswith("Strong fit: missing must-have: experience managing")
