@@ -20,12 +20,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jobctrl.domain.scoring import RequirementFit, ScoreReport
+from jobctrl.domain.scoring import FitFactor, RequirementFit, ScoreReport
 
 __all__ = [
     "FitRules",
     "fit_summary",
+    "model_share",
     "requirement_label",
+    "requirement_weight",
     "rules_from",
     "score_from_requirements",
     "settle",
@@ -64,9 +66,14 @@ def verdict_for(score: int) -> str:
     return WEAK
 
 
+def requirement_weight(fit: RequirementFit) -> int:
+    """A hard must-have counts twice; a soft one and a nice-to-have once."""
+    return 2 if fit.kind == "must" and not fit.soft else 1
+
+
 def score_from_requirements(requirements: list[RequirementFit]) -> int:
-    """The weighted share of met requirements (must x2, nice x1), 0-100."""
-    weights = [2 if r.kind == "must" else 1 for r in requirements]
+    """The weighted share of met requirements (``requirement_weight``), 0-100."""
+    weights = [requirement_weight(r) for r in requirements]
     if not weights:
         return 0
     earned = sum(w for w, r in zip(weights, requirements, strict=True) if r.matched)
@@ -123,15 +130,32 @@ def _fit_summary(report: ScoreReport, unmet: list[RequirementFit]) -> str:
     return "; ".join(parts)
 
 
-def settle(report: ScoreReport, rules: FitRules, *, from_model: bool = False) -> ScoreReport:
-    """The report with its score capped, its verdict and ``fit_summary`` decided by code."""
+def model_share(report: ScoreReport) -> int:
+    """A model's score held to what its own requirements support (0-100)."""
     score = max(0, min(100, report.score))
-    factors = report.factors
-    if from_model:
-        factors = []
-        if report.requirements:
-            score = min(score, score_from_requirements(report.requirements))
-    settled = report.model_copy(update={"factors": factors})
+    if report.requirements:
+        score = min(score, score_from_requirements(report.requirements))
+    return score
+
+
+def settle(
+    report: ScoreReport,
+    rules: FitRules,
+    *,
+    from_model: bool = False,
+    factors: list[FitFactor] | None = None,
+) -> ScoreReport:
+    """The report with its score capped, its verdict and ``fit_summary`` decided by code.
+
+    A scorer's report carries its factors with their points already taken off; a model's
+    (``from_model``) is held to its ``model_share`` and gets ``factors`` (computed by code,
+    ``domain.fit_factors``) with their points taken off here, once."""
+    score = max(0, min(100, report.score))
+    kept = report.factors
+    if from_model:  # a model's own factors are not trusted: code's replace them
+        kept = list(factors or [])
+        score = max(0, model_share(report) - sum(f.points for f in kept))
+    settled = report.model_copy(update={"factors": kept})
     unmet = unmet_must_haves(settled)
     if unmet and rules.unmet_must_have_caps_score:
         score = min(score, max(0, rules.min_fit_score - 1))

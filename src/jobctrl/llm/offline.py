@@ -17,8 +17,12 @@ Thresholds, in one place:
 - a requirement with none of those checks matches a single profile line when they share at
   least half of the requirement's significant words (stopwords removed, light stemming), and
   at least two of them, or all of them when it has fewer than three;
-- score = weighted share of matched requirements (must x2, nice x1) x 100, plus up to 5
-  points when the posting title shares words with the profile's past titles, capped at 100;
+- a requirement is soft when nothing in it can be checked (no skill, years or degree) or
+  it names soft skills only ("strong communication"): it weighs once and never caps;
+- score = weighted share of matched requirements (hard must x2, soft must and nice x1) x
+  100, plus up to 5 points when the posting title shares words with the profile's past
+  titles, capped at 100, minus the level and family factors' points (``domain.fit_factors``:
+  two levels away, or another field, is never a Strong fit);
 - with no requirements found, score = 80 x the share of the posting's known skills that the
   profile has (never "Strong fit": without a requirement list the evidence is thin);
 - verdicts: >= 75 "Strong fit", >= 55 "Good fit", >= 35 "Partial fit", else "Weak fit",
@@ -34,7 +38,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from jobctrl.domain.fit_verdict import FitRules, settle, verdict_for
+from jobctrl.domain.fit_factors import fit_factors
+from jobctrl.domain.fit_verdict import FitRules, requirement_weight, settle, verdict_for
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import Evidence, RequirementFit, ScoreReport
 from jobctrl.domain.vocabulary import (
@@ -448,6 +453,16 @@ def _evidence(source: _Source, term: Term | None) -> Evidence:
     return Evidence(source=source.source, text=text, ref=source.ref)
 
 
+_SOFT_TERMS = frozenset(
+    {"communication", "collaboration", "stakeholder management", "agile", "mentoring"}
+    | {"leadership", "problem solving"}
+)
+
+
+def _only_soft(terms: list[Term]) -> bool:
+    return all(t.key in _SOFT_TERMS for t in terms)
+
+
 def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
     evidence: list[Evidence] = []
     matched_terms: list[str] = []
@@ -509,6 +524,9 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
             missing.append(_LEVEL_LABELS[wanted_level])
         groups.append(ok)
 
+    # Soft: nothing checkable (no skill, years or degree: words matched against the
+    # profile), or only soft skills ("strong communication"); it never caps the score.
+    soft = not groups or bool(terms and not degree and not years and _only_soft(terms))
     if not groups:
         words = significant_words(text)
         best: tuple[int, _Source | None, list[str]] = (0, None, [])
@@ -534,6 +552,7 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
         matched=matched,
         matched_terms=matched_terms,
         evidence=evidence,
+        soft=soft,
     )
     return _Check(fit, [] if matched else missing)
 
@@ -598,12 +617,16 @@ def score_offline(
 ) -> ScoreReport:
     """Score how well ``profile`` meets the posting's requirements, with quoted evidence;
     the verdict is settled by ``domain.fit_verdict`` under ``rules`` (default settings)."""
-    index = _index_profile_json(profile.model_dump_json(), today or date.today())
+    today = today or date.today()
+    index = _index_profile_json(profile.model_dump_json(), today)
     requirements = extract_requirements(description)
     if not requirements:
-        return settle(_vocabulary_report(description, index), rules or FitRules())
+        report = _with_factors(
+            _vocabulary_report(description, index), title, description, profile, today
+        )
+        return settle(report, rules or FitRules())
     checks = [_check(text, kind, index) for text, kind in requirements]
-    weights = [2 if c.fit.kind == "must" else 1 for c in checks]
+    weights = [requirement_weight(c.fit) for c in checks]
     earned = sum(w for w, c in zip(weights, checks, strict=True) if c.fit.matched)
     score = 100 * earned / sum(weights)
     if title:
@@ -628,4 +651,14 @@ def score_offline(
         model=MODEL,
         summary=summary,
     )
+    report = _with_factors(report, title, description, profile, today)
     return settle(report, rules or FitRules())
+
+
+def _with_factors(
+    report: ScoreReport, title: str | None, description: str, profile: Profile, today: date
+) -> ScoreReport:
+    """The report with the posting's level and family weighed in (``domain.fit_factors``)."""
+    factors = fit_factors(title, description, profile, today, report.score)
+    score = max(0, report.score - sum(f.points for f in factors))
+    return report.model_copy(update={"score": score, "factors": factors})

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import date
 
 from jobctrl.config import load_config
 from jobctrl.domain.errors import MATERIALS_OFF, MIN_SCORE, SCORE_NO_DESCRIPTION, StageError
 from jobctrl.domain.events import JobScored
-from jobctrl.domain.fit_verdict import rules_from, settle
+from jobctrl.domain.fit_factors import fit_factors
+from jobctrl.domain.fit_verdict import model_share, rules_from, settle
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import LATER_STAGES, Stage
 from jobctrl.llm import lanes, prompts
@@ -109,7 +111,11 @@ def _score_owned(
         report = report.model_copy(update={"provider": lane.provider, "model": lane.model})
     # The verdict is decided by code from the report, whoever scored (a model's own overall
     # score and verdict are not trusted over its requirement-by-requirement answers).
-    report = settle(report, rules, from_model=from_model)
+    factors = None
+    if from_model:  # the posting's level and family, weighed by code as offline does
+        share = model_share(report)
+        factors = fit_factors(job["title"], description, profile, date.today(), share)
+    report = settle(report, rules, from_model=from_model, factors=factors)
     report_json = report.model_dump(mode="json")
     report_bytes = json.dumps(report_json, sort_keys=True).encode()
     report_sha = ctx.store.artifacts.put(report_bytes)

@@ -1,0 +1,341 @@
+"""Level and job family: the fit factors besides the requirement list (issue 29).
+
+The posting's level is read from its title (intern … VP/executive), or, when the title names
+none, from the years of experience it asks for. The profile's level is its latest role's
+title level, raised by its years (merged over overlapping roles, never double counted) when
+that title names none. Levels, one scale for both tracks:
+  intern 0, junior 1, mid 2, senior 3, staff/lead 4, principal 5, distinguished 6;
+  manager 4, senior manager 5, director/head 6, VP 7, C-level 8.
+A posting two or more levels away either way costs points and says why ("posting is junior;
+you have 9 years"), so that it is never a Strong fit; one level above costs a little
+("posting is staff/lead, one level above you"); one below costs nothing.
+
+The family (engineering, data, ML/research, product, design, management, sales, marketing,
+support, operations, legal, finance, healthcare) is read from the posting's title and from
+every role title of the profile. A family the person has worked in matches; a neighbouring
+one (engineering and data, product and design…) costs a little; any other costs enough
+that the job is never a Good fit on its bullets alone.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from jobctrl.domain.profile import Profile
+from jobctrl.domain.scoring import FitFactor
+
+__all__ = [
+    "FAMILY_LABELS",
+    "LEVEL_NAMES",
+    "family_of",
+    "fit_factors",
+    "level_of_title",
+    "level_of_years",
+    "profile_years",
+]
+
+LEVEL_NAMES = {
+    0: "intern",
+    1: "junior",
+    2: "mid-level",
+    3: "senior",
+    4: "staff/lead",
+    5: "principal",
+    6: "director",
+    7: "VP",
+    8: "executive",
+}
+
+
+# Most specific first: the first pattern that matches a title decides its level. A
+# "manager" is a level only on the management track (a product manager is not a staff one).
+def _patterns(*pairs: tuple[int, str]) -> tuple[tuple[int, re.Pattern[str]], ...]:
+    return tuple((level, re.compile(pattern, re.IGNORECASE)) for level, pattern in pairs)
+
+
+_TOP_LEVELS = _patterns(
+    # "Chief of Staff" is a role, not the C-suite; a "Vice President" is no president.
+    (8, r"\bchief\b(?! of staff)|\bc[teoi]o\b|(?<!vice )(?<!vice-)\bpresident\b"),
+    (7, r"\bvp\b|\bvice[\s-]president\b|\bsvp\b|\bevp\b"),
+    (6, r"\bdirector\b|\bhead of\b|\bdistinguished\b"),
+)
+_SENIOR_MANAGER = re.compile(r"\bsenior\b|\bsr\b|\bgroup\b|\bmanager of managers\b", re.I)
+_IC_LEVELS = _patterns(
+    (5, r"\bprincipal\b|\bgroup\b"),
+    (4, r"\bstaff\b|\blead\b|\barchitect\b|\biv\b"),
+    (0, r"\bintern(?:ship)?\b|\bworking student\b|\bapprentice|\btrainee\b|\bco-?op\b"),
+    (1, r"\bjunior\b|\bjr\b|\bentry[\s-]level\b|\bgraduate\b|\bnew grad|\bassociate\b"),
+    (1, r"(?:engineer|developer|analyst|scientist)\s+(?:i|1)\b"),
+    (3, r"\bsenior\b|\bsr\b|\biii\b|(?:engineer|developer)\s+3\b"),
+    (2, r"\bmid[\s-]?(?:level|senior)?\b|\bintermediate\b|\bii\b|(?:engineer|developer)\s+2\b"),
+)
+_MID = 2
+
+
+def level_of_title(title: str) -> int | None:
+    """The level a title names, or None when it names none ("Backend Engineer")."""
+    for level, pattern in _TOP_LEVELS:
+        if pattern.search(title):
+            return level
+    if family_of(title) == "management":
+        return 5 if _SENIOR_MANAGER.search(title) else 4
+    for level, pattern in _IC_LEVELS:
+        if pattern.search(title):
+            return level
+    return None
+
+
+def level_of_years(years: float) -> int:
+    """The level years of experience usually mean: < 2 junior, < 5 mid, else senior."""
+    if years < 2:
+        return 1
+    if years < 5:
+        return _MID
+    return 3
+
+
+_YEARS_ASKED = re.compile(
+    r"(?<![\w.])(\d{1,2})\s*(?:\+|plus)?\s*(?:(?:-|–|to)\s*\d{1,2}\s*)?(?:\+\s*)?"
+    r"(?:or more\s+)?(?:years?|yrs?)\b",
+    re.IGNORECASE,
+)
+
+
+def _years_asked(description: str) -> int | None:
+    """The years of experience a posting asks for at least (its smallest "N+ years" of
+    experience; ranges count their low end), or None."""
+    found = [
+        int(m.group(1))
+        for m in _YEARS_ASKED.finditer(description)
+        if "experience" in description[m.end() : m.end() + 60].lower()
+        or "experience" in description[max(0, m.start() - 40) : m.start()].lower()
+    ]
+    found = [n for n in found if 0 < n <= 25]
+    return min(found) if found else None
+
+
+def _month(value: str, today: date, *, end: bool) -> int | None:
+    value = value.strip().lower()
+    if end and value in ("", "present", "current", "now", "today", "ongoing"):
+        return today.year * 12 + today.month - 1
+    match = re.match(r"^(\d{4})(?:[-/.](\d{1,2}))?", value)
+    if not match:
+        return None
+    month = int(match.group(2)) if match.group(2) else (12 if end else 1)
+    return int(match.group(1)) * 12 + min(max(month, 1), 12) - 1
+
+
+def profile_years(profile: Profile, today: date) -> float:
+    """Years of work the profile's roles span, overlapping roles merged (not counted twice)."""
+    spans = []
+    for exp in profile.experience:
+        start, end = _month(exp.start, today, end=False), _month(exp.end, today, end=True)
+        if start is not None and end is not None and end >= start:
+            spans.append((start, end + 1))
+    months, current = 0, (-1, -1)
+    for start, end in sorted(spans):
+        if start > current[1]:
+            months += current[1] - current[0]
+            current = (start, end)
+        else:
+            current = (current[0], max(current[1], end))
+    months += current[1] - current[0]
+    return months / 12
+
+
+def _latest_role_title(profile: Profile, today: date) -> str:
+    dated = [
+        (_month(e.end, today, end=True) or 0, _month(e.start, today, end=False) or 0, e.title)
+        for e in profile.experience
+        if e.title.strip()
+    ]
+    return max(dated)[2] if dated else ""
+
+
+# -- job family ------------------------------------------------------------------------------
+
+FAMILY_LABELS = {
+    "engineering": "engineering",
+    "data": "data",
+    "ml": "ML/research",
+    "product": "product/program management",
+    "design": "design",
+    "management": "engineering management",
+    "sales": "sales",
+    "marketing": "marketing",
+    "support": "support",
+    "operations": "operations/people",
+    "legal": "legal",
+    "finance": "finance",
+    "healthcare": "healthcare",
+}
+
+# Most specific first, so "Engineering Manager" is management and "Data Engineer" data.
+_FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (family, re.compile(pattern, re.IGNORECASE))
+    for family, pattern in (
+        (
+            "healthcare",
+            r"\bnurse\b|\brn\b|\bphysician|\bclinical\b|\bclinician|\btherapist|"
+            r"\bpharmac|\bmedical (?:doctor|assistant)|\bcaregiver",
+        ),
+        ("legal", r"\bcounsel\b|\blawyer|\battorney|\bparalegal|\blegal\b|\bcompliance officer"),
+        (
+            "management",
+            r"(?:engineering|software|technical|tech|platform|infrastructure)"
+            r" (?:team )?(?:manager|director|lead(?:er)? of people)|"
+            r"\bteam lead(?:er)?\b(?!.*engineer)|(?:director|head|vp|vice president),? "
+            r"(?:of )?(?:software |platform )?engineering|\bcto\b|\bmanager,? (?:software|"
+            r"engineering)|\bchief technology",
+        ),
+        (
+            "ml",
+            r"machine learning|\bml\b|\bai\b|\bnlp\b|deep learning|computer vision|"
+            r"research (?:scientist|engineer)|\bapplied scientist|\bresearch\b.*\bscientist|"
+            r"\bscientist\b(?!.*data)|\bgenai\b|\bllm",
+        ),
+        (
+            "data",
+            r"\bdata\b|\banalytics\b|\bbusiness intelligence\b|\bbi\b|\bstatistician|"
+            r"\banalyst\b(?!.*(?:financial|security))",
+        ),
+        (
+            "product",
+            r"product (?:manager|owner|lead|director|management)|\bprogram manag|\bprogramme "
+            r"manag|\bproject manag|\btpm\b|\bscrum master|\bchief of staff",
+        ),
+        ("design", r"design(?:er)?\b|\bux\b|\bui\b|user research"),
+        (
+            "sales",
+            r"\bsales\b|account (?:executive|development|manager)|business development|"
+            r"\bsdr\b|\bbdr\b|\badr\b|pre-?sales|solutions? consultant",
+        ),
+        (
+            "marketing",
+            r"marketing|\bseo\b|\bcontent (?:writer|strateg|market)|\bbrand\b|"
+            r"communications",
+        ),
+        ("support", r"support|customer success|customer service|help ?desk|success manager"),
+        (
+            "finance",
+            r"\baccount(?:ant|ing)\b|\bfinanc|\bcontroller\b|\bfp&a\b|\bauditor|\btreasury|"
+            r"\bbookkeep|\bcredit analyst",
+        ),
+        (
+            "operations",
+            r"\boperations\b|\bpeople\b|\bhr\b|human resources|\brecruit|\btalent\b|"
+            r"\blearning\b|\boffice manager|\bcorporate development|\bpartnerships?\b",
+        ),
+        (
+            "engineering",
+            r"engineer|developer|programmer|\bsre\b|devops|\bswe\b|software|architect|"
+            r"\bcoder\b|full[\s-]?stack|back[\s-]?end|front[\s-]?end|\bqa\b|\btester\b",
+        ),
+    )
+)
+
+# Families close enough that moving between them is a stretch, not a different career.
+_NEIGHBOURS = frozenset(
+    frozenset(pair)
+    for pair in (
+        ("engineering", "data"),
+        ("engineering", "ml"),
+        ("data", "ml"),
+        ("engineering", "management"),
+        ("product", "design"),
+        ("product", "management"),
+        ("sales", "marketing"),
+        ("sales", "support"),
+        ("support", "operations"),
+        ("operations", "product"),
+    )
+)
+
+
+def family_of(title: str) -> str | None:
+    """The job family a title names, or None when it names none."""
+    for family, pattern in _FAMILIES:
+        if pattern.search(title):
+            return family
+    return None
+
+
+# -- the factors -----------------------------------------------------------------------------
+
+# Points off for a posting this many levels above the person (4 stands for 4 or more),
+# and below (from 2 on): two levels away is never a Strong fit, four above never a Good one.
+_ABOVE_POINTS = {1: 8, 2: 30, 3: 45, 4: 60}
+_BELOW_POINTS = {2: 30, 3: 40}
+
+
+def _level_factor(title: str, description: str, profile: Profile, today: date) -> FitFactor:
+    years = profile_years(profile, today)
+    latest = _latest_role_title(profile, today)
+    titled = level_of_title(latest) if latest else None
+    mine = titled if titled is not None else level_of_years(years)
+    if titled is not None and titled <= 3 and years >= 5:
+        mine = max(mine, 3)  # five years in, a plain or junior title is still senior work
+    asked_years = _years_asked(description)
+    posting = level_of_title(title)
+    if posting is None:
+        posting = level_of_years(asked_years) if asked_years is not None else None
+    if posting is None:
+        return FitFactor(kind="level", matched=True, note="")
+    gap = posting - mine
+    you = f"you have {years:.0f} year{'s' if round(years) != 1 else ''}"
+    name = LEVEL_NAMES[posting]
+    if family_of(title) == "management" and posting in (4, 5):
+        name = "senior manager" if posting == 5 else "manager"
+    if gap in (0, -1):
+        return FitFactor(kind="level", matched=True, note="level matches")
+    if gap > 0:
+        points = _ABOVE_POINTS[min(gap, 4)]
+        above = "one level" if gap == 1 else f"{gap} levels"
+        return FitFactor(
+            kind="level",
+            matched=gap == 1,
+            note=f"posting is {name}, {above} above you; {you}",
+            points=points,
+        )
+    points = _BELOW_POINTS[min(-gap, 3)]
+    return FitFactor(kind="level", matched=False, note=f"posting is {name}; {you}", points=points)
+
+
+def _family_factor(title: str, profile: Profile, score: int) -> FitFactor:
+    posting = family_of(title)
+    roles = [f for e in profile.experience if (f := family_of(e.title))]
+    if posting is None or not roles:
+        return FitFactor(kind="family", matched=True, note="")
+    if posting in roles:
+        return FitFactor(kind="family", matched=True, note="")
+    label = FAMILY_LABELS[posting]
+    yours = FAMILY_LABELS[roles[0]]
+    if any(frozenset((posting, r)) in _NEIGHBOURS for r in roles):
+        return FitFactor(
+            kind="family",
+            matched=False,
+            note=f"a neighbouring field: posting is {label}, your roles are {yours}",
+            points=10,
+        )
+    # A different career: never more than a Partial fit on shared words alone.
+    return FitFactor(
+        kind="family",
+        matched=False,
+        note=f"a different field: posting is {label}, your roles are {yours}",
+        points=max(30, score - 40),
+    )
+
+
+def fit_factors(
+    title: str | None, description: str, profile: Profile, today: date, score: int
+) -> list[FitFactor]:
+    """The level and family factors of a posting for a profile, with their points, for a
+    report whose requirements earned ``score``; factors with nothing to say are left out."""
+    if not title:
+        return []
+    factors = [
+        _level_factor(title, description, profile, today),
+        _family_factor(title, profile, score),
+    ]
+    return [f for f in factors if f.note]
