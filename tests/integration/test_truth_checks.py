@@ -201,7 +201,8 @@ def test_too_broken_a_resume_is_asked_for_once_more_and_kept_when_the_repair_hol
     )
     check = truth_checks.latest(store, job_id)
     assert check is not None and check["passed"] is True and check["repair_requested"] is True
-    assert check["changes"] == [] and check["findings"] == []
+    assert check["changes"] == [], "the repaired answer needed no cut"
+    assert len(check["findings"]) == 4, "the first answer's findings, which the repair was about"
 
     # The same step again (a retried attempt of the run): both answers reused, none paid.
     stage_states.reset_stages(store, job_id, ("tailor",), "retry")
@@ -319,3 +320,23 @@ async def test_the_job_page_shows_each_line_beside_the_facts_it_cites(
     assert "cites nothing" in page
     assert "Truth check" in page and "passed" in page
     assert api["truthCheck"]["stage"] == "cover" and api["truthCheck"]["passed"] is True
+
+
+def test_a_repair_answer_that_leaves_everything_out_is_no_document(
+    ctx, store, job_id, script, provider
+):
+    # Asked to repair, the model leaves every line out: nothing of the person is left, so
+    # the stage refuses rather than render an empty resume; both answers' findings kept.
+    empty = {**TRUE_RESUME, "headline": {"text": "", "facts": []}, "summary": [],
+             "experience": [], "education": [], "skills": []}  # fmt: skip
+    script.update(resume=LYING_RESUME, resume_repair=empty)
+    with pytest.raises(FabricationError) as caught:
+        materials.tailor(ctx, job_id, "run-1", None)
+
+    assert caught.value.repair_requested and len(provider.requests) == 2
+    assert stored.list_materials(store, job_id) == []
+    check = truth_checks.latest(store, job_id)
+    assert check is not None and check["passed"] is False and check["repair_requested"]
+    assert {f["where"] for f in check["findings"]} >= {"summary[0]", "experience[0].bullets[1]"}, (
+        "the first answer's findings, which the repair request was about"
+    )

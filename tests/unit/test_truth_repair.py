@@ -233,3 +233,38 @@ def test_every_planted_lie_is_repaired_out_of_its_document():
 def test_a_truthful_corpus_document_is_never_touched():
     touched = [c.id for c in TRUTHFUL if evaluate.repaired(c.id).changes]
     assert touched == []
+
+
+def test_changed_contact_details_and_a_moved_role_are_put_back():
+    contact = PROFILE.contact.model_copy(
+        update={
+            "email": "someone.else@example.org",
+            "links": [*PROFILE.contact.links, "https://evil.example/phish"],
+        }
+    )
+    resume = _resume(contact=contact)
+    resume.experience[1] = _entry(BEFORE, location="San Francisco")
+
+    found = check_resume(resume, PROFILE, CONTEXT)
+    assert {f.kind for f in found} == {"changed_contact", "changed_location"}
+    repaired = repair_resume(resume, PROFILE, CONTEXT, found)
+
+    doc = repaired.document
+    assert doc.contact.email == PROFILE.contact.email
+    assert doc.contact.links == PROFILE.contact.links
+    assert doc.experience[1].location == BEFORE.location
+    assert repaired.removed == 0 and check_resume(doc, PROFILE, CONTEXT) == []
+    # Leaving a detail out is no claim.
+    shorter = _resume(contact=PROFILE.contact.model_copy(update={"phone": "", "links": []}))
+    assert check_resume(shorter, PROFILE, CONTEXT) == []
+
+
+def test_another_employer_on_a_cited_real_role_is_restored_not_removed():
+    resume = _resume()
+    resume.experience[1] = _entry(BEFORE, company=NOW.company)
+
+    repaired = repair_resume(resume, PROFILE, CONTEXT)
+
+    entry = repaired.document.experience[1]
+    assert (entry.company, entry.title) == (BEFORE.company, BEFORE.title)
+    assert repaired.removed == 0 and [c.action for c in repaired.changes] == ["restored"]

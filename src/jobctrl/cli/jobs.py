@@ -187,28 +187,28 @@ def _truth_check(check: TruthCheckView) -> None:
     asked = " after one repair request to the model" if check.repair_requested else ""
     if check.passed:
         click.echo(f"{head} passed{asked} ({check.checked} lines checked against their facts)")
-        removed = len(check.dropped)
-        if removed:
-            lines = f"{removed} sentence{'s' if removed != 1 else ''}"
-            click.echo(f"    {lines} removed: not supported by your profile")
-        for change in [*check.dropped, *check.restored]:
-            what = {"removed": "removed", "replaced": "replaced", "restored": "corrected"}
-            click.echo(f"    − {change.document} {change.where} {what.get(change.action, '')}: "
-                       f"{change.sentence}")  # fmt: skip
-            if change.replacement:
-                click.echo(f"        now: {change.replacement}")
-            click.echo(f"        why: {'; '.join(change.reasons)}")
-        return
-    count = check.finding_count
-    click.echo(
-        f"{head} refused{asked}: {count} unsupported claim{'s' if count != 1 else ''} "
-        f"in {check.checked} lines, too many to remove; nothing of it was saved or rendered"
-    )
-    for finding in check.findings:
-        click.echo(f"    ✗ [{finding.kind}] {finding.claim}")
-        click.echo(f"        in {finding.where}: {finding.sentence}")
-    if count > len(check.findings):
-        click.echo(f"    … and {count - len(check.findings)} more")
+    else:
+        count = check.finding_count
+        click.echo(
+            f"{head} refused{asked}: {count} unsupported claim{'s' if count != 1 else ''} "
+            f"in {check.checked} lines, too many to remove; nothing of it was saved or rendered"
+        )
+        for finding in check.findings:
+            click.echo(f"    ✗ [{finding.kind}] {finding.claim}")
+            click.echo(f"        in {finding.where}: {finding.sentence}")
+        if count > len(check.findings):
+            click.echo(f"    … and {count - len(check.findings)} more")
+    removed = len(check.dropped)
+    if removed:
+        lines = f"{removed} sentence{'s' if removed != 1 else ''}"
+        click.echo(f"    {lines} removed: not supported by your profile")
+    for change in [*check.dropped, *check.restored]:
+        what = {"removed": "removed", "replaced": "replaced", "restored": "corrected"}
+        click.echo(f"    − {change.document} {change.where} {what.get(change.action, '')}: "
+                   f"{change.sentence}")  # fmt: skip
+        if change.replacement:
+            click.echo(f"        now: {change.replacement}")
+        click.echo(f"        why: {'; '.join(change.reasons)}")
 
 
 @click.command()

@@ -49,6 +49,7 @@ from jobctrl.domain.truth.claims import ClaimContext
 from jobctrl.domain.truth.document import FabricationError, Finding
 from jobctrl.domain.truth.repair import (
     Repaired,
+    has_substance,
     letter_lines,
     repair_letter,
     repair_resume,
@@ -145,8 +146,9 @@ LETTER = _Kind(
 
 def _kept(repaired: Repaired[Any], max_share: float) -> bool:
     """A repaired document is kept when what the repair removed is within the setting's
-    share (and something is left of it)."""
-    return repaired.clean and repaired.share <= max_share and repaired.removed < repaired.lines
+    share and what is left says something of the person (a repair answer that left
+    everything out is no document)."""
+    return repaired.clean and repaired.share <= max_share and has_substance(repaired.document)
 
 
 def _generate(
@@ -191,18 +193,19 @@ def _generate(
         output = ask(request)
         checked[attempt] = spec.lines(output)
         kept = repaired(output)
-        asked_again = False
+        asked_again, found_first = False, tuple[Finding, ...]()
         if not _kept(kept, max_share) and lane.provider != "offline":
             # Too much to cut: one repair request with the exact findings (paid once, under
             # the spend authority, reused after a crash like the first answer).
-            first = output
-            findings = _findings(kept)
-            output = ask(lambda: prompts.repair_prompt(request(), first, findings), "repair")
+            first, found_first = output, _findings(kept)
+            output = ask(lambda: prompts.repair_prompt(request(), first, found_first), "repair")
             checked[attempt] = spec.lines(output)
             kept = repaired(output)
             asked_again = True
+        # What the check found: in the answer kept, and in the first one a repair replaced.
+        found = tuple(dict.fromkeys([*found_first, *_findings(kept)]))
         if not _kept(kept, max_share):
-            raise FabricationError(spec.code, list(_findings(kept)), repair_requested=asked_again)
+            raise FabricationError(spec.code, list(found), repair_requested=asked_again)
         with ctx.store.write(clock=ctx.clock) as tx:
             stage_states.succeed_stage(tx, job_id, spec.stage, run_id, attempt)
             generation = stored.add_generation(
@@ -223,7 +226,7 @@ def _generate(
                 attempt=attempt,
                 generation=generation,
                 checked=checked[attempt],
-                findings=_findings(kept),
+                findings=found,
                 profile_version=version,
                 passed=True,
                 changes=kept.changes,

@@ -11,7 +11,15 @@ from typing import Generic, Literal, TypeVar
 from jobctrl.domain.materials import CoverLetter, TailoredResume
 from jobctrl.domain.truth.document import Finding
 
-__all__ = ["Action", "Change", "Repaired", "letter_lines", "reason", "resume_lines"]
+__all__ = [
+    "Action",
+    "Change",
+    "Repaired",
+    "has_substance",
+    "letter_lines",
+    "reason",
+    "resume_lines",
+]
 
 Action = Literal["removed", "replaced", "restored"]
 D = TypeVar("D", TailoredResume, CoverLetter)
@@ -35,6 +43,8 @@ _REASONS: dict[str, str] = {
     "unknown_degree": "names a degree or school your profile does not have",
     "unknown_skill": "lists a skill your profile does not have",
     "wrong_entry": "mixes up two of your jobs or degrees",
+    "changed_contact": "gives contact details that are not yours",
+    "changed_location": "puts a job in a place your profile does not say",
     "fusion": "puts a number with work another line of your profile describes",
     "entry_name": "places work at an employer, title or place it did not happen at",
     "grade": "claims a bigger role (led, owned…) than your profile states",
@@ -100,3 +110,11 @@ def resume_lines(resume: TailoredResume) -> int:
 def letter_lines(letter: CoverLetter) -> int:
     """The lines a letter's check reads: greeting, each sentence, closing and signature."""
     return 3 + sum(len(p.sentences) for p in letter.paragraphs)
+
+
+def has_substance(document: TailoredResume | CoverLetter) -> bool:
+    """Whether a document says something of the person: a resume with a role or a summary
+    sentence, a letter with a sentence that cites the profile."""
+    if isinstance(document, TailoredResume):
+        return bool(document.experience or document.summary)
+    return any(line.facts for p in document.paragraphs for line in p.sentences)

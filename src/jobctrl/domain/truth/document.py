@@ -48,7 +48,7 @@ from jobctrl.domain.materials import (
     TailoredExperience,
     TailoredResume,
 )
-from jobctrl.domain.profile import Education, Experience, Profile
+from jobctrl.domain.profile import Contact, Education, Experience, Profile
 from jobctrl.domain.truth.aliases import alias_table
 from jobctrl.domain.truth.claims import ClaimContext, check_sentence
 from jobctrl.domain.truth.fields import (
@@ -218,7 +218,22 @@ class _Walk:
             self.add(f"{where}.title", said, "unknown_title", exp.title)
         for part, claim in changed_dates(exp.start, exp.end, held.start, held.end, open_end=True):
             self.add(f"{where}.{part}", said, "changed_dates", claim)
+        if exp.location.strip() and not self.same(exp.location, held.location):
+            self.add(f"{where}.location", said, "changed_location", exp.location)
         return True
+
+    def contact(self, contact: Contact) -> None:
+        """The resume's contact details: each one given must be the profile's (leaving one
+        out is no claim); a link must be one of the profile's links."""
+        held = self.profile.contact
+        for part in ("email", "phone", "location"):
+            said = getattr(contact, part)
+            if said.strip() and _contact_key(part, said) != _contact_key(part, getattr(held, part)):
+                self.add(f"contact.{part}", said, "changed_contact", said)
+        links = {_contact_key("link", link) for link in held.links}
+        for i, link in enumerate(contact.links):
+            if link.strip() and _contact_key("link", link) not in links:
+                self.add(f"contact.links[{i}]", link, "changed_contact", link)
 
     def _against_company(self, where: str, said: str, exp: TailoredExperience) -> None:
         at = [p for p in self.profile.experience if self.same(exp.company, p.company)]
@@ -261,9 +276,10 @@ class _Walk:
 
 def check_resume(resume: TailoredResume, profile: Profile, context: ClaimContext) -> list[Finding]:
     """Every claim of ``resume`` its cited facts do not support; [] when it is truthful.
-    Contact details and the order of things are not checked."""
+    Contact details must be the profile's; the order of things is not checked."""
     walk = _Walk(profile, context)
     walk.name("name", resume.name)
+    walk.contact(resume.contact)
     if resume.headline.text.strip():
         walk.line("headline", resume.headline)
     walk.lines("summary", resume.summary)
@@ -325,6 +341,18 @@ def profile_text(profile: Profile) -> str:
 
 
 # -- entries ---------------------------------------------------------------------------------
+
+
+def _contact_key(part: str, value: str) -> str:
+    """A contact detail as compared: a phone by its digits, a link without its scheme,
+    ``www.`` and trailing slash, anything else without case and extra spaces."""
+    text = " ".join(value.split()).casefold()
+    if part == "phone":
+        return "".join(ch for ch in text if ch.isdigit())
+    if part == "link":
+        text = text.removeprefix("https://").removeprefix("http://").removeprefix("www.")
+        return text.rstrip("/")
+    return text
 
 
 def _is_entry(held: Experience | Education, fact: Fact) -> bool:

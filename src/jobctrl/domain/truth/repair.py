@@ -1,30 +1,18 @@
-"""Repair instead of refusal: a generated document keeps what its check supports.
+"""Repair instead of refusal: a generated document keeps what its check supports, repaired
+at the places the check names (``Finding.where``), and only there:
 
-The check (``domain.truth.document``) names each unsupported claim by its place
-(``Finding.where``). One flagged sentence must not throw away a good document, so the
-document is repaired at those places, and only those:
-
-- a sentence (a bullet, a summary sentence, an extra, a letter's sentence, an answer) or a
-  listed skill is removed;
-- the headline, or a summary sentence, is replaced by the closest profile sentence that
-  passes the check (a summary sentence of the profile not used yet, or for the headline an
-  entry's title too), else removed;
-- a structured field is restored from the profile entry the document names (a title,
-  employer or dates changed on a real entry; the person's name; a letter's employer and
-  role), and an entry the profile does not have (or cannot be told) is removed with its
-  bullets;
+- a sentence (bullet, summary sentence, extra, letter sentence, answer) or a skill is
+  removed; the headline or a summary sentence is replaced by the closest profile sentence
+  that passes (an unused summary sentence; for the headline an entry's title too);
+- a field is restored from the profile entry the document names (title, employer, dates,
+  place of a real entry; the name and contact details; a letter's employer and role); an
+  entry the profile does not have (or cannot be told) is removed with its bullets;
 - a letter's greeting or closing that claims something becomes a plain one.
 
-Then the repaired document is checked again, whole: a place still flagged (a replacement
-that did not pass after all, a restored field another rule rejects) is removed, so what
-is kept passed the same check as any document, and nothing that failed it is ever kept.
-What was done at each place is a ``Change`` (removed, replaced or restored, with the
-findings that caused it) for the person to read.
-
-``share`` is the part of the document's lines that was removed or replaced (restoring a
-field keeps its line). The stage compares it with the setting ``truth.max_dropped_share``:
-above it the document is too broken to keep by cutting, and one repair request goes to the
-model with the findings (``stages.materials``).
+The result is checked again whole and whatever is still flagged is removed: nothing that
+failed the check is kept. Each ``Change`` (removed, replaced or restored, with its
+findings) is for the person to read. ``share`` (removed or replaced lines) is what the
+stage compares with ``truth.max_dropped_share`` before it asks the model once to repair.
 """
 
 from __future__ import annotations
@@ -42,12 +30,13 @@ from jobctrl.domain.materials import (
     TailoredExperience,
     TailoredResume,
 )
-from jobctrl.domain.profile import Education, Experience, Profile
+from jobctrl.domain.profile import Contact, Education, Experience, Profile
 from jobctrl.domain.truth.aliases import alias_table, fold, word_tokens
 from jobctrl.domain.truth.changes import (
     Action,
     Change,
     Repaired,
+    has_substance,
     letter_lines,
     reason,
     resume_lines,
@@ -65,6 +54,7 @@ __all__ = [
     "DEFAULT_MAX_DROPPED_SHARE",
     "Change",
     "Repaired",
+    "has_substance",
     "letter_lines",
     "reason",
     "repair_letter",
@@ -98,6 +88,11 @@ def _under(grouped: dict[str, list[Finding]], prefix: str) -> list[Finding]:
     ]
 
 
+def _entry_findings(grouped: dict[str, list[Finding]], where: str) -> list[Finding]:
+    """The findings about an entry itself (employer, title, dates, place), not bullets'."""
+    return [f for f in _under(grouped, where) if ".bullets[" not in f.where]
+
+
 class _Repair:
     """One repair round's bookkeeping: the changes and the count of lines removed."""
 
@@ -108,6 +103,7 @@ class _Repair:
         self.aliases = alias_table(context.extra_aliases)
         self.changes: list[Change] = []
         self.removed = 0
+        self.shown_elsewhere: set[str] = set()  # entries a flagged entry would duplicate
 
     def change(
         self,
@@ -197,13 +193,14 @@ def _experience(
 ) -> TailoredExperience | None:
     where = f"experience[{i}]"
     said = f"{exp.title} at {exp.company}"
-    entry_found = [f for f in _under(grouped, where) if ".bullets[" not in f.where]
+    entry_found = _entry_findings(grouped, where)
     if entry_found:
         held = _held_experience(r, exp)
+        # Another employer named on an entry that cites none of the profile's: not this work.
         wrong_employer = any(
             f.kind in ("unknown_employer", "wrong_entry") and f.where == f"{where}.company"
             for f in entry_found
-        )
+        ) and (held is None or held[1] != exp.fact or exp.fact in r.shown_elsewhere)
         if held is None or wrong_employer:
             r.change(where, said, "removed", _under(grouped, where), lines=1 + len(exp.bullets))
             return None
@@ -217,6 +214,7 @@ def _experience(
                 "company": entry.company,
                 "start": entry.start,
                 "end": entry.end,
+                "location": entry.location if exp.location.strip() else "",
             }
         )
     bullets = r.lines(f"{where}.bullets", exp.bullets, grouped)
@@ -241,6 +239,26 @@ def _education(
     return TailoredEducation(fact=fact_id, **entry.model_dump())
 
 
+def _contact(contact: Contact, grouped: dict[str, list[Finding]], r: _Repair) -> Contact:
+    """The resume's contact details with each changed one put back as the profile has it,
+    and each link the profile does not have left out."""
+    held = r.profile.contact
+    update: dict[str, object] = {}
+    for part in ("email", "phone", "location"):
+        if found := grouped.get(f"contact.{part}"):
+            said, real = getattr(contact, part), getattr(held, part)
+            r.change(f"contact.{part}", said, "restored", found, replacement=real)
+            update[part] = real
+    links = []
+    for i, link in enumerate(contact.links):
+        if found := grouped.get(f"contact.links[{i}]"):
+            r.change(f"contact.links[{i}]", link, "restored", found)
+        else:
+            links.append(link)
+    update["links"] = links
+    return contact.model_copy(update=update)
+
+
 def _one_resume_round(
     resume: TailoredResume, findings: Sequence[Finding], r: _Repair
 ) -> TailoredResume:
@@ -249,6 +267,8 @@ def _one_resume_round(
     if grouped.get("name"):
         r.change("name", resume.name, "restored", grouped["name"], replacement=r.profile.name)
         update["name"] = r.profile.name
+    if any(where.startswith("contact.") for where in grouped):
+        update["contact"] = _contact(resume.contact, grouped, r)
     summary_facts = [f for f in r.facts.values() if f.kind == "summary"]
     used = {fold(line.text) for line in resume.summary}
     if found := grouped.get("headline"):
@@ -280,6 +300,11 @@ def _one_resume_round(
         else:
             skills.append(skill)
     update["skills"] = skills
+    r.shown_elsewhere = {
+        e.fact
+        for i, e in enumerate(resume.experience)
+        if not _entry_findings(grouped, f"experience[{i}]")
+    }
     update["experience"] = [
         kept
         for i, exp in enumerate(resume.experience)
