@@ -92,7 +92,14 @@ from tests.support.fault_provider import FaultProvider, classify, fault_title
 from tests.support.loopback import Request, Response
 from tests.support.processes import JOBCTRL
 
-pytestmark = [pytest.mark.fault, pytest.mark.postgres, pytest.mark.timeout(1200)]
+# Two minutes of four workers and three adders: CI runs it after `make test`, in
+# `make test-faults` (Makefile), with the twenty kill -9s.
+pytestmark = [
+    pytest.mark.fault,
+    pytest.mark.postgres,
+    pytest.mark.heavy_fault,
+    pytest.mark.timeout(1200),
+]
 
 SEED = 14
 # 120 in CI: every invariant below holds or breaks as well at that size (the kill lands

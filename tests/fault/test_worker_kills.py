@@ -42,7 +42,9 @@ from tests.support.fault import (
 )
 from tests.support.fault_provider import FaultProvider
 
-pytestmark = pytest.mark.fault
+# Two minutes and more of one core restarting workers: CI runs it after `make test`, in
+# `make test-faults` (Makefile), with the multi-worker PostgreSQL test.
+pytestmark = [pytest.mark.fault, pytest.mark.heavy_fault]
 
 SEED = 13
 JOBS = int(os.environ.get("FAULT_JOBS", 24))  # smaller while developing

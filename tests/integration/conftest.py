@@ -56,12 +56,14 @@ def site() -> Iterator[FixtureServer]:
 
 @pytest.fixture
 def fast_settings(settings: Settings) -> Settings:
-    """Loopback allowed, no politeness delay, quick retries: tests stay fast."""
+    """Loopback allowed, no politeness delay, quick retries, and a worker started after
+    another was killed continues its workflows after 1 s (production: 10): tests stay fast."""
     settings.set_value("fetch.allow_hosts", ["127.0.0.1"])
     settings.set_value("fetch.min_host_interval_seconds", 0.0)
     settings.set_value("retry.initial_interval_seconds", 0.05)
     settings.set_value("retry.max_attempts", 2)
     settings.set_value("fetch.timeout_seconds", 3.0)
+    settings.set_value("worker.sticky_timeout_seconds", 1.0)
     return settings
 
 

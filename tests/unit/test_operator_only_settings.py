@@ -27,6 +27,7 @@ def test_every_operator_only_key_is_a_setting() -> None:
         ("pipeline_internal_concurrency", 16),
         ("availability.batch_size", 500),
         ("worker.heartbeat_seconds", 1),
+        ("worker.sticky_timeout_seconds", 1.0),
     ],
 )
 def test_what_only_the_operator_sets_says_why(key: str, value: object) -> None:

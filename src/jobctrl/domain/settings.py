@@ -173,6 +173,14 @@ SPECS: dict[str, SettingSpec] = {
             "How often the worker reconciles the schedule and runs availability checks.",
         ),
         SettingSpec(
+            "worker.sticky_timeout_seconds",
+            10.0,  # the Temporal SDK's own default
+            float_between(0.5, 60),
+            "How long a workflow's next step waits for the worker that ran its last step "
+            "before any worker may take it: after a worker dies, its workflows pause this "
+            "long (read when the worker starts).",
+        ),
+        SettingSpec(
             "providers.offline.latency_ms",
             0,
             int_between(0, 600_000),
@@ -296,6 +304,10 @@ OPERATOR_ONLY: dict[str, tuple[frozenset[str] | None, str]] = {
     "worker.heartbeat_seconds": (
         None,
         "one heartbeat serves every tenant: only the operator's own value is read",
+    ),
+    "worker.sticky_timeout_seconds": (
+        None,
+        "one worker serves every tenant: only the operator's own value is read",
     ),
 }
 

@@ -12,7 +12,7 @@ import os
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from temporalio.client import Client
 from temporalio.worker import Worker
@@ -91,7 +91,9 @@ def build_worker(
 ) -> tuple[Worker, StageContext]:
     """A Temporal worker for the workflows and their activities, and the stage context
     they share (``clock``, default the current UTC time, stamps every stage write);
-    ``inventory`` observes what its activities execute (the runtime heartbeat)."""
+    ``inventory`` observes what its activities execute (the runtime heartbeat). A
+    workflow's next task waits ``worker.sticky_timeout_seconds`` for this worker (its
+    cached workflow) before any worker takes it: the pause after this worker dies."""
     quiet_expected_failures()
     ctx = StageContext(
         home=home,
@@ -116,6 +118,9 @@ def build_worker(
         activity_executor=ThreadPoolExecutor(max_activities),
         max_concurrent_activities=max_activities,
         max_concurrent_local_activities=max_activities,
+        sticky_queue_schedule_to_start_timeout=timedelta(
+            seconds=float(ctx.settings.get("worker.sticky_timeout_seconds"))
+        ),
     )
     return worker, ctx
 
