@@ -28,6 +28,7 @@ from jobctrl.domain.scoring import FitFactor
 __all__ = [
     "FAMILY_LABELS",
     "LEVEL_NAMES",
+    "families_counting_for",
     "family_of",
     "fit_factors",
     "level_of_title",
@@ -126,10 +127,13 @@ def _month(value: str, today: date, *, end: bool) -> int | None:
     return int(match.group(1)) * 12 + min(max(month, 1), 12) - 1
 
 
-def profile_years(profile: Profile, today: date) -> float:
-    """Years of work the profile's roles span, overlapping roles merged (not counted twice)."""
+def profile_years(profile: Profile, today: date, families: frozenset[str] | None = None) -> float:
+    """Years of work the profile's roles span, overlapping roles merged (not counted twice);
+    with ``families``, only the roles whose title is of one of them."""
     spans = []
     for exp in profile.experience:
+        if families is not None and family_of(exp.title) not in families:
+            continue
         start, end = _month(exp.start, today, end=False), _month(exp.end, today, end=True)
         if start is not None and end is not None and end >= start:
             spans.append((start, end + 1))
@@ -185,7 +189,9 @@ _FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "management",
             r"(?:engineering|software|technical|tech|platform|infrastructure)"
             r" (?:team )?(?:manager|director|lead(?:er)? of people)|"
-            r"\bteam lead(?:er)?\b(?!.*engineer)|(?:director|head|vp|vice president),? "
+            r"\bteam lead(?:er)?\b(?!.*engineer)|\bmanag(?:ing|ed|e) (?:a team|teams|engineers|"
+            r"people|developers|managers)|\bpeople manag|\bdirect reports|"
+            r"(?:director|head|vp|vice president),? "
             r"(?:of )?(?:software |platform )?engineering|\bcto\b|\bmanager,? (?:software|"
             r"engineering)|\bchief technology",
         ),
@@ -251,6 +257,19 @@ _NEIGHBOURS = frozenset(
         ("operations", "product"),
     )
 )
+
+
+# Whose years count for "N years of <family> work": engineering years include the technical
+# neighbours' (an engineering manager, a data engineer writes software too).
+_COUNTS_FOR = {
+    "engineering": frozenset({"engineering", "management", "data", "ml"}),
+    "data": frozenset({"data", "ml"}),
+}
+
+
+def families_counting_for(family: str) -> frozenset[str]:
+    """The role families whose years meet a requirement of years of ``family`` work."""
+    return _COUNTS_FOR.get(family, frozenset({family}))
 
 
 def family_of(title: str) -> str | None:

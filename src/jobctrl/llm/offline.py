@@ -38,7 +38,13 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from jobctrl.domain.fit_factors import fit_factors
+from jobctrl.domain.fit_factors import (
+    FAMILY_LABELS,
+    families_counting_for,
+    family_of,
+    fit_factors,
+    profile_years,
+)
 from jobctrl.domain.fit_verdict import FitRules, requirement_weight, settle, verdict_for
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import Evidence, RequirementFit, ScoreReport
@@ -53,7 +59,14 @@ from jobctrl.domain.vocabulary import (
     significant_words,
 )
 
-__all__ = ["MODEL", "PROVIDER", "extract_requirements", "score_offline", "verdict_for"]
+__all__ = [
+    "IMPLIES",
+    "MODEL",
+    "PROVIDER",
+    "extract_requirements",
+    "score_offline",
+    "verdict_for",
+]
 
 PROVIDER = "offline"
 MODEL = "offline-extractive-v1"
@@ -201,8 +214,11 @@ def extract_requirements(description: str) -> list[tuple[str, str]]:
 
 # -- what a known term implies ---------------------------------------------------------------
 
-# Knowing the left-hand side counts as evidence for the right-hand side.
-_IMPLIES: dict[str, tuple[str, ...]] = {
+# The one reviewed table of evidence aliases: knowing the left-hand side counts as evidence
+# for the right-hand side because it IS an instance of it (PostgreSQL is SQL, Django is
+# Python), never because it is a neighbour: Kubernetes is not Docker, GraphQL is not REST,
+# PostgreSQL is not MongoDB (tests/unit/test_offline_evidence.py: a test per entry).
+IMPLIES: dict[str, tuple[str, ...]] = {
     "postgresql": ("sql",),
     "mysql": ("sql",),
     "sqlite": ("sql",),
@@ -227,14 +243,12 @@ _IMPLIES: dict[str, tuple[str, ...]] = {
     "nextjs": ("react", "javascript"),
     "rails": ("ruby",),
     "spring": ("java",),
-    "graphql": ("rest apis",),
     "kafka": ("event streaming",),
     "rabbitmq": ("event streaming",),
     "terraform": ("infrastructure as code", "infrastructure"),
     "ansible": ("infrastructure as code",),
     "pulumi": ("infrastructure as code",),
     "helm": ("kubernetes",),
-    "kubernetes": ("docker",),
     "aws": ("cloud",),
     "gcp": ("cloud",),
     "azure": ("cloud",),
@@ -323,6 +337,9 @@ class _ProfileIndex:
     education: list[_Source]
     experience: list[_Source]
     title_words: set[str]
+    family_years: dict[str, float]  # years of each family's work (roles counted as it says)
+    family_roles: dict[str, list[_Source]]  # the roles that count for each family
+    management: list[_Source]  # lines that show managing people (reports, hiring, a team)
 
 
 def _summary_sentence(summary: str, pattern: re.Pattern[str]) -> str:
@@ -379,7 +396,7 @@ def _index_profile(profile: Profile, today: date) -> _ProfileIndex:
         if not hits:
             continue
         terms.setdefault(term.key, []).extend(hits)
-        frontier = list(_IMPLIES.get(term.key, ()))
+        frontier = list(IMPLIES.get(term.key, ()))
         while frontier:  # implications are shallow; walk them to a fixed point
             implied = frontier.pop()
             bucket = terms.setdefault(implied, [])
@@ -387,18 +404,20 @@ def _index_profile(profile: Profile, today: date) -> _ProfileIndex:
             new = [h for h in hits if h.ref not in present]
             if new:
                 bucket.extend(new)
-                frontier.extend(_IMPLIES.get(implied, ()))
+                frontier.extend(IMPLIES.get(implied, ()))
     order = {source.ref: i for i, source in enumerate(sources)}
     for key, hits in terms.items():
         terms[key] = sorted(set(hits), key=lambda s: (s.rank, order[s.ref]))
 
     intervals: list[tuple[int, int]] = []
     experience: list[_Source] = []
+    dated = []  # the profile's roles that have dates, in step with ``experience``
     for i, exp in enumerate(profile.experience):
         start = _parse_month(exp.start, today, end=False)
         end = _parse_month(exp.end, today, end=True)
         if start is None or end is None or end < start:
             continue
+        dated.append(exp)
         intervals.append((start, end + 1))
         span = f"{exp.start} – {exp.end or 'present'}"
         experience.append(_Source("experience", f"experience[{i}]", f"{exp.title}, {span}", 1))
@@ -424,6 +443,26 @@ def _index_profile(profile: Profile, today: date) -> _ProfileIndex:
         education=education,
         experience=experience,
         title_words=title_words - _SENIORITY,
+        family_years={
+            f: profile_years(profile, today, families_counting_for(f)) for f in FAMILY_LABELS
+        },
+        family_roles={
+            f: [
+                e
+                for e, exp in zip(experience, dated, strict=True)
+                if family_of(exp.title) in families_counting_for(f)
+            ]
+            for f in FAMILY_LABELS
+        },
+        management=[
+            s
+            for s in sources
+            if (s.source == "summary" or s.ref.endswith(("].title",)) or ".bullets[" in s.ref)
+            and (
+                _MANAGEMENT_EVIDENCE.search(s.text)
+                or (s.ref.endswith("].title") and family_of(s.text) == "management")
+            )
+        ],
     )
 
 
@@ -453,6 +492,39 @@ def _evidence(source: _Source, term: Term | None) -> Evidence:
     return Evidence(source=source.source, text=text, ref=source.ref)
 
 
+_MANAGEMENT_ASK = re.compile(
+    r"\bmanag(?:e|es|ed|ing) (?:a |the |your )?(?:\w+ )?(?:team|teams|engineers|people|"
+    r"developers|managers|reports)\b|\bpeople manage|\bline manage|\bdirect reports|"
+    r"\bperformance (?:reviews|management)|\bhiring\b|\bteam lead(?:er)?\b|"
+    r"\blead(?:ing)? (?:a |the )?(?:team|teams) of\b|\bengineering manag|\bmanagerial\b|"
+    r"\bbuild(?:ing)? (?:and grow\w* )?(?:a |the |high-performing )?teams?\b",
+    re.IGNORECASE,
+)
+_MANAGEMENT_EVIDENCE = re.compile(
+    r"\bmanag(?:e|es|ed|ing) (?:a |the )?(?:team|teams|group|\d+|(?:\w+ ){0,2}(?:engineers|"
+    r"people|developers|reports|managers|analysts|designers))\b|\bdirect reports?\b|"
+    r"\bhired\b|\bhiring\b|\brecruited\b|\bperformance reviews?\b|\bline manag|"
+    r"\bteam of \d+|\b(?:grew|built|scaled) (?:the |a |an )?(?:\w+ )?team\b|\bheadcount\b|"
+    r"\bpromot(?:ed|ions)\b",
+    re.IGNORECASE,
+)
+_MANAGEMENT_TERMS = frozenset({"people management", "hiring", "leadership", "mentoring"})
+
+
+def _years_asked(text: str) -> list[tuple[int, str | None]]:
+    """Each "N+ years …" in a requirement: N and the family of work it names, if any
+    ("5+ years as an engineering manager": management; "5+ years of experience": None)."""
+    found = []
+    for m in _YEARS.finditer(text):
+        n = int(m.group(1)) if m.group(1).isdigit() else NUMBER_WORDS[m.group(1).lower()]
+        phrase = re.split(r"[.,;:()]|\band\b|\bincluding\b", text[m.end() : m.end() + 60])[0]
+        found.append((n, family_of(phrase)))
+    best: dict[str | None, int] = {}
+    for n, family in found:  # the largest number asked of each kind
+        best[family] = max(n, best.get(family, 0))
+    return [(n, family) for family, n in best.items()]
+
+
 _SOFT_TERMS = frozenset(
     {"communication", "collaboration", "stakeholder management", "agile", "mentoring"}
     | {"leadership", "problem solving"}
@@ -474,6 +546,11 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
             evidence.append(ev)
 
     terms = _terms_in(text, index)
+    # Managing people needs evidence of managing people, not of leading a redesign or
+    # mentoring: the management words are judged by the management check below.
+    management = bool(_MANAGEMENT_ASK.search(text))
+    if management:
+        terms = [t for t in terms if t.key not in _MANAGEMENT_TERMS]
     degree = [m.group(0) for m in _DEGREE_REQ.finditer(text)]
     if terms and degree:  # "PhD in machine learning": the terms name the degree's field
         matched_terms.extend(t.label for t in terms if t.key in index.terms)
@@ -491,20 +568,29 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
         if len(judged_met) < need:
             missing.extend(t.label for t in judged if t.key not in index.terms)
 
-    years = [
-        int(m.group(1)) if m.group(1).isdigit() else NUMBER_WORDS[m.group(1).lower()]
-        for m in _YEARS.finditer(text)
-    ]
-    if years:
-        wanted = max(years)
-        ok = index.years >= wanted
+    years = _years_asked(text)
+    for wanted, family in years:
+        # Years of a kind of work ("5+ years as an engineering manager") count only the
+        # roles of that kind; plain years ("5+ years of experience") the whole career.
+        have = index.years if family is None else index.family_years.get(family, 0.0)
+        ok = have >= wanted
         groups.append(ok)
+        kind_words = "" if family is None else f" of {FAMILY_LABELS[family]} work"
         if ok:
-            matched_terms.append(f"{wanted}+ years")
-            for source in index.experience[:2]:
+            matched_terms.append(f"{wanted}+ years{kind_words}")
+            shown = index.experience if family is None else index.family_roles[family]
+            for source in shown[:2]:
                 add(Evidence(source=source.source, text=source.text, ref=source.ref))
         else:
-            missing.append(f"{wanted}+ years (profile shows {index.years:.1f})")
+            missing.append(f"{wanted}+ years{kind_words} (profile shows {have:.1f})")
+
+    if management:
+        groups.append(bool(index.management))
+        if index.management:
+            matched_terms.append("people management")
+            add(_evidence(index.management[0], None))
+        else:
+            missing.append("people management (no team managed, reports or hiring shown)")
 
     if degree:
         # "BS or MS" asks for the lower level; a bare "degree" means any degree at all.
@@ -526,7 +612,9 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
 
     # Soft: nothing checkable (no skill, years or degree: words matched against the
     # profile), or only soft skills ("strong communication"); it never caps the score.
-    soft = not groups or bool(terms and not degree and not years and _only_soft(terms))
+    soft = not groups or bool(
+        terms and not degree and not years and not management and _only_soft(terms)
+    )
     if not groups:
         words = significant_words(text)
         best: tuple[int, _Source | None, list[str]] = (0, None, [])
