@@ -22,6 +22,7 @@ from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.truth import document
 from jobctrl.domain.truth.claims import ClaimContext, Unsupported
 from jobctrl.domain.truth.document import check_resume
+from jobctrl.llm import prompts
 from jobctrl.llm.offline import score_offline
 from jobctrl.llm.offline_materials import cover_offline, tailor_offline
 
@@ -176,9 +177,12 @@ def test_cover_letter_is_addressed_short_and_backed_by_profile_evidence() -> Non
     assert numbers_in(text) <= _all_profile_numbers(PROFILE)
 
 
-def test_cover_letter_names_a_missing_must_have_honestly() -> None:
-    letter = cover_offline(PROFILE, _report(), TITLE, "Acme Logistics")
-    assert any("have not yet worked with Go" in p for p in letter.paragraph_texts())
+def test_cover_letter_names_a_missing_must_have_only_when_asked() -> None:
+    # materials.mention_gaps is off by default (issue 29): a letter does not volunteer gaps.
+    quiet = cover_offline(PROFILE, _report(), TITLE, "Acme Logistics")
+    assert not any("not yet" in p or "Go" in p.split() for p in quiet.paragraph_texts())
+    told = cover_offline(PROFILE, _report(), TITLE, "Acme Logistics", mention_gaps=True)
+    assert any("have not yet worked with Go" in p for p in told.paragraph_texts())
 
 
 def test_cover_letter_respects_max_words_by_trimming_evidence_first() -> None:
@@ -258,3 +262,11 @@ def test_materials_are_deterministic() -> None:
     assert cover_offline(PROFILE, report, TITLE, "Acme") == cover_offline(
         PROFILE, report, TITLE, "Acme"
     )
+
+
+def test_the_cover_prompt_forbids_gaps_unless_the_setting_allows_them() -> None:
+    assert prompts.cover_system(mention_gaps=False) == prompts.COVER_SYSTEM
+    assert "Never mention a requirement the candidate does not meet" in prompts.COVER_SYSTEM
+    allowed = prompts.cover_system(mention_gaps=True)
+    assert "Never mention" not in allowed and "at most one unmet must-have" in allowed
+    assert allowed.endswith(prompts.CITING)

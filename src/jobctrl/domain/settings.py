@@ -57,6 +57,12 @@ SPECS: dict[str, SettingSpec] = {
             "Jobs scoring below this skip the later stages (MIN_SCORE).",
         ),
         SettingSpec(
+            "materials.mention_gaps",
+            False,
+            boolean,
+            "Cover letters may name a must-have you lack (off: they say only what you bring).",
+        ),
+        SettingSpec(
             "fit.unmet_must_have_caps_score",
             True,
             boolean,

@@ -14,7 +14,8 @@ checks.
 
 The cover letter quotes the profile's own bullets as evidence for up to three matched
 requirements (each sentence citing the highlight it quotes, its experience entry and the
-skills it names), names a missing must-have honestly (or says nothing), and is trimmed to
+skills it names), names a missing must-have honestly only when asked to (the setting
+``materials.mention_gaps``, off by default: else it says nothing of gaps), and is trimmed to
 ``max_words`` by dropping evidence first. The sentences about the role and politeness cite
 nothing.
 """
@@ -337,13 +338,16 @@ def cover_offline(
     company: str | None,
     *,
     max_words: int = 350,
+    mention_gaps: bool = False,
 ) -> CoverLetter:
-    """A short letter that backs each claim with a line from the profile."""
+    """A short letter that backs each claim with a line from the profile; with
+    ``mention_gaps`` (the setting ``materials.mention_gaps``) it also names one missing
+    must-have, else it says nothing of what the person lacks."""
     company_name = (company or "").strip()
     role = (job_title or "").strip()
     greeting = f"Dear Hiring Team at {company_name}," if company_name else "Dear Hiring Team,"
     evidence = _evidence_sentences(profile, report, _FactIds.of(profile))
-    gap = _gap_sentence(profile, report)
+    gap = _gap_sentence(profile, report) if mention_gaps else ""
     closing_paragraph = Paragraph(
         sentences=[
             _line("Thank you for considering my application."),

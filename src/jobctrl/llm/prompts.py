@@ -37,12 +37,26 @@ TAILOR_SYSTEM = (
     "or school and dates; a bullet cites the highlights it restates; the summary is a list "
     "of sentences, each citing its facts; skills are the profile's own." + CITING
 )
-COVER_SYSTEM = (
+_COVER = (
     "You write a short cover letter (under 350 words) addressed to the company, from the "
     "requirement-fit report and the candidate's profile. Mention only facts from the "
     "profile. Be specific and plain; no flattery. Each paragraph is a list of sentences; "
-    "the greeting names only the company, and the signature is the candidate's name." + CITING
+    "the greeting names only the company, and the signature is the candidate's name."
 )
+# The setting materials.mention_gaps (default off): a letter does not volunteer what the
+# candidate lacks unless the person asked for that.
+NO_GAPS = (
+    " Never mention a requirement the candidate does not meet, or experience, skills or "
+    "tools they lack; write only about what they bring."
+)
+WITH_GAPS = " You may name at most one unmet must-have in one honest sentence, without apology."
+COVER_SYSTEM = _COVER + NO_GAPS + CITING
+
+
+def cover_system(*, mention_gaps: bool) -> str:
+    """The cover lane's system prompt under the setting ``materials.mention_gaps``."""
+    return _COVER + (WITH_GAPS if mention_gaps else NO_GAPS) + CITING
+
 
 PROFILE_SYSTEM = (
     "You read the text of a person's resume and return it as a structured profile: name, "

@@ -166,6 +166,11 @@ def _generate(
         context = claim_context(ctx, job)
         lane = lanes.lane_provider(ctx.home, spec.lane)
         max_share = float(ctx.settings.get("truth.max_dropped_share"))
+        system, write = spec.system, spec.offline
+        if spec.kind == MaterialKind.COVER:  # gaps only when the person asked for them
+            gaps = bool(ctx.settings.get("materials.mention_gaps"))
+            system = prompts.cover_system(mention_gaps=gaps)
+            write = functools.partial(cover_offline, mention_gaps=gaps)
         request = functools.cache(lambda: prompts.materials_prompt(title, company, report, profile))
 
         def ask(prompt: Callable[[], str], step: str = "") -> Any:
@@ -177,11 +182,11 @@ def _generate(
                 run_id=run_id,
                 attempt=attempt,
                 output_type=spec.output_type,
-                system=spec.system,
+                system=system,
                 prompt=prompt,
                 keep_alive=ctx.keep_alive,
                 heartbeat=ctx.heartbeat,  # while it waits for its turn at the provider
-                offline=lambda: spec.offline(profile, report, title, company),
+                offline=lambda: write(profile, report, title, company),
                 interrupted_run=claims[-1].interrupted_run,  # its answer is reused if it fits
                 step=step,
             )
