@@ -168,3 +168,34 @@ def test_a_soft_requirement_never_caps_the_score() -> None:
         "You are curious and kind.",
     ]
     assert report.score >= 50 and "missing must-have" not in report.verdict
+
+
+NARRATIVE = """About the role
+You will build the services behind our carrier app in Python and PostgreSQL, run them on
+AWS with Docker, and stream events through Kafka. You will pair with designers on React
+screens now and then.
+
+Who you are
+- You are curious and kind.
+- Excellent written and verbal communication.
+- Experience with Elixir.
+"""
+
+
+def test_one_stray_requirement_never_decides_a_zero_when_the_description_fits() -> None:
+    profile = _profile(["Python", "PostgreSQL", "AWS", "Docker", "Kafka"])
+    report = score_offline("Backend Engineer", NARRATIVE, profile, today=TODAY)
+    elixir = next(r for r in report.requirements if "Elixir" in r.requirement)
+    assert not elixir.matched and not elixir.soft
+    # One checkable line (Elixir, unmet) weighs a third; the description's skills (5 of 6
+    # shown) the rest: the gap is named and caps the score, but it is not a 0.
+    assert 35 <= report.score < 50
+    assert report.verdict.endswith("missing must-have: experience with Elixir")
+
+
+def test_a_posting_with_nothing_checkable_says_so() -> None:
+    text = "Who you are\n- You are curious and kind.\n- You love a good challenge."
+    report = score_offline("Team Member", text, _profile(["Python"]), today=TODAY)
+    assert report.score == 0
+    assert report.summary.startswith("Too little to judge")
+    assert all(r.soft for r in report.requirements)

@@ -525,6 +525,11 @@ def _years_asked(text: str) -> list[tuple[int, str | None]]:
     return [(n, family) for family, n in best.items()]
 
 
+# A capitalised word after the first (a product, language or certificate the vocabulary
+# does not know: "Experience with Elixir") makes a requirement checkable, so not soft.
+_NAMED_THING = re.compile(r"(?<=\s)(?!I\b|You\b|We\b)[A-Z][\w+#.-]*[a-zA-Z0-9+#]")
+
+
 _SOFT_TERMS = frozenset(
     {"communication", "collaboration", "stakeholder management", "agile", "mentoring"}
     | {"leadership", "problem solving"}
@@ -612,7 +617,7 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
 
     # Soft: nothing checkable (no skill, years or degree: words matched against the
     # profile), or only soft skills ("strong communication"); it never caps the score.
-    soft = not groups or bool(
+    soft = (not groups and not _NAMED_THING.search(text)) or bool(
         terms and not degree and not years and not management and _only_soft(terms)
     )
     if not groups:
@@ -655,6 +660,30 @@ def _missing_phrase(missing: list[str], limit: int = 5) -> str:
     shown = ", ".join(unique[:limit])
     more = len(unique) - limit
     return shown + (f" and {more} more" if more > 0 else "")
+
+
+_ENOUGH_HARD = 3  # checkable requirements a score rests on before the vocabulary weighs in
+
+
+def _vocabulary_share(description: str, index: _ProfileIndex) -> float | None:
+    """The share (0-100) of the specific skills the whole description names that the
+    profile shows, or None when it names none."""
+    terms = [t for t in _terms_in(description, index) if t.key not in GENERIC_TERMS]
+    if not terms:
+        return None
+    return 100 * sum(t.key in index.terms for t in terms) / len(terms)
+
+
+def _too_little_report(checks: list[_Check]) -> ScoreReport:
+    return ScoreReport(
+        score=0,
+        verdict=verdict_for(0),
+        requirements=[c.fit for c in checks],
+        provider=PROVIDER,
+        model=MODEL,
+        summary="Too little to judge: the posting names no skill, years or degree to check "
+        "against the profile.",
+    )
 
 
 def _vocabulary_report(description: str, index: _ProfileIndex) -> ScoreReport:
@@ -716,7 +745,17 @@ def score_offline(
     checks = [_check(text, kind, index) for text, kind in requirements]
     weights = [requirement_weight(c.fit) for c in checks]
     earned = sum(w for w, c in zip(weights, checks, strict=True) if c.fit.matched)
-    score = 100 * earned / sum(weights)
+    hard = sum(1 for c in checks if not c.fit.soft)
+    vocabulary = _vocabulary_share(description, index)
+    if not hard and vocabulary is None:
+        report = _with_factors(_too_little_report(checks), title, description, profile, today)
+        return settle(report, rules or FitRules())
+    # Few checkable requirements: the whole description's skills weigh in too, so that
+    # one stray sentence never decides a 0 or a 100.
+    share = 100 * earned / sum(weights) if sum(weights) else 0.0
+    if hard < _ENOUGH_HARD and vocabulary is not None:
+        share = (share * hard + vocabulary * (_ENOUGH_HARD - hard)) / _ENOUGH_HARD
+    score = share
     if title:
         title_words = set(significant_words(title)) - _SENIORITY
         if title_words:
