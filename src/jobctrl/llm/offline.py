@@ -53,6 +53,7 @@ from jobctrl.domain.vocabulary import (
     NUMBER_WORDS,
     STOPWORDS,
     TERMS,
+    VOCABULARY,
     WORD_LEFT,
     WORD_RIGHT,
     Term,
@@ -475,9 +476,41 @@ class _Check:
     missing: list[str]  # short labels for the summary
 
 
+_LITERAL = re.compile(r"[a-z0-9 ]+")
+
+
+def _needle(alias: str) -> str | None:
+    """The lowercase literal every match of ``alias`` starts with, or None when it has no
+    safe one (a class, an escape or an alternation first)."""
+    lowered = alias.lower().removeprefix("(?-i:")
+    match = _LITERAL.match(lowered)
+    if "|" in alias or not match:
+        return None
+    literal = match.group(0)
+    if lowered[match.end() : match.end() + 1] in ("?", "*", "{"):
+        literal = literal[:-1]  # "colou?r": the "u" is optional
+    return literal if len(literal) >= 2 else None
+
+
+def _needles(aliases: tuple[str, ...]) -> tuple[str, ...] | None:
+    found = [_needle(a) for a in aliases]
+    return None if None in found else tuple(n for n in found if n)
+
+
+# A regex search per term over a whole posting is slow; a plain substring test rules most
+# terms out first (None: no safe literal, always searched).
+_TERM_NEEDLES: dict[str, tuple[str, ...] | None] = {
+    key: _needles(aliases) for key, (_label, aliases) in VOCABULARY.items()
+}
+
+
 def _terms_in(text: str, index: _ProfileIndex) -> list[Term]:
     found: list[tuple[int, Term]] = []
+    lowered = text.lower()
     for term in (*TERMS, *index.extra_terms):
+        needles = _TERM_NEEDLES.get(term.key, (term.label.lower(),))
+        if needles is not None and not any(n in lowered for n in needles):
+            continue
         match = term.pattern.search(text)
         if match:
             found.append((match.start(), term))
@@ -746,7 +779,8 @@ def score_offline(
     weights = [requirement_weight(c.fit) for c in checks]
     earned = sum(w for w, c in zip(weights, checks, strict=True) if c.fit.matched)
     hard = sum(1 for c in checks if not c.fit.soft)
-    vocabulary = _vocabulary_share(description, index)
+    # Only read when it weighs in: a whole description is slow to search term by term.
+    vocabulary = _vocabulary_share(description, index) if hard < _ENOUGH_HARD else None
     if not hard and vocabulary is None:
         report = _with_factors(_too_little_report(checks), title, description, profile, today)
         return settle(report, rules or FitRules())
