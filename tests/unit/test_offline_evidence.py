@@ -199,3 +199,15 @@ def test_a_posting_with_nothing_checkable_says_so() -> None:
     assert report.score == 0
     assert report.summary.startswith("Too little to judge")
     assert all(r.soft for r in report.requirements)
+
+
+def test_a_technical_background_is_judged_from_the_whole_profile() -> None:
+    asks = "A technical background and the curiosity to dig into how our systems work."
+    fit = _fit(asks, _profile(["Python"]))  # a backend engineer's title, no such words
+    assert fit.matched and fit.soft
+    assert fit.evidence[0].text == "Backend Engineer"
+    seller = _profile(
+        ["Salesforce"],
+        experience=[Experience(title="Account Executive", company="A", start="2018-01")],
+    )
+    assert not _fit(asks, seller).matched

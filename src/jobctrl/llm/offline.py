@@ -341,6 +341,7 @@ class _ProfileIndex:
     family_years: dict[str, float]  # years of each family's work (roles counted as it says)
     family_roles: dict[str, list[_Source]]  # the roles that count for each family
     management: list[_Source]  # lines that show managing people (reports, hiring, a team)
+    technical: list[_Source]  # technical role titles and fields of study
 
 
 def _summary_sentence(summary: str, pattern: re.Pattern[str]) -> str:
@@ -455,6 +456,12 @@ def _index_profile(profile: Profile, today: date) -> _ProfileIndex:
             ]
             for f in FAMILY_LABELS
         },
+        technical=[
+            s
+            for s in sources
+            if (s.ref.endswith("].title") and family_of(s.text) in _TECHNICAL_FAMILIES)
+            or (s.source == "education" and _TECHNICAL_FIELD.search(s.text))
+        ],
         management=[
             s
             for s in sources
@@ -541,6 +548,16 @@ _MANAGEMENT_EVIDENCE = re.compile(
     r"\bpromot(?:ed|ions)\b",
     re.IGNORECASE,
 )
+_TECHNICAL_BACKGROUND = re.compile(
+    r"\btechnical (?:background|experience|foundation|acumen|profile|mindset)|"
+    r"\b(?:engineering|software|computer science|stem) background|\btechnically minded",
+    re.IGNORECASE,
+)
+_TECHNICAL_FIELD = re.compile(
+    r"computer|software|engineering|mathemat|physics|statistic|informatics|data science",
+    re.IGNORECASE,
+)
+_TECHNICAL_FAMILIES = frozenset({"engineering", "data", "ml", "management"})
 _MANAGEMENT_TERMS = frozenset({"people management", "hiring", "leadership", "mentoring"})
 
 
@@ -648,10 +665,22 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
             missing.append(_LEVEL_LABELS[wanted_level])
         groups.append(ok)
 
+    # "A technical background" is judged from the whole profile: a technical role or field.
+    background = not groups and bool(_TECHNICAL_BACKGROUND.search(text))
+    if background:
+        groups.append(bool(index.technical))
+        if index.technical:
+            matched_terms.append("technical background")
+            add(_evidence(index.technical[0], None))
+        else:
+            missing.append("a technical background")
+
     # Soft: nothing checkable (no skill, years or degree: words matched against the
     # profile), or only soft skills ("strong communication"); it never caps the score.
-    soft = (not groups and not _NAMED_THING.search(text)) or bool(
-        terms and not degree and not years and not management and _only_soft(terms)
+    soft = (
+        background
+        or (not groups and not _NAMED_THING.search(text))
+        or bool(terms and not degree and not years and not management and _only_soft(terms))
     )
     if not groups:
         words = significant_words(text)
