@@ -15,10 +15,17 @@ from jobctrl.domain.truth.document import Finding
 
 SCORE_SYSTEM = (
     "You assess how well a candidate fits a job posting. List the posting's requirements "
-    "(kind 'must' or 'nice'), and for each say whether the candidate's profile meets it, "
+    "(kind 'must' or 'nice'; soft true for one a resume cannot show, such as communication "
+    "or curiosity), and for each say whether the candidate's profile meets it, "
     "quoting the profile's own words as evidence (source: skills, experience, summary or "
-    "education; ref like experience[0].bullets[2]). Never invent evidence. Give a score "
-    "from 0 to 100, a short verdict and a one-sentence summary."
+    "education; ref like experience[0].bullets[2]). Never invent evidence: a requirement "
+    "the profile's own words do not show is unmet. A requirement with alternatives ('A or "
+    "B', 'A/B', 'one of A, B') is met by any one; a neighbouring technology is no evidence "
+    "(Kubernetes is not Docker); managing people needs evidence of managing people (reports, "
+    "hiring, a team managed), not collaboration; years of a kind of work count only roles of "
+    "that kind. Give a score from 0 to 100, a short verdict and a one-sentence summary; the "
+    "final score and verdict are decided from your requirements and the posting's level and "
+    "job family by code, so judge each requirement carefully."
 )
 # Both materials prompts end with the same rule: every line cites the facts it rests on,
 # and a checker holds each line to exactly those facts.
