@@ -168,3 +168,44 @@ def test_a_family_the_person_has_worked_in_matches() -> None:
     )
     notes = [f.note for f in fit_factors("Senior Backend Engineer", BACKEND, switched, TODAY, 90)]
     assert not any("field" in note for note in notes)
+
+
+def test_the_highest_level_held_in_the_last_five_years_counts() -> None:
+    staff_then_senior = DEMO.model_copy(
+        update={
+            "experience": [
+                Experience(title="Senior Software Engineer", company="B", start="2024-01"),
+                Experience(
+                    title="Staff Software Engineer", company="A", start="2015-01", end="2023-12"
+                ),
+            ]
+        }
+    )
+    notes = [f.note for f in fit_factors("Staff Backend Engineer", BACKEND, staff_then_senior,
+                                         TODAY, 90)]  # fmt: skip
+    assert notes == ["level matches"]
+    junior = fit_factors("Junior Backend Engineer", BACKEND, staff_then_senior, TODAY, 90)
+    assert junior[0].note == "posting is junior; you have 10 years" and junior[0].points == 40
+
+
+def test_a_management_role_is_another_field_for_someone_who_never_managed() -> None:
+    manager_posting = "Engineering Manager, Payouts"
+    never = fit_factors(manager_posting, BACKEND, DEMO, TODAY, 90)  # mentored, never managed
+    family = next(f for f in never if f.kind == "family")
+    assert family.note.startswith("a different field: posting is engineering management")
+    assert family.points == 50
+    lead = DEMO.model_copy(
+        update={
+            "experience": [
+                Experience(
+                    title="Senior Backend Engineer",
+                    company="A",
+                    start="2019-01",
+                    bullets=["Hired and managed a team of 6 backend engineers."],
+                )
+            ]
+        }
+    )
+    family = next(f for f in fit_factors(manager_posting, BACKEND, lead, TODAY, 90)
+                  if f.kind == "family")  # fmt: skip
+    assert family.note.startswith("a neighbouring field") and family.points == 10

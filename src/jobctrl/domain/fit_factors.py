@@ -28,9 +28,11 @@ from jobctrl.domain.scoring import FitFactor
 __all__ = [
     "FAMILY_LABELS",
     "LEVEL_NAMES",
+    "MANAGEMENT_EVIDENCE",
     "families_counting_for",
     "family_of",
     "fit_factors",
+    "has_managed",
     "level_of_title",
     "level_of_years",
     "profile_years",
@@ -146,6 +148,21 @@ def profile_years(profile: Profile, today: date, families: frozenset[str] | None
             current = (current[0], max(current[1], end))
     months += current[1] - current[0]
     return months / 12
+
+
+_RECENT_MONTHS = 60
+
+
+def _recent_levels(profile: Profile, today: date) -> list[int]:
+    """The title levels of the roles that ended in the last five years (or go on)."""
+    now = today.year * 12 + today.month - 1
+    levels = []
+    for exp in profile.experience:
+        end = _month(exp.end, today, end=True)
+        level = level_of_title(exp.title)
+        if end is not None and now - end <= _RECENT_MONTHS and level is not None:
+            levels.append(level)
+    return levels
 
 
 def _latest_role_title(profile: Profile, today: date) -> str:
@@ -280,6 +297,26 @@ def family_of(title: str) -> str | None:
     return None
 
 
+# What shows a person managed people: a team managed, reports, hiring, reviews, a team grown
+# (mentoring, leading a redesign or working with managers is not it).
+MANAGEMENT_EVIDENCE = re.compile(
+    r"\bmanag(?:e|es|ed|ing) (?:a |the )?(?:team|teams|group|\d+|(?:\w+ ){0,2}(?:engineers|"
+    r"people|developers|reports|managers|analysts|designers))\b|\bdirect reports?\b|"
+    r"\bhired\b|\bhiring\b|\brecruited\b|\bperformance reviews?\b|\bline manag|"
+    r"\b(?:grew|built|scaled|hired) (?:the |a |an )?(?:\w+ )?team\b|\bheadcount\b|"
+    r"\bpromot(?:ed|ions)\b",
+    re.IGNORECASE,
+)
+
+
+def has_managed(profile: Profile) -> bool:
+    """Whether the profile shows managing people: a management title or such a line."""
+    lines = [profile.summary, *(b for e in profile.experience for b in e.bullets)]
+    return any(family_of(e.title) == "management" for e in profile.experience) or any(
+        MANAGEMENT_EVIDENCE.search(line) for line in lines
+    )
+
+
 # -- the factors -----------------------------------------------------------------------------
 
 # Points off for a posting this many levels above the person (4 stands for 4 or more),
@@ -292,6 +329,11 @@ def _level_factor(title: str, description: str, profile: Profile, today: date) -
     years = profile_years(profile, today)
     latest = _latest_role_title(profile, today)
     titled = level_of_title(latest) if latest else None
+    # The highest level held in the last five years: a staff engineer who took a senior
+    # title at a new employer is still staff-level.
+    recent = _recent_levels(profile, today)
+    if titled is not None and recent:
+        titled = max(titled, *recent)
     mine = titled if titled is not None else level_of_years(years)
     if titled is not None and titled <= 3 and years >= 5:
         mine = max(mine, 3)  # five years in, a plain or junior title is still senior work
@@ -330,7 +372,9 @@ def _family_factor(title: str, profile: Profile, score: int) -> FitFactor:
         return FitFactor(kind="family", matched=True, note="")
     label = FAMILY_LABELS[posting]
     yours = FAMILY_LABELS[roles[0]]
-    if any(frozenset((posting, r)) in _NEIGHBOURS for r in roles):
+    # Managing people is its own career: a neighbour only for someone who has managed.
+    neighbour = posting != "management" or has_managed(profile)
+    if neighbour and any(frozenset((posting, r)) in _NEIGHBOURS for r in roles):
         return FitFactor(
             kind="family",
             matched=False,

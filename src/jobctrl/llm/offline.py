@@ -40,6 +40,7 @@ from datetime import date
 
 from jobctrl.domain.fit_factors import (
     FAMILY_LABELS,
+    MANAGEMENT_EVIDENCE,
     families_counting_for,
     family_of,
     fit_factors,
@@ -467,7 +468,7 @@ def _index_profile(profile: Profile, today: date) -> _ProfileIndex:
             for s in sources
             if (s.source == "summary" or s.ref.endswith(("].title",)) or ".bullets[" in s.ref)
             and (
-                _MANAGEMENT_EVIDENCE.search(s.text)
+                MANAGEMENT_EVIDENCE.search(s.text)
                 or (s.ref.endswith("].title") and family_of(s.text) == "management")
             )
         ],
@@ -538,14 +539,6 @@ _MANAGEMENT_ASK = re.compile(
     r"\bperformance (?:reviews|management)|\bhiring\b|\bteam lead(?:er)?\b|"
     r"\blead(?:ing)? (?:a |the )?(?:team|teams) of\b|\bengineering manag|\bmanagerial\b|"
     r"\bbuild(?:ing)? (?:and grow\w* )?(?:a |the |high-performing )?teams?\b",
-    re.IGNORECASE,
-)
-_MANAGEMENT_EVIDENCE = re.compile(
-    r"\bmanag(?:e|es|ed|ing) (?:a |the )?(?:team|teams|group|\d+|(?:\w+ ){0,2}(?:engineers|"
-    r"people|developers|reports|managers|analysts|designers))\b|\bdirect reports?\b|"
-    r"\bhired\b|\bhiring\b|\brecruited\b|\bperformance reviews?\b|\bline manag|"
-    r"\bteam of \d+|\b(?:grew|built|scaled) (?:the |a |an )?(?:\w+ )?team\b|\bheadcount\b|"
-    r"\bpromot(?:ed|ions)\b",
     re.IGNORECASE,
 )
 _TECHNICAL_BACKGROUND = re.compile(
