@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from jobctrl.demo.profile import DEMO_PROFILE
-from jobctrl.domain.fit_verdict import FitRules, requirement_label, settle
+from jobctrl.domain.fit_verdict import FitRules, requirement_label, settle, settle_model_report
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import Evidence, RequirementFit, ScoreReport
 from jobctrl.llm.offline import score_offline
@@ -145,3 +145,18 @@ def test_requirement_labels_drop_lead_ins_and_keep_acronyms() -> None:
     assert requirement_label("A track record of publications at venues such as NeurIPS") == (
         "a track record of publications at venues such…"
     )
+
+
+def test_a_model_report_gets_the_level_and_family_weighed_by_code() -> None:
+    fits = [
+        RequirementFit(requirement=f"Experience with tool {i}.", matched=True) for i in range(4)
+    ]
+    careless = _model_report(requirements=fits, score=95)  # "Strong fit" whatever the level
+    settled = settle_model_report(
+        careless, FitRules(), title="Junior Product Manager", description="", profile=DEMO,
+        today=TODAY,
+    )  # fmt: skip
+    assert settled.score < 35 and settled.verdict == "Weak fit"
+    notes = [f.note for f in settled.factors]
+    assert "posting is junior; you have 9 years" in notes
+    assert any(n.startswith("a different field: posting is product") for n in notes)

@@ -18,8 +18,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
+from jobctrl.domain.fit_factors import fit_factors
+from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import FitFactor, RequirementFit, ScoreReport
 
 __all__ = [
@@ -31,6 +34,7 @@ __all__ = [
     "rules_from",
     "score_from_requirements",
     "settle",
+    "settle_model_report",
     "unmet_must_haves",
     "verdict_for",
 ]
@@ -169,3 +173,18 @@ def settle(
     return settled.model_copy(
         update={"score": score, "verdict": verdict, "fit_summary": _fit_summary(settled, unmet)}
     )
+
+
+def settle_model_report(
+    report: ScoreReport,
+    rules: FitRules,
+    *,
+    title: str | None,
+    description: str,
+    profile: Profile,
+    today: date,
+) -> ScoreReport:
+    """A model's report settled as the Score stage settles it: held to what its own
+    requirements support, with the posting's level and family weighed by code."""
+    factors = fit_factors(title, description, profile, today, model_share(report))
+    return settle(report, rules, from_model=True, factors=factors)

@@ -14,8 +14,7 @@ from datetime import date
 from jobctrl.config import load_config
 from jobctrl.domain.errors import MATERIALS_OFF, MIN_SCORE, SCORE_NO_DESCRIPTION, StageError
 from jobctrl.domain.events import JobScored
-from jobctrl.domain.fit_factors import fit_factors
-from jobctrl.domain.fit_verdict import model_share, rules_from, settle
+from jobctrl.domain.fit_verdict import rules_from, settle, settle_model_report
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import LATER_STAGES, Stage
 from jobctrl.llm import lanes, prompts
@@ -106,16 +105,17 @@ def _score_owned(
         interrupted_run=interrupted_run,  # its answer to the same request is reused
         same_request=True,  # a (profile, posting) pair scored already is not paid again
     )
-    from_model = lane.provider != "offline"
-    if from_model:
-        report = report.model_copy(update={"provider": lane.provider, "model": lane.model})
     # The verdict is decided by code from the report, whoever scored (a model's own overall
-    # score and verdict are not trusted over its requirement-by-requirement answers).
-    factors = None
-    if from_model:  # the posting's level and family, weighed by code as offline does
-        share = model_share(report)
-        factors = fit_factors(job["title"], description, profile, date.today(), share)
-    report = settle(report, rules, from_model=from_model, factors=factors)
+    # score and verdict are not trusted over its requirement-by-requirement answers; the
+    # posting's level and family are weighed by code, as the offline scorer does).
+    if lane.provider != "offline":
+        report = report.model_copy(update={"provider": lane.provider, "model": lane.model})
+        report = settle_model_report(
+            report, rules, title=job["title"], description=description, profile=profile,
+            today=date.today(),
+        )  # fmt: skip
+    else:
+        report = settle(report, rules)
     report_json = report.model_dump(mode="json")
     report_bytes = json.dumps(report_json, sort_keys=True).encode()
     report_sha = ctx.store.artifacts.put(report_bytes)
