@@ -120,7 +120,9 @@ async def test_the_loop_prepares_approved_jobs_with_the_settings_read_at_each_cl
     decide_materials(home, undecided, "approve")  # the next poll takes it, no restart
     assert await eventually_async(lambda: prepared(undecided), 60)
 
-    partial = [*REQUIREMENTS[:2], "Rust and Elixir"]
+    # A nice-to-have the profile lacks: a score under 100 (an unmet must-have would keep
+    # it under min_fit_score, and no materials would be written to approve).
+    partial = [*REQUIREMENTS[:2], "Nice to have: Rust and Elixir"]
     high_bar = approved_job(home, store, site, "/jobs/bar", approve=False, requirements=partial)
     scored = jobs.score_row(store, high_bar)["score"]
     assert scored < 100
