@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 # to one file and syncs it once; FULL keeps that sync on every commit, so a commit the
 # server acknowledged survives a power cut as before. (docs/PERFORMANCE.md: "Session 12")
 SQLITE_PRAGMAS = ("journal_mode=wal", "synchronous=full")
+_BIND_RETRIES = 2  # starts tried again when a port found free was taken before the bind
 
 
 def temporal_binary() -> str:
@@ -89,8 +90,25 @@ class EmbeddedTemporal:
         return await self._start()
 
     async def _start(self, port: int | None = None) -> str:
+        """Start the dev server (on ``port``, else a free one). A port found free can be
+        taken by another process before the server binds it: a start that fails on an
+        address in use is tried again with other free ports (the asked ``port`` kept)."""
+        for tries_left in range(_BIND_RETRIES, -1, -1):
+            log_path = self.home.logs_dir / "temporal.log"
+            before = log_path.stat().st_size if log_path.exists() else 0
+            try:
+                return await self._start_once(port or free_port())
+            except UnavailableError:
+                with open(log_path, "rb") as written:
+                    written.seek(before)
+                    taken = b"address already in use" in written.read()
+                if not (taken and tries_left):
+                    raise
+                log.info("the embedded Temporal server found a port taken; trying others")
+        raise AssertionError("unreachable")
+
+    async def _start_once(self, port: int) -> str:
         self.home.ensure()
-        port = port or free_port()
         log = open(self.home.logs_dir / "temporal.log", "ab")  # noqa: SIM115 - owned by the child
         args = [
             temporal_binary(), "server", "start-dev", "--headless",
