@@ -402,3 +402,41 @@ def test_a_pdf_past_the_page_limit_is_refused(tmp_path):
 
     with pytest.raises(ProfileImportError, match="11 pages; a resume of at most 10"):
         read_profile_file(path)
+
+
+def _word_file_with_body(path: Path, body: str) -> Path:
+    """A real .docx whose body starts with ``body`` (raw WordprocessingML)."""
+    import io
+    import zipfile
+
+    made = docx.Document()
+    made.add_paragraph("Ada Example")
+    buffer = io.BytesIO()
+    made.save(buffer)
+    with (
+        zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as src,
+        zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out,
+    ):
+        for name in src.namelist():
+            data = src.read(name)
+            if name == "word/document.xml":
+                text = data.decode()
+                at = text.index("<w:body>") + len("<w:body>")
+                data = (text[:at] + body + text[at:]).encode()
+            out.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ("<w:p/>" * 1_000_000, "too long to be a resume"),  # 45 KB, a million paragraphs
+        ("<w:p><w:r><w:t>" + "a" * 60_000_000 + "</w:t></w:r></w:p>", "unpacks to"),
+    ],
+    ids=["a-million-empty-paragraphs", "a-60-MB-run"],
+)
+def test_a_small_word_file_that_unpacks_huge_is_refused_at_once(tmp_path, body, said):
+    path = _word_file_with_body(tmp_path / "resume.docx", body)
+    assert path.stat().st_size < 300_000
+    with pytest.raises(ProfileImportError, match=said):
+        load_profile_file(path)

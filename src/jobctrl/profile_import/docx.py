@@ -21,6 +21,7 @@ from docx.opc.constants import RELATIONSHIP_TYPE
 from docx.opc.exceptions import PackageNotFoundError
 from docx.table import Table
 from docx.text.paragraph import Paragraph
+from lxml import etree
 
 from jobctrl.profile_import.errors import ProfileImportError
 from jobctrl.profile_import.lines import Extracted, Line, split_bullet
@@ -29,6 +30,8 @@ __all__ = ["extract_docx"]
 
 _OLE = b"\xd0\xcf\x11\xe0"  # an encrypted .docx and an old .doc are OLE files, not zips
 _MAX_PARAGRAPHS = 5_000
+_MAX_BLOCKS = 20_000  # paragraphs and tables, empty ones too
+_MAX_UNPACKED_BYTES = 50 * 2**20  # every part of the package, unpacked (images included)
 
 
 def extract_docx(path: Path) -> Extracted:
@@ -39,13 +42,19 @@ def extract_docx(path: Path) -> Extracted:
             f"{path}: the Word file is password-protected (or an old .doc); save it as a "
             ".docx without a password and import that"
         )
+    _bounded(path)
     try:
         document = docx.Document(str(path))
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError):
+        too_long = len(document.element.body) > _MAX_BLOCKS
+        blocks = [] if too_long else _blocks(document)
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, AttributeError,
+            etree.LxmlError):  # fmt: skip
         raise ProfileImportError(f"{path}: not a readable Word (.docx) file") from None
+    if too_long:
+        raise ProfileImportError(f"{path}: too long to be a resume")
     lines: list[Line] = []
     gap = False
-    for block in _blocks(document):
+    for block in blocks:
         for line in _block_lines(block, gap):
             if not line.text and not line.aside:
                 gap = True
@@ -60,6 +69,20 @@ def extract_docx(path: Path) -> Extracted:
         if rel.reltype == RELATIONSHIP_TYPE.HYPERLINK and rel.is_external
     ]
     return Extracted(lines=lines, links=list(dict.fromkeys(links)))
+
+
+def _bounded(path: Path) -> None:
+    """Refuse a package whose parts unpack to more than a resume's worth of XML before
+    anything is parsed (a small zip can hold a huge, repetitive document)."""
+    try:
+        with zipfile.ZipFile(path) as package:
+            unpacked = sum(info.file_size for info in package.infolist())
+    except (zipfile.BadZipFile, OSError):
+        raise ProfileImportError(f"{path}: not a readable Word (.docx) file") from None
+    if unpacked > _MAX_UNPACKED_BYTES:
+        raise ProfileImportError(
+            f"{path}: the document unpacks to {unpacked // 2**20} MB; a resume is far smaller"
+        )
 
 
 def _blocks(document: Any) -> list[Paragraph | Table]:
