@@ -63,6 +63,7 @@ from jobctrl.llm.reuse import (
     reuse_earlier,
     reuse_own,
     reuse_same_request,
+    step_key,
     store_output,
 )
 from jobctrl.llm.spend import SpendAuthority, Usage, record_in
@@ -148,8 +149,8 @@ def call_lane(
     attempt (``"repair"``: the truth check's one repair request), paid once and reused
     like the first, under its own key. With ``same_request`` (Score), any earlier run's
     parsed answer to exactly the same request is the answer: never paid for twice."""
-    suffix = f":{step}" if step else ""
-    observation_id = f"{lane}:{job_id}:{run_id}:{attempt}{suffix}"
+    key = step_key(lane, job_id, run_id, step)
+    observation_id = f"{lane}:{job_id}:{run_id}:{attempt}" + (f":{step}" if step else "")
     if config.provider == "offline":
         return spend.guarded_call(
             lane=lane,
@@ -158,7 +159,6 @@ def call_lane(
             model=config.model,
             call=lambda: (offline(), None),
         )
-    key = f"{lane}:{job_id}:{run_id}{suffix}"
     with _one_call_per_step(key, keep_alive, heartbeat):
         return _call_remote(
             spend, lane, config, key, observation_id,

@@ -50,6 +50,12 @@ def reuse_own(
     return output
 
 
+def step_key(lane: str, job_id: str, run_id: str, step: str = "") -> str:
+    """What a run's answer to one lane of one job is kept under; ``step`` names a second
+    request of the same step (the truth check's ``repair``)."""
+    return f"{lane}:{job_id}:{run_id}" + (f":{step}" if step else "")
+
+
 def request_digest(config: LaneProvider, system: str, text: str) -> str:
     """What identifies a request: the provider and model asked, the system and the prompt."""
     asked = json.dumps([config.provider, config.model, system, text], ensure_ascii=False)
@@ -80,8 +86,7 @@ def reuse_earlier(
     none that answered this request and fits."""
     candidates = []
     if interrupted_run is not None and interrupted_run != run_id:
-        suffix = f":{step}" if step else ""
-        found = provider_results.stored(spend.store, f"{lane}:{job_id}:{interrupted_run}{suffix}")
+        found = provider_results.stored(spend.store, step_key(lane, job_id, interrupted_run, step))
         if found is not None:
             candidates.append(found)
     candidates += provider_results.unparsed_answers(spend.store, lane, job_id, exclude_run=run_id)
