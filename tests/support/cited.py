@@ -9,7 +9,7 @@ from typing import Any
 
 from jobctrl.domain.facts import profile_facts
 from jobctrl.domain.profile import Profile
-from tests.support.fake_openai import requested_fields
+from tests.support.fake_openai import prompt_text, requested_fields
 from tests.support.http import posting_html
 from tests.support.profile import TEST_PROFILE
 
@@ -138,18 +138,6 @@ BROKEN_LETTER = {
     ],
 }
 REPAIR_MARKER = "A truth check found these lines"  # in the one repair request's prompt
-
-
-def prompt_text(request: dict[str, Any]) -> str:
-    """The text of a chat-completions request's messages."""
-    parts = []
-    for message in request.get("messages") or []:
-        content = message.get("content")
-        if isinstance(content, str):
-            parts.append(content)
-        elif isinstance(content, list):
-            parts.extend(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return "\n".join(parts)
 
 
 def is_repair(request: dict[str, Any]) -> bool:

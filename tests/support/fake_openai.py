@@ -68,6 +68,18 @@ def requested_fields(request: dict[str, Any]) -> frozenset[str]:
     return frozenset(schema.get("properties") or {})
 
 
+def prompt_text(request: dict[str, Any]) -> str:
+    """The text of a chat-completions request's messages."""
+    parts = []
+    for message in request.get("messages") or []:
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts.extend(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return "\n".join(parts)
+
+
 class FakeOpenAI:
     """Use as a context manager; ``base_url`` ends in ``/v1``, as an OpenAI client expects."""
 

@@ -40,7 +40,7 @@ from tests.support.cited import (
     TRUE_RESUME,
     TRUE_SERVICES,
 )
-from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI, requested_fields
+from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI, prompt_text, requested_fields
 from tests.support.loopback import Request, Response
 from tests.support.profile import TEST_PROFILE
 
@@ -138,21 +138,10 @@ def letter_for(role: str, company: str) -> dict[str, Any]:
     }
 
 
-def _prompt(body: dict[str, Any]) -> str:
-    parts = []
-    for message in body.get("messages") or []:
-        content = message.get("content")
-        if isinstance(content, str):
-            parts.append(content)
-        elif isinstance(content, list):
-            parts.extend(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return "\n".join(parts)
-
-
 def classify(body: dict[str, Any]) -> tuple[str, str, str]:
     """(lane, job title, company) of a chat-completions request ("" when not named)."""
     fields = requested_fields(body)
-    text = _prompt(body)
+    text = prompt_text(body)
     lane = "cover" if "paragraphs" in fields else "tailor" if "experience" in fields else "score"
     if lane == "score":
         found = _SCORE_TITLE.search(text)
