@@ -46,13 +46,23 @@ def test_typed_json_values_take_the_same_path(home):
      ("fetch.allow_hosts", "10.0.0.0/8"), ("daily_budget_usd", "inf"),
      ("discovery.schedule_cron", "99 99 99 99 99"), ("discovery.schedule_cron", "0 7 * 13 *"),
      ("discovery.schedule_cron", "0 7 * * 7"), ("discovery.schedule_cron", "*/0 * * * *"),
-     ("discovery.schedule_cron", "0 20-8 * * *")],
+     ("discovery.schedule_cron", "0 20-8 * * *"), ("auto_apply", "yes"), ("auto_apply", "1"),
+     ("fetch.respect_robots", "off")],
 )  # fmt: skip
 def test_bad_values_are_refused(home, settings, key, value):
     before = settings.all()
     with pytest.raises(ConfigError):
         change_settings(home, {"min_fit_score": "10", key: value})
     assert settings.all() == before, "nothing is written when one change is refused"
+
+
+@pytest.mark.parametrize("value", ["yes", "on", "1", "y"])
+def test_a_boolean_setting_takes_only_true_or_false(home, settings, value):
+    with pytest.raises(ConfigError, match="auto_apply: must be true or false"):
+        change_settings(home, {"auto_apply": value})
+    assert settings.get("auto_apply") is False
+    assert _set(home, "auto_apply", "TRUE") is True
+    assert _set(home, "auto_apply", "false") is False
 
 
 @pytest.mark.parametrize("value", ["2.5", "1_000", "five", "0"])

@@ -89,12 +89,14 @@ def lane_limits(raw: str) -> dict[str, int]:
 
 
 def boolean(raw: str) -> bool:
+    """``true`` or ``false`` (any case), nothing else: ``yes`` or ``1`` silently meaning
+    true once switched on the apply loop for someone who meant to ask (issue 30)."""
     lowered = raw.strip().lower()
-    if lowered in ("1", "true", "yes", "on"):
+    if lowered == "true":
         return True
-    if lowered in ("0", "false", "no", "off"):
+    if lowered == "false":
         return False
-    raise ValueError("must be true or false")
+    raise ValueError(f"must be true or false (not {raw.strip()[:20]!r})")
 
 
 _CRON_FIELD = re.compile(r"^(\*|\d+(-\d+)?)(/\d+)?(,(\*|\d+(-\d+)?)(/\d+)?)*$")
