@@ -127,6 +127,7 @@ PG_REST_MODULES = {
         "apply_browser_api",
         "apply_browser_app",
         "cli_refusals",
+        "input_hygiene",
         "career_ops_import",
         "lease_suspend",
         "profile_answers_api",

@@ -36,12 +36,14 @@ def _postings(site, n: int, prefix: str) -> list[str]:
     ]
 
 
-async def test_add_several_with_wait_prepares_all_with_plain_progress(
+async def test_add_several_with_wait_prepares_all_with_plain_progress_and_exits_1_on_a_failure(
     home, store, worker, site, fast_settings
 ):
     urls = [*_postings(site, 3, "plain"), site.base_url + "/missing"]
     code, out, err = await _cli("add", *urls, "--wait")
-    assert code == 0, err
+    assert code == 1, "one job ended failed: --wait says so in its exit status (issue 30)"
+    failed = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert len(failed) == 1 and "failed at enrich: ENRICH_HTTP_NOT_FOUND" in failed[0], err
     assert ESC not in out and ESC not in err, "piped: no escape codes"
     assert "4/4 jobs finished" in out, "plain progress lines when piped (a failure finishes)"
     assert out.count("added:") == 4

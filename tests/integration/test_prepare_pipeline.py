@@ -137,11 +137,21 @@ async def test_racing_adds_give_one_job_one_execution_one_set_of_events(
     assert len(executions) == 1
 
 
+def _redirect(site, path: str, target: str) -> str:
+    return site.add(path, Route(status=302, body=b"", headers={"Location": target}))
+
+
 @pytest.mark.parametrize(
     ("make_url", "code", "retryable"),
     [
-        (lambda s: "http://exa mple.com/%zz", "ENRICH_INVALID_URL", False),
-        (lambda s: "ftp://127.0.0.1/job.html", "ENRICH_UNSUPPORTED_SCHEME", False),
+        # `add` refuses such URLs up front (test_add_refusals); a page can still redirect
+        # to one, and a malformed IDNA host is a stage error, never an internal one retried
+        (lambda s: _redirect(s, "/to-bad-host", "http://xn--.test/"), "ENRICH_INVALID_URL", False),
+        (
+            lambda s: _redirect(s, "/to-ftp", "ftp://127.0.0.1/job.html"),
+            "ENRICH_UNSUPPORTED_SCHEME",
+            False,
+        ),
         (
             lambda s: s.add("/job.pdf", Route(body=b"%PDF-1.4", headers={"Content-Type": PDF})),
             "ENRICH_UNSUPPORTED_CONTENT",
@@ -152,7 +162,7 @@ async def test_racing_adds_give_one_job_one_execution_one_set_of_events(
         (lambda s: s.add("/boom", Route(500, b"oops")), "ENRICH_HTTP_SERVER_ERROR", True),
         (lambda s: "http://10.0.0.1/jobs/1", "DETAIL_UNSAFE_URL", False),
     ],
-    ids=["malformed", "scheme", "not-html", "unreachable", "404", "500", "unsafe"],
+    ids=["idna-redirect", "scheme-redirect", "not-html", "unreachable", "404", "500", "unsafe"],
 )
 async def test_bad_input_ends_in_a_stage_error_and_touches_no_other_job(
     home, store, worker, site, make_url, code, retryable

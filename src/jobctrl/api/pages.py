@@ -15,6 +15,7 @@ from typing import Any
 
 from fastapi.responses import HTMLResponse, RedirectResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 
 from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.app import (
@@ -36,6 +37,7 @@ from jobctrl.domain.discovery import RunStatus
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.events import REGISTRY
 from jobctrl.domain.materials import MaterialState
+from jobctrl.domain.shown_text import without_controls
 from jobctrl.domain.stages import JobStatus, Stage
 
 HERE = Path(__file__).parent
@@ -57,8 +59,19 @@ def _is_web_url(url: str | None) -> bool:
     return bool(url) and str(url).lower().startswith(("http://", "https://"))
 
 
+def _shown(value: Any) -> Any:
+    """Every ``{{ … }}`` a page prints, without control or bidirectional formatting
+    characters: a title stored with a U+202E before issue 30 cannot reverse a row."""
+    if isinstance(value, Markup):
+        return Markup(without_controls(str(value)))
+    return without_controls(value) if isinstance(value, str) else value
+
+
 _env = Environment(
-    loader=FileSystemLoader(HERE / "templates"), autoescape=True, undefined=StrictUndefined
+    loader=FileSystemLoader(HERE / "templates"),
+    autoescape=True,
+    undefined=StrictUndefined,
+    finalize=_shown,
 )
 _env.filters["when"] = _when
 _env.globals.update(event_types=" ".join(REGISTRY), stages=STAGES, is_web_url=_is_web_url)

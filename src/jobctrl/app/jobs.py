@@ -11,6 +11,7 @@ from jobctrl.app.models import View
 from jobctrl.app.queries import JobView, job_view
 from jobctrl.domain import ids
 from jobctrl.domain.errors import INVALID_INPUT, NOTHING_TO_RETRY, STAGE_BUSY, JobctrlError
+from jobctrl.domain.posting_url import posting_url
 from jobctrl.domain.stages import JobStatus, StageState, job_status
 from jobctrl.home import Home
 from jobctrl.store import jobs, stage_states, start_intents, workflow_runs
@@ -69,8 +70,7 @@ async def add_job(
 
     The job and the intent to prepare it are saved first: without a Temporal server (or
     when the start fails) the error says the job is kept, and the worker starts it."""
-    if not url or not url.strip():
-        raise JobctrlError("a posting URL is required", code=INVALID_INPUT)
+    url = posting_url(url)  # refused up front: nothing is stored (issue 30)
     store = Store.open(home)
     job = await asyncio.to_thread(_admit, store, url)
     client, [started] = await _start(home, store, [job])
@@ -84,8 +84,9 @@ async def add_jobs(
 ) -> list[AddedJob]:
     """``add_job`` for several postings: all are saved (each with its start intent) and
     started, then, with ``wait``, waited for together; their views in ``urls`` order."""
-    if not urls or any(not url or not url.strip() for url in urls):
+    if not urls:
         raise JobctrlError("a posting URL is required", code=INVALID_INPUT)
+    urls = [posting_url(url) for url in urls]  # every one checked before any is stored
     store = Store.open(home)
     admitted = [await asyncio.to_thread(_admit, store, url) for url in urls]
     client, started = await _start(home, store, admitted)

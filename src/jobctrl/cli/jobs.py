@@ -8,6 +8,7 @@ is imported inside those commands, so a read answers sooner (issue 26).
 from __future__ import annotations
 
 import json
+import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -17,8 +18,9 @@ from jobctrl.app import configuration, queries
 from jobctrl.app.queries import Salary, StageView
 from jobctrl.app.truth import TruthCheckView
 from jobctrl.cli.base import echo_json, handle_errors, home
+from jobctrl.domain.errors import MIN_SCORE
 from jobctrl.domain.events import summary_fields
-from jobctrl.domain.stages import StageState
+from jobctrl.domain.stages import JobStatus, StageState
 
 if TYPE_CHECKING:
     from jobctrl.app.jobs import AddedJob, JobProgress
@@ -62,6 +64,9 @@ def _stage_summary(stages: list[StageView]) -> str:
 def add(urls: tuple[str, ...], wait: bool, timeout: float, as_json: bool) -> None:
     """Add posting URLs and start preparing each (Enrich, then Score).
 
+    Each URL must be an http(s) address with a host (a bare `www.host/path` is read as
+    https://); anything else is refused before anything is stored. With --wait the exit
+    status is 0 only when every job ended prepared or skipped for its fit score, else 1.
     The same posting added twice (also with tracking parameters or a trailing slash) is
     one job with one workflow. If the worker is still starting, `add` waits for it
     briefly.
@@ -73,17 +78,42 @@ def add(urls: tuple[str, ...], wait: bool, timeout: float, as_json: bool) -> Non
 
     if len(urls) == 1:
         view = asyncio.run(app_jobs.add_job(home(), urls[0], wait=wait, wait_timeout=timeout))
+        views = [view]
         if as_json:
             echo_json(view)
         else:
             _print_added(view)
-        return
-    views = asyncio.run(_add_many(list(urls), wait, timeout, as_json))
-    if as_json:
-        echo_json(views)
-        return
+    else:
+        views = asyncio.run(_add_many(list(urls), wait, timeout, as_json))
+        if as_json:
+            echo_json(views)
+        else:
+            for view in views:
+                _print_added(view)
+    if wait:
+        _exit_unless_prepared(views)
+
+
+def _exit_unless_prepared(views: list[AddedJob]) -> None:
+    """``--wait``: exit 1 (a line on stderr per job) unless every job ended prepared or
+    skipped for its score; a script can then trust exit 0 (issue 30)."""
+    unready = []
     for view in views:
-        _print_added(view)
+        if view.status == JobStatus.PREPARED:
+            continue
+        if view.status == JobStatus.SKIPPED and any(
+            st.error_code == MIN_SCORE for st in view.stages
+        ):
+            continue
+        failed = next((st for st in view.stages if st.state == StageState.FAILED), None)
+        if failed is not None:
+            why = f"failed at {failed.stage}: {failed.error_code}: {failed.error_message}"
+        else:
+            why = f"ended {view.status}, not prepared"
+        unready.append(f"error: job {view.job_id} {why}")
+    if unready:
+        click.echo("\n".join(unready), err=True)
+        sys.exit(1)
 
 
 async def _add_many(urls: list[str], wait: bool, timeout: float, as_json: bool) -> list[AddedJob]:

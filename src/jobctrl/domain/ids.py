@@ -75,16 +75,17 @@ def canonical_url(url: str) -> str:
     raw = url.strip()
     try:
         parts = urlsplit(raw)
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            return raw
+        cleaned = url_query_cleaner(raw, TRACKING_PARAMS, remove=True, keep_fragments=False)
+        canon = canonicalize_url(cleaned, keep_fragments=False)
+        parts = urlsplit(canon)
+        port = parts.port  # a port out of range: kept as given (Enrich refuses the URL)
     except ValueError:
         return raw
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        return raw
-    cleaned = url_query_cleaner(raw, TRACKING_PARAMS, remove=True, keep_fragments=False)
-    canon = canonicalize_url(cleaned, keep_fragments=False)
-    parts = urlsplit(canon)
     path = parts.path.rstrip("/") if parts.path not in ("", "/") else ""
     netloc = parts.netloc.lower()
-    if parts.port and (parts.scheme, parts.port) in (("http", 80), ("https", 443)):
+    if port and (parts.scheme, port) in (("http", 80), ("https", 443)):
         netloc = netloc.rsplit(":", 1)[0]
     return urlunsplit((parts.scheme.lower(), netloc, path, parts.query, ""))
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from jobctrl.domain.shown_text import one_line
 
 
 class SalaryRange(BaseModel):
@@ -29,3 +31,9 @@ class ExtractedPosting(BaseModel):
     date_posted: str | None = None  # ISO date as published
     valid_through: str | None = None
     method: str = "none"  # "json-ld" | "main-text" | "none"
+
+    @field_validator("title", "company", "location")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        """A page's title may hold a NUL or a bidirectional override: never stored."""
+        return one_line(value)

@@ -22,6 +22,7 @@ from types import TracebackType
 
 import httpcore
 import httpx
+import idna
 
 from jobctrl.domain.errors import (
     ENRICH_HTTP_CLIENT_ERROR,
@@ -37,6 +38,7 @@ from jobctrl.domain.errors import (
     ENRICH_UNSUPPORTED_SCHEME,
     StageError,
 )
+from jobctrl.domain.posting_url import host_is_valid
 from jobctrl.fetch.addresses import AddressGuard, Connector, GuardedNetworkBackend, Resolver
 from jobctrl.fetch.politeness import HostGate
 from jobctrl.fetch.robots import RobotsCache
@@ -242,7 +244,8 @@ class SafeFetcher:
             raise StageError(ENRICH_UNSUPPORTED_SCHEME, "only http and https URLs are fetched")
         if not parsed.raw_host or not 0 < (parsed.port or 80) < 65536:
             raise _invalid_url()
-        if not _HOST_RE.fullmatch(_host(parsed)):
+        # A malformed IDNA label (`xn--` alone) would raise inside httpx's send (issue 30)
+        if not _HOST_RE.fullmatch(_host(parsed)) or not host_is_valid(_host(parsed)):
             raise _invalid_url()
         self._guard.check_literal(_host(parsed))
         return parsed
@@ -436,7 +439,7 @@ def _transport_errors(host: str) -> Iterator[None]:
         yield
     except httpx.TimeoutException:
         raise StageError(ENRICH_TIMEOUT, f"{host} did not answer in time", retryable=True) from None
-    except httpx.InvalidURL:
+    except (httpx.InvalidURL, idna.IDNAError):  # IDNA: a redirect to `xn--` (issue 30)
         raise _invalid_url() from None
     except httpx.ConnectError:
         raise StageError(

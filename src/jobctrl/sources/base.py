@@ -13,6 +13,7 @@ from typing import ClassVar, Protocol
 
 from jobctrl.domain.errors import StageError
 from jobctrl.domain.posting import SalaryRange
+from jobctrl.domain.shown_text import one_line
 from jobctrl.fetch.safe import SafeFetcher
 
 KINDS = (
@@ -57,6 +58,13 @@ class DiscoveredPosting:
     date_posted: str | None = None
     salary: SalaryRange | None = None
     extra: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # A board's title or company may hold a NUL or a bidirectional override: the
+        # names are stored (and shown) as one clean line (issue 30).
+        object.__setattr__(self, "title", one_line(self.title) or "")
+        for name in ("company", "location"):
+            object.__setattr__(self, name, one_line(getattr(self, name)))
 
 
 class Source(Protocol):

@@ -9,10 +9,11 @@ keys; ``create_job_in`` refuses the rare id another tenant already holds.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, select, update
+from sqlalchemy import Connection, Row, bindparam, select, update
 
 from jobctrl.domain import ids
 from jobctrl.domain.clock import Clock
@@ -125,21 +126,43 @@ def save_score(tx: WriteTx, job_id: str, run_id: str, **values: Any) -> None:
 # -- reads ---------------------------------------------------------------------------------
 
 
+MIN_PREFIX = 4  # characters of a job id that may name it
+_CANDIDATES_SHOWN = 8
+
+
 def resolve_job_id(store: Store, ref: str) -> str:
-    """A job id from a full id or a unique prefix of at least 4 characters."""
+    """A job id from a full id or a unique prefix of at least ``MIN_PREFIX`` characters.
+
+    A shorter prefix, or one several jobs share, is refused with the jobs it could mean
+    (issue 30: `show 196` said "no job" when 196d31a53913 existed)."""
     ref = ref.strip().lower()
     with store.read() as conn:
         mine = tenancy.scoped(J, conn)
         if conn.execute(select(J.c.id).where(J.c.id == ref, mine)).first():
             return ref
-        if len(ref) >= 4:
+        matches: Sequence[Row[Any, Any, Any]] = ()
+        if ref:
             prefixed = J.c.id.startswith(ref, autoescape=True)
-            matches = conn.execute(select(J.c.id).where(prefixed, mine).limit(2)).scalars().all()
-            if len(matches) == 1:
-                return str(matches[0])
-            if len(matches) > 1:
-                raise NotFoundError(f"job prefix {ref!r} is ambiguous", code=AMBIGUOUS_JOB)
-    raise NotFoundError(f"no job {ref!r} (see `jobctrl jobs`)", code=JOB_NOT_FOUND)
+            query = select(J.c.id, J.c.title, J.c.company).where(prefixed, mine).order_by(J.c.id)
+            matches = conn.execute(query.limit(_CANDIDATES_SHOWN + 1)).all()
+    if len(ref) >= MIN_PREFIX and len(matches) == 1:
+        return str(matches[0].id)
+    if not matches:
+        raise NotFoundError(f"no job {ref!r} (see `jobctrl jobs`)", code=JOB_NOT_FOUND)
+    if len(ref) < MIN_PREFIX:
+        why = f"{ref!r} is too short: give at least {MIN_PREFIX} characters of the job id"
+    else:
+        why = f"{ref!r} names more than one job: give more of the id"
+    raise NotFoundError(f"{why}; it could be {_candidates(matches)}", code=AMBIGUOUS_JOB)
+
+
+def _candidates(rows: Sequence[Row[Any, Any, Any]]) -> str:
+    shown = []
+    for row in rows[:_CANDIDATES_SHOWN]:
+        what = " at ".join(str(v) for v in (row.title, row.company) if v)
+        shown.append(f"{row.id} ({what})" if what else str(row.id))
+    more = " and more" if len(rows) > _CANDIDATES_SHOWN else ""
+    return ", ".join(shown) + more
 
 
 _JS = schema.job_scores

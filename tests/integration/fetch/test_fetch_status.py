@@ -70,6 +70,8 @@ def test_an_unresolvable_host_is_unreachable(make_fetcher, internet) -> None:
         ("http:///path-only", ENRICH_INVALID_URL),
         ("http://[::1/", ENRICH_INVALID_URL),
         ("http://public.test:99999/", ENRICH_INVALID_URL),
+        ("http://xn--.test/", ENRICH_INVALID_URL),  # raised inside httpx's send (issue 30)
+        ("http://xn--zz-.test/", ENRICH_INVALID_URL),
         ("ftp://public.test/file", ENRICH_UNSUPPORTED_SCHEME),
         ("file:///etc/passwd", ENRICH_UNSUPPORTED_SCHEME),
         ("javascript:alert(1)", ENRICH_UNSUPPORTED_SCHEME),
