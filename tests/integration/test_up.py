@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import signal
 import socket
+import threading
 import time
 
 import httpx
+import psutil
 
 from tests.support.http import Route, posting_html
 from tests.support.jobs import failed_job
@@ -66,3 +69,44 @@ def test_retry_without_a_server_changes_nothing_and_exits_2(home, store, no_temp
     assert result.returncode == 2, result.stderr
     assert "does not answer" in result.stderr
     assert stage_states.stage_rows(store, job_id) == before
+
+
+def _ctrl_c(proc: WorkerProcess) -> int:
+    """SIGINT as a terminal's Ctrl-C sends it: to `up` and its children (the Temporal
+    server) at once."""
+    children = psutil.Process(proc.proc.pid).children(recursive=True)
+    for process in [psutil.Process(proc.proc.pid), *children]:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.send_signal(signal.SIGINT)
+    return proc.proc.wait(60)
+
+
+def _stream(url: str, opened: threading.Event) -> None:
+    with (
+        contextlib.suppress(httpx.HTTPError),
+        httpx.stream("GET", url + "/v1/events/stream", timeout=30) as events,
+    ):
+        opened.set()
+        for _ in events.iter_bytes():
+            pass
+
+
+def test_ctrl_c_ends_up_with_one_stopped_line_and_exit_0(home, fast_settings):
+    """Issue 30: with a page's live event stream open, Ctrl-C printed uvicorn's cancelled
+    streams as tracebacks; now one "stopped" line, exit 0, while starting or running."""
+    starting = WorkerProcess("up", "--port", "0", ready="worker ready")
+    starting.wait_ready()  # the worker is up; the web app not yet, or just
+    assert _ctrl_c(starting) == 0, "\n".join(starting.lines)
+    assert starting.lines[-1] == "stopped" and "Traceback" not in "\n".join(starting.lines)
+
+    up = WorkerProcess("up", "--port", "0", ready="jobctrl is up")
+    up.wait_ready()
+    base = _url(up)
+    opened = [threading.Event() for _ in range(2)]
+    for event in opened:  # two tabs of the Jobs page, each with its event stream
+        threading.Thread(target=_stream, args=(base, event), daemon=True).start()
+    assert all(event.wait(10) for event in opened)
+    assert httpx.get(base + "/jobs", timeout=10).status_code == 200
+    assert _ctrl_c(up) == 0, "\n".join(up.lines)
+    after = up.lines[up.lines.index(next(x for x in up.lines if "jobctrl is up" in x)) + 1 :]
+    assert after == ["stopped"], "\n".join(up.lines)

@@ -42,3 +42,16 @@ def test_readme_names_every_command():
             assert " ".join(usage.split()[:3]) in text, f"README does not show `{usage}`"
         elif not isinstance(command, click.Group):
             assert f"jobctrl {name}" in text, f"README does not mention `jobctrl {name}`"
+
+
+def test_init_help_and_readme_name_the_same_next_step(tmp_path, monkeypatch):
+    """Issue 30: `init` and `--help` said `jobctrl worker` while the README said `up`."""
+    monkeypatch.setenv("JOBCTRL_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("JOBCTRL_DATABASE_URL", raising=False)
+    runner = CliRunner()
+    said = runner.invoke(main, ["init"])
+    assert said.exit_code == 0, said.output
+    assert said.output.splitlines()[-1].endswith("then `jobctrl up`")
+    assert "then `jobctrl up`" in " ".join(runner.invoke(main, ["--help"]).output.split())
+    assert "jobctrl up" in README.read_text().split("\n## ", 2)[1], "in the README's start"
+    assert "jobctrl worker" not in said.output + runner.invoke(main, ["--help"]).output

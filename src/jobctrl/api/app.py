@@ -4,6 +4,7 @@ status comes from the one table in ``domain.errors``."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from fastapi import FastAPI, Request
@@ -110,6 +111,9 @@ def create_app(
         return error_response(INTERNAL_ERROR, f"unexpected internal error{details}")
 
     app.state.keepalive_seconds = keepalive_seconds  # the event stream's (api/events.py)
+    # Set by serve_app when the process stops: open event streams end themselves, rather
+    # than being cancelled by uvicorn's shutdown with a traceback each (issue 30).
+    app.state.stopping = asyncio.Event()
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     # Every route is on a module-level router whose tenant dependency is the router's
     # (api/deps.py). /v1/apply/loop comes before any /v1/apply/{job}.

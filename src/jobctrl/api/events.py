@@ -11,6 +11,7 @@ Only identifiers travel: sequence, event id, type, job id, time (and a discovery
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator
 
@@ -83,12 +84,14 @@ async def stream(
 ) -> AsyncIterator[ServerSentEvent]:
     """New job events as they are recorded; resumes after ``Last-Event-ID``."""
     keepalive_seconds: float = request.app.state.keepalive_seconds
+    stopping: asyncio.Event = request.app.state.stopping
     cursor = _start(last_event_id, after)
     if cursor is None:
         cursor = await to_thread.run_sync(activity.latest_event_seq, home)
     yield ServerSentEvent(comment=f"from {cursor}", retry=1000)
     quiet_since = time.monotonic()
-    while True:  # ends when the client goes: the response cancels this generator
+    # Ends when the client goes (the response cancels this generator) or the server stops.
+    while not stopping.is_set():
         events = await to_thread.run_sync(_after, home, cursor)
         for event in events:
             cursor = event.seq
@@ -99,4 +102,5 @@ async def stream(
             yield ServerSentEvent(comment="ping")
             quiet_since = time.monotonic()
         if len(events) < BATCH:
-            await asyncio.sleep(POLL_SECONDS)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stopping.wait(), POLL_SECONDS)

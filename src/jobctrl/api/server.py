@@ -67,8 +67,9 @@ async def serve_app(
     """Serve the app on ``sock`` until ``stop`` is set; ``public``: the URLs a reverse proxy
     serves it as (``JOBCTRL_PUBLIC_URL``)."""
     host, port = sock.getsockname()[:2]
+    app = create_app(home, port=port, host=host, public=public)
     config = uvicorn.Config(
-        create_app(home, port=port, host=host, public=public),
+        app,
         log_level="warning",
         access_log=False,
         lifespan="off",
@@ -89,6 +90,7 @@ async def serve_app(
         on_ready(url_for(sock))
     waiter = asyncio.create_task(stop.wait())
     await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    app.state.stopping.set()  # event streams end first: a clean shutdown
     server.should_exit = True
     waiter.cancel()
     await task

@@ -193,7 +193,7 @@ async def _wait(
                 s,
                 wait_timeout,
                 still_running=f"job {job_id} is still being prepared after "
-                f"{wait_timeout:.0f} s; is a worker running? (`jobctrl worker`)",
+                f"{wait_timeout:.0f} s; is a worker running? (`jobctrl up`)",
             )
             for job_id, s in zip(job_ids, started, strict=True)
         )

@@ -138,6 +138,6 @@ async def ensure_worker_polls(client: Client, what: str, patience: float = 5.0) 
     if not await worker_polling(client, patience=patience):
         raise JobctrlError(
             f"{what} is queued, but no worker serves task queue {default_task_queue()!r}: "
-            "start one with `jobctrl worker`",
+            "start one with `jobctrl up`",
             code=NO_WORKER,
         )

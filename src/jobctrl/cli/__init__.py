@@ -178,6 +178,10 @@ COMMANDS: dict[str, LazyCommand] = {
 }
 
 
+# Long-running commands a person ends with Ctrl-C: "stopped", exit 0, whenever it comes.
+STOPPED_BY_CTRL_C = frozenset({"up", "worker"})
+
+
 def _attribute(module: str, attribute: str) -> Any:
     return getattr(importlib.import_module(f"jobctrl.cli.{module}"), attribute)
 
@@ -223,7 +227,14 @@ class LazyGroup(click.Group):
         return self._loaded.get(name)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        return self._load(cmd_name)
+        try:
+            return self._load(cmd_name)
+        except KeyboardInterrupt:
+            if cmd_name not in STOPPED_BY_CTRL_C:
+                raise
+            # Ctrl-C while `up` still imports: the same end as once it runs (issue 30)
+            click.echo("stopped")
+            sys.exit(0)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self._loaded, *self.lazy})
@@ -251,8 +262,9 @@ class LazyGroup(click.Group):
 def main() -> None:
     """jobctrl: discover, read, score and prepare job applications, durably.
 
-    Files live in JOBCTRL_HOME (default: the platform's user data dir). Run
-    `jobctrl init`, then `jobctrl worker` in one terminal and `jobctrl add URL` in another.
+    Files live in JOBCTRL_HOME (default: the platform's user data dir). Start with
+    `jobctrl init`, then `jobctrl up` (the worker and the web app, until Ctrl-C) in one
+    terminal and `jobctrl add URL` in another. Just looking? `make demo`.
     """
 
 

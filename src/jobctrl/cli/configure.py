@@ -30,7 +30,10 @@ def init(as_json: bool) -> None:
     verb = "wrote" if result.config_created else "kept existing"
     click.echo(f"{verb} {result.config}")
     click.echo(f"database ready at {result.database}")
-    click.echo("next: edit your profile in config.yaml, then run `jobctrl worker`")
+    click.echo(
+        "next: `jobctrl profile import my-resume.pdf` (or edit the profile in config.yaml),"
+        " then `jobctrl up`"
+    )
 
 
 @click.group()

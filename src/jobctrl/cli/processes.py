@@ -12,19 +12,16 @@ each command imports it when it runs rather than every `jobctrl` invocation.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
-from typing import TYPE_CHECKING
 
 import click
 
 from jobctrl.cli.base import handle_errors, home
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.tenants import LOCAL
-
-if TYPE_CHECKING:
-    from jobctrl.api.security import PublicOrigin
 
 
 def _server_lost(exc: JobctrlError) -> None:
@@ -37,12 +34,31 @@ def _server_lost(exc: JobctrlError) -> None:
 
 
 def _run_worker_cmd(
-    app: tuple[str, int] | None = None, public: tuple[PublicOrigin, ...] = ()
+    app: tuple[str, int] | None = None, public_url: str | None = None, host: str = ""
 ) -> None:
+    """Run until Ctrl-C or SIGTERM. Ctrl-C ends it the same way at any moment, also while
+    it imports or starts: one "stopped" line, exit 0 (issue 30). Once started, the
+    worker's own handlers turn Ctrl-C into its stop event; before, it arrives as
+    KeyboardInterrupt, after asyncio.run has cancelled (and so cleaned up) what started."""
+    with contextlib.suppress(KeyboardInterrupt):
+        _serve_until_stopped(app, public_url, host)
+    click.echo("stopped")
+
+
+def _serve_until_stopped(app: tuple[str, int] | None, public_url: str | None, host: str) -> None:
     # Heavy imports (see the module docstring): only these commands need them.
+    from jobctrl.api.security import public_origins
     from jobctrl.api.server import bind, serve_app
     from jobctrl.app.worker import run_worker
 
+    public = public_origins(public_url) if app else ()  # a bad URL: one line, nothing started
+    if app is not None and host not in ("127.0.0.1", "::1", "localhost"):
+        click.echo(
+            f"warning: listening on {host}, not loopback: whoever reaches it can read and"
+            " change everything (the page check stops other web pages, not other programs);"
+            " allow only your proxy to reach it, see docs/DEPLOY.md",
+            err=True,
+        )
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
     here = home()
     alongside = None
@@ -68,7 +84,6 @@ def _run_worker_cmd(
     asyncio.run(
         run_worker(deployment, on_ready=ready, alongside=alongside, on_server_lost=_server_lost)
     )
-    click.echo("stopped")
 
 
 @click.command()
@@ -97,18 +112,10 @@ def worker() -> None:
 )
 @handle_errors
 def up(port: int, host: str, public_url: str | None) -> None:
-    """Run the worker, its Temporal server and the web app; prints the app's URL."""
-    from jobctrl.api.security import public_origins  # the web stack loads for `up` only
+    """Run the worker, its Temporal server and the web app; prints the app's URL.
 
-    public = public_origins(public_url)  # a bad URL is one line before anything starts
-    if host not in ("127.0.0.1", "::1", "localhost"):
-        click.echo(
-            f"warning: listening on {host}, not loopback: whoever reaches it can read and"
-            " change everything (the page check stops other web pages, not other programs);"
-            " allow only your proxy to reach it, see docs/DEPLOY.md",
-            err=True,
-        )
-    _run_worker_cmd(app=(host, port), public=public)
+    This is what to run after `jobctrl init`; Ctrl-C stops it ("stopped", exit 0)."""
+    _run_worker_cmd(app=(host, port), public_url=public_url, host=host)
 
 
 @click.command("demo-boards")

@@ -272,7 +272,7 @@ async def connect(home: Home, timeout: float = 5.0) -> Client:
     address, origin = configured_address(home)
     if address is None:
         raise UnavailableError(
-            "no Temporal server is running for this home: start one with `jobctrl worker` "
+            "no Temporal server is running for this home: start one with `jobctrl up` "
             "(or set JOBCTRL_TEMPORAL_ADDRESS)"
         )
     options = server_options()
@@ -313,7 +313,7 @@ async def _connect(
     )
     unavailable = UnavailableError(
         f"the Temporal server at {address} (from {origin}) does not answer: "
-        f"start one with `jobctrl worker` (or fix JOBCTRL_TEMPORAL_ADDRESS){hint}"
+        f"start one with `jobctrl up` (or fix JOBCTRL_TEMPORAL_ADDRESS){hint}"
     )
     # A worker that runs the embedded server restarts it within moments if it died: while
     # the record's owner is alive, the server is given that long to come back.

@@ -524,7 +524,7 @@ async def wait_for_result(
             if loop.time() - lost_since > SERVER_GRACE_SECONDS or loop.time() > deadline:
                 raise UnavailableError(
                     "the Temporal server stopped answering while waiting; the work is "
-                    "saved and goes on when a worker runs (`jobctrl worker`)"
+                    "saved and goes on when a worker runs (`jobctrl up`)"
                 ) from None
             await asyncio.sleep(0.5)
             if await _answers(handle):
