@@ -1,11 +1,14 @@
 """Input a person types is checked at the door (issue 30): `add` refuses what is not an
 http(s) URL with a host before anything is stored (the CLI and `POST /v1/jobs`, never an
-internal error), and a job reference too short or shared by several jobs names the jobs
-it could mean instead of saying there is none."""
+internal error), a job reference too short or shared by several jobs names the jobs it
+could mean instead of saying there is none, a title is shown without control characters,
+and a profile is imported only from a regular file."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 from collections.abc import AsyncIterator
 
 import httpx
@@ -115,3 +118,22 @@ async def test_a_stored_title_with_controls_is_shown_without_them(home, store, a
         page = (await api.get(path)).text
         assert "Backend Engineer gnp.exe" in page, path
         assert not any(ch in page for ch in "\x00\u202e\u202c\u2066"), path
+
+
+def test_profile_import_reads_only_a_regular_file_of_bounded_size(home, tmp_path):
+    """`profile import /dev/zero` read without end and a FIFO blocked (issue 30): a
+    device or a pipe is refused by its type before it is opened."""
+    config = home.config_path.read_text()
+    fifo = tmp_path / "resume.txt"
+    os.mkfifo(fifo)
+    for path, said in [
+        ("/dev/zero", "a device or a pipe"),
+        (str(fifo), "a device or a pipe"),
+    ]:
+        started = time.monotonic()
+        assert said in _refused(run_cli("profile", "import", path, timeout=20)), path
+        assert time.monotonic() - started < 10, f"{path} was read, not refused"
+    big = tmp_path / "big.md"
+    big.write_bytes(b"# A\n" + b"x" * 2_000_001)
+    assert "larger than 2 MB" in _refused(run_cli("profile", "import", str(big)))
+    assert home.config_path.read_text() == config, "nothing was written"

@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from jobctrl.domain.profile import Profile
 from jobctrl.profile_import.documents import extract_document
 from jobctrl.profile_import.errors import ProfileImportError, first_problem
+from jobctrl.profile_import.files import check_resume_file, read_resume_text
 from jobctrl.profile_import.json_resume import profile_from_json_resume
 from jobctrl.profile_import.rendercv import profile_from_rendercv
 from jobctrl.profile_import.structured import detect_format, profile_from_structured
@@ -73,20 +74,13 @@ def read_profile_file(path: Path) -> ParsedProfile:
     suffix = path.suffix.lower()
     binary = suffix in {".pdf", ".docx"}
     limit = MAX_DOCUMENT_BYTES if binary else MAX_PROFILE_BYTES
-    if path.is_file() and path.stat().st_size > limit:
-        raise ProfileImportError(
-            f"{path}: larger than {limit // 1_000_000} MB; a resume file is "
-            "a resume, not a database"
-        )
+    check_resume_file(path, limit)  # a device, a pipe, a folder or too large: refused
     try:
         if suffix in DOCUMENT_SUFFIXES:
-            kind, extracted = extract_document(path)
+            kind, extracted = extract_document(path, limit)
             parsed = parse_resume(extracted)
             return ParsedProfile(kind, parsed.profile, parsed.unplaced, parsed.text)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise ProfileImportError(f"{path}: not UTF-8 text") from None
+        text = read_resume_text(path, limit)
         kind, profile = profile_from_structured(path, text)
         return ParsedProfile(kind, profile)
     except ValidationError as exc:
