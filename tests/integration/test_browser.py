@@ -147,6 +147,7 @@ async def test_runs_spend_and_settings_pages_work(home, worker, fast_settings, s
             await form.locator("input").fill("500")
             await form.get_by_role("button", name="Save").click()
             await expect(form.locator("output")).to_have_text(re.compile("0 to 100"))
+            await page.get_by_text("Advanced", exact=True).click()  # operator settings
             hosts = page.locator("form[data-setting='fetch.allow_hosts']")
             await hosts.locator("input").fill("intranet.local, 127.0.0.1")
             await hosts.get_by_role("button", name="Save").click()

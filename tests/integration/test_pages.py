@@ -164,4 +164,26 @@ async def test_settings_show_each_value_with_its_editor(pages, home, settings):
     assert 'data-setting="min_fit_score" data-kind="int"' in page
     assert 'data-setting="budget.strict" data-kind="bool"' in page
     assert 'value="score=200000"' in page and 'value="127.0.0.1, intranet.local"' in page
-    assert "Model lanes" in page and "No sources configured." in page
+    assert "AI models" in page and "No sources configured." in page
+
+
+async def test_settings_put_a_job_seekers_settings_first_and_the_rest_under_advanced(pages):
+    """Issue 30: the page listed 36 operator keys alphabetically."""
+    page = (await pages.get("/settings")).text
+    advanced = page.index('<details class="advanced"')
+    for words in (
+        "Your search",
+        "Minimum fit score",
+        "Daily spending limit",
+        "Roles you look for",
+        "Places",
+        "Your email account",
+        "Mail server",
+        "AI models",
+        "Tailoring your resume",
+    ):
+        assert -1 < page.index(words) < advanced, words
+    assert page.index('data-setting="smtp.host"') < advanced
+    for key in ("fetch.allow_hosts", "retry.max_attempts", "pipeline_internal_concurrency"):
+        assert page.index(f'data-setting="{key}"') > advanced, key
+    assert "<summary>Advanced</summary>" in page and '<details class="advanced" open' not in page

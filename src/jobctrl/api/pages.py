@@ -31,6 +31,7 @@ from jobctrl.app import (
     staleness,
     truth,
 )
+from jobctrl.app import settings_page as settings_view
 from jobctrl.app.models import dump
 from jobctrl.app.queries import MaterialView
 from jobctrl.domain.discovery import RunStatus
@@ -100,14 +101,6 @@ def _viewer_rank(material: MaterialView) -> tuple[bool, bool, int]:
         approval == MaterialState.APPROVED,
         material.generation,
     )
-
-
-def _setting_kind(default: Any) -> str:
-    """How the settings form edits a value and which JSON type app.js sends back."""
-    for kind, types in (("bool", bool), ("int", int), ("number", float), ("list", list)):
-        if isinstance(default, types):
-            return kind
-    return "map" if isinstance(default, dict) else "text"
 
 
 router = tenant_router(include_in_schema=False)
@@ -244,15 +237,11 @@ def spend_page(home: TenantHome) -> HTMLResponse:
 
 @router.get("/settings", response_class=HTMLResponse, include_in_schema=False)
 def settings_page(home: TenantHome) -> HTMLResponse:
-    rows = [
-        {**dump(item), "kind": _setting_kind(item.default)}
-        for item in configuration.settings_catalogue(home)
-    ]
+    """A job seeker's settings first, in plain words; the operator's under "Advanced"."""
     return _render(
         "settings.html",
         nav="settings",
-        settings=rows,
+        page=dump(settings_view.settings_page(home)),
         sources=dump(configuration.list_sources(home)),
-        lanes=dump(configuration.list_lanes(home)),
         answers=dump(answers.answer_rows(home)),
     )
