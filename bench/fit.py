@@ -45,6 +45,7 @@ from tests.fixtures.fit.corpus import (  # noqa: E402
     Figures,
     Scored,
     figures,
+    load_labels,
     per_profile,
     score_all,
 )
@@ -119,14 +120,21 @@ def main() -> None:
     parser.add_argument(
         "--model", action="store_true", help="also the model scorer against a careless fake"
     )
+    parser.add_argument(
+        "--first-review",
+        action="store_true",
+        help="score against the first review's labels (before the second, blind review)",
+    )
     args = parser.parse_args()
-    score_all(offline)  # warm-up: imports, regexes, caches
+    labels = load_labels(first_review=args.first_review)
+    score_all(offline, labels)  # warm-up: imports, regexes, caches
     seconds: list[float] = []
     scored: list[Scored] = []
     for _ in range(max(1, args.rounds)):
-        scored = score_all(offline)
+        scored = score_all(offline, labels)
         seconds += [row.seconds for row in scored]
-    print(f"offline scorer, {len(scored)} labelled pairs, today={TODAY}")
+    review = "first review's" if args.first_review else "second review's"
+    print(f"offline scorer, {len(scored)} labelled pairs ({review} labels), today={TODAY}")
     result: dict[str, object] = {"scorer": "offline", **report(scored, seconds)}
     if args.model:
         # Imported here: the offline figures also run on commits older than the model checks.

@@ -18,9 +18,13 @@ from tests.fixtures.fit.corpus import Label, figures, load_labels
 PER_LABEL = 1  # pairs of each label per profile: 18 in all
 
 # ---- Ceilings: lower them as the model-side checks improve (never raise them). ----------
-MAX_NO_PAIRS_VERDICTED_STRONG_FIT = 6  # of the sample's 6 `no` pairs
-MAX_STRONG_PAIRS_BELOW_MIN_FIT_SCORE = 0  # of its 6 `strong` pairs
-MAX_REQUIREMENTS_MET_ON_EVIDENCE_NOT_IN_THE_PROFILE = 144  # of 144 claimed
+# The model's claimed evidence is checked against the profile (supported_by_profile): a
+# careless model that quotes the posting as evidence earns nothing on it, so its strong
+# pairs score low too (before that check: 6 of 6 `no` pairs Strong fit, 144 of 144 claims
+# met on evidence not in the profile).
+MAX_NO_PAIRS_VERDICTED_STRONG_FIT = 0  # of the sample's 6 `no` pairs
+MAX_MEAN_SCORE = 10  # of a model that proves nothing
+MAX_REQUIREMENTS_MET_ON_EVIDENCE_NOT_IN_THE_PROFILE = 2  # paraphrases of a profile line
 # -------------------------------------------------------------------------------------------
 
 
@@ -41,5 +45,5 @@ def test_a_careless_models_claims_are_held_to_the_ceilings() -> None:
     found = figures(run.scored)
     assert len(run.scored) == len(labels)
     assert len(found.no_strong_fit) <= MAX_NO_PAIRS_VERDICTED_STRONG_FIT, found.no_strong_fit
-    assert len(found.strong_below_min) <= MAX_STRONG_PAIRS_BELOW_MIN_FIT_SCORE
+    assert sum(row.score for row in run.scored) / len(run.scored) <= MAX_MEAN_SCORE
     assert run.unsupported_met <= MAX_REQUIREMENTS_MET_ON_EVIDENCE_NOT_IN_THE_PROFILE

@@ -27,9 +27,11 @@ from tests.fixtures.fit.corpus import (
 )
 
 # ---- Floors: raise them as the scorer improves (never lower them to let a change in). ----
-PAIRWISE_ACCURACY_FLOOR = 0.75  # overall, over 1,556 comparable pairs (0.755 at 8357a63)
-MAX_NO_PAIRS_VERDICTED_STRONG_FIT = 0  # of 127 `no` pairs
-MAX_STRONG_PAIRS_BELOW_MIN_FIT_SCORE = 17  # of 24 `strong` pairs
+# Second review's labels (labels.yaml); 0.755 and 17 of 24 under the first review's at
+# 8357a63, 0.864 and 12 of 24 under them now (bench/fit.py --first-review).
+PAIRWISE_ACCURACY_FLOOR = 0.86  # overall, over 1,464 comparable pairs (0.866)
+MAX_NO_PAIRS_VERDICTED_STRONG_FIT = 0  # of 128 `no` pairs
+MAX_STRONG_PAIRS_BELOW_MIN_FIT_SCORE = 1  # of 10 `strong` pairs
 # -------------------------------------------------------------------------------------------
 
 
@@ -49,7 +51,9 @@ def test_the_corpus_has_enough_real_profiles_postings_and_labels_of_each_class()
     assert len(labels) >= 150
     classes = Counter(label.label for label in labels)
     assert set(classes) == {"strong", "maybe", "no"}
-    assert min(classes.values()) >= 20, classes
+    # The second, blind review left 10 strong pairs (14 of the first 24 lacked a must-have).
+    assert min(classes.values()) >= 10, classes
+    assert all(lb.first in (None, "strong", "maybe", "no") for lb in labels)
     assert {label.factor for label in labels} <= {"level", "family", "must-have", "skills"}
     assert all(label.reason for label in labels)
     pairs = [(label.profile, label.posting) for label in labels]

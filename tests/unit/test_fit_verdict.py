@@ -87,8 +87,8 @@ def test_a_high_min_fit_score_still_never_makes_an_unmet_must_have_strong() -> N
 
 def test_a_model_score_is_at_most_what_its_report_supports() -> None:
     settled = settle(_model_report(), FitRules(), from_model=True)
-    # 2 of 5 weighted points met (must x2 met, must x2 unmet, nice x1 unmet) = 40, capped 49.
-    assert settled.score == 40
+    # 3 of 7 weighted points met (must x3 met, must x3 unmet, nice x1 unmet) = 43, capped 49.
+    assert settled.score == 43
     assert settled.verdict == (
         "Partial fit: missing must-have: experience managing engineers, including hiring"
     )
@@ -117,7 +117,7 @@ def test_all_must_haves_met_keeps_a_strong_verdict_and_counts_them() -> None:
     settled = settle(
         _model_report(requirements=fits, verdict="Weak fit"), FitRules(), from_model=True
     )
-    assert (settled.score, settled.verdict) == (80, "Strong fit")
+    assert (settled.score, settled.verdict) == (86, "Strong fit")  # 6 of 7 points
     assert settled.fit_summary == "meets 2/2 must-haves"
 
 
@@ -128,8 +128,8 @@ def test_a_soft_must_have_never_caps_the_score() -> None:
         RequirementFit(requirement="Strong communication skills.", matched=False, soft=True),
     ]
     settled = settle(_model_report(requirements=fits), FitRules(), from_model=True)
-    # It weighs like a nice-to-have (once, a hard must-have twice): 4 of 5 points.
-    assert settled.score == 80 and settled.verdict == "Strong fit"
+    # It weighs like a nice-to-have (once, a hard must-have three times): 6 of 7 points.
+    assert settled.score == 86 and settled.verdict == "Strong fit"
 
 
 def test_settling_twice_with_the_same_rules_changes_nothing() -> None:
@@ -148,8 +148,10 @@ def test_requirement_labels_drop_lead_ins_and_keep_acronyms() -> None:
 
 
 def test_a_model_report_gets_the_level_and_family_weighed_by_code() -> None:
+    quoted = Evidence(source="experience", text=DEMO.experience[0].bullets[0])
     fits = [
-        RequirementFit(requirement=f"Experience with tool {i}.", matched=True) for i in range(4)
+        RequirementFit(requirement=f"Experience with tool {i}.", matched=True, evidence=[quoted])
+        for i in range(4)
     ]
     careless = _model_report(requirements=fits, score=95)  # "Strong fit" whatever the level
     settled = settle_model_report(

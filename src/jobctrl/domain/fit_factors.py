@@ -22,15 +22,13 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from jobctrl.domain.job_family import FAMILY_LABELS, NEIGHBOURS, family_of
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import FitFactor
 
 __all__ = [
-    "FAMILY_LABELS",
     "LEVEL_NAMES",
     "MANAGEMENT_EVIDENCE",
-    "families_counting_for",
-    "family_of",
     "fit_factors",
     "has_managed",
     "level_of_title",
@@ -174,129 +172,6 @@ def _latest_role_title(profile: Profile, today: date) -> str:
     return max(dated)[2] if dated else ""
 
 
-# -- job family ------------------------------------------------------------------------------
-
-FAMILY_LABELS = {
-    "engineering": "engineering",
-    "data": "data",
-    "ml": "ML/research",
-    "product": "product/program management",
-    "design": "design",
-    "management": "engineering management",
-    "sales": "sales",
-    "marketing": "marketing",
-    "support": "support",
-    "operations": "operations/people",
-    "legal": "legal",
-    "finance": "finance",
-    "healthcare": "healthcare",
-}
-
-# Most specific first, so "Engineering Manager" is management and "Data Engineer" data.
-_FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (family, re.compile(pattern, re.IGNORECASE))
-    for family, pattern in (
-        (
-            "healthcare",
-            r"\bnurse\b|\brn\b|\bphysician|\bclinical\b|\bclinician|\btherapist|"
-            r"\bpharmac|\bmedical (?:doctor|assistant)|\bcaregiver",
-        ),
-        ("legal", r"\bcounsel\b|\blawyer|\battorney|\bparalegal|\blegal\b|\bcompliance officer"),
-        (
-            "management",
-            r"(?:engineering|software|technical|tech|platform|infrastructure)"
-            r" (?:team )?(?:manager|director|lead(?:er)? of people)|"
-            r"\bteam lead(?:er)?\b(?!.*engineer)|\bmanag(?:ing|ed|e) (?:a team|teams|engineers|"
-            r"people|developers|managers)|\bpeople manag|\bdirect reports|"
-            r"(?:director|head|vp|vice president),? "
-            r"(?:of )?(?:software |platform )?engineering|\bcto\b|\bmanager,? (?:software|"
-            r"engineering)|\bchief technology",
-        ),
-        (
-            "ml",
-            r"machine learning|\bml\b|\bai\b|\bnlp\b|deep learning|computer vision|"
-            r"research (?:scientist|engineer)|\bapplied scientist|\bresearch\b.*\bscientist|"
-            r"\bscientist\b(?!.*data)|\bgenai\b|\bllm",
-        ),
-        (
-            "data",
-            r"\bdata\b|\banalytics\b|\bbusiness intelligence\b|\bbi\b|\bstatistician|"
-            r"\banalyst\b(?!.*(?:financial|security))",
-        ),
-        (
-            "product",
-            r"product (?:manager|owner|lead|director|management)|\bprogram manag|\bprogramme "
-            r"manag|\bproject manag|\btpm\b|\bscrum master|\bchief of staff",
-        ),
-        ("design", r"design(?:er)?\b|\bux\b|\bui\b|user research"),
-        (
-            "sales",
-            r"\bsales\b|account (?:executive|development|manager)|business development|"
-            r"\bsdr\b|\bbdr\b|\badr\b|pre-?sales|solutions? consultant",
-        ),
-        (
-            "marketing",
-            r"marketing|\bseo\b|\bcontent (?:writer|strateg|market)|\bbrand\b|"
-            r"communications",
-        ),
-        ("support", r"support|customer success|customer service|help ?desk|success manager"),
-        (
-            "finance",
-            r"\baccount(?:ant|ing)\b|\bfinanc|\bcontroller\b|\bfp&a\b|\bauditor|\btreasury|"
-            r"\bbookkeep|\bcredit analyst",
-        ),
-        (
-            "operations",
-            r"\boperations\b|\bpeople\b|\bhr\b|human resources|\brecruit|\btalent\b|"
-            r"\blearning\b|\boffice manager|\bcorporate development|\bpartnerships?\b",
-        ),
-        (
-            "engineering",
-            r"engineer|developer|programmer|\bsre\b|devops|\bswe\b|software|architect|"
-            r"\bcoder\b|full[\s-]?stack|back[\s-]?end|front[\s-]?end|\bqa\b|\btester\b",
-        ),
-    )
-)
-
-# Families close enough that moving between them is a stretch, not a different career.
-_NEIGHBOURS = frozenset(
-    frozenset(pair)
-    for pair in (
-        ("engineering", "data"),
-        ("engineering", "ml"),
-        ("data", "ml"),
-        ("engineering", "management"),
-        ("product", "design"),
-        ("product", "management"),
-        ("sales", "marketing"),
-        ("sales", "support"),
-        ("support", "operations"),
-        ("operations", "product"),
-    )
-)
-
-
-# Whose years count for "N years of <family> work": engineering years include the technical
-# neighbours' (an engineering manager, a data engineer writes software too).
-_COUNTS_FOR = {
-    "engineering": frozenset({"engineering", "management", "data", "ml"}),
-    "data": frozenset({"data", "ml"}),
-}
-
-
-def families_counting_for(family: str) -> frozenset[str]:
-    """The role families whose years meet a requirement of years of ``family`` work."""
-    return _COUNTS_FOR.get(family, frozenset({family}))
-
-
-def family_of(title: str) -> str | None:
-    """The job family a title names, or None when it names none."""
-    for family, pattern in _FAMILIES:
-        if pattern.search(title):
-            return family
-    return None
-
-
 # What shows a person managed people: a team managed, reports, hiring, reviews, a team grown
 # (mentoring, leading a redesign or working with managers is not it).
 MANAGEMENT_EVIDENCE = re.compile(
@@ -322,7 +197,8 @@ def has_managed(profile: Profile) -> bool:
 # Points off for a posting this many levels above the person (4 stands for 4 or more),
 # and below (from 2 on): two levels away is never a Strong fit, four above never a Good one.
 _ABOVE_POINTS = {1: 8, 2: 30, 3: 45, 4: 60}
-_BELOW_POINTS = {2: 30, 3: 40}
+_BELOW_POINTS = {2: 30, 3: 40, 4: 55}
+_FAR_SHORT = 0.6  # under this share of the years a posting asks is far short of them
 
 
 def _level_factor(title: str, description: str, profile: Profile, today: date) -> FitFactor:
@@ -337,17 +213,36 @@ def _level_factor(title: str, description: str, profile: Profile, today: date) -
     mine = titled if titled is not None else level_of_years(years)
     if titled is not None and titled <= 3 and years >= 5:
         mine = max(mine, 3)  # five years in, a plain or junior title is still senior work
+    managed = latest and family_of(latest) == "management"
+    if managed and family_of(title) not in ("management", None) and mine >= 4:
+        # A manager's rung is one above the individual work it leads: an engineering
+        # manager moving to individual work is a senior or staff one, not a principal.
+        mine -= 1
     asked_years = _years_asked(description)
     posting = level_of_title(title)
+    from_years = posting is None
     if posting is None:
         posting = level_of_years(asked_years) if asked_years is not None else None
     if posting is None:
         return FitFactor(kind="level", matched=True, note="")
     gap = posting - mine
+    if from_years and gap < 0 and posting >= _MID:
+        # "5+ years" is a floor, not a ceiling: more years than asked is no gap (a posting
+        # asking one year is still a junior one).
+        return FitFactor(kind="level", matched=True, note="level matches")
     you = f"you have {years:.0f} year{'s' if round(years) != 1 else ''}"
     name = LEVEL_NAMES[posting]
     if family_of(title) == "management" and posting in (4, 5):
         name = "senior manager" if posting == 5 else "manager"
+    if asked_years is not None and years < _FAR_SHORT * asked_years and gap < 2:
+        # Far fewer years than the posting asks ("8+ years"; you have 4) is two levels'
+        # distance whatever the title says.
+        return FitFactor(
+            kind="level",
+            matched=False,
+            note=f"posting asks {asked_years}+ years; {you}",
+            points=_ABOVE_POINTS[2],
+        )
     if gap in (0, -1):
         return FitFactor(kind="level", matched=True, note="level matches")
     if gap > 0:
@@ -359,7 +254,7 @@ def _level_factor(title: str, description: str, profile: Profile, today: date) -
             note=f"posting is {name}, {above} above you; {you}",
             points=points,
         )
-    points = _BELOW_POINTS[min(-gap, 3)]
+    points = _BELOW_POINTS[min(-gap, 4)]
     return FitFactor(kind="level", matched=False, note=f"posting is {name}; {you}", points=points)
 
 
@@ -374,7 +269,7 @@ def _family_factor(title: str, profile: Profile, score: int) -> FitFactor:
     yours = FAMILY_LABELS[roles[0]]
     # Managing people is its own career: a neighbour only for someone who has managed.
     neighbour = posting != "management" or has_managed(profile)
-    if neighbour and any(frozenset((posting, r)) in _NEIGHBOURS for r in roles):
+    if neighbour and any(frozenset((posting, r)) in NEIGHBOURS for r in roles):
         return FitFactor(
             kind="family",
             matched=False,

@@ -3,9 +3,11 @@
 Every scorer (the offline one and a model) hands in a ``ScoreReport``; ``settle`` decides
 its verdict and one-line reason (``fit_summary``) from the requirements and the factors
 (level, family) alone, so a scorer's own overall verdict is never trusted over its report:
-- a model's score is at most the share its own requirements support (must x2, nice x1):
-  its overall judgment may lower a score, never raise it; its factors are dropped (code
-  computes those);
+- a model's requirement "met" on evidence the profile does not contain is unmet
+  (``supported_by_profile``);
+- a model's score is at most the share its own requirements support (hard must x3, soft
+  and nice x1): its overall judgment may lower a score, never raise it; its factors are
+  dropped (code computes those);
 - while a hard must-have is unmet the score stays below ``min_fit_score`` and the verdict
   is never "Strong fit", unless the person turned ``fit.unmet_must_have_caps_score`` off;
   either way the verdict names the unmet must-have;
@@ -21,9 +23,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from jobctrl.domain.facts import profile_facts
 from jobctrl.domain.fit_factors import fit_factors
 from jobctrl.domain.profile import Profile
-from jobctrl.domain.scoring import FitFactor, RequirementFit, ScoreReport
+from jobctrl.domain.scoring import Evidence, FitFactor, RequirementFit, ScoreReport
+from jobctrl.domain.vocabulary import significant_words
 
 __all__ = [
     "FitRules",
@@ -35,6 +39,7 @@ __all__ = [
     "score_from_requirements",
     "settle",
     "settle_model_report",
+    "supported_by_profile",
     "unmet_must_haves",
     "verdict_for",
 ]
@@ -71,8 +76,9 @@ def verdict_for(score: int) -> str:
 
 
 def requirement_weight(fit: RequirementFit) -> int:
-    """A hard must-have counts twice; a soft one and a nice-to-have once."""
-    return 2 if fit.kind == "must" and not fit.soft else 1
+    """A hard must-have counts three times; a soft one and a nice-to-have once, so a soft
+    requirement never outweighs a hard one."""
+    return 3 if fit.kind == "must" and not fit.soft else 1
 
 
 def score_from_requirements(requirements: list[RequirementFit]) -> int:
@@ -122,7 +128,7 @@ def fit_summary(report: ScoreReport) -> str:
 
 
 def _fit_summary(report: ScoreReport, unmet: list[RequirementFit]) -> str:
-    musts = [r for r in report.requirements if r.kind == "must"]
+    musts = [r for r in report.requirements if r.kind == "must" and not r.soft]
     if not report.requirements:
         parts = ["no requirement list to check"]
     elif unmet:
@@ -175,6 +181,65 @@ def settle(
     )
 
 
+# -- a model's evidence, checked against the profile ------------------------------------------
+
+_PUNCT = re.compile(r"[^\w+#]+")
+_SHARED = 0.8  # of an evidence line's words one profile line must hold
+
+
+def _normal(text: str) -> str:
+    return " ".join(_PUNCT.sub(" ", text.lower()).split())
+
+
+@dataclass(frozen=True)
+class _ProfileText:
+    joined: str  # every line, normalised, one per line
+    lines: tuple[frozenset[str], ...]  # each line's significant words
+
+
+def _profile_text(profile: Profile) -> _ProfileText:
+    lines = [f.text for f in profile_facts(profile)]
+    lines += [profile.summary, *profile.skills]
+    for exp in profile.experience:
+        lines += [exp.title, exp.company, *exp.bullets]
+    for edu in profile.education:
+        lines += [edu.degree, edu.field, edu.institution]
+    lines = [line for line in lines if line.strip()]
+    return _ProfileText(
+        "\n".join(_normal(line) for line in lines),
+        tuple(frozenset(significant_words(line)) for line in lines),
+    )
+
+
+def _supported(evidence: Evidence, text: _ProfileText) -> bool:
+    quoted = _normal(evidence.text)
+    if not quoted:
+        return False
+    if quoted in text.joined:
+        return True
+    words = set(significant_words(evidence.text))  # one word ("role") is no quotation
+    return len(words) >= 2 and any(len(words & line) >= _SHARED * len(words) for line in text.lines)
+
+
+def supported_by_profile(report: ScoreReport, profile: Profile) -> ScoreReport:
+    """A model's report with every requirement it calls met on evidence the profile does
+    not contain corrected to unmet: evidence must quote the profile (or hold most of one
+    of its lines' words), never the posting or the model's own words."""
+    text = _profile_text(profile)
+    fixed = []
+    for requirement in report.requirements:
+        if requirement.matched:
+            kept = [e for e in requirement.evidence if _supported(e, text)]
+            if kept:
+                requirement = requirement.model_copy(update={"evidence": kept})
+            else:
+                requirement = requirement.model_copy(
+                    update={"matched": False, "evidence": [], "matched_terms": []}
+                )
+        fixed.append(requirement)
+    return report.model_copy(update={"requirements": fixed})
+
+
 def settle_model_report(
     report: ScoreReport,
     rules: FitRules,
@@ -184,7 +249,9 @@ def settle_model_report(
     profile: Profile,
     today: date,
 ) -> ScoreReport:
-    """A model's report settled as the Score stage settles it: held to what its own
-    requirements support, with the posting's level and family weighed by code."""
+    """A model's report settled as the Score stage settles it: its evidence checked against
+    the profile (``supported_by_profile``), held to what its own requirements support,
+    with the posting's level and family weighed by code."""
+    report = supported_by_profile(report, profile)
     factors = fit_factors(title, description, profile, today, model_share(report))
     return settle(report, rules, from_model=True, factors=factors)

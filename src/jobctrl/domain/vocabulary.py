@@ -83,6 +83,10 @@ VOCABULARY: Mapping[str, tuple[str, tuple[str, ...]]] = MappingProxyType(
         # data
         "postgresql": ("PostgreSQL", (r"postgres(?:ql)?", r"psql")),
         "mysql": ("MySQL", (r"mysql", r"mariadb")),
+        "relational databases": (
+            "relational databases",
+            (r"relational databases?", r"rdbms", r"relational data\s?stores?"),
+        ),
         "sqlite": ("SQLite", (r"sqlite",)),
         "nosql": ("NoSQL", (r"nosql",)),
         "mongodb": ("MongoDB", (r"mongo(?:db)?",)),
@@ -110,7 +114,8 @@ VOCABULARY: Mapping[str, tuple[str, tuple[str, ...]]] = MappingProxyType(
         "tableau": ("Tableau", (r"tableau",)),
         "power bi": ("Power BI", (r"power ?bi",)),
         "looker": ("Looker", (r"looker",)),
-        "excel": ("Excel", (r"(?-i:Excel)", r"spreadsheets?")),
+        # "Excel in the art of…", "excel at": the verb, not the spreadsheet.
+        "excel": ("Excel", (r"(?-i:Excel)(?! (?:in|at) )", r"spreadsheets?")),
         # infrastructure
         "docker": ("Docker", (r"docker", r"containeri[sz]\w*", r"podman")),
         "kubernetes": ("Kubernetes", (r"kubernetes", r"k8s", r"eks", r"gke", r"aks", r"openshift")),
@@ -170,7 +175,10 @@ VOCABULARY: Mapping[str, tuple[str, tuple[str, ...]]] = MappingProxyType(
         "deep learning": ("deep learning", (r"deep learning", r"neural networks?")),
         "ai": ("AI", (r"ai", r"artificial intelligence")),
         "llms": ("LLMs", (r"llms?", r"large language models?")),
-        "nlp": ("NLP", (r"nlp", r"natural language processing")),
+        "nlp": (
+            "NLP",
+            (r"nlp", r"natural language (?:processing|understanding|generation)", r"nlu"),
+        ),
         "computer vision": ("computer vision", (r"computer vision",)),
         "pytorch": ("PyTorch", (r"pytorch", r"torch")),
         "tensorflow": ("TensorFlow", (r"tensorflow", r"keras")),
@@ -234,6 +242,7 @@ VOCABULARY: Mapping[str, tuple[str, tuple[str, ...]]] = MappingProxyType(
         "payments": ("payments", (r"payments?", r"fintech", r"banking")),
         "e-commerce": ("e-commerce", (r"e-?commerce", r"online retail")),
         "logistics": ("logistics", (r"logistics", r"freight", r"supply chain", r"shipping")),
+        "english": ("English", (r"(?-i:English)",)),
         "german": ("German", (r"(?-i:German)",)),
         "french": ("French", (r"(?-i:French)",)),
         "spanish": ("Spanish", (r"(?-i:Spanish)",)),

@@ -38,15 +38,14 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from jobctrl.domain.fit_factors import (
+from jobctrl.domain.fit_factors import MANAGEMENT_EVIDENCE, fit_factors, profile_years
+from jobctrl.domain.fit_verdict import FitRules, requirement_weight, settle, verdict_for
+from jobctrl.domain.job_family import (
     FAMILY_LABELS,
-    MANAGEMENT_EVIDENCE,
     families_counting_for,
     family_of,
-    fit_factors,
-    profile_years,
+    neighbouring,
 )
-from jobctrl.domain.fit_verdict import FitRules, requirement_weight, settle, verdict_for
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import Evidence, RequirementFit, ScoreReport
 from jobctrl.domain.vocabulary import (
@@ -87,7 +86,16 @@ _MUST_HEADING = re.compile(
     r"requirement|qualifications?|what you(?:'|’)?ll bring|what you bring|must[\s-]haves?|"
     r"you have|you bring|about you|skills|who you are|looking for|you should have|"
     r"you(?:'|’)?ll need|you will need|what you need|your profile|your background|"
-    r"your experience|^experience|competenc|what we expect|essential|expertise",
+    r"your experience|^experience|competenc|what we expect|essential|expertise|"
+    r"look(?:ing)? for|ideal candidate|we(?:'|’)?re seeking|you might be|you(?:'|’)?re a fit|"
+    r"what it takes|to succeed|to thrive",
+    re.IGNORECASE,
+)
+# What the person will do: signals of level and family, never requirements.
+_DUTY_HEADING = re.compile(
+    r"responsibilit|what you(?:'|’)?ll do|what you will do|you will|you(?:'|’)?ll\b|"
+    r"day[\s-]to[\s-]day|duties|tasks|impact|your role|the role|in this role|what you do|"
+    r"first (?:year|90 days|months?)",
     re.IGNORECASE,
 )
 _OTHER_HEADING = re.compile(
@@ -99,7 +107,7 @@ _OTHER_HEADING = re.compile(
 )
 _BENEFIT_HEADING = re.compile(
     r"benefit|perk|offer|compensation|salary|why |about us|about the company|who we are|"
-    r"how to apply|process|equal opportunit|culture|values",
+    r"how to apply|process|equal opportunit|culture|values|what we value|our values",
     re.IGNORECASE,
 )
 _NICE_CUE = re.compile(
@@ -119,19 +127,30 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9])")
 
 @dataclass
 class _Section:
-    kind: str  # "must" | "nice" | "other" | "benefit" | "none"
+    kind: str  # "must" | "nice" | "duty" | "other" | "benefit" | "none"
     bullets: list[str] = field(default_factory=list)
     paragraphs: list[str] = field(default_factory=list)
 
 
+# Markdown marks and a parenthesised aside are not part of a heading's words:
+# "### **Our Benefits (there are more but here are some highlights):**" is "Our Benefits".
+_HEADING_MARKS = re.compile(r"^[#>\s]+|[*_]{1,3}|\([^)]*\)")
+
+
+def _heading_text(line: str) -> str:
+    return " ".join(_HEADING_MARKS.sub(" ", line).split()).rstrip(":").strip()
+
+
 def _heading_kind(line: str) -> str | None:
-    text = line.strip().rstrip(":").strip()
+    text = _heading_text(line)
     if _NICE_HEADING.search(text):
         return "nice"
     if _MUST_HEADING.search(text):
         return "must"
     if _BENEFIT_HEADING.search(text):
         return "benefit"
+    if _DUTY_HEADING.search(text):
+        return "duty"
     if _OTHER_HEADING.search(text):
         return "other"
     return None
@@ -140,10 +159,10 @@ def _heading_kind(line: str) -> str | None:
 def _looks_like_heading(lines: list[str], i: int) -> str | None:
     """Return the section kind if ``lines[i]`` is a heading, else None."""
     line = lines[i].strip()
-    words = line.rstrip(":").split()
-    if not line or _BULLET.match(line) or len(words) > 9 or len(line) > 80:
+    words = _heading_text(line).split()
+    if not words or _BULLET.match(line) or len(words) > 9 or len(" ".join(words)) > 80:
         return None
-    if line.endswith((".", ",", ";")):
+    if line.rstrip("*_ ").endswith((".", ",", ";")):
         return None
     kind = _heading_kind(line)
     if kind is not None:
@@ -160,6 +179,7 @@ def _looks_like_heading(lines: list[str], i: int) -> str | None:
 def _sections(description: str) -> list[_Section]:
     lines = description.splitlines()
     sections = [_Section("none")]
+    indent = -1  # the indentation of the section's last top-level bullet
     for i, raw in enumerate(lines):
         line = raw.strip()
         if not line:
@@ -167,8 +187,19 @@ def _sections(description: str) -> list[_Section]:
         kind = _looks_like_heading(lines, i)
         if kind is not None:
             sections.append(_Section(kind))
+            indent = -1
         elif _BULLET.match(line):
-            sections[-1].bullets.append(_BULLET.sub("", line, count=1).strip())
+            item = _BULLET.sub("", line, count=1).strip()
+            depth = len(raw) - len(raw.lstrip())
+            bullets = sections[-1].bullets
+            if bullets and 0 <= indent < depth:
+                # A nested list belongs to its parent item ("one cloud provider, e.g.:"
+                # then AWS, GCP, Azure): one requirement with its alternatives.
+                joiner = " " if bullets[-1].endswith((":", "e.g.", "such as")) else ", "
+                bullets[-1] = bullets[-1].rstrip(":") + joiner + item
+                continue
+            bullets.append(item)
+            indent = depth
         else:
             sections[-1].paragraphs.append(line)
     return sections
@@ -194,9 +225,9 @@ def extract_requirements(description: str) -> list[tuple[str, str]]:
                 for item in ([line] if len(line.split()) <= 15 else _sentences([line]))
             ]
             found.extend((item, section.kind) for item in items)
-    if not found:  # no requirement headings: any list outside benefits/about-us sections
+    if not found:  # no requirement headings: any list outside benefits and duties
         for section in sections:
-            if section.kind != "benefit":
+            if section.kind not in ("benefit", "duty"):
                 found.extend((item, "must") for item in section.bullets)
     if not found:  # no lists at all: any sentence that reads like a requirement
         paragraphs = [p for s in sections for p in s.paragraphs]
@@ -221,9 +252,9 @@ def extract_requirements(description: str) -> list[tuple[str, str]]:
 # Python), never because it is a neighbour: Kubernetes is not Docker, GraphQL is not REST,
 # PostgreSQL is not MongoDB (tests/unit/test_offline_evidence.py: a test per entry).
 IMPLIES: dict[str, tuple[str, ...]] = {
-    "postgresql": ("sql",),
-    "mysql": ("sql",),
-    "sqlite": ("sql",),
+    "postgresql": ("sql", "relational databases"),
+    "mysql": ("sql", "relational databases"),
+    "sqlite": ("sql", "relational databases"),
     "snowflake": ("sql", "data warehouse"),
     "bigquery": ("sql", "data warehouse"),
     "redshift": ("sql", "data warehouse"),
@@ -245,6 +276,7 @@ IMPLIES: dict[str, tuple[str, ...]] = {
     "nextjs": ("react", "javascript"),
     "rails": ("ruby",),
     "spring": ("java",),
+    "microservices": ("distributed systems",),  # services talking over a network are one
     "kafka": ("event streaming",),
     "rabbitmq": ("event streaming",),
     "terraform": ("infrastructure as code", "infrastructure"),
@@ -328,6 +360,28 @@ class _Source:
     rank: int  # lower is stronger evidence
 
 
+@dataclass(frozen=True)
+class _Role:
+    start: int  # months since year 0
+    end: int  # exclusive
+    words: frozenset[str]  # significant words of its title, employer and lines
+    text: str  # its title, employer and lines
+    source: _Source
+
+
+def _months(intervals: list[tuple[int, int]]) -> int:
+    """The months the intervals cover, overlaps counted once."""
+    months = 0
+    current_start, current_end = -1, -1
+    for start, end in sorted(intervals):
+        if start > current_end:
+            months += max(0, current_end - current_start)
+            current_start, current_end = start, end
+        else:
+            current_end = max(current_end, end)
+    return months + max(0, current_end - current_start)
+
+
 @dataclass
 class _ProfileIndex:
     sources: list[_Source]
@@ -342,6 +396,8 @@ class _ProfileIndex:
     family_years: dict[str, float]  # years of each family's work (roles counted as it says)
     family_roles: dict[str, list[_Source]]  # the roles that count for each family
     management: list[_Source]  # lines that show managing people (reports, hiring, a team)
+    roles: list[_Role]  # the dated roles with their words, for years of a kind of work
+    role_families: frozenset[str]  # the job families of the profile's roles
     technical: list[_Source]  # technical role titles and fields of study
 
 
@@ -358,6 +414,16 @@ def _index_profile_json(profile_json: str, today: date) -> _ProfileIndex:
     return _index_profile(Profile.model_validate_json(profile_json), today)
 
 
+_ENGLISH_GLUE = frozenset(
+    ["the", "and", "of", "to", "in", "a", "for", "with", "on", "as", "by", "at", "from", "an"]
+)
+
+
+def _written_in_english(sources: list[_Source]) -> bool:
+    words = [w for s in sources if s.rank <= 2 for w in re.findall(r"[a-z]+", s.text.lower())]
+    return len(words) >= 20 and sum(w in _ENGLISH_GLUE for w in words) >= 0.06 * len(words)
+
+
 def _index_profile(profile: Profile, today: date) -> _ProfileIndex:
     sources: list[_Source] = []
     for i, exp in enumerate(profile.experience):
@@ -368,6 +434,16 @@ def _index_profile(profile: Profile, today: date) -> _ProfileIndex:
         sources.append(_Source("summary", "summary", profile.summary, 2))
     for i, skill in enumerate(profile.skills):
         sources.append(_Source("skills", f"skills[{i}]", skill, 3))
+    for i, project in enumerate(profile.projects):
+        for j, line in enumerate((project.description, *project.bullets)):
+            if line.strip():
+                ref = f"projects[{i}]." + ("description" if j == 0 else f"bullets[{j - 1}]")
+                sources.append(_Source("projects", ref, line, 3))
+    for i, cert in enumerate(profile.certifications):
+        sources.append(_Source("certifications", f"certifications[{i}]", cert.name, 3))
+    for i, lang in enumerate(profile.languages):
+        text = f"{lang.language} ({lang.fluency})" if lang.fluency.strip() else lang.language
+        sources.append(_Source("languages", f"languages[{i}]", text, 3))
     education: list[_Source] = []
     level = 0
     for i, edu in enumerate(profile.education):
@@ -408,12 +484,16 @@ def _index_profile(profile: Profile, today: date) -> _ProfileIndex:
             if new:
                 bucket.extend(new)
                 frontier.extend(IMPLIES.get(implied, ()))
+    if not profile.languages and _written_in_english(sources):
+        # A profile in English that lists no languages shows English by being written in it.
+        terms.setdefault("english", []).append(next(s for s in sources if s.rank <= 2))
     order = {source.ref: i for i, source in enumerate(sources)}
     for key, hits in terms.items():
         terms[key] = sorted(set(hits), key=lambda s: (s.rank, order[s.ref]))
 
     intervals: list[tuple[int, int]] = []
     experience: list[_Source] = []
+    roles: list[_Role] = []
     dated = []  # the profile's roles that have dates, in step with ``experience``
     for i, exp in enumerate(profile.experience):
         start = _parse_month(exp.start, today, end=False)
@@ -423,16 +503,11 @@ def _index_profile(profile: Profile, today: date) -> _ProfileIndex:
         dated.append(exp)
         intervals.append((start, end + 1))
         span = f"{exp.start} – {exp.end or 'present'}"
-        experience.append(_Source("experience", f"experience[{i}]", f"{exp.title}, {span}", 1))
-    months = 0
-    current_start, current_end = -1, -1
-    for start, end in sorted(intervals):
-        if start > current_end:
-            months += max(0, current_end - current_start)
-            current_start, current_end = start, end
-        else:
-            current_end = max(current_end, end)
-    months += max(0, current_end - current_start)
+        source = _Source("experience", f"experience[{i}]", f"{exp.title}, {span}", 1)
+        experience.append(source)
+        text = " ".join((exp.title, exp.company, *exp.bullets))
+        roles.append(_Role(start, end + 1, frozenset(significant_words(text)), text, source))
+    months = _months(intervals)
 
     title_words = {w for e in profile.experience for w in significant_words(e.title)}
     labels = {t.key: t.label for t in (*TERMS, *extra)}
@@ -457,6 +532,8 @@ def _index_profile(profile: Profile, today: date) -> _ProfileIndex:
             ]
             for f in FAMILY_LABELS
         },
+        roles=roles,
+        role_families=frozenset(f for e in profile.experience if (f := family_of(e.title))),
         technical=[
             s
             for s in sources
@@ -534,11 +611,33 @@ def _evidence(source: _Source, term: Term | None) -> Evidence:
 
 
 _MANAGEMENT_ASK = re.compile(
-    r"\bmanag(?:e|es|ed|ing) (?:a |the |your )?(?:\w+ )?(?:team|teams|engineers|people|"
-    r"developers|managers|reports)\b|\bpeople manage|\bline manage|\bdirect reports|"
+    r"\bmanag(?:e|es|ed|ing) (?:and \w+ )?(?:a |the |your )?(?:[\w-]+ ){0,4}(?:team|teams|"
+    r"engineers|people|developers|managers|reports)\b|\bpeople manage|\bline manage|"
+    r"\bdirect reports|"
     r"\bperformance (?:reviews|management)|\bhiring\b|\bteam lead(?:er)?\b|"
     r"\blead(?:ing)? (?:a |the )?(?:team|teams) of\b|\bengineering manag|\bmanagerial\b|"
     r"\bbuild(?:ing)? (?:and grow\w* )?(?:a |the |high-performing )?teams?\b",
+    re.IGNORECASE,
+)
+# Where the person lives or may work is not a skill a profile shows: the target places
+# in the settings decide it, so such an ask is not judged here (never caps the score).
+_LOCATION_ASK = re.compile(
+    r"\b(?:(?:currently |must be |be )?(?:based|located|residing|resident) in|reside in|"
+    r"live in|relocat\w*|time ?zones?|work(?:ing)? hours|authori[sz](?:ed|ation) to work|"
+    r"work authori[sz]ation|right to work|visa|sponsorship|on[- ]site|in[- ]office|hybrid|"
+    r"commut\w+|travel)\b",
+    re.IGNORECASE,
+)
+# Traits of character a resume cannot show line by line ("strong work ethic", "a
+# self-starter", "meticulous"): judged from the whole profile, never capping the score.
+_TRAIT = re.compile(
+    r"\b(?:work ethic|self[- ](?:starter|motivated|driven|directed)|motivated|driven|"
+    r"proactive|passion\w*|curio\w+|enthusias\w+|attention to detail|detail[- ]oriented|"
+    r"meticulous|ownership|team player|growth mindset|mindset|empathy|empathetic|humble|"
+    r"humility|pragmatic|independent\w*|autonom\w+|track record|eq|emotional intelligence|"
+    r"integrity|adaptab\w+|resilien\w+|creative|creativity|fast learner|quick learner|"
+    r"bias (?:for|towards) action|sense of urgency|thrive\w*|love\w*|excited|care\w*|"
+    r"values?|culture)\b",
     re.IGNORECASE,
 )
 _TECHNICAL_BACKGROUND = re.compile(
@@ -554,18 +653,79 @@ _TECHNICAL_FAMILIES = frozenset({"engineering", "data", "ml", "management"})
 _MANAGEMENT_TERMS = frozenset({"people management", "hiring", "leadership", "mentoring"})
 
 
-def _years_asked(text: str) -> list[tuple[int, str | None]]:
-    """Each "N+ years …" in a requirement: N and the family of work it names, if any
-    ("5+ years as an engineering manager": management; "5+ years of experience": None)."""
+# Words that say "experience" without saying of what kind.
+_ANY_KIND = frozenset(
+    significant_words(
+        "experience experiences professional work working relevant related similar total "
+        "overall industry hands-on full-time post-graduate proven demonstrable practical "
+        "combined role roles position setting environment capacity field company companies "
+        "least minimum plus years year commercial production career crafting building "
+        "developing designing delivering shipping maintaining high-quality quality modern "
+        "complex large-scale scalable robust successful strong deep solid"
+    )
+)
+_KIND_LEAD = re.compile(
+    r"^\W*(?:of\s+)?(?:[\w-]+\s+){0,3}?(?:experience|work)\b|"
+    r"^\W*(?:in|as|at|within|doing|working(?:\s+(?:in|on|with|as))?)\b",
+    re.IGNORECASE,
+)
+
+
+# Work that is building software though no job title says so ("3 years of crafting web
+# applications", "of programming"): engineering years.
+_BUILDING = re.compile(
+    r"\bweb\b|\bapp(?:lication)?s\b|\bcoding\b|\bprogramming\b|\bsoftware\b", re.IGNORECASE
+)
+
+
+def _years_asked(text: str) -> list[tuple[int, str | None, tuple[str, ...]]]:
+    """Each "N+ years …" in a requirement: N, the family of work it names, if any ("5+
+    years as an engineering manager": management), and else the words naming its kind
+    ("8+ years in a certification development role": certification, development);
+    "5+ years of experience" names neither."""
     found = []
     for m in _YEARS.finditer(text):
         n = int(m.group(1)) if m.group(1).isdigit() else NUMBER_WORDS[m.group(1).lower()]
-        phrase = re.split(r"[.,;:()]|\band\b|\bincluding\b", text[m.end() : m.end() + 60])[0]
-        found.append((n, family_of(phrase)))
-    best: dict[str | None, int] = {}
-    for n, family in found:  # the largest number asked of each kind
-        best[family] = max(n, best.get(family, 0))
-    return [(n, family) for family, n in best.items()]
+        phrase = re.split(
+            r"[.,;:()]|\band\b|\bincluding\b|\bwith at least\b", text[m.end() : m.end() + 80]
+        )[0]
+        family = family_of(phrase) or ("engineering" if _BUILDING.search(phrase) else None)
+        kind: tuple[str, ...] = ()
+        if family is None:
+            rest = phrase
+            while (lead := _KIND_LEAD.match(rest)) and lead.end() > 0:
+                rest = rest[lead.end() :]
+            # Years with a skill ("3+ years of Python") are the skill's check plus the
+            # career's years: a skills list has no dates to count.
+            named = [t for t in TERMS if t.pattern.search(rest)]
+            if named and all(t.key in _INDUSTRIES for t in named):
+                kind = tuple(f"term:{t.key}" for t in named)  # "in fintech": that industry
+            elif not named:
+                kind = tuple(w for w in significant_words(rest) if w not in _ANY_KIND)
+        found.append((n, family, kind))
+    best: dict[tuple[str | None, tuple[str, ...]], int] = {}
+    for n, family, kind in found:  # the largest number asked of each kind
+        best[(family, kind)] = max(n, best.get((family, kind), 0))
+    return [(n, family, kind) for (family, kind), n in best.items()]
+
+
+_INDUSTRIES = frozenset({"payments", "e-commerce", "logistics"})
+_TERM_BY_KEY = {t.key: t for t in TERMS}
+
+
+def _kind_years(index: _ProfileIndex, kind: tuple[str, ...]) -> tuple[float, list[_Source]]:
+    """Years (overlaps counted once) of the roles whose lines name at least half of
+    ``kind``'s words (or, ``term:<key>``, an industry the vocabulary knows), and those
+    roles."""
+    need = max(1, math.ceil(len(kind) / 2))
+
+    def shown(role: _Role, word: str) -> bool:
+        if word.startswith("term:"):
+            return bool(_TERM_BY_KEY[word[5:]].pattern.search(role.text))
+        return word in role.words
+
+    roles = [r for r in index.roles if sum(shown(r, w) for w in kind) >= need]
+    return _months([(r.start, r.end) for r in roles]) / 12, [r.source for r in roles]
 
 
 # A capitalised word after the first (a product, language or certificate the vocabulary
@@ -600,6 +760,11 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
     if management:
         terms = [t for t in terms if t.key not in _MANAGEMENT_TERMS]
     degree = [m.group(0) for m in _DEGREE_REQ.finditer(text)]
+    years = _years_asked(text)
+    if any(t.key not in _SOFT_TERMS for t in terms) or years or degree or management:
+        # A soft word ("agile", "communication") may support a hard requirement, never
+        # fail it.
+        terms = [t for t in terms if t.key not in _SOFT_TERMS or t.key in index.terms]
     if terms and degree:  # "PhD in machine learning": the terms name the degree's field
         matched_terms.extend(t.label for t in terms if t.key in index.terms)
     elif terms:
@@ -616,17 +781,22 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
         if len(judged_met) < need:
             missing.extend(t.label for t in judged if t.key not in index.terms)
 
-    years = _years_asked(text)
-    for wanted, family in years:
-        # Years of a kind of work ("5+ years as an engineering manager") count only the
-        # roles of that kind; plain years ("5+ years of experience") the whole career.
-        have = index.years if family is None else index.family_years.get(family, 0.0)
+    for wanted, family, work in years:
+        # Years of a kind of work ("5+ years as an engineering manager", "3+ years in
+        # fintech") count only the roles of that kind; plain years the whole career.
+        if family is not None:
+            have, shown = index.family_years.get(family, 0.0), index.family_roles[family]
+            kind_words = f" of {FAMILY_LABELS[family]} work"
+        elif work:
+            have, shown = _kind_years(index, work)
+            words = [_TERM_BY_KEY[w[5:]].label if w.startswith("term:") else w for w in work]
+            kind_words = f" of {' '.join(words[:3])} work"
+        else:
+            have, shown, kind_words = index.years, index.experience, ""
         ok = have >= wanted
         groups.append(ok)
-        kind_words = "" if family is None else f" of {FAMILY_LABELS[family]} work"
         if ok:
             matched_terms.append(f"{wanted}+ years{kind_words}")
-            shown = index.experience if family is None else index.family_roles[family]
             for source in shown[:2]:
                 add(Evidence(source=source.source, text=source.text, ref=source.ref))
         else:
@@ -670,10 +840,17 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
 
     # Soft: nothing checkable (no skill, years or degree: words matched against the
     # profile), or only soft skills ("strong communication"); it never caps the score.
+    plain = not degree and not years and not management
     soft = (
         background
         or (not groups and not _NAMED_THING.search(text))
-        or bool(terms and not degree and not years and not management and _only_soft(terms))
+        or bool(terms and plain and _only_soft(terms))
+        # A trait or a place with no skill named: judged from the whole profile.
+        or bool(
+            plain
+            and all(t.key in _SOFT_TERMS or t.key in GENERIC_TERMS for t in terms)
+            and (_TRAIT.search(text) or _LOCATION_ASK.search(text))
+        )
     )
     if not groups:
         words = significant_words(text)
@@ -717,6 +894,7 @@ def _missing_phrase(missing: list[str], limit: int = 5) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
+_ROLE_SHARE = 0.3  # of the score: the posting's job family against the profile's roles
 _ENOUGH_HARD = 3  # checkable requirements a score rests on before the vocabulary weighs in
 
 
@@ -811,12 +989,23 @@ def score_offline(
     share = 100 * earned / sum(weights) if sum(weights) else 0.0
     if hard < _ENOUGH_HARD and vocabulary is not None:
         share = (share * hard + vocabulary * (_ENOUGH_HARD - hard)) / _ENOUGH_HARD
-    score = share
+    # The role itself weighs in beside the requirement list: a posting in the person's own
+    # job family (or, half, a neighbouring one) or, family unknown, sharing the title's words.
+    role = 0.0
+    title_words: set[str] = set()
     if title:
         title_words = set(significant_words(title)) - _SENIORITY
-        if title_words:
-            score += 5 * len(title_words & index.title_words) / len(title_words)
-    final = min(100, round(score))
+        family = family_of(title)
+        if family is not None and family in index.role_families:
+            role = 1.0
+        elif family is not None and any(neighbouring(family, f) for f in index.role_families):
+            role = 0.5
+        elif family is None and title_words:
+            role = len(title_words & index.title_words) / len(title_words)
+    score = (1 - _ROLE_SHARE) * share + _ROLE_SHARE * 100 * role
+    if title_words:
+        score += 5 * len(title_words & index.title_words) / len(title_words)
+    final = max(0, min(100, round(score)))
 
     met = sum(c.fit.matched for c in checks)
     musts = [c for c in checks if c.fit.kind == "must"]
