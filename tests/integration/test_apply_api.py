@@ -116,7 +116,7 @@ async def test_the_apply_page_shows_the_exact_message_and_its_buttons(
         json={"to": [TO], "body": "Dear team,\n<b>not markup</b>\nAda"},
     )
     page = (await api.get("/apply")).text
-    assert TO in page and "Ada_Example_Resume_Acme_Robotics.pdf" in page
+    assert TO in page and "Ada_Example_Resume_Acme_Robotics_Senior_Backend_Engineer.pdf" in page
     assert "&lt;b&gt;not markup&lt;/b&gt;" in page and "<b>not markup" not in page
     assert f'data-post="/v1/apply/{job_id}/approve"' in page
     assert f'data-post="/v1/apply/{job_id}/send"' not in page, "no send before an approval"

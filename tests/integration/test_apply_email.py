@@ -37,8 +37,8 @@ from tests.support.smtp import PASSWORD_ENV, SmtpServer
 
 TO = "hiring@acme-robotics.example"
 SUBJECT = "Application: Senior Backend Engineer – Ada Example"
-RESUME = "Ada_Example_Resume_Acme_Robotics.pdf"
-LETTER = "Ada_Example_Cover_Letter_Acme_Robotics.pdf"
+RESUME = "Ada_Example_Resume_Acme_Robotics_Senior_Backend_Engineer.pdf"
+LETTER = "Ada_Example_Cover_Letter_Acme_Robotics_Senior_Backend_Engineer.pdf"
 # On PostgreSQL too (tests/conftest.py), only two tests of the store's send rules (~20 s
 # a store): one live attempt refuses a second sender process, and attachments other than
 # the approved PDFs refuse the approval. All 23 passed on PostgreSQL under the tenant

@@ -73,8 +73,8 @@ async def test_a_one_shot_apply_prepares_the_email_draft_once(home, store, site,
     app = applications.get(store, job_id)
     assert (app["channel"], app["status"], app["email_to"]) == ("email", "draft", [HIRING])
     assert [a["name"] for a in app["attachments"]] == [
-        "Ada_Example_Resume_Acme_Robotics.pdf",
-        "Ada_Example_Cover_Letter_Acme_Robotics.pdf",
+        "Ada_Example_Resume_Acme_Robotics_Senior_Backend_Engineer.pdf",
+        "Ada_Example_Cover_Letter_Acme_Robotics_Senior_Backend_Engineer.pdf",
     ]
     assert "ApplicationPrepared" in _types(store, job_id)
     _nothing_sent(store, [job_id])

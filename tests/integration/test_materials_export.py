@@ -18,8 +18,8 @@ from jobctrl.store import materials as stored
 from tests.support.materials import prepared_job
 from tests.support.processes import JOBCTRL, run_cli
 
-RESUME = "Ada_Example_Resume_Acme_Robotics.pdf"
-LETTER = "Ada_Example_Cover_Letter_Acme_Robotics.pdf"
+RESUME = "Ada_Example_Resume_Acme_Robotics_Senior_Backend_Engineer.pdf"
+LETTER = "Ada_Example_Cover_Letter_Acme_Robotics_Senior_Backend_Engineer.pdf"
 
 
 def _pdfs(store, job_id: str) -> dict[str, bytes]:
@@ -65,9 +65,14 @@ def test_a_different_file_of_that_name_is_never_overwritten(
 ):
     job_id = prepared_job(home, store, site, "/jobs/keep")
     (tmp_path / RESUME).write_bytes(b"the person's own edited resume")
-    (tmp_path / "Ada_Example_Resume_Acme_Robotics-2.pdf").write_bytes(b"another one")
+    (tmp_path / "Ada_Example_Resume_Acme_Robotics_Senior_Backend_Engineer-2.pdf").write_bytes(
+        b"another one"
+    )
     paths = export_materials(home, job_id, tmp_path)
-    assert [p.name for p in paths] == ["Ada_Example_Resume_Acme_Robotics-3.pdf", LETTER]
+    assert [p.name for p in paths] == [
+        "Ada_Example_Resume_Acme_Robotics_Senior_Backend_Engineer-3.pdf",
+        LETTER,
+    ]
     assert (tmp_path / RESUME).read_bytes() == b"the person's own edited resume"
     assert paths[0].read_bytes() == _pdfs(store, job_id)["resume"]
 

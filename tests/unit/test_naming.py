@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from jobctrl.domain.naming import MAX_PART, ascii_words, material_file_name
+from jobctrl.domain.naming import MAX_PART, MAX_ROLE, ascii_words, material_file_name, short_role
 
 SAFE = re.compile(r"^[A-Za-z0-9_-]+\.pdf$")
 
@@ -52,6 +52,34 @@ def test_a_company_becomes_safe_words(company, part):
     assert SAFE.match(name)
 
 
+def test_the_role_follows_the_company():
+    assert material_file_name("Jane Doe", "resume", "Acme Robotics", "Backend Engineer") == (
+        "Jane_Doe_Resume_Acme_Robotics_Backend_Engineer.pdf"
+    )
+    assert material_file_name("Jane Doe", "cover", "Acme", "Staff Engineer") == (
+        "Jane_Doe_Cover_Letter_Acme_Staff_Engineer.pdf"
+    )
+
+
+@pytest.mark.parametrize(
+    ("role", "company", "part"),
+    [
+        ("Senior Backend Engineer (Payments) | Berlin", "Acme", "Senior_Backend_Engineer"),
+        ("Software Engineer [m/w/d]", "Acme", "Software_Engineer"),
+        ("Acme Robotics Field Engineer", "Acme Robotics", "Field_Engineer"),
+        ("Acme", "Acme", "Acme"),  # a role that is only the company's name stays
+        ("Site Reliability Engineer, Platform Infrastructure and Developer Tooling", "X",
+         "Site_Reliability_Engineer_Platform"),
+        ("(Remote)", "Acme", ""),
+    ],
+)  # fmt: skip
+def test_a_role_is_shortened_sensibly(role, company, part):
+    assert short_role(role, company) == part
+    assert len(part) <= MAX_ROLE
+    name = material_file_name("Jane Doe", "resume", company, role)
+    assert SAFE.match(name) and name.endswith(f"_{part}.pdf" if part else f"_{company}.pdf")
+
+
 def test_a_name_never_comes_out_empty():
     assert material_file_name("", "resume", "") == "Candidate_Resume.pdf"
     assert material_file_name("王伟", "cover", "株式会社") == "Candidate_Cover_Letter.pdf"
@@ -68,6 +96,7 @@ def test_each_part_is_bounded_at_a_word_boundary():
     assert len(rest) - len(".pdf") <= MAX_PART
     assert rest == "International_Business_Machines.pdf"
     assert len(material_file_name("x" * 500, "resume", "y" * 500)) <= 2 * MAX_PART + 20
+    assert len(material_file_name("x" * 500, "cover", "y" * 500, "z " * 500)) <= 150
 
 
 def test_only_safe_characters_ever_appear():

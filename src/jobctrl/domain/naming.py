@@ -1,15 +1,20 @@
-"""Readable file names for a job's materials: ``Firstname_Lastname_Resume_Company.pdf``
-and ``Firstname_Lastname_Cover_Letter_Company.pdf``.
+"""Readable file names for a job's materials:
+``Firstname_Lastname_Resume_Company_Role.pdf`` and
+``Firstname_Lastname_Cover_Letter_Company_Role.pdf``.
 
 One function names a PDF wherever it leaves jobctrl — `jobctrl materials export`, a
 download from the web app, an email attachment, a file uploaded to an application form —
-so the person and a recruiter see the same name everywhere.
+so the person and a recruiter see the same name everywhere, and two applications to one
+company keep apart by their role.
 
 A name is ASCII letters, digits, ``_`` and ``-`` only, so it survives every file system,
 mail client and upload form: diacritics are folded (``Łukasz Żółć`` → ``Lukasz_Zolc``),
-words are joined by ``_``, anything else is dropped. Each part is bounded, so the whole
-name stays well under file system limits, and a part that folds to nothing (a name in a
-script with no Latin spelling) falls back to a placeholder: a name is never empty.
+words are joined by ``_``, anything else is dropped. Each part is bounded and cut at a
+word, so the whole name stays well under file system limits; a role is shortened
+sensibly first (what is in brackets and what follows a ``|`` — "(Remote)", "| Berlin"
+— goes, so is the company's own name when the role repeats it). A part that folds to
+nothing (a name in a script with no Latin spelling) falls back to a placeholder for the
+name and is left out for the company and the role: a name is never empty.
 """
 
 from __future__ import annotations
@@ -18,12 +23,20 @@ import re
 import unicodedata
 from typing import Literal
 
-__all__ = ["KIND_LABELS", "MAX_PART", "ascii_words", "material_file_name"]
+__all__ = [
+    "KIND_LABELS",
+    "MAX_PART",
+    "MAX_ROLE",
+    "ascii_words",
+    "material_file_name",
+    "short_role",
+]
 
 MaterialKindName = Literal["resume", "cover"]
 
 KIND_LABELS: dict[str, str] = {"resume": "Resume", "cover": "Cover_Letter"}
 MAX_PART = 40  # characters of the name and of the company, each
+MAX_ROLE = 40  # characters of the role
 FALLBACK_NAME = "Candidate"
 
 # Latin letters with no Unicode decomposition, spelled the way they are usually
@@ -37,6 +50,7 @@ _NO_DECOMPOSITION = str.maketrans(
 )  # fmt: skip
 # Marks inside a word that are dropped rather than split on: O'Brien, AT&T, Inc.
 _JOINERS = re.compile(r"['’`´&.]")
+_ASIDES = re.compile(r"\([^)]*\)?|\[[^\]]*\]?|\{[^}]*\}?")  # "(Remote)", "[m/f/d]"
 _WORD = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 
 
@@ -61,14 +75,25 @@ def _part(text: str, limit: int = MAX_PART) -> str:
     return joined
 
 
-def material_file_name(candidate_name: str, kind: MaterialKindName | str, company: str) -> str:
+def short_role(role: str, company: str = "") -> str:
+    """``role`` as a file name part: bracketed asides and what follows a ``|`` dropped,
+    the company's own name dropped from its start, cut at a word to ``MAX_ROLE``."""
+    text = _ASIDES.sub(" ", role).split("|", 1)[0]
+    words, named = ascii_words(text), ascii_words(company)
+    if named and [w.casefold() for w in words[: len(named)]] == [w.casefold() for w in named]:
+        words = words[len(named) :] or words
+    return _part(" ".join(words), MAX_ROLE)
+
+
+def material_file_name(
+    candidate_name: str, kind: MaterialKindName | str, company: str, role: str = ""
+) -> str:
     """The PDF file name of a ``kind`` (``resume`` or ``cover``) material written for
-    ``company`` by ``candidate_name``: ``Jane_Doe_Resume_Acme_Robotics.pdf``. Without a
-    usable company the name ends at the kind (``Jane_Doe_Cover_Letter.pdf``)."""
+    ``role`` at ``company`` by ``candidate_name``:
+    ``Jane_Doe_Resume_Acme_Robotics_Backend_Engineer.pdf``. A company or role that gives
+    no usable words is left out (``Jane_Doe_Cover_Letter.pdf``)."""
     if kind not in KIND_LABELS:
         raise ValueError(f"kind must be resume or cover, not {kind!r}")
     parts = [_part(candidate_name) or FALLBACK_NAME, KIND_LABELS[kind]]
-    company_part = _part(company)
-    if company_part:
-        parts.append(company_part)
+    parts += [p for p in (_part(company), short_role(role, company)) if p]
     return "_".join(parts) + ".pdf"

@@ -35,14 +35,17 @@ class MaterialFile:
     source: Path
 
 
-def pdf_file_name(material: dict[str, Any], company: str | None) -> str:
+def pdf_file_name(material: dict[str, Any], company: str | None, role: str | None = None) -> str:
     """The readable file name of a stored material row's PDF: the candidate's name as the
     document gives it (the resume's name, the letter's signature), its kind, the company
-    (the job's, else the one the letter names)."""
+    (the job's, else the one the letter names) and the job's role."""
     content = material.get("content") or {}
     candidate = content.get("name") or content.get("signature") or ""
     return material_file_name(
-        str(candidate), material["kind"], company or content.get("company") or ""
+        str(candidate),
+        material["kind"],
+        company or content.get("company") or "",
+        role or "",
     )
 
 
@@ -59,7 +62,8 @@ def material_files(store: Store, job_id: str, *, approved_only: bool = False) ->
     """Job ``job_id``'s resume and letter PDFs (resume first): the approved generation of
     each, else (unless ``approved_only``) the newest rendered one; a kind with none is
     left out. A PDF missing from the artifact store is ``ARTIFACT_MISSING``."""
-    company = jobs.job_row(store, job_id).get("company")
+    job = jobs.job_row(store, job_id)
+    company, role = job.get("company"), job.get("title")
     rows = stored.list_materials(store, job_id)
     files = []
     for kind in MaterialKind:
@@ -77,7 +81,7 @@ def material_files(store: Store, job_id: str, *, approved_only: bool = False) ->
                 kind=kind.value,
                 generation=row["generation"],
                 approval=row["state"],
-                name=pdf_file_name(row, company),
+                name=pdf_file_name(row, company, role),
                 sha256=row["pdf_artifact"],
                 size=source.stat().st_size,
                 source=source,
