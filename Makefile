@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 DEMO_HOME ?= $(CURDIR)/.demo-home
 DEMO_PORT ?= 8765
 
-.PHONY: demo test test-pg-rest test-faults lint format bench clean install
+.PHONY: demo test test-pg-rest test-faults lint format bench docs clean install
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,17 +40,22 @@ test-faults: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=10 -m heavy_fault tests/fault
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff format --check src tests bench scripts
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
 
 format: $(STAMP)
-	$(BIN)/ruff format src tests bench
-	$(BIN)/ruff check --fix src tests bench
+	$(BIN)/ruff format src tests bench scripts
+	$(BIN)/ruff check --fix src tests bench scripts
 
 bench: $(STAMP)
 	$(BIN)/python bench/prepare.py
+
+# docs/CLI.md and docs/API.md from the click commands and the OpenAPI schema
+# (tests/unit/test_generated_docs.py fails when they are out of date).
+docs: $(STAMP)
+	$(BIN)/python scripts/gen_docs.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_HOME) .pytest_cache
