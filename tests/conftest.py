@@ -111,6 +111,7 @@ PG_REST_MODULES = {
         "paid_call_interrupted_reused",
         "rate_limit_in_attempt",
         "availability",
+        "inbox",
         "starts_observe",
         "worker_upkeep",
         "runtime_inventory",

@@ -31,7 +31,7 @@ from click.testing import CliRunner
 from jobctrl.api.app import create_app
 from jobctrl.api.security import api_token
 from jobctrl.cli import main
-from jobctrl.store import stop_loss
+from jobctrl.store import jobs, stop_loss
 from tests.support.app import api_routes
 from tests.support.apply import approved_job, no_standing_loop
 from tests.support.forms import FormSite
@@ -201,6 +201,22 @@ async def test_every_command_and_route_keeps_its_json_keys(
     await cli_json(seen, "discover", "--cancel")
     await cli_json(seen, "cancel", other)
     await cli_json(seen, "apply", "loop", "stop")
+    # The inbox's commands (issue 30): jobs of their own, never started here
+    spare = [
+        jobs.create_job(store, site.add(f"/jobs/spare-{n}", Route(body=body))).job_id
+        for n in range(3)
+    ]
+    await cli_json(seen, "hide", spare[0], "--reason", "too far")
+    await cli_json(seen, "unhide", spare[0])
+    await cli_json(seen, "check", spare[0])
+    await cli_json(seen, "delete", spare[1], "--yes")
+    await api_json(seen, api, "POST", "/v1/jobs/{job_id}/hide", path={"job_id": spare[2]},
+                   json={"reason": "no"})  # fmt: skip
+    await api_json(seen, api, "POST", "/v1/jobs/{job_id}/unhide", path={"job_id": spare[2]})
+    await api_json(seen, api, "POST", "/v1/jobs/{job_id}/check", path={"job_id": spare[2]})
+    await api_json(seen, api, "POST", "/v1/jobs/{job_id}/hide", path={"job_id": spare[0]})
+    await api_json(seen, api, "GET", "/v1/inbox", params={"hidden": "true"})
+    await api_json(seen, api, "DELETE", "/v1/jobs/{job_id}", path={"job_id": spare[2]})
 
     await api_json(seen, api, "POST", "/v1/jobs", json={"url": added_url})
     await api_json(seen, api, "POST", "/v1/jobs/{job_id}/materials/{decision}",

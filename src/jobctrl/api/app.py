@@ -22,6 +22,7 @@ from jobctrl.api import (
     discovery,
     events,
     executions,
+    inbox,
     jobs,
     operations,
     pages,
@@ -120,6 +121,7 @@ def create_app(
     for router in (
         apply_loop.router,
         jobs.router,
+        inbox.router,
         discovery.router,
         settings.router,
         applications.router,

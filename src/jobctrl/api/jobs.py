@@ -18,6 +18,7 @@ from jobctrl.app.materials import MaterialDecision, RegenerationStarted
 from jobctrl.app.models import Items, Page
 from jobctrl.app.queries import JobDetail, JobListItem
 from jobctrl.app.rescore import RescoreResult, RescoreStatus
+from jobctrl.domain.inbox import NextAction
 
 __all__ = ["router"]
 
@@ -41,6 +42,7 @@ class Rescore(BaseModel):
 
 
 router = tenant_router()
+_ACTIONS = f"^({'|'.join(NextAction)})$"  # the inbox's groups (domain.inbox)
 
 
 @router.get("/v1/jobs", tags=["jobs"], response_model=Page[JobListItem])
@@ -53,12 +55,14 @@ def list_jobs(
     sort: str = Query("score", pattern="^(score|updated|created)$"),
     limit: int = Query(50, ge=1, le=500),
     offset: int = Query(0, ge=0, le=1_000_000),
+    action: str | None = Query(None, pattern=_ACTIONS, description="Only this next action."),
 ) -> Page[JobListItem]:
-    """Jobs from the list projection, best score first unless ``sort`` says otherwise."""
+    """Jobs from the list projection, best score first unless ``sort`` says otherwise,
+    each with its next action (``nextAction``) and why (``nextActionReason``)."""
     wanted = queries.JobFilter(
         stage=stage, status=status, min_score=min_score, q=q, sort=sort, limit=limit, offset=offset
     )
-    items, total = queries.find_jobs(home, wanted)
+    items, total = queries.find_jobs(home, wanted, action=action)
     return Page[JobListItem](items=items, total=total, limit=limit, offset=offset)
 
 

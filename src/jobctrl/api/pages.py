@@ -9,6 +9,7 @@ when the event stream says something changed.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from jobctrl.app import (
     apply_views,
     configuration,
     control,
+    inbox,
     queries,
     rescore,
     staleness,
@@ -37,6 +39,7 @@ from jobctrl.app.queries import MaterialView
 from jobctrl.domain.discovery import RunStatus
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.events import REGISTRY
+from jobctrl.domain.inbox import NextAction
 from jobctrl.domain.materials import MaterialState
 from jobctrl.domain.shown_text import without_controls
 from jobctrl.domain.stages import JobStatus, Stage
@@ -44,6 +47,7 @@ from jobctrl.domain.stages import JobStatus, Stage
 HERE = Path(__file__).parent
 STAGES = tuple(s.value for s in Stage)
 STATUSES = tuple(s.value for s in JobStatus)
+ACTIONS = {a.value: inbox.GROUPS[a][0] for a in NextAction}  # the inbox's groups, titled
 PER_PAGE = 50
 
 
@@ -123,14 +127,20 @@ def jobs_page(
     q: str = "",
     sort: str = "score",
     page: str = "1",
+    action: str = "",
+    view: str = "",
     fragment: str = "",
 ) -> HTMLResponse:
+    """The inbox (jobs grouped by next action); with ``action``, one group's jobs a page
+    at a time; with ``view=list``, every job in one list (the filters apply to each)."""
     filters: dict[str, Any] = {
         "stage": stage if stage in STAGES else "",
         "status": status if status in STATUSES else "",
         "min_score": _int_or_none(min_score, 0, 100),
         "q": q.strip()[:200],
         "sort": sort if sort in queries.JOB_SORTS else "score",
+        "action": action if action in ACTIONS else "",
+        "view": "list" if view == "list" else "",
     }
     number = _int_or_none(page, 1, 100_000) or 1
     wanted = queries.JobFilter(
@@ -142,21 +152,21 @@ def jobs_page(
         limit=PER_PAGE,
         offset=(number - 1) * PER_PAGE,
     )
-    rows, total = queries.find_jobs(home, wanted)
-    context: dict[str, Any] = {
-        "rows": dump(rows),
-        "total": total,
-        "filters": filters,
-        "statuses": STATUSES,
-    }
-    if fragment == "rows":
+    context: dict[str, Any] = {"filters": filters, "statuses": STATUSES, "actions": ACTIONS}
+    if filters["action"] or filters["view"] or fragment == "rows":
+        rows, total = queries.find_jobs(home, wanted, action=filters["action"] or None)
+        context.update(rows=dump(rows), total=total, inbox=None)
+    else:
+        found = inbox.jobs_inbox(home, replace(wanted, limit=None, offset=0))
+        context.update(rows=[], total=found.total, inbox=dump(found))
+    if fragment in ("rows", "inbox"):
         response = _render("_job_rows.html", **context)
-        response.headers["X-Total-Count"] = str(total)
+        response.headers["X-Total-Count"] = str(context["total"])
         return response
     context["rescore"] = dump(rescore.rescore_status(home))  # stale jobs, rescore runs open
     if fragment == "rescore":
         return _render("_rescore.html", **context)
-    pages = max(1, -(-total // PER_PAGE))
+    pages = max(1, -(-context["total"] // PER_PAGE)) if context["inbox"] is None else 1
     paused = dump(control.stop_loss_status(home).paused)  # the stop-loss notice
     return _render("jobs.html", page=number, pages=pages, nav="jobs", paused=paused, **context)
 

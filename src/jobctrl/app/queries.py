@@ -15,11 +15,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from jobctrl.app import job_facts
 from jobctrl.app.apply_views import ApplicationSummary, application_summary
+from jobctrl.app.job_facts import AvailabilityView
+from jobctrl.app.jobs_list import JobListItem, find_jobs, list_jobs
 from jobctrl.app.materials import pdf_file_name
 from jobctrl.app.models import Timestamp, View
 from jobctrl.app.staleness import Freshness, freshness
 from jobctrl.app.truth import TruthCheckView, latest_truth_check
+from jobctrl.domain.clock import utcnow
 from jobctrl.domain.errors import ARTIFACT_NOT_FOUND, JobctrlError, NotFoundError
 from jobctrl.domain.events import summary_fields
 from jobctrl.domain.executions import WorkflowType
@@ -27,7 +31,7 @@ from jobctrl.domain.fit_verdict import fit_summary
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import JobStatus
 from jobctrl.home import Home
-from jobctrl.store import events, job_list, jobs, materials, workflow_runs
+from jobctrl.store import events, hides, inbox, job_list, jobs, materials, workflow_runs
 from jobctrl.store.job_list import JobFilter
 from jobctrl.store.store import Store
 
@@ -137,6 +141,13 @@ class JobView(Freshness):
     application: ApplicationSummary | None
     created_at: Timestamp
     updated_at: Timestamp
+    # The posting's availability (last check, result, next check), what the person does
+    # next and why, and whether they hid the job (with their reason).
+    availability: AvailabilityView | None = None
+    next_action: str | None = None
+    next_action_reason: str | None = None
+    hidden: bool = False
+    hidden_reason: str | None = None
 
 
 class MaterialView(View):
@@ -160,25 +171,6 @@ class JobDetail(JobView):
     """``GET /v1/jobs/{id}``: the job and every generation of its materials."""
 
     materials: list[MaterialView]
-
-
-class JobListItem(Freshness):
-    """A row of the Jobs list (the list projection), and whether the job was made with
-    another profile version than the current one (``stale``, with both versions)."""
-
-    job_id: str
-    title: str | None
-    company: str | None
-    location: str | None
-    remote: bool | None
-    score: int | None
-    verdict: str | None
-    fit_summary: str | None = None  # one line on why (see JobView)
-    status: str
-    current_stage: str | None
-    error_code: str | None
-    url: str
-    updated_at: Timestamp
 
 
 class TimelineEvent(View):
@@ -242,7 +234,22 @@ def job_view(store: Store, job_id: str, home: Home | None = None) -> JobView:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         **dict(fresh),
+        **_inbox_fields(store, job_id, row),
     )
+
+
+def _inbox_fields(store: Store, job_id: str, row: dict[str, Any]) -> dict[str, Any]:
+    """A job's availability, next action and hide, as the Jobs list has them."""
+    now, hide = utcnow(), hides.is_hidden(store, job_id)
+    listed = inbox.inbox_rows(store, JobFilter(), job_ids=[job_id])
+    step = job_facts.next_step(listed[0], job_facts.inbox_rules(store), now) if listed else None
+    return {
+        "availability": job_facts.availability_view(row, now),
+        "next_action": step.action.value if step else None,
+        "next_action_reason": step.reason if step else None,
+        "hidden": hide is not None,
+        "hidden_reason": hide.reason if hide else None,
+    }
 
 
 def _fit_summary(report: dict[str, Any]) -> str | None:
@@ -264,27 +271,6 @@ def job_detail(home: Home, ref: str) -> JobDetail:
     """``show_job`` with every generation of the job's materials (``GET /v1/jobs/{id}``)."""
     view = show_job(home, ref)
     return JobDetail(**dict(view), materials=job_materials(home, view.job_id))
-
-
-def find_jobs(home: Home, wanted: JobFilter | None = None) -> tuple[list[JobListItem], int]:
-    """Jobs from the list projection, filtered and sorted as ``wanted`` says (default:
-    every job, highest score first, no score last), and how many match in all.
-    `jobctrl jobs`, the API and the Jobs page share it."""
-    store = Store.open(home)
-    rows, total = job_list.find(store, wanted)
-    fresh = freshness(home, store, [r["job_id"] for r in rows])
-    reasons = jobs.fit_summaries(store, [r["job_id"] for r in rows if r["score"] is not None])
-    return [
-        JobListItem.from_row(
-            {**r, **dict(fresh[r["job_id"]]), "fit_summary": reasons.get(r["job_id"])}
-        )
-        for r in rows
-    ], total
-
-
-def list_jobs(home: Home) -> list[JobListItem]:
-    """Every job, best fit first."""
-    return find_jobs(home, JobFilter())[0]
 
 
 def job_materials(home: Home, ref: str) -> list[MaterialView]:
@@ -339,7 +325,7 @@ def posting_text(home: Home, sha: str | None, limit: int = 20_000) -> str:
 
 
 def material_pdf(home: Home, artifact_id: str) -> tuple[bytes, str]:
-    """The PDF of a material and its readable file name (``Ada_Example_Resume_Acme.pdf``,
+    """The PDF of a material and its readable file name (``Ada_Example_Resume_Acme_Engineer.pdf``,
     as `jobctrl materials export` writes it). Only material PDFs are served: other
     artifacts (fetched pages among them) never leave the store this way."""
     store = Store.open(home)
@@ -350,7 +336,8 @@ def material_pdf(home: Home, artifact_id: str) -> tuple[bytes, str]:
     row = next(
         m for m in materials.list_materials(store, job_id) if m["pdf_artifact"] == artifact_id
     )
-    name = pdf_file_name(row, jobs.job_row(store, job_id).get("company"))
+    job = jobs.job_row(store, job_id)
+    name = pdf_file_name(row, job.get("company"), job.get("title"))
     return store.artifacts.get(artifact_id), name
 
 

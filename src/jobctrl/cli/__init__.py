@@ -72,6 +72,17 @@ COMMANDS: dict[str, LazyCommand] = {
         "pdf) or a source (its name; `lane:NAME` or `source:NAME` when both exist).",
     ),
     "jobs": LazyCommand("jobs", "jobs_cmd", "List jobs, best fit first."),
+    "hide": LazyCommand(
+        "inbox",
+        "hide",
+        "Hide a job you are not interested in: out of the inbox, never prepared, checked "
+        "or applied to.",
+    ),
+    "unhide": LazyCommand("inbox", "unhide", "Bring a hidden job back into the inbox."),
+    "delete": LazyCommand(
+        "inbox", "delete", "Delete a job with its materials and files (needs --yes)."
+    ),
+    "check": LazyCommand("inbox", "check", "Check now whether a job's posting is still online."),
     "show": LazyCommand(
         "jobs",
         "show",

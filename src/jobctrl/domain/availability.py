@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from jobctrl.domain.clock import as_utc
+
 
 class Availability(StrEnum):
     ACTIVE = "active"
@@ -41,3 +43,30 @@ def next_check(state: str, failures: int, now: datetime) -> datetime:
     if exponent >= 9:  # 5 min × 2**9 is already past the cap
         return now + UNKNOWN_MAX_RETRY
     return now + min(UNKNOWN_MAX_RETRY, UNKNOWN_FIRST_RETRY * (1 << exponent))
+
+
+class ShownAvailability(StrEnum):
+    """What a person reads about a posting: open, closed, unknown, or a check overdue."""
+
+    OPEN = "open"
+    CLOSED = "closed"
+    UNKNOWN = "unknown"
+    OVERDUE = "overdue"
+
+
+# A check this late past its time is overdue (the worker sweeps every few minutes).
+OVERDUE_AFTER = timedelta(hours=1)
+
+
+def shown_state(state: str | None, next_check_at: datetime | None, now: datetime) -> str:
+    """The posting's availability as shown: ``closed`` once a check confirmed it (a
+    closed posting stays closed while its recheck waits), else ``overdue`` when its next
+    check is more than ``OVERDUE_AFTER`` late, else ``open`` or ``unknown`` (never
+    checked, or the last check could not tell)."""
+    if state == Availability.UNAVAILABLE:
+        return ShownAvailability.CLOSED.value
+    if next_check_at is not None and as_utc(next_check_at) + OVERDUE_AFTER < as_utc(now):
+        return ShownAvailability.OVERDUE.value
+    if state == Availability.ACTIVE:
+        return ShownAvailability.OPEN.value
+    return ShownAvailability.UNKNOWN.value

@@ -48,6 +48,7 @@ CANCELED = "canceled"  # the person cancelled the job's preparation (not retried
 AUTOMATION_PAUSED = "automation_paused"  # stop-loss paused this lane or source: resume it
 POSTING_UNAVAILABLE = "POSTING_UNAVAILABLE"  # a stage skipped: the posting is closed
 POSTING_EXPIRED = "POSTING_EXPIRED"  # a check found validThrough in the past
+JOB_HIDDEN = "JOB_HIDDEN"  # hidden by the person: never prepared, checked or applied to
 TAILOR_FABRICATION = "TAILOR_FABRICATION"  # a tailored resume claims what its facts lack
 COVER_FABRICATION = "COVER_FABRICATION"  # a cover letter claims what its facts lack
 CONFIGURATION = "configuration"  # a lane's provider or its key variable
@@ -223,6 +224,7 @@ STATUS: dict[str, Status] = {
     APPLY_BROWSER_UNAVAILABLE: Status(1, 503),
     APPLY_NO_DISPLAY: Status(1, 503),
     POSTING_UNAVAILABLE: Status(1, 409),
+    JOB_HIDDEN: Status(1, 409),
     SMTP_UNREACHABLE: Status(1, 502),
     SMTP_TLS_FAILED: Status(1, 502),
     SMTP_AUTH_FAILED: Status(1, 502),

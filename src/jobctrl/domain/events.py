@@ -387,6 +387,35 @@ class JobAvailabilityChecked(DomainEvent):
     next_check_at: datetime
 
 
+class JobHidden(DomainEvent):
+    """The person hid the job ("not interested"): whether they gave a reason, never it."""
+
+    type = "JobHidden"
+    job_id: str
+    has_reason: bool = False
+
+
+class JobUnhidden(DomainEvent):
+    """The person brought a hidden job back into the inbox (``reset``: its stages skipped
+    while hidden wait again)."""
+
+    type = "JobUnhidden"
+    job_id: str
+    reset: list[str] = []
+
+
+class JobDeleted(DomainEvent):
+    """The person deleted the job: its rows, materials, events and the files no other job
+    uses are gone; this audit event keeps only the id, counts and whether the posting
+    stays hidden if found again (no URL, title or text)."""
+
+    type = "JobDeleted"
+    job_id: str
+    rows: int
+    artifacts: int
+    hidden: bool = False
+
+
 class ReportWritten(DomainEvent):
     """The coordinator wrote evaluation report ``number`` (``path`` relative to the home)."""
 

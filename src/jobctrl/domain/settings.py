@@ -57,6 +57,12 @@ SPECS: dict[str, SettingSpec] = {
             "Jobs scoring below this skip the later stages (MIN_SCORE).",
         ),
         SettingSpec(
+            "followup.after_days",
+            7,
+            int_between(1, 365),
+            "Days after applying with no answer before the inbox says to follow up.",
+        ),
+        SettingSpec(
             "materials.mention_gaps",
             False,
             boolean,

@@ -18,6 +18,7 @@ from jobctrl.domain.applications import (
 from jobctrl.domain.clock import as_utc
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.store import applications
+from jobctrl.store.hidden import hidden_in
 from jobctrl.store.store import WriteTx
 
 __all__ = ["check_not_done", "check_posting_open", "check_sendable", "current_digest"]
@@ -63,10 +64,16 @@ def check_not_done(row: Mapping[str, Any]) -> None:
 
 
 def check_posting_open(tx: WriteTx, row: Mapping[str, Any]) -> None:
+    """The posting is not confirmed closed, and the person has not hidden the job."""
     if row["job_id"] and applications.posting_unavailable(tx.conn, row["job_id"]):
         raise JobctrlError(
             f"the posting of job {row['job_id']} is confirmed closed",
             code=errors.POSTING_UNAVAILABLE,
+        )
+    if row["job_id"] and hidden_in(tx.conn, row["job_id"]) is not None:
+        raise JobctrlError(
+            f"job {row['job_id']} is hidden (not interested): `jobctrl unhide` it first",
+            code=errors.JOB_HIDDEN,
         )
 
 

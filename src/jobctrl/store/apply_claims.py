@@ -36,7 +36,7 @@ from jobctrl.domain.errors import (
     NotFoundError,
 )
 from jobctrl.domain.materials import MaterialKind, MaterialState
-from jobctrl.store import applications, schema, tenancy
+from jobctrl.store import applications, hidden, schema, tenancy
 from jobctrl.store.application_tables import applications as A
 from jobctrl.store.application_tables import apply_attempts as T
 from jobctrl.store.application_tables import apply_claims as C
@@ -191,8 +191,8 @@ def candidates(
 
 
 def _candidates(conn: Connection, now: datetime) -> Any:
-    """The tenant's jobs with a rendered resume, no prepared application, no live claim
-    and not waiting after a failed one (job ids, scores), best fit first."""
+    """The tenant's jobs not hidden, with a rendered resume, no prepared application, no
+    live claim and not waiting after a failed one (job ids, scores), best fit first."""
     mine = tenancy.scoped(C, conn)
     latest = (
         select(C.c.job_id, func.max(C.c.claimed_at).label("at"))
@@ -217,11 +217,11 @@ def _candidates(conn: Connection, now: datetime) -> Any:
     prepared = exists().where(
         tenancy.scoped(A, conn), A.c.job_id == J.c.id, A.c.channel.is_not(None)
     )
-    live = exists().where(mine, C.c.job_id == J.c.id, _live(now))
+    live, shown = exists().where(mine, C.c.job_id == J.c.id, _live(now)), hidden.not_hidden(conn)
     return (
         select(J.c.id, S.c.score)
         .select_from(J.outerjoin(S, and_(S.c.job_id == J.c.id, tenancy.scoped(S, conn))))
-        .where(tenancy.scoped(J, conn), rendered, ~prepared, ~live, ~waiting)
+        .where(tenancy.scoped(J, conn), shown, rendered, ~prepared, ~live, ~waiting)
         .order_by(S.c.score.is_(None), S.c.score.desc(), J.c.id)
     )
 

@@ -7,36 +7,46 @@ The recheck policy is ``domain.availability.next_check``.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from urllib.parse import urlsplit
 
-from sqlalchemy import case, select, update
+from sqlalchemy import and_, case, or_, select, update
 
-from jobctrl.domain.availability import Availability, next_check
+from jobctrl.domain.availability import UNKNOWN_FIRST_RETRY, Availability, next_check
 from jobctrl.domain.clock import Clock, as_utc
-from jobctrl.domain.errors import JOB_NOT_FOUND, NotFoundError
+from jobctrl.domain.errors import ENRICH_RATE_LIMITED, JOB_NOT_FOUND, NotFoundError
 from jobctrl.domain.events import JobAvailabilityChecked
+from jobctrl.domain.stages import JobStatus
 from jobctrl.store import schema, tenancy
+from jobctrl.store.hidden import not_hidden
 from jobctrl.store.stage_states import posting_closed_in
-from jobctrl.store.store import Store
+from jobctrl.store.store import Store, WriteTx
 
-J = schema.jobs
+J, JL = schema.jobs, schema.job_list_projections
+_FIRST = [JobStatus.PENDING.value, JobStatus.RUNNING.value, JobStatus.PREPARED.value]
 
 
 def due_jobs(store: Store, now: datetime, limit: int) -> list[str]:
     """Ids of up to ``limit`` jobs with a URL that are due for a check.
 
-    Never-checked jobs come first, then the longest overdue, then by job id (stable).
+    Jobs being prepared or prepared (reviewed, ready to apply) come first; then
+    never-checked jobs, then the longest overdue, then by job id (stable). A hidden job
+    is never checked.
     """
     never_checked = case((J.c.availability_next_check_at.is_(None), 0), else_=1)
+    # Jobs the person works on now (being prepared, reviewed or ready to apply) first.
+    busy = case((JL.c.status.in_(_FIRST), 0), else_=1)
     with store.read() as conn:
         # The tenant first: ix_jobs_availability_due (tenant_id, availability_next_check_at).
+        listed = J.outerjoin(JL, and_(JL.c.job_id == J.c.id, tenancy.scoped(JL, conn)))
         query = (
             select(J.c.id)
-            .where(tenancy.scoped(J, conn), J.c.url != "")
+            .select_from(listed)
+            .where(tenancy.scoped(J, conn), J.c.url != "", not_hidden(conn))
             .where(
                 J.c.availability_next_check_at.is_(None)
                 | (J.c.availability_next_check_at <= as_utc(now))
             )
-            .order_by(never_checked, J.c.availability_next_check_at, J.c.id)
+            .order_by(busy, never_checked, J.c.availability_next_check_at, J.c.id)
             .limit(max(0, limit))
         )
         return [str(job_id) for job_id in conn.execute(query).scalars()]
@@ -75,7 +85,10 @@ def record_check(
         row = (
             tx.conn.execute(
                 select(
-                    J.c.availability, J.c.availability_failures, J.c.availability_checked_at
+                    J.c.url,
+                    J.c.availability,
+                    J.c.availability_failures,
+                    J.c.availability_checked_at,
                 ).where(J.c.tenant_id == tx.tenant, J.c.id == job_id)
             )
             .mappings()
@@ -101,6 +114,10 @@ def record_check(
         )
         if not tx.append(event, key=f"availability:{job_id}:{now.isoformat()}"):
             return str(row["availability"])
+        # The host asked for a pause (Retry-After, or a bare 429): none of its jobs sooner.
+        pause = retry_after or (UNKNOWN_FIRST_RETRY if code == ENRICH_RATE_LIMITED else None)
+        if pause is not None:
+            defer_host(tx, str(row["url"]), now + pause)
         tx.conn.execute(
             update(J)
             .where(J.c.tenant_id == tx.tenant, J.c.id == job_id)
@@ -113,6 +130,33 @@ def record_check(
             )
         )
     return state.value
+
+
+def defer_host(tx: WriteTx, url: str, until: datetime) -> int:
+    """No check of any job on ``url``'s host before ``until`` (a Retry-After or a 429
+    from that host): their next checks move to ``until`` if sooner. How many moved."""
+    host = urlsplit(url).hostname
+    if not host:
+        return 0
+    host = host.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    on_host = or_(
+        *(
+            J.c.url.ilike(f"{scheme}://{host}{end}%", escape="\\")
+            for scheme in ("http", "https")
+            for end in ("/", ":", "?", "#")
+        ),
+        J.c.url.ilike(f"http://{host}", escape="\\"),
+        J.c.url.ilike(f"https://{host}", escape="\\"),
+    )
+    sooner = J.c.availability_next_check_at.is_(None) | (
+        J.c.availability_next_check_at < as_utc(until)
+    )
+    result = tx.conn.execute(
+        update(J)
+        .where(J.c.tenant_id == tx.tenant, on_host, sooner)
+        .values(availability_next_check_at=as_utc(until))
+    )
+    return int(result.rowcount or 0)
 
 
 def posting_closed(store: Store, job_id: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import ColumnElement, Connection, func, or_, select
 
 from jobctrl.store import schema, tenancy
 from jobctrl.store.store import Store
@@ -37,24 +37,42 @@ class JobFilter:
     offset: int = 0
 
 
+def conditions(conn: Connection, wanted: JobFilter) -> list[ColumnElement[bool]]:
+    """The WHERE of ``wanted`` on ``conn``'s tenant, the tenant first (the list indexes
+    lead with it)."""
+    where = [tenancy.scoped(JL, conn)]
+    if wanted.stage:
+        where.append(JL.c.current_stage == wanted.stage)
+    if wanted.status:
+        where.append(JL.c.status == wanted.status)
+    if wanted.min_score is not None:
+        where.append(JL.c.score >= wanted.min_score)
+    if wanted.q:
+        where.append(or_(JL.c.title.ilike(f"%{wanted.q}%"), JL.c.company.ilike(f"%{wanted.q}%")))
+    return where
+
+
+def order_of(wanted: JobFilter) -> tuple[Any, ...]:
+    """The ORDER BY of ``wanted``'s sort."""
+    return _ORDER_BY[wanted.sort]
+
+
 def find(store: Store, wanted: JobFilter | None = None) -> tuple[list[dict[str, Any]], int]:
     """List rows matching ``wanted`` in its order (best score first, no score last),
     and how many match in all."""
     w = wanted or JobFilter()
-    where = []
-    if w.stage:
-        where.append(JL.c.current_stage == w.stage)
-    if w.status:
-        where.append(JL.c.status == w.status)
-    if w.min_score is not None:
-        where.append(JL.c.score >= w.min_score)
-    if w.q:
-        where.append(or_(JL.c.title.ilike(f"%{w.q}%"), JL.c.company.ilike(f"%{w.q}%")))
     with store.read() as conn:
-        where.insert(0, tenancy.scoped(JL, conn))  # first: the list indexes lead with it
-        query = select(JL).where(*where).order_by(*_ORDER_BY[w.sort]).limit(w.limit)
+        where = conditions(conn, w)
+        query = select(JL).where(*where).order_by(*order_of(w)).limit(w.limit)
         rows = [dict(r) for r in conn.execute(query.offset(w.offset)).mappings()]
         if w.limit is None and not w.offset:
             return rows, len(rows)
         total = conn.execute(select(func.count()).select_from(JL).where(*where)).scalar_one()
     return rows, int(total)
+
+
+def count(store: Store, wanted: JobFilter) -> int:
+    """How many rows match ``wanted`` (its page aside)."""
+    with store.read() as conn:
+        query = select(func.count()).select_from(JL).where(*conditions(conn, wanted))
+        return int(conn.execute(query).scalar_one())

@@ -387,6 +387,13 @@ def _pipeline_step(fold: _Fold, item: AppendedEvent) -> None:
     step_projection.fold(fold.conn, item.seq, item.event, item.occurred_at)
 
 
+def _on_job_deleted(fold: _Fold, item: AppendedEvent) -> None:  # it leaves the list
+    job_id = item.event.job_id  # type: ignore[union-attr]
+    fold.rows[job_id] = None
+    fold.dirty.discard(job_id)
+    fold.conn.execute(delete(JL).where(JL.c.job_id == job_id, tenancy.scoped(JL, fold.conn)))
+
+
 HANDLERS: dict[type[DomainEvent], Callable[[_Fold, AppendedEvent], None]] = {
     ev.JobCreated: _on_job_created,
     ev.StageStarted: _job_event(_stage_state(StageState.RUNNING)),
@@ -401,6 +408,9 @@ HANDLERS: dict[type[DomainEvent], Callable[[_Fold, AppendedEvent], None]] = {
     ev.JobDiscovered: _job_event(_discovered),
     ev.ReportWritten: _job_event(_touched),
     ev.JobAvailabilityChecked: _job_event(_touched),
+    ev.JobHidden: _job_event(_touched),
+    ev.JobUnhidden: _job_event(_touched),
+    ev.JobDeleted: _on_job_deleted,
     **{cls: _on_workflow_event for cls in WORKFLOW_LIFECYCLE},
     **{cls: _pipeline_step for cls in step_projection.EVENT_TYPES},
 }

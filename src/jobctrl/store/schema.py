@@ -391,5 +391,17 @@ start_intents = Table(
     Index("ix_start_intents_open", "tenant_id", "started_at", "created_at"),
 )
 
+# Postings the person hid ("not interested", store/hides.py), by idempotency key: a hidden
+# posting stays hidden when its deleted job is found again (0033).
+job_hides = Table(
+    "job_hides",
+    metadata,
+    tenant_id(pk=True),
+    Column("idempotency_key", String(64), primary_key=True),
+    Column("job_id", String(32), nullable=False),
+    Column("reason", Text),
+    Column("hidden_at", DateTime(timezone=True), nullable=False),
+)
+
 # On this metadata too: store/application_tables.py (12), store/operations_tables.py (13),
 # store/truth_tables.py (11).

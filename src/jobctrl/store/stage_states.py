@@ -22,6 +22,7 @@ from jobctrl.domain.clock import Clock
 from jobctrl.domain.errors import (
     AUTOMATION_PAUSED,
     CANCELED,
+    JOB_HIDDEN,
     MISSING_INPUT,
     OWNERSHIP_LOST,
     POSTING_UNAVAILABLE,
@@ -43,6 +44,7 @@ from jobctrl.domain.recovery import retryable_code
 from jobctrl.domain.stages import STAGE_ORDER, StageState
 from jobctrl.store import closed_runs, public_fetch, recovery_admission, schema, tenancy
 from jobctrl.store.db import upsert
+from jobctrl.store.hidden import hidden_in
 from jobctrl.store.store import Store, WriteTx
 
 S = schema.job_stage_states
@@ -162,6 +164,9 @@ def claim_stage(
         auto_attempts = row["auto_attempts"] + (1 if cohort is not None else 0)
         if posting_closed_in(tx.conn, job_id):  # not prepared any further
             skip_stage(tx, job_id, stage, POSTING_UNAVAILABLE)
+            return Claim(attempt=row["attempts"], already=StageState.SKIPPED)
+        if hidden_in(tx.conn, job_id) is not None:  # the person is not interested
+            skip_stage(tx, job_id, stage, JOB_HIDDEN)
             return Claim(attempt=row["attempts"], already=StageState.SKIPPED)
         attempt = row["attempts"] + 1
         interrupted = _interrupted_run(row, run_id)

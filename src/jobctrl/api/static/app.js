@@ -118,12 +118,24 @@ function parseSetting(kind, raw) {
 document.addEventListener("click", async (ev) => {
   const button = ev.target.closest("button[data-post]");
   if (!button) return;
+  // data-confirm: asked first; data-prompt: an optional reason sent as {reason}.
+  if (button.dataset.confirm && !window.confirm(button.dataset.confirm)) return;
+  let reason = null;
+  if (button.dataset.prompt) {
+    reason = window.prompt(button.dataset.prompt, "");
+    if (reason === null) return;
+  }
   button.disabled = true;
   try {
     let body;
     if (button.dataset.stage) body = { stage: button.dataset.stage };
     else if (button.dataset.body) body = JSON.parse(button.dataset.body);
-    const data = await callApi("POST", button.dataset.post, body);
+    else if (reason) body = { reason };
+    const data = await callApi(button.dataset.method || "POST", button.dataset.post, body);
+    if (button.dataset.then) {
+      location.assign(button.dataset.then);
+      return;
+    }
     // A send says what became of it (sent, or in doubt and what to check).
     const said = data && typeof data.message === "string" && data.status ? `${data.status}: ${data.message}` : null;
     flash(said || `${button.textContent.trim()}: requested.`, data && data.status === "unknown");

@@ -1,0 +1,110 @@
+"""What the Jobs inbox decides each job's next action from, read for many jobs at once:
+the list row (status, stage, code), the posting's availability, whether the person hid
+it, its application and the state of its newest resume and letter; plus the other
+listings (sources) a job was found on.
+
+Rows, never presentation: ``app.inbox`` builds the groups and ``domain.inbox`` decides.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import and_, select
+
+from jobctrl.store import job_list, schema, tenancy
+from jobctrl.store.application_tables import applications as A
+from jobctrl.store.job_list import JL, JobFilter
+from jobctrl.store.store import Store
+
+J, H, M, SO = schema.jobs, schema.job_hides, schema.materials, schema.source_observations
+
+_CHUNK = 500  # ids per IN (...) list
+# The list row's columns a list item shows (not the fold's own state).
+_LISTED = (
+    "job_id", "url", "title", "company", "location", "remote", "score", "verdict",
+    "status", "current_stage", "error_code", "created_at", "updated_at",
+)  # fmt: skip
+_LEAN = ("job_id", "title", "company", "status", "error_code")
+
+
+def inbox_rows(
+    store: Store,
+    wanted: JobFilter,
+    *,
+    paged: bool = False,
+    job_ids: list[str] | None = None,
+    lean: bool = False,
+) -> list[dict[str, Any]]:
+    """Every list row ``wanted`` matches in its order (with ``paged``, only its page:
+    ``limit`` rows from ``offset``; with ``job_ids``, only those jobs'), each with the
+    facts the next action is decided from: ``availability``, ``availability_checked_at``,
+    ``availability_next_check_at``, ``availability_code``, ``text_artifact``, ``hidden``,
+    ``application_status``, ``outcome``, ``applied_at`` and ``materials`` (the newest
+    generation's state of each kind). ``lean``: only what the next action and the
+    duplicates are decided from (``_LEAN``), for every job of a large inbox."""
+    with store.read() as conn:
+        joined = JL.outerjoin(J, and_(J.c.id == JL.c.job_id, tenancy.scoped(J, conn)))
+        joined = joined.outerjoin(
+            H, and_(H.c.idempotency_key == J.c.idempotency_key, tenancy.scoped(H, conn))
+        )
+        joined = joined.outerjoin(A, and_(A.c.job_id == JL.c.job_id, tenancy.scoped(A, conn)))
+        facts = [
+            J.c.availability,
+            J.c.text_artifact,
+            H.c.hidden_at,
+            A.c.status.label("application_status"),
+            A.c.outcome,
+            A.c.applied_at,
+        ]
+        shown = [J.c.availability_checked_at, J.c.availability_next_check_at, J.c.availability_code]
+        listed = _LEAN if lean else _LISTED
+        query = (
+            select(*(JL.c[name] for name in listed), *facts, *([] if lean else shown))
+            .select_from(joined)
+            .where(*job_list.conditions(conn, wanted))
+            .order_by(*job_list.order_of(wanted))
+        )
+        if paged:
+            query = query.limit(wanted.limit).offset(wanted.offset)
+        if job_ids is not None:
+            query = query.where(JL.c.job_id.in_(job_ids))
+        result = conn.execute(query)
+        keys = list(result.keys())
+        rows = [dict(zip(keys, r, strict=True)) for r in result.tuples()]
+        few = None if len(rows) > _CHUNK else [r["job_id"] for r in rows]
+        newest = _newest_materials(conn, few)
+    for row in rows:
+        row["hidden"] = row.pop("hidden_at") is not None
+        row["materials"] = tuple(state for _, state in newest.get(row["job_id"], {}).values())
+    return rows
+
+
+def _newest_materials(conn: Any, job_ids: list[str] | None) -> dict[str, dict[str, Any]]:
+    """job id → kind → (generation, state) of its newest generation (every job of the
+    tenant when ``job_ids`` is None: one scan instead of many IN lists)."""
+    query = select(M.c.job_id, M.c.kind, M.c.generation, M.c.state).where(tenancy.scoped(M, conn))
+    if job_ids is not None:
+        query = query.where(M.c.job_id.in_(job_ids))
+    newest: dict[str, dict[str, Any]] = {}
+    for job_id, kind, generation, state in conn.execute(query):
+        kinds = newest.setdefault(job_id, {})
+        if kind not in kinds or kinds[kind][0] < generation:
+            kinds[kind] = (generation, state)
+    return newest
+
+
+def listings(store: Store, job_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """Each job's listings (source kind and name, URL), oldest first."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    with store.read() as conn:
+        for start in range(0, len(job_ids), _CHUNK):
+            chunk = job_ids[start : start + _CHUNK]
+            query = (
+                select(SO.c.job_id, SO.c.source_kind, SO.c.source_name, SO.c.url)
+                .where(tenancy.scoped(SO, conn), SO.c.job_id.in_(chunk))
+                .order_by(SO.c.job_id, SO.c.first_seen_at, SO.c.id)
+            )
+            for row in conn.execute(query).mappings():
+                found.setdefault(row["job_id"], []).append(dict(row))
+    return found
