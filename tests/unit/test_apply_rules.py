@@ -23,6 +23,8 @@ from jobctrl.domain.mail import (
 RESUME = {"kind": "resume", "name": "Ada_Resume.pdf", "sha256": "a" * 64, "size": 10}
 BASE = {
     "application_id": "app-000000000001",
+    "job_id": "0123456789ab",
+    "posting_url": "https://jobs.example/acme/1",
     "sender": "ada@example.org",
     "to": ["hr@acme.example", "cto@acme.example"],
     "subject": "Application",
@@ -42,6 +44,8 @@ BASE = {
         {"attachments": [{**RESUME, "name": "Other.pdf"}]},
         {"attachments": []},
         {"application_id": "app-000000000002"},
+        {"job_id": "0123456789ac"},
+        {"posting_url": "https://jobs.example/acme/2"},
     ],
 )
 def test_an_approval_binds_every_part_of_the_message(change) -> None:

@@ -19,7 +19,12 @@ from jobctrl.domain.clock import Clock
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.home import Home
 from jobctrl.stages import apply_email, apply_prepare
-from jobctrl.stages.apply_checks import check_not_done, check_posting_open, current_digest
+from jobctrl.stages.apply_checks import (
+    check_not_done,
+    check_posting_open,
+    check_same_posting,
+    current_digest,
+)
 from jobctrl.stages.smtp_session import smtp_account
 from jobctrl.store import applications, jobs
 from jobctrl.store.settings import Settings
@@ -103,8 +108,9 @@ def _check_current_materials(store: Store, job_id: str, row: dict[str, Any]) -> 
 
 
 def approve_application(home: Home, ref: str, *, clock: Clock | None = None) -> ApplicationDetail:
-    """Approve exactly the message as it is now (recipients, subject, body hash,
-    attachment hashes, sender), for ``apply_approval_ttl_seconds`` (at most 15 minutes)."""
+    """Approve exactly the message as it is now, for the job and posting it was prepared
+    for (job id, posting URL, recipients, subject, body hash, attachment hashes, sender),
+    for ``apply_approval_ttl_seconds`` (at most 15 minutes)."""
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
     settings = Settings(store)
@@ -122,6 +128,7 @@ def approve_application(home: Home, ref: str, *, clock: Clock | None = None) -> 
         row = applications.require(tx, found["id"])
         check_not_done(row)
         check_posting_open(tx, row)
+        check_same_posting(tx, row)
         digest = current_digest(row, sender)
         applications.approve(
             tx,

@@ -138,16 +138,21 @@ def sha256_text(text: str) -> str:
 def approval_digest(
     *,
     application_id: str,
+    job_id: str | None,
+    posting_url: str,
     sender: str,
     to: Sequence[str],
     subject: str,
     body: str,
     attachments: Sequence[dict[str, Any]],
 ) -> str:
-    """The hash an approval binds: sender, recipients, subject, body and attachments
-    (kind, file name, sha256, size). Anything else changed is another digest."""
+    """The hash an approval binds: the job and its posting's URL (the submit intent names
+    the posting it applies to), sender, recipients, subject, body and attachments (kind,
+    file name, sha256, size). Anything else changed is another digest."""
     bound = {
         "application": application_id,
+        "job": job_id,
+        "posting": posting_url,
         "from": sender.strip().lower(),
         "to": sorted(a.strip().lower() for a in to),
         "subject": subject,

@@ -16,6 +16,7 @@ __all__ = [
     "check_security_for_host",
     "email_address",
     "env_var_name",
+    "header_line_break",
     "is_loopback_host",
     "smtp_host",
     "smtp_security",
@@ -32,6 +33,18 @@ _ADDRESS = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9-]+(\.[
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _HOST = re.compile(rf"^(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*\.?$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+
+
+def header_line_break(text: str) -> str | None:
+    """The first character of ``text`` that breaks a line (LF, CR, vertical tab,
+    form feed, U+001C–U+001E, U+0085, U+2028, U+2029: every line boundary Python's
+    ``str.splitlines`` knows, which is what the email library refuses in a header), as
+    ``U+XXXX``; None when ``text`` is one line. A NUL is refused too: no mail server
+    takes it in a header."""
+    for ch in text:
+        if ch == "\0" or len(f"a{ch}b".splitlines()) > 1:
+            return f"U+{ord(ch):04X}"
+    return None
 
 
 def email_address(raw: str) -> str:

@@ -17,11 +17,18 @@ from jobctrl.domain.applications import (
 )
 from jobctrl.domain.clock import as_utc
 from jobctrl.domain.errors import JobctrlError
+from jobctrl.domain.mail import header_line_break
 from jobctrl.store import applications
 from jobctrl.store.hidden import hidden_in
 from jobctrl.store.store import WriteTx
 
-__all__ = ["check_not_done", "check_posting_open", "check_sendable", "current_digest"]
+__all__ = [
+    "check_not_done",
+    "check_posting_open",
+    "check_same_posting",
+    "check_sendable",
+    "current_digest",
+]
 
 
 def current_digest(row: Mapping[str, Any], sender: str) -> str:
@@ -32,8 +39,17 @@ def current_digest(row: Mapping[str, Any], sender: str) -> str:
             "--channel email --to ADDRESS` first",
             code=errors.APPLY_NOT_PREPARED,
         )
+    broken = header_line_break(row["email_subject"] or "")
+    if broken:  # saved before prepare refused it: the email library would refuse it at send
+        raise JobctrlError(
+            f"the subject of application {row['id']} holds a line break ({broken}): prepare "
+            "it again with a one-line subject",
+            code=errors.INVALID_INPUT,
+        )
     return approval_digest(
         application_id=row["id"],
+        job_id=row["job_id"],
+        posting_url=row["url"] or "",
         sender=sender,
         to=row["email_to"],
         subject=row["email_subject"] or "",
@@ -77,11 +93,23 @@ def check_posting_open(tx: WriteTx, row: Mapping[str, Any]) -> None:
         )
 
 
+def check_same_posting(tx: WriteTx, row: Mapping[str, Any]) -> None:
+    """The job's posting is still the one the message was prepared for: the approval binds
+    its URL, and another posting's evidence cannot stand in for it."""
+    if row["job_id"] and applications.job_posting_url(tx.conn, row["job_id"]) != row["url"]:
+        raise JobctrlError(
+            f"the posting of job {row['job_id']} is not the one this message was prepared "
+            "for: `jobctrl apply prepare JOB` again, then approve it",
+            code=errors.APPLY_APPROVAL_MISMATCH,
+        )
+
+
 def check_sendable(tx: WriteTx, row: Mapping[str, Any], digest: str, sender: str) -> None:
     """Under the intent's write transaction: the message (as built, ``digest``) is exactly
     the approved one, the approval is fresh, the posting is open, nothing is in doubt."""
     check_not_done(row)
     check_posting_open(tx, row)
+    check_same_posting(tx, row)
     if not row["approval_digest"]:
         raise JobctrlError(
             f"application {row['id']} is not approved: `jobctrl apply approve JOB` after "

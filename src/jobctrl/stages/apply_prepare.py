@@ -18,7 +18,7 @@ from jobctrl import config as config_file
 from jobctrl.domain import errors
 from jobctrl.domain.applications import Channel
 from jobctrl.domain.errors import JobctrlError
-from jobctrl.domain.mail import email_address
+from jobctrl.domain.mail import email_address, header_line_break
 from jobctrl.domain.materials import MaterialKind
 from jobctrl.home import Home
 from jobctrl.stages.apply_checks import check_not_done, check_posting_open
@@ -121,8 +121,12 @@ def checked_text(
     text = value if value is not None else (current or default)
     if not text.strip() or len(text) > limit:
         raise JobctrlError(f"the {what} must be 1 to {limit} characters", code=errors.INVALID_INPUT)
-    if what == "subject" and ("\n" in text or "\r" in text):
-        raise JobctrlError("the subject must be one line", code=errors.INVALID_INPUT)
+    broken = header_line_break(text) if what == "subject" else None
+    if broken:
+        raise JobctrlError(
+            f"the subject must be one line: it holds a line break ({broken})",
+            code=errors.INVALID_INPUT,
+        )
     return text
 
 

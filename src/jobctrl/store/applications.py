@@ -46,6 +46,7 @@ __all__ = [
     "by_id",
     "ensure_for_job",
     "get",
+    "job_posting_url",
     "list_all",
     "posting_unavailable",
     "record_browser_result",
@@ -323,6 +324,12 @@ def posting_unavailable(conn: Connection, job_id: str) -> bool:
         select(J.c.availability).where(tenancy.scoped(J, conn), J.c.id == job_id)
     ).scalar()
     return state == Availability.UNAVAILABLE.value
+
+
+def job_posting_url(conn: Connection, job_id: str) -> str | None:
+    """The job's posting URL as it is now (an approval binds the one it was prepared for)."""
+    url = conn.execute(select(J.c.url).where(tenancy.scoped(J, conn), J.c.id == job_id)).scalar()
+    return None if url is None else str(url)
 
 
 # What a browser prefill came to → the attempt's state.
