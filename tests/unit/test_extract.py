@@ -79,7 +79,7 @@ def test_graph_page_resolves_organisation_reference_and_salary() -> None:
     assert (posting.salary.min, posting.salary.max) == (55000, 68000)
     assert (posting.salary.currency, posting.salary.period) == ("GBP", "YEAR")
     assert posting.date_posted == "2025-05-28"
-    assert posting.valid_through == "2025-08-15"
+    assert posting.valid_through == "2099-08-15"
 
 
 def test_telecommute_posting_is_remote_with_apply_action_url() -> None:
