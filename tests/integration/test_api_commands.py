@@ -273,7 +273,9 @@ async def test_materials_are_served_as_pdfs_and_decided(
         assert pdf.status_code == 200
         assert pdf.headers["content-type"] == "application/pdf"
         assert pdf.headers["content-disposition"].startswith("inline; filename=")
-        assert pdf.headers["content-disposition"].endswith('_Acme_Robotics.pdf"')
+        assert pdf.headers["content-disposition"].endswith(
+            '_Acme_Robotics_Senior_Backend_Engineer.pdf"'
+        )
         assert pdf.content.startswith(b"%PDF")
     # Other artifacts (the fetched page, its text) never leave the store this way.
     for other in (view["artifacts"]["page"], view["artifacts"]["text"], "0" * 64, "x"):

@@ -69,6 +69,7 @@ NOT_JSON = {
     "GET /v1/artifacts/{artifact_id}",
     "GET /v1/applications/export",
     "GET /v1/events/stream",
+    "GET /v1/jobs/{job_id}/report",  # the evaluation report's Markdown, as text
 }
 
 
@@ -195,6 +196,18 @@ async def test_every_command_and_route_keeps_its_json_keys(
     await cli_json(seen, "apply", "send", job_id)
     await cli_json(seen, "applications", "set", job_id, "--outcome", "interview", "--note", "x")
     await cli_json(seen, "materials", "approve", other)
+    # Editing before approving (issue 30): the text form, an edit from a file, one by PUT
+    texts = {
+        kind: await api_json(seen, api, "GET", "/v1/jobs/{job_id}/materials/{kind}/text",
+                             path={"job_id": third, "kind": kind})
+        for kind in ("letter", "resume")
+    }  # fmt: skip
+    edited = tmp_path / "letter.txt"
+    edited.write_text(texts["letter"]["text"], encoding="utf-8")
+    await cli_json(seen, "materials", "edit", third, "--kind", "letter", "--file", str(edited))
+    await api_json(seen, api, "PUT", "/v1/jobs/{job_id}/materials/{kind}",
+                   path={"job_id": third, "kind": "resume"},
+                   json={"text": texts["resume"]["text"]})  # fmt: skip
     await cli_json(seen, "reset", other, "--stage", "pdf")
     await cli_json(seen, "retry", other)
     await cli_json(seen, "discover")

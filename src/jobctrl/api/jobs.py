@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import Query
+from fastapi import Path, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from jobctrl.api.deps import TenantHome, tenant_router
-from jobctrl.app import jobs, materials, queries, rescore
+from jobctrl.app import jobs, material_edits, materials, queries, reports, rescore
 from jobctrl.app.jobs import AddedJob, RetryStarted
+from jobctrl.app.material_edits import MaterialEdited, MaterialText
 from jobctrl.app.materials import MaterialDecision, RegenerationStarted
 from jobctrl.app.models import Items, Page
 from jobctrl.app.queries import JobDetail, JobListItem
@@ -29,6 +30,12 @@ class AddJob(BaseModel):
 
 class RetryStage(BaseModel):
     stage: str | None = Field(None, description="The failed stage; default: the first one.")
+
+
+class EditedText(BaseModel):
+    text: str = Field(
+        min_length=1, max_length=100_000, description="The edited resume or letter, as text."
+    )
 
 
 class Rescore(BaseModel):
@@ -70,6 +77,22 @@ def list_jobs(
 def get_job(home: TenantHome, job_id: str) -> JobDetail:
     """One job: posting, score report, stage timeline and materials."""
     return queries.job_detail(home, job_id)
+
+
+@router.get(
+    "/v1/jobs/{job_id}/report",
+    tags=["jobs"],
+    response_class=Response,
+    responses={200: {"content": {"text/plain": {}}}},
+)
+def evaluation_report(home: TenantHome, job_id: str) -> Response:
+    """The job's evaluation report (Markdown), shown as text in the browser."""
+    report = reports.evaluation_report_text(home, job_id)
+    return Response(
+        report.text,
+        media_type="text/plain; charset=utf-8",
+        headers={"Content-Disposition": f'inline; filename="{report.name}"'},
+    )
 
 
 @router.get(
@@ -137,3 +160,25 @@ async def decide(
         response.status_code = 202
         return await materials.regenerate_materials(home, job_id)
     return Items[MaterialDecision](items=materials.decide_materials(home, job_id, decision))
+
+
+KIND = Path(pattern="^(resume|letter)$", description="resume or letter")
+
+
+@router.get(
+    "/v1/jobs/{job_id}/materials/{kind}/text", tags=["materials"], response_model=MaterialText
+)
+def material_text(home: TenantHome, job_id: str, kind: str = KIND) -> MaterialText:
+    """The newest resume or letter of the job as text, to edit (as `jobctrl materials
+    edit`)."""
+    return material_edits.material_text(home, job_id, kind)
+
+
+@router.put("/v1/jobs/{job_id}/materials/{kind}", tags=["materials"], response_model=MaterialEdited)
+async def edit_material(
+    home: TenantHome, body: EditedText, job_id: str, kind: str = KIND
+) -> MaterialEdited:
+    """Save an edited resume or letter as a new draft: checked sentence by sentence against
+    the profile (kept as written: ``findings`` name what the profile does not support, and
+    approval waits until they are removed or the profile has the facts), rendered to PDF."""
+    return await asyncio.to_thread(material_edits.edit_material, home, job_id, kind, body.text)

@@ -18,6 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
+from jobctrl.api import material_forms
 from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.app import (
     activity,
@@ -192,6 +193,7 @@ def job_page(home: TenantHome, job_id: str, fragment: str = "") -> HTMLResponse:
         "description": queries.posting_text(home, job.artifacts.text),
         "citations": dump(truth.material_citations(home, job.job_id)),
         "profile_version": staleness.current_profile_version(home),
+        **material_forms.job_page_context(home, job.job_id, materials),
     }
     if fragment == "main":
         return _render("_job_detail.html", **context)

@@ -10,12 +10,14 @@ import tempfile
 from pathlib import Path
 from typing import Literal, overload
 
+from jobctrl.app.material_edits import approval_blockers, posting_warning_in
 from jobctrl.app.models import View
 from jobctrl.app.truth import TruthCheckView, latest_truth_check
 from jobctrl.domain import ids
 from jobctrl.domain.errors import (
     EXISTS,
     INVALID_INPUT,
+    MATERIALS_UNSUPPORTED,
     MISSING_INPUT,
     JobctrlError,
 )
@@ -48,11 +50,15 @@ DECISIONS = {"approve": MaterialState.APPROVED, "reject": MaterialState.REJECTED
 
 
 class MaterialDecision(View):
-    """A generation decided on: its kind, number and new state."""
+    """A generation decided on: its kind, number and new state; ``posting_availability``
+    (``active``, ``unavailable``, ``unknown``, None: never checked) and, when the posting
+    is not known to be open, ``warning`` saying so."""
 
     kind: str
     generation: int
     state: str
+    posting_availability: str | None = None
+    warning: str | None = None
 
 
 class RegenerationStarted(View):
@@ -87,13 +93,34 @@ class MaterialsExport(View):
 
 def decide_materials(home: Home, ref: str, decision: str) -> list[MaterialDecision]:
     """``approve`` or ``reject`` the newest draft of each kind (``no_draft`` if none).
-    Approving supersedes the approved generation; rejecting leaves it accepted."""
+    Approving supersedes the approved generation; rejecting leaves it accepted. An edited
+    draft the profile does not support is not approved (``materials_unsupported``)."""
     if decision not in DECISIONS:
         raise JobctrlError("decision must be approve, reject or regenerate", code=INVALID_INPUT)
     store = Store.open(home)
-    decided = stored.decide(store, jobs.resolve_job_id(store, ref), DECISIONS[decision])
+    job_id = jobs.resolve_job_id(store, ref)
+    if decision == "approve":
+        blocked = approval_blockers(home, job_id)
+        if blocked:
+            first = blocked[0].findings[0]
+            count = sum(len(b.findings) for b in blocked)
+            raise JobctrlError(
+                f"not approved: your edited {blocked[0].kind} says what your profile does not "
+                f"support ({count} sentence{'s' if count != 1 else ''}), e.g. "
+                f"“{first.sentence}”: it {first.reason}. Remove it or add the fact to your "
+                "profile, then approve again",
+                code=MATERIALS_UNSUPPORTED,
+            )
+    decided = stored.decide(store, job_id, DECISIONS[decision])
+    posting = posting_warning_in(store, job_id)
     return [
-        MaterialDecision(kind=d["kind"], generation=d["generation"], state=d["state"])
+        MaterialDecision(
+            kind=d["kind"],
+            generation=d["generation"],
+            state=d["state"],
+            posting_availability=posting.availability,
+            warning=posting.warning if decision == "approve" else None,
+        )
         for d in decided
     ]
 

@@ -14,6 +14,7 @@ from jobctrl.app.models import Timestamp, View
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.facts import Fact, fact_index
 from jobctrl.domain.materials import (
+    EDIT_RUN_PREFIX,
     Cited,
     CoverLetter,
     MaterialKind,
@@ -21,6 +22,7 @@ from jobctrl.domain.materials import (
     TailoredResume,
 )
 from jobctrl.domain.profile import Profile
+from jobctrl.domain.truth.reasons import reason
 from jobctrl.home import Home
 from jobctrl.store import jobs, materials, profiles, truth_checks
 from jobctrl.store.store import Store
@@ -42,12 +44,14 @@ __all__ = [
 
 
 class TruthFinding(View):
-    """An unsupported claim and the sentence it came from; ``where`` names the line."""
+    """An unsupported claim and the sentence it came from; ``where`` names the line,
+    ``reason`` says in plain words why the profile does not support it."""
 
     where: str
     sentence: str
     kind: str
     claim: str
+    reason: str
 
 
 class TruthRepair(View):
@@ -69,10 +73,12 @@ class TruthCheckView(View):
     what the check found in the model's answer). ``dropped``: the lines removed or
     replaced in the job's newest resume and letter (both stages), ``restored``: the
     fields put back as the profile has them; ``repairRequested``: the model was asked
-    once to repair this document."""
+    once to repair this document. ``edited``: the check of a person's edit (kept as
+    written; while it has findings, approval waits)."""
 
     stage: str
     passed: bool
+    edited: bool
     checked: int
     findings: list[TruthFinding]
     finding_count: int
@@ -118,6 +124,7 @@ def truth_check_view(
     return TruthCheckView(
         stage=row["stage"],
         passed=bool(row["passed"]),
+        edited=str(row["run_id"]).startswith(EDIT_RUN_PREFIX),
         checked=row["checked"],
         findings=[
             TruthFinding(
@@ -125,6 +132,7 @@ def truth_check_view(
                 sentence=str(f.get("sentence", "")),
                 kind=str(f.get("kind", "")),
                 claim=str(f.get("claim", "")),
+                reason=reason(str(f.get("kind", ""))),
             )
             for f in row["findings"] or []
         ],

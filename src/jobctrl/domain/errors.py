@@ -91,6 +91,9 @@ MISSING_INPUT = "missing_input"
 NOTHING_TO_RETRY = "nothing_to_retry"
 NOT_RUNNING = "not_running"
 NO_DRAFT = "no_draft"
+# An edited resume or letter says what the profile does not support: approval waits until
+# the sentence is removed or the fact is added to the profile.
+MATERIALS_UNSUPPORTED = "materials_unsupported"
 NO_WORKER = "no_worker"  # queued, but --wait found no worker polling
 WAIT_TIMEOUT = "wait_timeout"
 TEMPORAL = "temporal"  # Temporal answered, but not as it should (no run id)
@@ -194,6 +197,7 @@ STATUS: dict[str, Status] = {
     BUDGET_EXCEEDED: Status(1, 409),  # today's budget is spent: a paid start must wait
     NOT_RUNNING: Status(1, 409),
     NO_DRAFT: Status(1, 409),
+    MATERIALS_UNSUPPORTED: Status(1, 409),
     STAGE_BUSY: Status(1, 409),
     MISSING_INPUT: Status(1, 409),
     TEMPORAL_UNAVAILABLE: Status(2, 503),

@@ -22,6 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from jobctrl.domain.profile import Contact, Education
 
 __all__ = [
+    "EDIT_PROVIDER",
+    "EDIT_RUN_PREFIX",
     "Cited",
     "CoverLetter",
     "MaterialKind",
@@ -32,6 +34,10 @@ __all__ = [
     "TailoredResume",
     "texts",
 ]
+
+
+EDIT_PROVIDER = "person"  # a materials row's provider when a person edited it
+EDIT_RUN_PREFIX = "edit-"  # an edit's run id: its generation's owner and its check's run
 
 
 class MaterialKind(StrEnum):

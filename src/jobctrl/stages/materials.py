@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from jobctrl.config import load_config
@@ -55,6 +56,7 @@ from jobctrl.domain.truth.repair import (
     repair_resume,
     resume_lines,
 )
+from jobctrl.home import Home
 from jobctrl.llm import lanes, prompts
 from jobctrl.llm.offline_materials import cover_offline, tailor_offline
 from jobctrl.render.pdf import render_cover_letter, render_resume
@@ -97,9 +99,14 @@ def claim_context(ctx: StageContext, job: dict[str, Any]) -> ClaimContext:
     """What the truth check needs besides the document and the profile: the employer and
     role applied to (a line may name them citing nothing), config.yaml's ``aliases:``,
     and today (what "present" means for a duration)."""
+    return job_claim_context(ctx.home, job, ctx.now().date())
+
+
+def job_claim_context(home: Home, job: dict[str, Any], today: date) -> ClaimContext:
+    """``claim_context`` outside a stage run (a person's edit is checked with it too)."""
     free = tuple(str(name) for name in (job["company"], job["title"]) if name)
-    aliases = load_config(ctx.home).alias_map()
-    return ClaimContext(extra_aliases=aliases, free_names=free, today=ctx.now().date())
+    aliases = load_config(home).alias_map()
+    return ClaimContext(extra_aliases=aliases, free_names=free, today=today)
 
 
 @dataclass(frozen=True)

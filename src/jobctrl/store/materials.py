@@ -115,10 +115,43 @@ def attach_pdfs(
     )
 
 
+def supersede_drafts(tx: WriteTx, job_id: str, kind: str, below: int) -> None:
+    """Older drafts of ``kind`` than generation ``below`` are superseded (a person's edit
+    replaces the draft it was made from: one draft of a kind waits for a decision)."""
+    tx.conn.execute(
+        update(M)
+        .where(
+            M.c.tenant_id == tx.tenant,
+            M.c.job_id == job_id,
+            M.c.kind == kind,
+            M.c.state == MaterialState.DRAFT.value,
+            M.c.generation < below,
+        )
+        .values(state=MaterialState.SUPERSEDED.value, decided_at=tx.now)
+    )
+
+
+def attach_pdf(tx: WriteTx, job_id: str, kind: str, generation: int, pdf: str, key: str) -> None:
+    """Point one generation at its PDF artifact (a person's edit: one kind at a time)."""
+    tx.conn.execute(
+        update(M)
+        .where(
+            M.c.tenant_id == tx.tenant,
+            M.c.job_id == job_id,
+            M.c.kind == kind,
+            M.c.generation == generation,
+        )
+        .values(pdf_artifact=pdf)
+    )
+    pdfs = {"resume_pdf": pdf} if kind == MaterialKind.RESUME else {"cover_pdf": pdf}
+    tx.append(MaterialsRendered(job_id=job_id, **pdfs), key=key)
+
+
 def decide(
     store: Store, job_id: str, state: MaterialState, *, clock: Clock | None = None
 ) -> list[dict[str, Any]]:
-    """Approve or reject the newest draft of each kind; what was decided."""
+    """Approve or reject the newest draft of each kind; what was decided. Approving one
+    supersedes the approved generation and the older drafts of its kind."""
     decided = []
     with store.write(clock=clock) as tx:
         mine = M.c.tenant_id == tx.tenant
@@ -135,14 +168,15 @@ def decide(
             ).first()
             if draft is None:
                 continue
-            if state == MaterialState.APPROVED:
+            if state == MaterialState.APPROVED:  # the approved one and older drafts go
                 tx.conn.execute(
                     update(M)
                     .where(
                         mine,
                         M.c.job_id == job_id,
                         M.c.kind == kind.value,
-                        M.c.state == MaterialState.APPROVED.value,
+                        M.c.state.in_([MaterialState.APPROVED.value, MaterialState.DRAFT.value]),
+                        M.c.id != draft.id,
                     )
                     .values(state=MaterialState.SUPERSEDED.value, decided_at=tx.now)
                 )

@@ -42,6 +42,8 @@ async function refresh() {
       const url = new URL(location.href);
       url.searchParams.set("fragment", el.dataset.live);
       const res = await fetch(url, { headers: { Accept: "text/html" } });
+      // A text area being edited is never replaced under the person's hands.
+      if ([...el.querySelectorAll("form[data-material-edit] textarea")].some((t) => t.value !== t.defaultValue)) continue;
       const html = res.ok ? await res.text() : null;
       // An unchanged fragment is left alone (no flicker, embedded PDFs are not reloaded).
       if (html === null || html === rendered.get(el)) continue;
@@ -136,8 +138,12 @@ document.addEventListener("click", async (ev) => {
       location.assign(button.dataset.then);
       return;
     }
-    // A send says what became of it (sent, or in doubt and what to check).
-    const said = data && typeof data.message === "string" && data.status ? `${data.status}: ${data.message}` : null;
+    // A send says what became of it (sent, or in doubt and what to check); a decision on
+    // materials says what was decided.
+    const decided = button.dataset.decision && data && Array.isArray(data.items)
+      ? `${button.dataset.decision === "approve" ? "Approved" : "Rejected"}: ${data.items.map((d) => `${d.kind === "cover" ? "letter" : d.kind} generation ${d.generation}`).join(", ")}.`
+      : null;
+    const said = decided || (data && typeof data.message === "string" && data.status ? `${data.status}: ${data.message}` : null);
     flash(said || `${button.textContent.trim()}: requested.`, data && data.status === "unknown");
     refresh();
   } catch (err) {
@@ -158,6 +164,35 @@ document.addEventListener("submit", async (ev) => {
       refresh();
     } catch (err) {
       flash(err.message, true);
+    }
+  } else if (form.matches("[data-material-edit]")) {
+    // An edited resume or letter (PUT /v1/jobs/{id}/materials/{kind}): saved as a new
+    // draft and checked; what the profile does not support is listed with why.
+    ev.preventDefault();
+    const out = form.querySelector("output");
+    const list = form.querySelector(".edit-findings");
+    const area = form.elements.text;
+    const button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    try {
+      const done = await callApi("PUT", form.dataset.materialEdit, { text: area.value });
+      list.replaceChildren(...done.findings.map((f) => {
+        const li = document.createElement("li");
+        li.textContent = `“${f.sentence}” — it ${f.reason} (${f.claim})`;
+        return li;
+      }));
+      out.textContent = done.passed
+        ? `saved as generation ${done.generation}: every sentence is supported by your profile`
+        : `saved as generation ${done.generation}: ${done.findings.length} sentence(s) your profile does not support; approval waits until you remove them or add the facts to your profile`;
+      out.className = done.passed ? "ok" : "error";
+      flash(out.textContent, !done.passed);
+      area.defaultValue = area.value;
+      refresh();
+    } catch (err) {
+      out.textContent = err.message;
+      out.className = "error";
+    } finally {
+      button.disabled = false;
     }
   } else if (form.matches("[data-outcome]")) {
     // An application's outcome, note and follow-up date (POST /v1/applications/{ref}/outcome).
