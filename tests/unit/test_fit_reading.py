@@ -212,3 +212,44 @@ def test_a_model_claim_on_evidence_the_profile_lacks_is_corrected_to_unmet() -> 
     assert quoted.requirements[0].matched
     settled = settle(invented, FitRules(), from_model=True)
     assert settled.score < 50 and "missing must-have" in settled.verdict
+
+
+def test_each_list_of_alternatives_needs_one_of_it_and_the_rest_still_counts() -> None:
+    java = _engineer(["Built Java services on Spring."])
+    # "for Android in Java / Kotlin": Java is one of the languages, Android is still asked.
+    assert not _fit("Experience building apps for Android in Java / Kotlin", java).matched
+    vue = _engineer(["Built the dashboard in Vue."])
+    assert _fit("Skill in a front-end framework such as React, Vue, or Angular", vue).matched
+    elixir = _engineer(["Wrote Elixir services."], skills=["Elixir"])
+    assert _fit("Knowledge of Elixir and Postgres (or similar technologies)", elixir).matched
+
+
+def test_experience_as_a_role_is_met_by_having_held_one() -> None:
+    ruby = _engineer(["Kept the Rails 5 monolith running."])
+    fit = _fit("Previous experience as a backend developer (Java, Kotlin)", ruby)
+    assert fit.matched and "experience as a backend developer" in fit.matched_terms
+
+
+def test_years_of_either_kind_of_work_are_met_by_either() -> None:
+    ask = (
+        "2 - 3 years of relevant work experience - either in tech support, or software development."
+    )
+    assert _fit(ask, _engineer(["Built Python services."])).matched
+
+
+def test_a_long_career_is_read_as_staff_level_work() -> None:
+    veteran = _engineer([]).model_copy(
+        update={
+            "experience": [
+                Experience(title="Software Engineer", company="A", start="2008-01", end="present")
+            ]
+        }
+    )
+    notes = [f.note for f in fit_factors("Staff Software Engineer", "", veteran, TODAY, 90)]
+    assert notes == ["level matches"]
+
+
+def test_a_posting_with_only_nice_to_haves_is_not_judged_on_them_alone() -> None:
+    posting = "Nice to have\n- Experience with Rust\n- Experience with Elixir\n"
+    report = score_offline("Backend Engineer", posting, DEMO, today=TODAY)
+    assert report.score >= 30  # the role and the posting's skills, not two missing extras

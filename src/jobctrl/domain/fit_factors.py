@@ -197,7 +197,8 @@ def has_managed(profile: Profile) -> bool:
 # Points off for a posting this many levels above the person (4 stands for 4 or more),
 # and below (from 2 on): two levels away is never a Strong fit, four above never a Good one.
 _ABOVE_POINTS = {1: 8, 2: 30, 3: 45, 4: 60}
-_BELOW_POINTS = {2: 30, 3: 40, 4: 55}
+_BELOW_POINTS = {2: 30, 3: 50, 4: 60}
+_LONG_CAREER = 12  # years
 _FAR_SHORT = 0.6  # under this share of the years a posting asks is far short of them
 
 
@@ -213,6 +214,8 @@ def _level_factor(title: str, description: str, profile: Profile, today: date) -
     mine = titled if titled is not None else level_of_years(years)
     if titled is not None and titled <= 3 and years >= 5:
         mine = max(mine, 3)  # five years in, a plain or junior title is still senior work
+    if years >= _LONG_CAREER:
+        mine = max(mine, 4)  # a long career reaches staff-level work whatever the titles
     managed = latest and family_of(latest) == "management"
     if managed and family_of(title) not in ("management", None) and mine >= 4:
         # A manager's rung is one above the individual work it leads: an engineering

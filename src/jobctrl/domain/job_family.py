@@ -108,6 +108,7 @@ NEIGHBOURS = frozenset(
         ("program", "management"),
         ("program", "operations"),
         ("sales", "marketing"),
+        ("product", "marketing"),
         ("sales", "support"),
         ("support", "operations"),
         ("operations", "product"),

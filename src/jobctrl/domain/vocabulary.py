@@ -62,7 +62,7 @@ VOCABULARY: Mapping[str, tuple[str, tuple[str, ...]]] = MappingProxyType(
         "swift": ("Swift", (r"(?-i:Swift)",)),
         "html": ("HTML", (r"html5?",)),
         "css": ("CSS", (r"css3?", r"sass", r"tailwind")),
-        "sql": ("SQL", (r"sql", r"t-sql")),
+        "sql": ("SQL", (r"sqls?", r"t-sql")),
         # frameworks and libraries
         "django": ("Django", (r"django",)),
         "flask": ("Flask", (r"flask",)),

@@ -331,6 +331,51 @@ _ALTERNATIVES = re.compile(
     r"\bor\b|\bone of\b|\bany of\b|such as|e\.g\.|for example|\bsimilar\b|\w\s*/\s*\w", re.I
 )
 _NOT_ALTERNATIVES = re.compile(r"ci\s*/\s*cd|a/b", re.I)  # slashes that are not "or"
+# "Elixir and Postgres (or similar technologies)": anything comparable will do.
+_ANY_COMPARABLE = re.compile(
+    r"\bor (?:similar|equivalent|comparable|related|other)\b|\bone of\b|\bany of\b|"
+    r"\bat least one\b|\bone or more\b",
+    re.I,
+)
+# Between two terms of one list: commas, "or", "/", "and/or", "and".
+_LIST_GAP = re.compile(r"^[\s,;]*(?:(?:and\s*/\s*)?or\b|/|and\b)?[\s,;]*$", re.I)
+_OR_GAP = re.compile(r"\bor\b|/", re.I)
+# Before a list of examples: "such as", "e.g.", "like", "(".
+_EXAMPLES_LEAD = re.compile(
+    r"(?:such as|e\.g\.?,?|for example|for instance|\blike|including|\()\s*$", re.I
+)
+
+
+def _terms_met(text: str, judged: list[Term], index: _ProfileIndex) -> bool:
+    """Whether the profile meets a requirement's terms: each list of alternatives ("A or
+    B", "A/B", "such as A, B, C") by any one of it; the terms named on their own, at least
+    half of them; anything comparable allowed ("or similar"), any one at all."""
+    if _ANY_COMPARABLE.search(text):
+        return any(t.key in index.terms for t in judged)
+    spans = sorted(
+        (m.start(), m.end(), t) for t in judged if (m := t.pattern.search(text)) is not None
+    )
+    lists: list[tuple[list[Term], bool]] = []  # (terms, alternatives?)
+    last_end = -1
+    for start, end, term in spans:
+        gap = text[last_end:start] if last_end >= 0 else ""
+        if lists and len(gap) <= 12 and _LIST_GAP.match(gap):
+            terms, alternatives = lists[-1]
+            lists[-1] = ([*terms, term], alternatives or bool(_OR_GAP.search(gap)))
+        else:
+            lists.append(([term], bool(_EXAMPLES_LEAD.search(text[max(0, start - 25) : start]))))
+        last_end = end
+    alone: list[Term] = []
+    for terms, alternatives in lists:
+        if alternatives:
+            if not any(t.key in index.terms for t in terms):
+                return False
+        else:
+            alone.extend(terms)
+    met = sum(t.key in index.terms for t in alone)
+    return met >= math.ceil(len(alone) / 2)
+
+
 _SENIORITY = frozenset(
     ["senior", "junior", "lead", "staff", "principal", "head", "sr", "jr", "ii", "iii", "iv", "mid"]
 )
@@ -664,13 +709,6 @@ _ANY_KIND = frozenset(
         "complex large-scale scalable robust successful strong deep solid"
     )
 )
-_KIND_LEAD = re.compile(
-    r"^\W*(?:of\s+)?(?:[\w-]+\s+){0,3}?(?:experience|work)\b|"
-    r"^\W*(?:in|as|at|within|doing|working(?:\s+(?:in|on|with|as))?)\b",
-    re.IGNORECASE,
-)
-
-
 # Work that is building software though no job title says so ("3 years of crafting web
 # applications", "of programming"): engineering years.
 _BUILDING = re.compile(
@@ -687,14 +725,19 @@ def _years_asked(text: str) -> list[tuple[int, str | None, tuple[str, ...]]]:
     for m in _YEARS.finditer(text):
         n = int(m.group(1)) if m.group(1).isdigit() else NUMBER_WORDS[m.group(1).lower()]
         phrase = re.split(
-            r"[.,;:()]|\band\b|\bincluding\b|\bwith at least\b", text[m.end() : m.end() + 80]
+            r"[.;:()]|,(?!\s*or\b)|\band\b|\bincluding\b|\bwith at least\b",
+            text[m.end() : m.end() + 80],
         )[0]
-        family = family_of(phrase) or ("engineering" if _BUILDING.search(phrase) else None)
+        # "either in tech support, or software development": either family's years.
+        families = dict.fromkeys(
+            f
+            for part in re.split(r"\bor\b|/", phrase)
+            if (f := family_of(part) or ("engineering" if _BUILDING.search(part) else None))
+        )
+        family = "|".join(families) or None
         kind: tuple[str, ...] = ()
         if family is None:
-            rest = phrase
-            while (lead := _KIND_LEAD.match(rest)) and lead.end() > 0:
-                rest = rest[lead.end() :]
+            rest = phrase  # "of technical writing experience": technical, writing
             # Years with a skill ("3+ years of Python") are the skill's check plus the
             # career's years: a skills list has no dates to count.
             named = [t for t in TERMS if t.pattern.search(rest)]
@@ -743,6 +786,26 @@ def _only_soft(terms: list[Term]) -> bool:
     return all(t.key in _SOFT_TERMS for t in terms)
 
 
+# "Experience as a backend developer (Java, Kotlin)": a kind of role, met by having held
+# one (the parenthesised tools are its examples, not further asks).
+_AS_ROLE = re.compile(
+    r"\bas an? ((?:[\w+#-]+ ){0,3}?(?:engineer|developer|programmer|architect|scientist|"
+    r"researcher|designer|analyst|manager|consultant))\b",
+    re.IGNORECASE,
+)
+_ASIDE = re.compile(r"\([^)]*\)")
+
+
+def _role_held(text: str, index: _ProfileIndex) -> str | None:
+    """The role a requirement asks to have held ("as a Backend Engineer"), if the profile
+    holds one of its family; else None."""
+    match = _AS_ROLE.search(text)
+    family = family_of(match.group(1)) if match else None
+    if match is None or family is None:
+        return None
+    return match.group(1) if families_counting_for(family) & index.role_families else None
+
+
 def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
     evidence: list[Evidence] = []
     matched_terms: list[str] = []
@@ -761,6 +824,25 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
         terms = [t for t in terms if t.key not in _MANAGEMENT_TERMS]
     degree = [m.group(0) for m in _DEGREE_REQ.finditer(text)]
     years = _years_asked(text)
+    role = None if years else _role_held(text, index)  # years "as a …" are judged below
+    if role is not None:
+        # The role held is the evidence; tools in an aside or the role's own words
+        # ("Backend" of "Backend Engineer") are examples, not further asks.
+        role_words = set(significant_words(role))
+        bare = _ASIDE.sub(" ", text)
+        terms = [
+            t
+            for t in terms
+            if t.pattern.search(bare) and not set(significant_words(t.label)) & role_words
+        ]
+        groups.append(True)
+        matched_terms.append(f"experience as a {role}")
+        role_source = next(
+            (r.source for r in index.roles if family_of(r.source.text) == family_of(role)),
+            index.experience[0] if index.experience else None,
+        )
+        if role_source is not None:
+            add(_evidence(role_source, None))
     if any(t.key not in _SOFT_TERMS for t in terms) or years or degree or management:
         # A soft word ("agile", "communication") may support a hard requirement, never
         # fail it.
@@ -774,19 +856,19 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
             add(_evidence(index.terms[term.key][0], term))
         # Judge on the specific terms when there are any; broad areas only support them.
         judged = [t for t in terms if t.key not in GENERIC_TERMS] or terms
-        judged_met = [t for t in judged if t.key in index.terms]
-        alternatives = _ALTERNATIVES.search(_NOT_ALTERNATIVES.sub(" ", text))
-        need = 1 if alternatives else math.ceil(len(judged) / 2)  # any one, or half
-        groups.append(len(judged_met) >= need)
-        if len(judged_met) < need:
+        ok = _terms_met(_NOT_ALTERNATIVES.sub(" ", text), judged, index)
+        groups.append(ok)
+        if not ok:
             missing.extend(t.label for t in judged if t.key not in index.terms)
 
     for wanted, family, work in years:
         # Years of a kind of work ("5+ years as an engineering manager", "3+ years in
         # fintech") count only the roles of that kind; plain years the whole career.
-        if family is not None:
-            have, shown = index.family_years.get(family, 0.0), index.family_roles[family]
-            kind_words = f" of {FAMILY_LABELS[family]} work"
+        if family is not None:  # "support|engineering": either will do
+            either = family.split("|")
+            have = max(index.family_years.get(f, 0.0) for f in either)
+            shown = [r for f in either for r in index.family_roles[f]]
+            kind_words = f" of {' or '.join(FAMILY_LABELS[f] for f in either)} work"
         elif work:
             have, shown = _kind_years(index, work)
             words = [_TERM_BY_KEY[w[5:]].label if w.startswith("term:") else w for w in work]
@@ -978,7 +1060,7 @@ def score_offline(
     checks = [_check(text, kind, index) for text, kind in requirements]
     weights = [requirement_weight(c.fit) for c in checks]
     earned = sum(w for w, c in zip(weights, checks, strict=True) if c.fit.matched)
-    hard = sum(1 for c in checks if not c.fit.soft)
+    hard = sum(1 for c in checks if not c.fit.soft and c.fit.kind == "must")
     # Only read when it weighs in: a whole description is slow to search term by term.
     vocabulary = _vocabulary_share(description, index) if hard < _ENOUGH_HARD else None
     if not hard and vocabulary is None:
