@@ -186,4 +186,5 @@ async def test_settings_put_a_job_seekers_settings_first_and_the_rest_under_adva
     assert page.index('data-setting="smtp.host"') < advanced
     for key in ("fetch.allow_hosts", "retry.max_attempts", "pipeline_internal_concurrency"):
         assert page.index(f'data-setting="{key}"') > advanced, key
+    assert "Will you need visa sponsorship?" in page, "saved answers asked in words"
     assert "<summary>Advanced</summary>" in page and '<details class="advanced" open' not in page

@@ -54,11 +54,30 @@ class AnswersChanged(SavedAnswers):
 
 class AnswerRow(View):
     """One saved answer as the Settings page edits it: ``kind`` ``yesno``, ``text`` or
-    ``questions`` (the person's own question → answer pairs)."""
+    ``questions`` (the person's own question → answer pairs); ``label``: the question in
+    plain words (issue 30: the page showed the config keys)."""
 
     key: str
     kind: str
     value: bool | str | list[SavedAnswer] | None
+    label: str = ""
+
+
+# Each saved answer as a form asks it.
+LABELS = {
+    "work_authorised": "Are you authorised to work where the job is?",
+    "work_authorisation": "Your right to work, in words (e.g. “EU citizen, no restrictions”)",
+    "needs_sponsorship": "Will you need visa sponsorship?",
+    "willing_to_relocate": "Are you willing to relocate?",
+    "notice_period": "Your notice period (e.g. “3 months”)",
+    "salary_expectation": "Your salary expectation (e.g. “EUR 85,000”)",
+    "pronouns": "Your pronouns",
+    "how_did_you_hear": "How did you hear about the job? (e.g. “Company website”)",
+    "linkedin": "Your LinkedIn profile",
+    "github": "Your GitHub profile",
+    "portfolio": "Your website or portfolio",
+    "questions": "Your own questions and answers",
+}
 
 
 def saved_answers(home: Home) -> Answers:
@@ -72,7 +91,8 @@ def answer_rows(home: Home) -> list[AnswerRow]:
     rows = []
     for key, spec in Answers.model_fields.items():
         kind = "questions" if key == "questions" else "yesno" if spec.default is None else "text"
-        rows.append(AnswerRow(key=key, kind=kind, value=getattr(saved, key)))
+        label = LABELS.get(key, key)
+        rows.append(AnswerRow(key=key, kind=kind, value=getattr(saved, key), label=label))
     return rows
 
 
