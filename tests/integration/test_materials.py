@@ -103,3 +103,27 @@ async def test_regenerating_keeps_the_approved_generation_until_the_new_one_is_a
         ("resume", 3): "approved",
         ("cover", 3): "approved",
     }
+
+
+GAP = posting_html(
+    "Senior Backend Engineer",
+    "Gapwise",
+    ["5+ years of Python", "Experience with PostgreSQL", "Experience with Rust"],
+)
+
+
+async def test_a_letter_names_a_missing_must_have_only_when_the_setting_allows_it(
+    home, worker, site, fast_settings
+):
+    # Issue 29: materials.mention_gaps (off by default): a letter does not volunteer gaps.
+    # Prepared although Rust is missing: the person turned the must-have cap off.
+    fast_settings.set_value("fit.unmet_must_have_caps_score", False)
+    letters = {}
+    for mention in (False, True):
+        fast_settings.set_value("materials.mention_gaps", mention)
+        url = site.add(f"/jobs/gap-{mention}", Route(body=GAP))
+        view = await add_job(home, url, wait=True)
+        cover = next(m for m in job_materials(home, view.job_id) if m.kind == "cover")
+        letters[mention] = pdf_text(Path(cover.pdf_path).read_bytes())
+    assert "Rust" not in letters[False] and "not yet" not in letters[False]
+    assert "have not yet worked with Rust" in " ".join(letters[True].split())
