@@ -143,4 +143,7 @@ def demo(keep: bool, serve_port: int | None) -> None:
     from jobctrl.demo.run import run_demo  # heavy: runs a worker and the web app
 
     local = home().with_tenant(LOCAL)  # the demo's postings and profile are local's
-    asyncio.run(run_demo(local, echo=click.echo, keep=keep, serve_port=serve_port))
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: as `up` ends (issue 30)
+        asyncio.run(run_demo(local, echo=click.echo, keep=keep, serve_port=serve_port))
+    if keep or serve_port is not None:
+        click.echo("stopped")
