@@ -255,7 +255,7 @@ async def test_retry_after_sets_the_next_attempt_without_blocking(home, store, w
 async def test_wait_without_a_worker_says_so(home, temporal_address, task_queue, site):
     with pytest.raises(JobctrlError) as err:
         await add_job(home, site.add("/jobs/nw", Route(body=GOOD)), wait=True)
-    assert err.value.code == "no_worker" and "jobctrl worker" in err.value.message
+    assert err.value.code == "no_worker" and "jobctrl up" in err.value.message
 
 
 async def test_a_spent_budget_stops_score_without_retrying(

@@ -63,7 +63,7 @@ def test_worker_runs_embedded_temporal_that_add_finds(home, site, settings, monk
 
     failed = run_cli("add", url)
     assert failed.returncode == 2
-    assert failed.stderr.count("\n") == 1 and "jobctrl worker" in failed.stderr
+    assert failed.stderr.count("\n") == 1 and "jobctrl up" in failed.stderr
     assert "Traceback" not in failed.stderr
 
 
