@@ -16,9 +16,7 @@ __all__ = ["one_line", "without_controls"]
 # C0 and C1 controls (tab, line breaks and NUL included), DEL, and the bidirectional
 # formatting characters: marks (ALM, LRM, RLM), embeddings, overrides and isolates; and
 # U+FFFD, which an HTML parser puts where a page had a NUL.
-_CONTROLS = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufffd]"
-)
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufffd]")
 _LINE_BREAKS = re.compile("[\t\n\v\f\r\x85\u2028\u2029]+")
 _SPACES = re.compile(r" {2,}")
 
