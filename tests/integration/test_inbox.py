@@ -72,6 +72,8 @@ async def test_each_job_carries_its_next_action_in_the_cli_and_the_api(
     assert listed[low]["errorCode"] == "MIN_SCORE"  # the code stays in --json
     assert listed[waiting]["nextAction"] == "in_progress"
     assert listed[good]["availability"]["state"] == "unknown"  # never checked
+    table = run_cli("jobs").stdout
+    assert "NEXT" in table and "Not a fit" in table and "MIN_SCORE" not in table
 
     page = (await api.get("/v1/jobs", params={"action": "not_a_fit"})).json()
     assert [j["jobId"] for j in page["items"]] == [low] and page["total"] == 1
@@ -190,6 +192,7 @@ async def test_a_check_now_shows_a_closed_posting_and_a_429_defers_the_whole_hos
     assert checked["checkedAt"] and checked["nextCheckAt"]
     shown = json.loads(run_cli("show", job_id, "--json").stdout)
     assert set(shown["availability"]) >= {"state", "checkedAt", "nextCheckAt", "evidence"}
+    assert "closed: The posting is no longer online" in run_cli("show", job_id).stdout
     assert shown["nextAction"] == "closed"
     page = (await api.get("/jobs")).text
     assert "The posting is no longer online (checked just now)." in page

@@ -20,7 +20,7 @@ from jobctrl.app.jobs_list import JobListItem, list_items
 from jobctrl.app.models import View
 from jobctrl.domain.clock import utcnow
 from jobctrl.domain.errors import POSTING_REFUSALS
-from jobctrl.domain.inbox import ACTION_ORDER, COLLAPSED, NextAction, NextStep
+from jobctrl.domain.inbox import ACTION_ORDER, COLLAPSED, TITLES, NextAction, NextStep
 from jobctrl.home import Home
 from jobctrl.sources.dedupe import normalise_company
 from jobctrl.sources.filtering import words
@@ -31,16 +31,15 @@ from jobctrl.store.store import Store
 __all__ = ["GROUPS", "Inbox", "InboxGroup", "InboxRow", "jobs_inbox"]
 
 # Each group's heading and the label of its rows' one button.
+_BUTTONS: dict[NextAction, str] = {
+    NextAction.NEEDS_YOU: "Retry",
+    NextAction.REVIEW: "Review",
+    NextAction.READY_TO_APPLY: "Apply",
+    NextAction.FOLLOW_UP: "Follow up",
+    NextAction.HIDDEN: "Unhide",
+}
 GROUPS: dict[NextAction, tuple[str, str]] = {
-    NextAction.NEEDS_YOU: ("Needs you", "Retry"),
-    NextAction.REVIEW: ("Review", "Review"),
-    NextAction.READY_TO_APPLY: ("Ready to apply", "Apply"),
-    NextAction.FOLLOW_UP: ("Follow up", "Follow up"),
-    NextAction.IN_PROGRESS: ("In progress", "Open"),
-    NextAction.APPLIED: ("Applied", "Open"),
-    NextAction.NOT_A_FIT: ("Not a fit", "Open"),
-    NextAction.CLOSED: ("Closed", "Open"),
-    NextAction.HIDDEN: ("Hidden", "Unhide"),
+    action: (title, _BUTTONS.get(action, "Open")) for action, title in TITLES.items()
 }
 
 
@@ -102,21 +101,21 @@ def jobs_inbox(
     ids_ = [r["job_id"] for members in shown.values() for r, _ in members]
     full = {r["job_id"]: r for r in inbox.inbox_rows(store, wanted, job_ids=ids_)}
     extra = inbox.listings(store, [d for job_id in ids_ for d in merged.get(job_id, [])])
-    groups = []
-    for action in ACTION_ORDER:
-        if action not in shown:
-            continue
-        rows = [full[r["job_id"]] for r, _ in shown[action]]
-        items = list_items(home, store, rows, [s for _, s in shown[action]], rules, now)
-        groups.append(
-            InboxGroup(
-                action=action.value,
-                title=GROUPS[action][0],
-                collapsed=action in COLLAPSED,
-                count=len(grouped[action]),
-                rows=[_row(item, action, merged, extra) for item in items],
-            )
+    # One read of what the shown rows show, for every group at once
+    pairs = [(full[r["job_id"]], step) for members in shown.values() for r, step in members]
+    items = iter(list_items(home, store, [r for r, _ in pairs], [s for _, s in pairs], rules, now))
+    cut = {action: [next(items) for _ in members] for action, members in shown.items()}
+    groups = [
+        InboxGroup(
+            action=action.value,
+            title=GROUPS[action][0],
+            collapsed=action in COLLAPSED,
+            count=len(grouped[action]),
+            rows=[_row(item, action, merged, extra) for item in cut[action]],
         )
+        for action in ACTION_ORDER
+        if action in shown
+    ]
     hidden = len(grouped.get(NextAction.HIDDEN, []))
     return Inbox(groups=groups, total=len(every), hidden=hidden)
 

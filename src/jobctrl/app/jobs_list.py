@@ -14,7 +14,7 @@ from jobctrl.app.job_facts import AvailabilityView, Listing
 from jobctrl.app.models import Timestamp
 from jobctrl.app.staleness import Freshness, freshness
 from jobctrl.domain.clock import utcnow
-from jobctrl.domain.inbox import NextStep
+from jobctrl.domain.inbox import NextAction, NextStep
 from jobctrl.home import Home
 from jobctrl.store import inbox, job_list, jobs
 from jobctrl.store.job_list import JobFilter
@@ -99,6 +99,7 @@ def list_items(
     fresh = freshness(home, store, ids_)
     reasons = jobs.fit_summaries(store, [r["job_id"] for r in rows if r["score"] is not None])
     found = inbox.listings(store, ids_)
+    seen = {r["job_id"]: job_facts.availability_view(r, now) for r in rows}
     return [
         JobListItem.from_row(
             {
@@ -106,9 +107,9 @@ def list_items(
                 **dict(fresh[r["job_id"]]),
                 "fit_summary": reasons.get(r["job_id"]),
                 "next_action": step.action.value,
-                "next_action_reason": step.reason,
+                "next_action_reason": _reason(step, seen[r["job_id"]]),
                 "error_sentence": job_facts.error_sentence(r["error_code"], rules),
-                "availability": job_facts.availability_view(r, now),
+                "availability": seen[r["job_id"]],
                 "sources": [job_facts.Listing.from_row(x) for x in found.get(r["job_id"], [])],
             }
         )
@@ -119,3 +120,10 @@ def list_items(
 def list_jobs(home: Home) -> list[JobListItem]:
     """Every job, best fit first."""
     return find_jobs(home, JobFilter())[0]
+
+
+def _reason(step: NextStep, availability: AvailabilityView) -> str:
+    """Why: a closed posting says when it was found closed."""
+    if step.action == NextAction.CLOSED and availability.state == "closed":
+        return availability.sentence
+    return step.reason

@@ -20,6 +20,7 @@ from jobctrl.app.truth import TruthCheckView
 from jobctrl.cli.base import echo_json, handle_errors, home
 from jobctrl.domain.errors import MIN_SCORE
 from jobctrl.domain.events import summary_fields
+from jobctrl.domain.inbox import TITLES, NextAction
 from jobctrl.domain.stages import JobStatus, StageState
 
 if TYPE_CHECKING:
@@ -191,13 +192,14 @@ def jobs_cmd(as_json: bool) -> None:
         click.echo("no jobs yet; add one with `jobctrl add URL`")
         return
     _profile_hint()
-    click.echo(f"{'JOB':<12}  {'SCORE':>5}  {'STATUS':<19}  {'TITLE':<38}  COMPANY")
+    click.echo(f"{'JOB':<12}  {'SCORE':>5}  {'NEXT':<20}  {'TITLE':<38}  COMPANY")
     for r in rows:
         score = "" if r.score is None else str(r.score)
-        status = r.status + (f" {r.error_code}" if r.error_code else "")
-        status += " (stale)" if r.stale else ""  # made with another profile version
+        # What to do next, in words (the codes are in --json and `jobctrl show`)
+        then = TITLES.get(NextAction(r.next_action), r.status) if r.next_action else r.status
+        then += " (stale)" if r.stale else ""  # made with another profile version
         title = (r.title or r.url)[:38]
-        click.echo(f"{r.job_id:<12}  {score:>5}  {status:<19}  {title:<38}  {r.company or ''}")
+        click.echo(f"{r.job_id:<12}  {score:>5}  {then:<20}  {title:<38}  {r.company or ''}")
 
 
 def _salary_text(salary: Salary) -> str:
@@ -268,6 +270,15 @@ def show(job: str, as_json: bool) -> None:
     if view.salary:
         click.echo(f"  {'salary':<14}{_salary_text(view.salary)}")
     click.echo(f"  {'status':<14}{view.status}")
+    if view.next_action_reason:
+        click.echo(f"  {'next':<14}{view.next_action_reason}")
+    if view.hidden:
+        why = f" ({view.hidden_reason})" if view.hidden_reason else ""
+        click.echo(f"  {'hidden':<14}not interested{why}: `jobctrl unhide {view.job_id}`")
+    if view.availability:
+        a = view.availability
+        due = f"; next check {a.next_check_at:%Y-%m-%d %H:%M} UTC" if a.next_check_at else ""
+        click.echo(f"  {'posting':<14}{a.state}: {a.sentence}{due}")
     if view.stale:
         click.echo(
             f"  {'stale':<14}scored on profile version {view.scored_profile_version}, "

@@ -46,6 +46,19 @@ class NextAction(StrEnum):
     HIDDEN = "hidden"  # the person said "not interested": out of the inbox
 
 
+# Each group's heading, in a job seeker's words.
+TITLES: dict[NextAction, str] = {
+    NextAction.NEEDS_YOU: "Needs you",
+    NextAction.REVIEW: "Review",
+    NextAction.READY_TO_APPLY: "Ready to apply",
+    NextAction.FOLLOW_UP: "Follow up",
+    NextAction.IN_PROGRESS: "In progress",
+    NextAction.APPLIED: "Applied",
+    NextAction.NOT_A_FIT: "Not a fit",
+    NextAction.CLOSED: "Closed",
+    NextAction.HIDDEN: "Hidden",
+}
+
 # The order the inbox shows its groups in; the collapsed ones are folded away.
 ACTION_ORDER: tuple[NextAction, ...] = tuple(NextAction)
 COLLAPSED = frozenset(

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, select
+from sqlalchemy import and_, func, select
 
+from jobctrl.domain.availability import Availability
 from jobctrl.store import job_list, schema, tenancy
 from jobctrl.store.application_tables import applications as A
 from jobctrl.store.job_list import JL, JobFilter
@@ -42,7 +43,10 @@ def inbox_rows(
     ``availability_next_check_at``, ``availability_code``, ``text_artifact``, ``hidden``,
     ``application_status``, ``outcome``, ``applied_at`` and ``materials`` (the newest
     generation's state of each kind). ``lean``: only what the next action and the
-    duplicates are decided from (``_LEAN``), for every job of a large inbox."""
+    duplicates are decided from, for every job of a large inbox (``availability`` is
+    ``unavailable`` or None; ``text_artifact`` only when another job shares it)."""
+    if lean:
+        return _lean_rows(store, wanted)
     with store.read() as conn:
         joined = JL.outerjoin(J, and_(J.c.id == JL.c.job_id, tenancy.scoped(J, conn)))
         joined = joined.outerjoin(
@@ -77,6 +81,73 @@ def inbox_rows(
     for row in rows:
         row["hidden"] = row.pop("hidden_at") is not None
         row["materials"] = tuple(state for _, state in newest.get(row["job_id"], {}).values())
+    return rows
+
+
+def _lean_rows(store: Store, wanted: JobFilter) -> list[dict[str, Any]]:
+    """``inbox_rows(lean=True)``: the list rows, and of the facts only what decides: the
+    closed postings, the hidden jobs, the applications, the materials and the texts two
+    jobs share (each read apart: a few small reads cost less than a join per job)."""
+    with store.read() as conn:
+        mine = tenancy.scoped(J, conn)
+        listed = conn.execute(
+            select(*(JL.c[name] for name in _LEAN))
+            .where(*job_list.conditions(conn, wanted))
+            .order_by(*job_list.order_of(wanted))
+        ).all()
+        closed = set(
+            conn.execute(
+                select(J.c.id).where(mine, J.c.availability == Availability.UNAVAILABLE.value)
+            ).scalars()
+        )
+        hidden = set(
+            conn.execute(
+                select(J.c.id)
+                .select_from(J.join(H, H.c.idempotency_key == J.c.idempotency_key))
+                .where(mine, tenancy.scoped(H, conn))
+            ).scalars()
+        )
+        shared = (
+            select(J.c.text_artifact)
+            .where(mine, J.c.text_artifact.is_not(None))
+            .group_by(J.c.text_artifact)
+            .having(func.count() > 1)
+        )
+        texts = dict(
+            conn.execute(
+                select(J.c.id, J.c.text_artifact).where(mine, J.c.text_artifact.in_(shared))
+            ).all()
+        )
+        applied = {
+            job_id: (status, outcome, at)
+            for job_id, status, outcome, at in conn.execute(
+                select(A.c.job_id, A.c.status, A.c.outcome, A.c.applied_at).where(
+                    tenancy.scoped(A, conn), A.c.job_id.is_not(None)
+                )
+            )
+        }
+        newest = _newest_materials(conn, None)
+    rows = []
+    unavailable, none3 = Availability.UNAVAILABLE.value, (None, None, None)
+    for job_id, title, company, status, error_code in listed:
+        app_status, outcome, applied_at = applied.get(job_id, none3)
+        kinds = newest.get(job_id)
+        rows.append(
+            {
+                "job_id": job_id,
+                "title": title,
+                "company": company,
+                "status": status,
+                "error_code": error_code,
+                "availability": unavailable if job_id in closed else None,
+                "text_artifact": texts.get(job_id),
+                "hidden": job_id in hidden,
+                "application_status": app_status,
+                "outcome": outcome,
+                "applied_at": applied_at,
+                "materials": tuple(state for _, state in kinds.values()) if kinds else (),
+            }
+        )
     return rows
 
 
