@@ -141,7 +141,8 @@ def _limits(schema: dict[str, Any]) -> str:
 
 
 def _cell(text: str) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """One table cell: one line, pipes escaped, reST's double backquotes as Markdown's."""
+    return " ".join(str(text).split()).replace("|", "\\|").replace("``", "`")
 
 
 def _fields(schema: dict[str, Any], components: dict[str, Any]) -> list[str]:

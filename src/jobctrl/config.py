@@ -252,6 +252,12 @@ def edit_answers(home: Home, change: Callable[[Any], None]) -> None:
     _edit(home, edit)
 
 
+def edit_target_search(home: Home, target: TargetSearch) -> None:
+    """Replace the ``target_search:`` section of config.yaml, keeping the other comments."""
+    written = target.model_dump(mode="json")
+    _edit(home, lambda data: data.__setitem__("target_search", written))
+
+
 def set_lane(home: Home, lane: str, lane_provider: LaneProvider) -> None:
     """Set one lane under ``providers:`` in config.yaml, keeping the user's comments."""
 

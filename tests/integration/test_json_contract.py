@@ -244,6 +244,7 @@ async def test_every_command_and_route_keeps_its_json_keys(
     await api_json(seen, api, "POST", "/v1/applications/{ref}/outcome", path={"ref": job_id},
                    json={"outcome": "offer", "note": "y"})  # fmt: skip
     await api_json(seen, api, "PATCH", "/v1/profile/answers", json={"pronouns": "she/her"})
+    await api_json(seen, api, "PATCH", "/v1/target-search", json={"locations": "Berlin, Remote"})
     await api_json(seen, api, "POST", "/v1/apply/loop/stop")
     await api_json(seen, api, "POST", "/v1/apply/{job_id}/prepare", path={"job_id": other},
                    json={"to": [TO]})  # fmt: skip
@@ -323,6 +324,7 @@ async def test_every_command_and_route_keeps_its_json_keys(
         "/v1/pipeline/operations": {},
         "/v1/stop-loss": {},
         "/v1/profile/answers": {},
+        "/v1/target-search": {},
         "/v1/rescore": {},
     }
     for route, fill in gets.items():

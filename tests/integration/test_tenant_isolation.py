@@ -161,6 +161,7 @@ HTTP_ROWS: list[tuple[str, str, list[str], Any, str]] = [
     ("GET", "/v1/runs", ["/v1/runs"], None, EMPTY),
     ("GET", "/v1/spend", ["/v1/spend"], None, EMPTY),
     ("GET", "/v1/settings", ["/v1/settings"], None, EMPTY),
+    ("GET", "/v1/target-search", ["/v1/target-search"], None, EMPTY),
     (
         "GET",
         "/v1/artifacts/{artifact_id}",
@@ -195,6 +196,7 @@ HTTP_ROWS: list[tuple[str, str, list[str], Any, str]] = [
     ("POST", "/v1/discovery", ["/v1/discovery"], None, REFUSED),
     ("POST", "/v1/discovery/cancel", ["/v1/discovery/cancel"], None, REFUSED),
     ("PATCH", "/v1/settings", ["/v1/settings"], {"min_fit_score": 62}, OWN),
+    ("PATCH", "/v1/target-search", ["/v1/target-search"], {"titles": ["Zephyr"]}, OWN),
     ("GET", "/v1/applications", ["/v1/applications"], None, EMPTY),
     (
         "GET",

@@ -11,9 +11,10 @@ from typing import Any
 from jobctrl import config as config_file
 from jobctrl.app.configuration import LaneView, list_lanes, settings_catalogue
 from jobctrl.app.models import View
+from jobctrl.app.target_search import TargetSearchView
 from jobctrl.home import Home
 
-__all__ = ["SettingField", "SettingsPage", "TargetView", "settings_page"]
+__all__ = ["SettingField", "SettingsPage", "settings_page"]
 
 # key -> (label, help): the settings a job seeker sets, in the order the page shows them.
 SEARCH: dict[str, tuple[str, str]] = {
@@ -67,15 +68,6 @@ class SettingField(View):
     kind: str
 
 
-class TargetView(View):
-    """What discovery looks for (config.yaml's ``target_search``)."""
-
-    titles: list[str]
-    exclude_titles: list[str]
-    locations: list[str]
-    remote_only: bool
-
-
 class LaneWords(View):
     """A model lane with what it does, in plain words."""
 
@@ -87,7 +79,7 @@ class SettingsPage(View):
     """The Settings page: the job seeker's settings first, the rest as ``advanced``."""
 
     profile_name: str
-    target: TargetView
+    target: TargetSearchView
     search: list[SettingField]
     email: list[SettingField]
     lanes: list[LaneWords]
@@ -122,16 +114,10 @@ def settings_page(home: Home) -> SettingsPage:
         ]
 
     config = config_file.load_config(home)
-    target = config.target_search
     named = {*SEARCH, *EMAIL}
     return SettingsPage(
         profile_name=config.profile.name,
-        target=TargetView(
-            titles=list(target.titles),
-            exclude_titles=list(target.exclude_titles),
-            locations=list(target.locations),
-            remote_only=target.remote_only,
-        ),
+        target=TargetSearchView.of(config.target_search),
         search=fields(SEARCH),
         email=fields(EMAIL),
         lanes=[

@@ -248,6 +248,22 @@ document.addEventListener("submit", async (ev) => {
       out.textContent = err.message;
       out.className = "error";
     }
+  } else if (form.matches("[data-target-search]")) {
+    // What discovery looks for (PATCH /v1/target-search): lists as comma-separated text.
+    ev.preventDefault();
+    const out = form.querySelector("output");
+    const body = {};
+    for (const el of form.querySelectorAll("[name]")) {
+      body[el.name] = el.dataset.kind === "bool" ? el.value === "true" : el.value.trim();
+    }
+    try {
+      await callApi("PATCH", form.dataset.targetSearch, body);
+      out.textContent = "saved";
+      out.className = "ok";
+    } catch (err) {
+      out.textContent = err.message;
+      out.className = "error";
+    }
   } else if (form.matches("[data-setting]")) {
     ev.preventDefault();
     const { setting: key, kind } = form.dataset;
