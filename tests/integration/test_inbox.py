@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import select, update
 
 from jobctrl.api.app import create_app
-from jobctrl.domain.errors import JOB_HIDDEN
+from jobctrl.domain.errors import ENRICH_HTTP_NOT_FOUND, ENRICH_TIMEOUT, JOB_HIDDEN, StageError
 from jobctrl.domain.stages import StageState
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
@@ -72,6 +72,20 @@ async def test_each_job_carries_its_next_action_in_the_cli_and_the_api(
     assert listed[low]["errorCode"] == "MIN_SCORE"  # the code stays in --json
     assert listed[waiting]["nextAction"] == "in_progress"
     assert listed[good]["availability"]["state"] == "unknown"  # never checked
+    # A failure recovery tries again is in progress; one it cannot help needs the person
+    for path, error in (
+        ("/flaky", StageError(ENRICH_TIMEOUT, "slow", retryable=True)),
+        ("/gone", StageError(ENRICH_HTTP_NOT_FOUND, "404", retryable=False)),
+    ):
+        failed = jobs.create_job(store, site.base_url + path).job_id
+        claim = stage_states.claim_stage(store, failed, "enrich", "run-fail")
+        stage_states.fail_stage(store, failed, "enrich", "run-fail", claim.attempt, error)
+        assert _jobs_json()[failed]["nextAction"] == (
+            "in_progress" if error.retryable else "needs_you"
+        )  # fmt: skip
+    inbox = (await api.get("/v1/inbox")).json()
+    needs = next(g for g in inbox["groups"] if g["action"] == "needs_you")["rows"][0]
+    assert needs["buttonKind"] == "hide" and needs["button"] == "Not interested"
     table = run_cli("jobs").stdout
     assert "NEXT" in table and "Not a fit" in table and "MIN_SCORE" not in table
 
@@ -80,7 +94,7 @@ async def test_each_job_carries_its_next_action_in_the_cli_and_the_api(
     assert (await api.get("/v1/jobs", params={"action": "nonsense"})).status_code == 422
     inbox = (await api.get("/v1/inbox")).json()
     groups = {g["action"]: g for g in inbox["groups"]}
-    assert list(groups) == ["review", "in_progress", "not_a_fit"]  # the inbox's order
+    assert list(groups) == ["needs_you", "review", "in_progress", "not_a_fit"]  # in order
     assert groups["not_a_fit"]["collapsed"] and not groups["review"]["collapsed"]
     assert groups["review"]["rows"][0]["button"] == "Review"
 

@@ -84,3 +84,11 @@ def test_availability_is_shown_open_closed_unknown_or_overdue() -> None:
     assert shown_state(None, None, NOW) == "unknown"
     assert shown_state("active", earlier, NOW) == "overdue"
     assert shown_state("active", NOW - timedelta(minutes=30), NOW) == "open"  # not yet late
+
+
+def test_a_failure_recovery_tries_again_is_in_progress_until_it_gives_up() -> None:
+    timeout = {"status": "failed", "error_code": "ENRICH_TIMEOUT"}
+    tried = next_action(JobFacts(**timeout, retried_automatically=True), NOW)  # type: ignore[arg-type]
+    assert tried.action == NextAction.IN_PROGRESS and "tried again on its own" in tried.reason
+    given_up = next_action(JobFacts(**timeout), NOW)  # type: ignore[arg-type]
+    assert given_up.action == NextAction.NEEDS_YOU

@@ -14,6 +14,7 @@ from jobctrl.domain.availability import Availability, ShownAvailability, shown_s
 from jobctrl.domain.errors import MIN_SCORE
 from jobctrl.domain.inbox import DEFAULT_FOLLOWUP_DAYS, JobFacts, NextStep, next_action
 from jobctrl.domain.plain_words import ago, sentence
+from jobctrl.domain.recovery import MAX_AUTO_ATTEMPTS, retryable_code
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
@@ -55,6 +56,7 @@ class InboxRules:
 
     min_fit_score: int = 50
     followup_after_days: int = DEFAULT_FOLLOWUP_DAYS
+    recovery: bool = True  # automatic recovery retries failures that can succeed later
 
 
 def inbox_rules(store: Store) -> InboxRules:
@@ -62,6 +64,7 @@ def inbox_rules(store: Store) -> InboxRules:
     return InboxRules(
         min_fit_score=int(settings.get("min_fit_score")),
         followup_after_days=int(settings.get("followup.after_days")),
+        recovery=bool(settings.get("recovery.enabled")),
     )
 
 
@@ -104,6 +107,9 @@ def next_step(row: dict[str, Any], rules: InboxRules, now: datetime) -> NextStep
         availability=row.get("availability"),
         hidden=bool(row.get("hidden")),
         min_fit_score=rules.min_fit_score,
+        retried_automatically=rules.recovery
+        and retryable_code(row.get("error_code"), row.get("retryable"))
+        and int(row.get("auto_attempts") or 0) < MAX_AUTO_ATTEMPTS,
     )
     return next_action(facts, now, followup_after_days=rules.followup_after_days)
 
@@ -124,7 +130,7 @@ def next_steps(rows: list[dict[str, Any]], rules: InboxRules, now: datetime) -> 
 
 _FACTS = (
     "status", "error_code", "materials", "application_status", "outcome", "applied_at",
-    "availability", "hidden",
+    "availability", "hidden", "retryable", "auto_attempts",
 )  # fmt: skip
 
 

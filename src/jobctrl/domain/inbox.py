@@ -96,6 +96,8 @@ class JobFacts:
     availability: str | None = None  # domain.availability.Availability; None: never checked
     hidden: bool = False
     min_fit_score: int = 50
+    # A failure automatic recovery will try again (retryable, attempts left, recovery on).
+    retried_automatically: bool = False
 
 
 @dataclass(frozen=True)
@@ -113,8 +115,9 @@ def next_action(
 
     Precedence: hidden, then an application already sent (follow up once
     ``followup_after_days`` have passed with no outcome), then a closed posting, then the
-    preparation's status (in progress, failed, below the minimum score), then, for a
-    prepared job, its materials and approval."""
+    preparation's status (in progress — also a failure automatic recovery tries again —,
+    failed, below the minimum score), then, for a prepared job, its materials and
+    approval."""
     if facts.hidden:
         return NextStep(NextAction.HIDDEN, "You said you are not interested in this job.")
     if facts.application_status == ApplicationStatus.UNKNOWN:
@@ -129,6 +132,9 @@ def next_action(
         return NextStep(NextAction.CLOSED, sentence(POSTING_UNAVAILABLE))
     if facts.status in (JobStatus.PENDING, JobStatus.RUNNING):
         return NextStep(NextAction.IN_PROGRESS, "jobctrl is reading and scoring this posting.")
+    if facts.status == JobStatus.FAILED and facts.retried_automatically:
+        again = f"{sentence(facts.error_code).rstrip('.')}: it is tried again on its own."
+        return NextStep(NextAction.IN_PROGRESS, again)
     if facts.status == JobStatus.FAILED:
         return NextStep(NextAction.NEEDS_YOU, sentence(facts.error_code))
     if facts.status == JobStatus.SKIPPED:

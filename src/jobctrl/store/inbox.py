@@ -13,12 +13,14 @@ from typing import Any
 from sqlalchemy import and_, func, select
 
 from jobctrl.domain.availability import Availability
+from jobctrl.domain.stages import STAGE_ORDER, StageState
 from jobctrl.store import job_list, schema, tenancy
 from jobctrl.store.application_tables import applications as A
 from jobctrl.store.job_list import JL, JobFilter
 from jobctrl.store.store import Store
 
 J, H, M, SO = schema.jobs, schema.job_hides, schema.materials, schema.source_observations
+S = schema.job_stage_states
 
 _CHUNK = 500  # ids per IN (...) list
 # The list row's columns a list item shows (not the fold's own state).
@@ -78,9 +80,11 @@ def inbox_rows(
         rows = [dict(zip(keys, r, strict=True)) for r in result.tuples()]
         few = None if len(rows) > _CHUNK else [r["job_id"] for r in rows]
         newest = _newest_materials(conn, few)
+        failures = _failures(conn, few)
     for row in rows:
         row["hidden"] = row.pop("hidden_at") is not None
         row["materials"] = tuple(state for _, state in newest.get(row["job_id"], {}).values())
+        row["retryable"], row["auto_attempts"] = failures.get(row["job_id"], (None, 0))
     return rows
 
 
@@ -127,6 +131,7 @@ def _lean_rows(store: Store, wanted: JobFilter) -> list[dict[str, Any]]:
             )
         }
         newest = _newest_materials(conn, None)
+        failures = _failures(conn, None)
     rows = []
     unavailable, none3 = Availability.UNAVAILABLE.value, (None, None, None)
     for job_id, title, company, status, error_code in listed:
@@ -146,9 +151,27 @@ def _lean_rows(store: Store, wanted: JobFilter) -> list[dict[str, Any]]:
                 "outcome": outcome,
                 "applied_at": applied_at,
                 "materials": tuple(state for _, state in kinds.values()) if kinds else (),
+                "retryable": failures.get(job_id, (None, 0))[0],
+                "auto_attempts": failures.get(job_id, (None, 0))[1],
             }
         )
     return rows
+
+
+def _failures(conn: Any, job_ids: list[str] | None) -> dict[str, tuple[bool | None, int]]:
+    """job id → (retryable, automatic attempts) of its failed stage (the first in
+    pipeline order when several failed)."""
+    query = select(S.c.job_id, S.c.stage, S.c.retryable, S.c.auto_attempts).where(
+        tenancy.scoped(S, conn), S.c.state == StageState.FAILED.value
+    )
+    if job_ids is not None:
+        query = query.where(S.c.job_id.in_(job_ids))
+    found: dict[str, tuple[int, bool | None, int]] = {}
+    for job_id, stage, retryable, attempts in conn.execute(query):
+        order = STAGE_ORDER.get(stage, len(STAGE_ORDER))
+        if job_id not in found or order < found[job_id][0]:
+            found[job_id] = (order, retryable, int(attempts or 0))
+    return {job_id: (retryable, attempts) for job_id, (_, retryable, attempts) in found.items()}
 
 
 def _newest_materials(conn: Any, job_ids: list[str] | None) -> dict[str, dict[str, Any]]:
