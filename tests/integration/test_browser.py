@@ -101,7 +101,10 @@ async def test_materials_are_shown_approved_regenerated_and_rejected_on_the_job_
             await expect(page.locator(".viewers object")).to_have_count(2)
 
             await page.get_by_role("button", name="Approve").click()
-            await expect(page.locator("#flash")).to_have_text("Approve: requested.")
+            await expect(page.locator("#flash")).to_have_text(
+                "Approved: resume generation 1, letter generation 1."
+            )
+            await expect(page.locator("#materials-decision")).to_contain_text("You approved")
             approvals = page.locator("section", has_text="Materials").locator("tbody .badge")
             await expect(approvals).to_have_text(["approved", "approved"])
             await expect(page.get_by_role("button", name="Approve")).to_have_count(0)
