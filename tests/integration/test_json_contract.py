@@ -294,6 +294,7 @@ async def test_every_command_and_route_keeps_its_json_keys(
         ("events",),
         ("settings", "get"),
         ("settings", "get", "min_fit_score"),
+        ("settings", "search"),
         ("spend",),
         ("runs",),
         ("ops",),

@@ -131,6 +131,11 @@ CLI_ROWS: list[tuple[str, list[list[str]], str]] = [
     ("runs", [["runs", "--json"]], EMPTY),
     ("settings get", [["settings", "get", "min_fit_score", "--json"]], EMPTY),
     ("settings set", [["settings", "set", "min_fit_score", "61"]], OWN),
+    (
+        "settings search",
+        [["settings", "search", "--json"], ["settings", "search", "--titles", "Zephyr"]],
+        OWN,
+    ),
     ("show", [["show", "{job}"], ["show", "{prefix}"]], REFUSED),
     ("sources add", [["sources", "add", "greenhouse", "acmeboard"]], OWN),
     ("sources import-career-ops", [["sources", "import-career-ops", "{dir}"]], OWN),

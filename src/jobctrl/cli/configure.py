@@ -13,6 +13,7 @@ from jobctrl.app import lanes as app_lanes
 from jobctrl.app import profile as app_profile
 from jobctrl.app import projections as app_projections
 from jobctrl.app import settings as app_settings
+from jobctrl.app import target_search as app_target
 from jobctrl.app.home import init_home
 from jobctrl.cli.base import echo_json, handle_errors, home
 from jobctrl.domain.profile import Profile
@@ -69,6 +70,50 @@ def settings_set(key: str, value: str) -> None:
     """Change a setting, e.g. `jobctrl settings set fetch.allow_hosts 127.0.0.1,intranet.local`."""
     values = app_settings.change_settings(home(), {key: value}, by_operator=True)
     click.echo(f"{key} = {json.dumps(values.root[key])}")
+
+
+@settings.command("search")
+@click.option("--titles", default=None, help="Roles to look for, comma-separated ('': any).")
+@click.option("--exclude-titles", default=None, help="Roles never wanted, comma-separated.")
+@click.option(
+    "--places", default=None, help="Where the job may be, comma-separated ('': anywhere)."
+)
+@click.option(
+    "--remote-only/--not-remote-only", default=None, help="Keep only remote jobs, or not."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@handle_errors
+def settings_search(
+    titles: str | None,
+    exclude_titles: str | None,
+    places: str | None,
+    remote_only: bool | None,
+    as_json: bool,
+) -> None:
+    """Show or change what discovery looks for: the roles and places (config.yaml's
+    target_search, rewritten with its comments kept; also the Settings page). Each option
+    given replaces that list, e.g. `jobctrl settings search --titles "Backend Engineer,
+    Data Engineer" --places "Berlin, Remote"`."""
+    given = {
+        "titles": titles,
+        "exclude_titles": exclude_titles,
+        "locations": places,
+        "remote_only": remote_only,
+    }
+    changes = {key: value for key, value in given.items() if value is not None}
+    here = home()
+    view = (
+        app_target.change_target_search(here, changes)
+        if changes
+        else app_target.target_search(here)
+    )
+    if as_json:
+        echo_json(view)
+        return
+    click.echo(f"roles:        {', '.join(view.titles) or 'any'}")
+    click.echo(f"never:        {', '.join(view.exclude_titles) or '-'}")
+    places_text = ", ".join(view.locations) or "anywhere"
+    click.echo(f"places:       {places_text}{' (remote only)' if view.remote_only else ''}")
 
 
 @click.command()
