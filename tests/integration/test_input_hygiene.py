@@ -6,6 +6,7 @@ and a profile is imported only from a regular file."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -17,7 +18,10 @@ from sqlalchemy import func, select
 
 from jobctrl.api.app import create_app
 from jobctrl.domain.events import JobEnriched
+from jobctrl.stages.context import StageContext
+from jobctrl.stages.enrich import enrich
 from jobctrl.store import jobs, schema, tenancy
+from tests.support.http import Route
 from tests.support.processes import run_cli
 
 BASE = "http://127.0.0.1:8765"
@@ -101,10 +105,11 @@ async def test_a_prefix_several_jobs_share_lists_them(home, store, api):
 
 
 async def test_a_stored_title_with_controls_is_shown_without_them(home, store, api):
-    """A title stored before titles were cleaned at the door: the pages drop a NUL or a
-    right-to-left override when they print it (an override would reverse the row)."""
+    """A title stored before titles were cleaned at the door: the pages drop a control
+    character or a right-to-left override when they print it (an override would reverse
+    the row)."""
     job = jobs.create_job(store, "https://jobs.example.com/hygiene/bidi")
-    title = "Backend\x00 Engineer \u202egnp.exe\u202c"
+    title = "Backend\x07 Engineer \u202egnp.exe\u202c"
     fields = {"title": title, "company": "Acme\u2066 Corp"}
     with store.write() as tx:
         jobs.record_enrichment(tx, job.job_id, fields, "json-ld")
@@ -117,7 +122,7 @@ async def test_a_stored_title_with_controls_is_shown_without_them(home, store, a
     for path in ("/jobs?view=list", f"/jobs/{job.job_id}"):
         page = (await api.get(path)).text
         assert "Backend Engineer gnp.exe" in page, path
-        assert not any(ch in page for ch in "\x00\u202e\u202c\u2066"), path
+        assert not any(ch in page for ch in "\x07\u202e\u202c\u2066"), path
 
 
 def test_profile_import_reads_only_a_regular_file_of_bounded_size(home, tmp_path):
@@ -137,3 +142,26 @@ def test_profile_import_reads_only_a_regular_file_of_bounded_size(home, tmp_path
     big.write_bytes(b"# A\n" + b"x" * 2_000_001)
     assert "larger than 2 MB" in _refused(run_cli("profile", "import", str(big)))
     assert home.config_path.read_text() == config, "nothing was written"
+
+
+def test_a_fetched_title_with_a_nul_and_an_override_is_stored_clean(home, store, site, settings):
+    """The page's JSON-LD title holds a NUL (PostgreSQL cannot store one: Enrich failed
+    there) and a right-to-left override: Enrich stores the title without them."""
+    settings.set_value("fetch.allow_hosts", ["127.0.0.1"])
+    settings.set_value("fetch.min_host_interval_seconds", 0.0)
+    ld = {
+        "@context": "https://schema.org",
+        "@type": "JobPosting",
+        "title": "Data\u0000 Engineer \u202egnp.exe",
+        "hiringOrganization": {"@type": "Organization", "name": "Null\u0000 Corp"},
+        "description": "<p>Build pipelines in Python and SQL.</p>",
+    }
+    body = f'<html><head><script type="application/ld+json">{json.dumps(ld)}</script></head></html>'
+    job = jobs.create_job(store, site.add("/jobs/nul", Route(body=body.encode())))
+    ctx = StageContext(home=home, store=store)
+    try:
+        enrich(ctx, job.job_id, "run-hygiene")
+    finally:
+        ctx.close()
+    row = jobs.job_row(store, job.job_id)
+    assert (row["title"], row["company"]) == ("Data Engineer gnp.exe", "Null Corp")
