@@ -6,7 +6,7 @@ import io
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -22,6 +22,10 @@ TEMPLATE_PATH = Path(__file__).with_name("config_template.yaml")
 LANES = ("score", "tailor", "cover", "contact_research", "apply", "profile")
 PROVIDERS = ("offline", "openai", "anthropic")
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+# How a lane asks for structured output (``jobctrl llm set … --output``): ``tool``, a tool
+# call (the default); ``json``, the provider's native JSON-schema output (``response_format``);
+# ``prompted``, the schema in the instructions and JSON read from plain text (any server).
+OUTPUT_MODES = ("tool", "json", "prompted")
 
 
 def key_env_for(provider: str, base_url: str | None, api_key_env: str | None) -> str | None:
@@ -43,6 +47,7 @@ class LaneProvider(BaseModel):
     model: str = "offline-extractive-v1"
     base_url: str | None = None
     api_key_env: str | None = None
+    output: Literal["tool", "json", "prompted"] = "tool"  # one of OUTPUT_MODES
 
     def key_env(self) -> str | None:
         """The environment variable the lane's key comes from (``key_env_for``)."""
@@ -264,6 +269,9 @@ def set_lane(home: Home, lane: str, lane_provider: LaneProvider) -> None:
     def edit(data: Any) -> None:
         if data.get("providers") is None:
             data["providers"] = {}
-        data["providers"][lane] = lane_provider.model_dump(exclude_none=True)
+        written = lane_provider.model_dump(exclude_none=True)
+        if written.get("output") == "tool":  # the default: config.yaml stays as it was
+            del written["output"]
+        data["providers"][lane] = written
 
     _edit(home, edit)

@@ -210,6 +210,8 @@ class LaneView(View):
     base_url: str | None
     api_key_env: str | None
     api_key_set: bool
+    # How structured output is asked for: tool | json | prompted (``llm set --output``).
+    output: str
 
 
 def list_lanes(home: Home) -> list[LaneView]:
@@ -227,6 +229,7 @@ def list_lanes(home: Home) -> list[LaneView]:
                 base_url=lp.base_url,
                 api_key_env=key_env,
                 api_key_set=bool(key_env and os.environ.get(key_env)),
+                output=lp.output,
             )
         )
     return rows

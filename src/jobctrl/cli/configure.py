@@ -168,7 +168,8 @@ def llm_list(as_json: bool) -> None:
         key = ""
         if r.api_key_env:
             key = f"  key ${r.api_key_env} {'set' if r.api_key_set else 'NOT SET'}"
-        click.echo(f"{r.lane:<17} {r.provider:<9} {r.model}{where}{key}")
+        output = f"  output {r.output}" if r.output != "tool" else ""
+        click.echo(f"{r.lane:<17} {r.provider:<9} {r.model}{where}{key}{output}")
 
 
 @llm.command("set")
@@ -177,16 +178,33 @@ def llm_list(as_json: bool) -> None:
 @click.argument("model")
 @click.option("--base-url", default=None, help="An OpenAI-compatible server (Ollama, vLLM, …).")
 @click.option("--api-key-env", default=None, help="The environment variable holding the key.")
+@click.option(
+    "--output",
+    type=click.Choice(app_lanes.OUTPUT_MODES),
+    default="tool",
+    show_default=True,
+    help="How the model returns its structured answer: `tool` (a tool call), `json` (the "
+    "server's JSON-schema output) or `prompted` (the schema in the instructions, JSON read "
+    "from the text: works with any server, e.g. a local model without tool calling).",
+)
 @handle_errors
 def llm_set(
-    lane: str, provider: str, model: str, base_url: str | None, api_key_env: str | None
+    lane: str,
+    provider: str,
+    model: str,
+    base_url: str | None,
+    api_key_env: str | None,
+    output: str,
 ) -> None:
     """Set LANE to PROVIDER (offline, openai, anthropic) and MODEL, e.g.
     `jobctrl llm set score openai gpt-4o-mini` or, for a local Ollama,
     `jobctrl llm set tailor openai llama3.1 --base-url http://127.0.0.1:11434/v1`.
+    A local model that does not support tool calls (Ollama, llama.cpp, LM Studio) takes
+    `--output json` or `--output prompted`.
     The profile lane reads an imported resume into fields (`jobctrl profile import`)."""
-    row = app_lanes.set_lane(home(), lane, provider, model, base_url, api_key_env)
-    click.echo(f"{row.lane}: {row.provider} {row.model}")
+    row = app_lanes.set_lane(home(), lane, provider, model, base_url, api_key_env, output)
+    shown = f" (output {row.output})" if row.output != "tool" else ""
+    click.echo(f"{row.lane}: {row.provider} {row.model}{shown}")
 
 
 @click.group()

@@ -58,6 +58,10 @@ PROVIDER_UNAVAILABLE = "provider_unavailable"  # 5xx, connection error or timeou
 PROVIDER_AUTH = "provider_auth"  # 401/403: the key is wrong or lacks access
 PROVIDER_REQUEST_REJECTED = "provider_request_rejected"  # other 4xx: resending will not help
 PROVIDER_INVALID_OUTPUT = "provider_invalid_output"  # output failed validation: retry in cap
+# The model (a local server's, often) refuses tool calls: `llm set … --output json|prompted`.
+PROVIDER_TOOLS_UNSUPPORTED = "provider_tools_unsupported"
+# The answer hit its output-token cap before it was whole: billed, kept, never asked again.
+PROVIDER_OUTPUT_TRUNCATED = "provider_output_truncated"
 
 # -- discovery source codes (a run's error code)
 SOURCE_NOT_FOUND = "SOURCE_NOT_FOUND"  # the board/feed does not exist (404)

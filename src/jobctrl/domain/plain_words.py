@@ -59,6 +59,14 @@ SENTENCES: dict[str, str] = {
     e.PROVIDER_AUTH: "The AI provider refused the key: check it in your settings.",
     e.PROVIDER_REQUEST_REJECTED: "The AI provider refused the request.",
     e.PROVIDER_INVALID_OUTPUT: "The AI model's answer was unusable; try again.",
+    e.PROVIDER_TOOLS_UNSUPPORTED: (
+        "This model does not support tool calls; run `jobctrl llm set … --output json`"
+        " or `--output prompted`."
+    ),
+    e.PROVIDER_OUTPUT_TRUNCATED: (
+        "The AI model's answer was cut off at its length limit (paid for once, not asked"
+        " again by itself); retry to ask once more."
+    ),
     # rendering the PDFs
     e.RENDER_INVALID_INPUT: "The resume or letter could not be laid out as a PDF.",
     e.RENDER_TOO_LARGE: "The resume or letter is too long for its PDF.",

@@ -33,7 +33,9 @@ from jobctrl.domain.errors import (
     MISSING_INPUT,
     POSTING_REFUSALS,
     PROVIDER_AUTH,
+    PROVIDER_OUTPUT_TRUNCATED,
     PROVIDER_REQUEST_REJECTED,
+    PROVIDER_TOOLS_UNSUPPORTED,
     TAILOR_FABRICATION,
 )
 from jobctrl.domain.stages import Stage
@@ -58,6 +60,8 @@ NON_RETRYABLE_CODES = POSTING_REFUSALS | frozenset(
         CONFIGURATION,
         PROVIDER_AUTH,
         PROVIDER_REQUEST_REJECTED,
+        PROVIDER_TOOLS_UNSUPPORTED,  # the lane's output mode must change first
+        PROVIDER_OUTPUT_TRUNCATED,  # paid once: asked again only when a person retries
         MISSING_INPUT,
         TAILOR_FABRICATION,
         COVER_FABRICATION,

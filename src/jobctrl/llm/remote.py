@@ -84,11 +84,14 @@ def run_structured(
     max_output_tokens: int,
     timeout_s: float = REQUEST_TIMEOUT_SECONDS,
     on_response: OnResponse | None = None,
+    lane: LaneModel | None = None,
 ) -> tuple[T, Usage]:
     """One request for a validated ``output_type``; raises ``ProviderError`` on any failure.
 
     ``on_response`` gets the usage of each response and the response as soon as it
-    arrives (to record both before anything else can go wrong)."""
+    arrives (to record both before anything else can go wrong). ``lane`` (the one the
+    model was built for) says how structured output is asked for (``LaneModel.output``;
+    a tool call without it) and names the lane in a refusal's suggested command."""
     from jobctrl.llm import remote_sdk  # lazy: the SDKs cost seconds to import (see above)
 
     return remote_sdk.run_structured(
@@ -99,6 +102,7 @@ def run_structured(
         max_output_tokens=max_output_tokens,
         timeout_s=timeout_s,
         on_response=on_response,
+        lane=lane,
     )
 
 

@@ -1,6 +1,15 @@
 """The SDK side of ``llm.remote`` (anthropic, openai, pydantic-ai), imported on the first
 remote call: building a lane's model, one structured request, a stored answer replayed,
-and every SDK failure mapped to a ``ProviderError``."""
+and every SDK failure mapped to a ``ProviderError``.
+
+A lane's ``output`` mode picks pydantic-ai's output marker: ``tool`` a tool call
+(``ToolOutput``), ``json`` the server's JSON-schema output (``NativeOutput``:
+``response_format``), ``prompted`` the schema in the instructions and JSON read from the
+text, a Markdown fence around it removed (``PromptedOutput``; sent with no
+``response_format`` at all, which LM Studio and others refuse in its ``json_object`` form).
+A server that refuses tools fails ``PROVIDER_TOOLS_UNSUPPORTED`` with the command to switch;
+an answer cut off at its token cap fails ``PROVIDER_OUTPUT_TRUNCATED``: never retried (the
+same cap would cut it again), its usage recorded as billed."""
 
 from __future__ import annotations
 
@@ -13,7 +22,7 @@ import openai
 from anthropic import AsyncAnthropic
 from openai import AsyncOpenAI
 from pydantic import BaseModel, ValidationError
-from pydantic_ai import Agent
+from pydantic_ai import Agent, NativeOutput, PromptedOutput, ToolOutput
 from pydantic_ai.exceptions import (
     ModelAPIError,
     ModelAuthenticationError,
@@ -21,15 +30,23 @@ from pydantic_ai.exceptions import (
     ModelQuotaExceededError,
     ModelRateLimitError,
     ModelRequestRejectedError,
+    OutputTokenLimitExceeded,
     UnexpectedModelBehavior,
     UserError,
 )
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelResponse,
+    ToolCallPart,
+)
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.models.wrapper import WrapperModel
+from pydantic_ai.output import OutputSpec
+from pydantic_ai.profiles import ModelProfile
 from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.settings import ModelSettings
@@ -63,7 +80,13 @@ def build_model(
     if lane.provider == "openai":
         http = openai.DefaultAsyncHttpxClient(event_hooks=hooks) if hooks else None
         client = AsyncOpenAI(api_key=key, base_url=lane.base_url, max_retries=0, http_client=http)
-        return OpenAIChatModel(lane.model, provider=OpenAIProvider(openai_client=client))
+        # Prompted output sends no ``response_format``: the mode for any server.
+        profile = (
+            ModelProfile(supports_json_object_output=False) if lane.output == "prompted" else None
+        )
+        return OpenAIChatModel(
+            lane.model, provider=OpenAIProvider(openai_client=client), profile=profile
+        )
     http = anthropic.DefaultAsyncHttpxClient(event_hooks=hooks) if hooks else None
     sdk = AsyncAnthropic(api_key=key, base_url=lane.base_url, max_retries=0, http_client=http)
     return AnthropicModel(lane.model, provider=AnthropicProvider(anthropic_client=sdk))
@@ -108,6 +131,15 @@ class _UsageTap(WrapperModel):
         return response
 
 
+def output_spec(output_type: type[T], output: str) -> OutputSpec[T]:
+    """pydantic-ai's output marker for a lane's ``output`` mode (tool, json, prompted)."""
+    if output == "json":
+        return NativeOutput(output_type)
+    if output == "prompted":
+        return PromptedOutput(output_type)
+    return ToolOutput(output_type)
+
+
 def run_structured(
     model: Model,
     output_type: type[T],
@@ -117,12 +149,19 @@ def run_structured(
     max_output_tokens: int,
     timeout_s: float = REQUEST_TIMEOUT_SECONDS,
     on_response: OnResponse | None = None,
+    lane: LaneModel | None = None,
 ) -> tuple[T, Usage]:
     """``remote.run_structured``."""
     if on_response is not None:
         model = _UsageTap(model, on_response)
+    output = lane.output if lane is not None else "tool"
     # No output retries: an invalid output ends the attempt, and the activity retries it.
-    agent = Agent(model, output_type=output_type, instructions=system, retries={"output": 0})
+    agent = Agent(
+        model,
+        output_type=output_spec(output_type, output),
+        instructions=system,
+        retries={"output": 0},
+    )
     settings = ModelSettings(max_tokens=max_output_tokens, timeout=timeout_s)
     # The run adds each response's usage to this object as it arrives, so it still holds
     # the tokens a failed run spent.
@@ -130,7 +169,9 @@ def run_structured(
     try:
         result = agent.run_sync(prompt, model_settings=settings, usage=spent)
     except (ModelAPIError, UnexpectedModelBehavior, UserError) as exc:
-        raise _provider_error(exc, model.model_name, output_type, _usage(spent)) from None
+        raise _provider_error(
+            exc, model.model_name, output_type, _usage(spent), lane, max_output_tokens
+        ) from None
     return result.output, _usage(spent)
 
 
@@ -150,8 +191,14 @@ def replay_structured(output_type: type[T], *, system: str, response: Any) -> T:
     def again(_messages: list[ModelMessage], _info: AgentInfo) -> ModelResponse:
         return answer
 
+    # Parsed as it was asked for: a tool call as a tool's arguments, any other answer as
+    # JSON text (native and prompted output are read alike).
+    called = any(isinstance(part, ToolCallPart) for part in answer.parts)
     agent = Agent(
-        FunctionModel(again), output_type=output_type, instructions=system, retries={"output": 0}
+        FunctionModel(again),
+        output_type=output_spec(output_type, "tool" if called else "prompted"),
+        instructions=system,
+        retries={"output": 0},
     )
     try:
         return agent.run_sync("").output
@@ -163,15 +210,57 @@ def _usage(spent: RunUsage) -> Usage:
     return Usage(input_tokens=spent.input_tokens, output_tokens=spent.output_tokens)
 
 
+# What local servers answer when the model cannot take ``tools``: Ollama (400, "<model> does
+# not support tools"), llama.cpp's server without --jinja (500, "tools param requires
+# --jinja flag"; older builds "Unsupported param: tools").
+_TOOLS_REFUSED = ("does not support tools", "tools param requires", "unsupported param: tools")
+
+
+def _refuses_tools(exc: Exception) -> bool:
+    if not isinstance(exc, ModelHTTPError):
+        return False
+    said = f"{exc.body} {exc.message}".lower()
+    return any(words in said for words in _TOOLS_REFUSED)
+
+
 def _provider_error(
-    exc: Exception, model: str, output_type: type[BaseModel], usage: Usage
+    exc: Exception,
+    model: str,
+    output_type: type[BaseModel],
+    usage: Usage,
+    lane: LaneModel | None = None,
+    max_output_tokens: int | None = None,
 ) -> ProviderError:
     used = usage if usage.input_tokens or usage.output_tokens else None
+    if isinstance(exc, OutputTokenLimitExceeded):
+        cap = f" of {max_output_tokens} tokens" if max_output_tokens else ""
+        return ProviderError(
+            errors.PROVIDER_OUTPUT_TRUNCATED,
+            f"{model}'s answer was cut off at its output limit{cap} before "
+            f"{output_type.__name__} was whole; it is billed and kept, and not asked again",
+            usage=used,
+        )
+    if (lane is None or lane.output == "tool") and _refuses_tools(exc):
+        command = (
+            lane.set_command("json") if lane is not None else "jobctrl llm set … --output json"
+        )
+        return ProviderError(
+            errors.PROVIDER_TOOLS_UNSUPPORTED,
+            f"This model ({model}) does not support tool calls; run `{command}` "
+            "or the same with `--output prompted`",
+            usage=used,
+        )
     if isinstance(exc, UnexpectedModelBehavior):
+        # A server that ignores ``response_format`` answers prose: the schema must be shown.
+        hint = (
+            f"; if the server ignores the JSON schema, run `{lane.set_command('prompted')}`"
+            if lane is not None and lane.output == "json"
+            else ""
+        )
         return ProviderError(
             errors.PROVIDER_INVALID_OUTPUT,
             f"{model} returned output that does not fit {output_type.__name__}"
-            f"{_validation_summary(exc)}",
+            f"{_validation_summary(exc)}{hint}",
             retryable=True,
             usage=usage,
         )

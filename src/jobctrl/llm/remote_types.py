@@ -29,6 +29,18 @@ class LaneModel:
     model: str
     base_url: str | None = None
     api_key_env: str | None = None  # None: the provider's default variable, or none at a base URL
+    output: str = "tool"  # how structured output is asked for: tool | json | prompted
+    lane: str = ""  # the lane's name, for the command an error suggests ("" when none)
+
+    def set_command(self, output: str) -> str:
+        """The ``jobctrl llm set`` command that keeps this lane's settings and asks for
+        structured output as ``output`` says."""
+        parts = ["jobctrl llm set", self.lane or "LANE", self.provider, self.model]
+        if self.base_url:
+            parts += ["--base-url", self.base_url]
+        if self.api_key_env:
+            parts += ["--api-key-env", self.api_key_env]
+        return " ".join([*parts, "--output", output])
 
 
 class ProviderError(StageError):
