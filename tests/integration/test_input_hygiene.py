@@ -145,8 +145,8 @@ def test_profile_import_reads_only_a_regular_file_of_bounded_size(home, tmp_path
 
 
 def test_a_fetched_title_with_a_nul_and_an_override_is_stored_clean(home, store, site, settings):
-    """The page's JSON-LD title holds a NUL (PostgreSQL cannot store one: Enrich failed
-    there) and a right-to-left override: Enrich stores the title without them."""
+    """The page's JSON-LD fields hold a NUL (PostgreSQL cannot store one: Enrich failed
+    there) and the title a right-to-left override: Enrich stores them without."""
     settings.set_value("fetch.allow_hosts", ["127.0.0.1"])
     settings.set_value("fetch.min_host_interval_seconds", 0.0)
     ld = {
@@ -154,8 +154,11 @@ def test_a_fetched_title_with_a_nul_and_an_override_is_stored_clean(home, store,
         "@type": "JobPosting",
         "title": "Data\u0000 Engineer \u202egnp.exe",
         "hiringOrganization": {"@type": "Organization", "name": "Null\u0000 Corp"},
-        "description": "<p>Build pipelines in Python and SQL.</p>",
-    }
+        "description": "<p>Build pipelines\u0000 in Python and SQL.</p>",
+        "validThrough": "2099-01-31\u0000",
+        "baseSalary": {"@type": "MonetaryAmount", "currency": "EUR\u0000",
+                       "value": {"@type": "QuantitativeValue", "value": 90000, "unitText": "YEAR"}},
+    }  # fmt: skip
     body = f'<html><head><script type="application/ld+json">{json.dumps(ld)}</script></head></html>'
     job = jobs.create_job(store, site.add("/jobs/nul", Route(body=body.encode())))
     ctx = StageContext(home=home, store=store)
@@ -165,3 +168,4 @@ def test_a_fetched_title_with_a_nul_and_an_override_is_stored_clean(home, store,
         ctx.close()
     row = jobs.job_row(store, job.job_id)
     assert (row["title"], row["company"]) == ("Data Engineer gnp.exe", "Null Corp")
+    assert (row["valid_through"], row["salary_currency"]) == ("2099-01-31", "EUR")

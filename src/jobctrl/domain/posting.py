@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from jobctrl.domain.shown_text import one_line
+from jobctrl.domain.shown_text import one_line, without_controls
 
 
 class SalaryRange(BaseModel):
@@ -14,6 +14,11 @@ class SalaryRange(BaseModel):
     max: float | None = None
     currency: str | None = None
     period: str | None = None  # "YEAR", "MONTH", "HOUR", ... as the page states it
+
+    @field_validator("currency", "period")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        return one_line(value)
 
 
 class ExtractedPosting(BaseModel):
@@ -32,8 +37,14 @@ class ExtractedPosting(BaseModel):
     valid_through: str | None = None
     method: str = "none"  # "json-ld" | "main-text" | "none"
 
-    @field_validator("title", "company", "location")
+    @field_validator("title", "company", "location", "apply_url", "date_posted", "valid_through")
     @classmethod
     def _one_line(cls, value: str | None) -> str | None:
-        """A page's title may hold a NUL or a bidirectional override: never stored."""
+        """A page's title may hold a NUL or a bidirectional override: never stored (nor
+        could PostgreSQL store a NUL)."""
         return one_line(value)
+
+    @field_validator("description")
+    @classmethod
+    def _no_controls(cls, value: str) -> str:
+        return without_controls(value)
