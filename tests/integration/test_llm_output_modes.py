@@ -84,6 +84,8 @@ def test_each_mode_asks_as_its_name_says_and_reads_the_same_answer(output: str) 
         (sent,) = server.requests
     assert report == Fit.model_validate(FIT)
     assert usage == Usage(PROMPT_TOKENS, COMPLETION_TOKENS)
+    # The cap as ``max_tokens``: what local servers read (they ignore max_completion_tokens).
+    assert sent["max_tokens"] == 800 and "max_completion_tokens" not in sent
     instructions = " ".join(str(m.get("content")) for m in sent["messages"])
     if output == "tool":
         assert sent["tools"] and "response_format" not in sent
@@ -165,3 +167,14 @@ def test_llm_set_keeps_the_output_mode_and_llm_list_shows_it(home) -> None:
     assert [r.output for r in list_lanes(home) if r.lane == "score"] == ["tool"]
     refused = run_cli("llm", "set", "score", "openai", "gemma:2b", "--output", "xml")
     assert refused.returncode != 0 and "xml" in refused.stderr
+
+
+def test_openai_itself_gets_the_cap_as_max_completion_tokens(monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    for base_url, newer in [
+        (None, True),
+        ("https://api.openai.com/v1", True),
+        ("http://127.0.0.1:1234/v1", False),
+    ]:
+        profile = build_model(LaneModel("openai", "gpt-4o-mini", base_url=base_url)).profile
+        assert profile.get("openai_chat_supports_max_completion_tokens", True) is newer

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import anthropic
 import openai
@@ -46,7 +47,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.output import OutputSpec
-from pydantic_ai.profiles import ModelProfile
+from pydantic_ai.profiles.openai import OpenAIModelProfile
 from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.settings import ModelSettings
@@ -80,16 +81,29 @@ def build_model(
     if lane.provider == "openai":
         http = openai.DefaultAsyncHttpxClient(event_hooks=hooks) if hooks else None
         client = AsyncOpenAI(api_key=key, base_url=lane.base_url, max_retries=0, http_client=http)
-        # Prompted output sends no ``response_format``: the mode for any server.
-        profile = (
-            ModelProfile(supports_json_object_output=False) if lane.output == "prompted" else None
-        )
         return OpenAIChatModel(
-            lane.model, provider=OpenAIProvider(openai_client=client), profile=profile
+            lane.model,
+            provider=OpenAIProvider(openai_client=client),
+            profile=_openai_profile(lane),
         )
     http = anthropic.DefaultAsyncHttpxClient(event_hooks=hooks) if hooks else None
     sdk = AsyncAnthropic(api_key=key, base_url=lane.base_url, max_retries=0, http_client=http)
     return AnthropicModel(lane.model, provider=AnthropicProvider(anthropic_client=sdk))
+
+
+def _openai_profile(lane: LaneModel) -> OpenAIModelProfile:
+    """What a lane's OpenAI-compatible server is told differently from OpenAI's own API.
+    Any other server gets the output cap as ``max_tokens``: Ollama, LM Studio, llama.cpp and
+    OpenRouter ignore OpenAI's newer ``max_completion_tokens``, and an uncapped local
+    model can run on to its context's end. Prompted output sends no ``response_format``
+    (the mode for any server)."""
+    profile = OpenAIModelProfile()
+    host = urlsplit(lane.base_url).hostname if lane.base_url else "api.openai.com"
+    if host != "api.openai.com":
+        profile["openai_chat_supports_max_completion_tokens"] = False
+    if lane.output == "prompted":
+        profile["supports_json_object_output"] = False
+    return profile
 
 
 def _request_hook(sent: Callable[[], None]) -> Callable[[Any], Any]:
