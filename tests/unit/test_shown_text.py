@@ -35,6 +35,9 @@ def test_a_board_title_and_company_are_stored_clean():
         title=HOSTILE,
         company="Acme\u202e Corp",
         location="\x00",
+        external_id="42\x00",
+        description="Line one\x00\nline two",
     )
     assert seen.title == "Senior Engineer gnp.exe (Remote)"
     assert seen.company == "Acme Corp" and seen.location is None
+    assert (seen.external_id, seen.description) == ("42", "Line one\nline two")

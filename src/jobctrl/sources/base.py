@@ -13,7 +13,7 @@ from typing import ClassVar, Protocol
 
 from jobctrl.domain.errors import StageError
 from jobctrl.domain.posting import SalaryRange
-from jobctrl.domain.shown_text import one_line
+from jobctrl.domain.shown_text import one_line, without_controls
 from jobctrl.fetch.safe import SafeFetcher
 
 KINDS = (
@@ -60,11 +60,20 @@ class DiscoveredPosting:
     extra: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        # A board's title or company may hold a NUL or a bidirectional override: the
-        # names are stored (and shown) as one clean line (issue 30).
+        # A board's title or company may hold a NUL or a bidirectional override: what is
+        # stored (and shown) is one clean line (issue 30; PostgreSQL cannot store a NUL).
         object.__setattr__(self, "title", one_line(self.title) or "")
-        for name in ("company", "location"):
+        object.__setattr__(self, "url", one_line(self.url) or "")
+        for name in _ONE_LINE:
             object.__setattr__(self, name, one_line(getattr(self, name)))
+        if self.description is not None:
+            object.__setattr__(self, "description", without_controls(self.description))
+
+
+_ONE_LINE = (
+    "external_id", "company", "location", "department", "employment_type", "apply_url",
+    "date_posted",
+)  # fmt: skip
 
 
 class Source(Protocol):
