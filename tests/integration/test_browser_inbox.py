@@ -126,6 +126,14 @@ async def test_the_inbox_groups_hides_checks_and_deletes_in_the_browser(
             await expect(page.locator(f'tr[data-job="{review}"]')).to_contain_text(
                 "You said you are not interested"
             )
+            hidden_row = page.locator(f'tr[data-job="{review}"]')
+            page.once("dialog", lambda d: asyncio.ensure_future(d.dismiss()))  # not now
+            await hidden_row.get_by_role("button", name="Delete").click()
+            await hidden_row.get_by_role("button", name="Unhide").click()
+            await expect(page.locator("#flash")).to_have_text("Unhide: requested.")
+            await expect(page.locator(f'tr[data-job="{review}"]')).to_have_count(0)
+            await page.goto(base + "/jobs")
+            await expect(page.locator(f'#inbox tr[data-job="{review}"]')).to_have_count(1)
 
             # Delete from the job's page: asked first, then back on the inbox without it
             await page.goto(f"{base}/jobs/{low}")
@@ -134,4 +142,4 @@ async def test_the_inbox_groups_hides_checks_and_deletes_in_the_browser(
             await expect(page).to_have_url(re.compile(r"/jobs$"))
             await expect(page.locator(f'tr[data-job="{low}"]')).to_have_count(0)
             assert errors == [], errors
-    assert jobs.job_row(store, review)  # hidden, not deleted
+    assert jobs.job_row(store, review)  # hidden and back, never deleted

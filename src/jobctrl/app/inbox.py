@@ -19,7 +19,6 @@ from jobctrl.app import job_facts
 from jobctrl.app.jobs_list import JobListItem, list_items
 from jobctrl.app.models import View
 from jobctrl.domain.clock import utcnow
-from jobctrl.domain.errors import POSTING_REFUSALS
 from jobctrl.domain.inbox import ACTION_ORDER, COLLAPSED, TITLES, NextAction, NextStep
 from jobctrl.home import Home
 from jobctrl.sources.dedupe import normalise_company
@@ -31,26 +30,15 @@ from jobctrl.store.store import Store
 __all__ = ["GROUPS", "Inbox", "InboxGroup", "InboxRow", "jobs_inbox"]
 
 # Each group's heading and the label of its rows' one button.
-_BUTTONS: dict[NextAction, str] = {
-    NextAction.NEEDS_YOU: "Retry",
-    NextAction.REVIEW: "Review",
-    NextAction.READY_TO_APPLY: "Apply",
-    NextAction.FOLLOW_UP: "Follow up",
-    NextAction.HIDDEN: "Unhide",
-}
 GROUPS: dict[NextAction, tuple[str, str]] = {
-    action: (title, _BUTTONS.get(action, "Open")) for action, title in TITLES.items()
+    action: (title, job_facts.BUTTONS.get(action, "Open")) for action, title in TITLES.items()
 }
 
 
 class InboxRow(JobListItem):
-    """A row of the inbox: the list item, its one button (``button``: its label;
-    ``button_kind``: ``open`` a page, ``retry``, ``hide`` or ``unhide``) and the other jobs
-    that are the same posting on another board (``duplicates``: their ids; their
-    listings are in ``sources``)."""
+    """A row of the inbox: the list item and the other jobs that are the same posting on
+    another board (``duplicates``: their ids; their listings are in ``sources``)."""
 
-    button: str
-    button_kind: str
     duplicates: list[str] = Field(default_factory=list)
 
 
@@ -111,7 +99,7 @@ def jobs_inbox(
             title=GROUPS[action][0],
             collapsed=action in COLLAPSED,
             count=len(grouped[action]),
-            rows=[_row(item, action, merged, extra) for item in cut[action]],
+            rows=[_row(item, merged, extra) for item in cut[action]],
         )
         for action in ACTION_ORDER
         if action in shown
@@ -121,31 +109,13 @@ def jobs_inbox(
 
 
 def _row(
-    item: JobListItem,
-    action: NextAction,
-    merged: dict[str, list[str]],
-    extra: dict[str, list[dict[str, Any]]],
+    item: JobListItem, merged: dict[str, list[str]], extra: dict[str, list[dict[str, Any]]]
 ) -> InboxRow:
-    label, kind = GROUPS[action][1], "open"
-    if action == NextAction.NEEDS_YOU:
-        if item.error_code in POSTING_REFUSALS:  # trying again cannot help: hide it
-            label, kind = "Not interested", "hide"
-        elif item.next_action_reason and item.error_code is None:
-            label = "Open"  # an application in doubt: its page says what to check
-        else:
-            kind = "retry"
-    elif action == NextAction.HIDDEN:
-        kind = "unhide"
     duplicates = merged.get(item.job_id, [])
     sources = list(item.sources)
     for other in duplicates:
         sources += [job_facts.Listing.from_row(x) for x in extra.get(other, [])]
-    return InboxRow(
-        **{**dict(item), "sources": sources},
-        button=label,
-        button_kind=kind,
-        duplicates=duplicates,
-    )
+    return InboxRow(**{**dict(item), "sources": sources}, duplicates=duplicates)
 
 
 def _merge_duplicates(

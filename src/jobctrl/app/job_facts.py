@@ -11,8 +11,14 @@ from typing import Any
 
 from jobctrl.app.models import Timestamp, View
 from jobctrl.domain.availability import Availability, ShownAvailability, shown_state
-from jobctrl.domain.errors import MIN_SCORE
-from jobctrl.domain.inbox import DEFAULT_FOLLOWUP_DAYS, JobFacts, NextStep, next_action
+from jobctrl.domain.errors import MIN_SCORE, POSTING_REFUSALS
+from jobctrl.domain.inbox import (
+    DEFAULT_FOLLOWUP_DAYS,
+    JobFacts,
+    NextAction,
+    NextStep,
+    next_action,
+)
 from jobctrl.domain.plain_words import ago, sentence
 from jobctrl.domain.recovery import MAX_AUTO_ATTEMPTS, retryable_code
 from jobctrl.store.settings import Settings
@@ -23,6 +29,7 @@ __all__ = [
     "InboxRules",
     "Listing",
     "availability_view",
+    "button_for",
     "error_sentence",
     "inbox_rules",
     "next_step",
@@ -132,6 +139,30 @@ _FACTS = (
     "status", "error_code", "materials", "application_status", "outcome", "applied_at",
     "availability", "hidden", "retryable", "auto_attempts",
 )  # fmt: skip
+
+
+# The label of each group's one button; a group not named opens the job's page.
+BUTTONS: dict[NextAction, str] = {
+    NextAction.NEEDS_YOU: "Retry",
+    NextAction.REVIEW: "Review",
+    NextAction.READY_TO_APPLY: "Apply",
+    NextAction.FOLLOW_UP: "Follow up",
+    NextAction.HIDDEN: "Unhide",
+}
+
+
+def button_for(action: NextAction, error_code: str | None) -> tuple[str, str]:
+    """A row's one button: its label, and what it does (``open`` the page the group is
+    about, ``retry`` the failed stage, ``hide`` or ``unhide`` the job)."""
+    if action == NextAction.NEEDS_YOU:
+        if error_code in POSTING_REFUSALS:  # trying again cannot help: hide it
+            return "Not interested", "hide"
+        if error_code is None:  # an application in doubt: its page says what to check
+            return "Open", "open"
+        return "Retry", "retry"
+    if action == NextAction.HIDDEN:
+        return "Unhide", "unhide"
+    return BUTTONS.get(action, "Open"), "open"
 
 
 def error_sentence(code: str | None, rules: InboxRules) -> str | None:

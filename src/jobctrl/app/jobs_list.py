@@ -47,6 +47,9 @@ class JobListItem(Freshness):
     error_sentence: str | None = None
     availability: AvailabilityView | None = None
     sources: list[Listing] = Field(default_factory=list)
+    # The row's one button: its label, and ``open``, ``retry``, ``hide`` or ``unhide``.
+    button: str | None = None
+    button_kind: str | None = None
 
 
 def find_jobs(
@@ -107,6 +110,13 @@ def list_items(
                 **dict(fresh[r["job_id"]]),
                 "fit_summary": reasons.get(r["job_id"]),
                 "next_action": step.action.value,
+                **dict(
+                    zip(
+                        ("button", "button_kind"),
+                        job_facts.button_for(step.action, r["error_code"]),
+                        strict=True,
+                    )
+                ),
                 "next_action_reason": _reason(step, seen[r["job_id"]]),
                 "error_sentence": job_facts.error_sentence(r["error_code"], rules),
                 "availability": seen[r["job_id"]],
