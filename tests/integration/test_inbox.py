@@ -161,6 +161,10 @@ async def test_delete_removes_the_job_and_its_files_and_a_hidden_posting_stays_h
     jobs.create_job(store, site.base_url + "/gone")  # discovery finds it again
     assert json.loads(run_cli("show", hidden, "--json").stdout)["hidden"]
     assert (await api.delete("/v1/jobs/nosuchjob")).status_code == 404
+    # The list folded as it went equals the list folded again from the log
+    before = sorted(j["jobId"] for j in _jobs_json().values())
+    events.rebuild_projections(store)
+    assert sorted(j["jobId"] for j in _jobs_json().values()) == before
 
 
 async def test_a_posting_on_two_boards_is_one_row_with_both_sources(
@@ -240,3 +244,11 @@ async def test_a_follow_up_comes_due_after_the_days_set(api, home, store, site, 
     assert _jobs_json()[job_id]["nextAction"] == "applied"
     with store.read() as conn:
         assert conn.execute(select(A.c.status).where(tenancy.scoped(A, conn))).scalar() == "sent"
+
+
+def test_jobs_the_person_works_on_are_checked_first(home, store, site, fast_settings):
+    low = _prepare(home, store, site, "/p-low", "Pastry Chef", "Bakery", bar=100)
+    good = _prepare(home, store, site, "/p-good", "Senior Python Engineer", "Acme")
+    fresh = jobs.create_job(store, site.base_url + "/p-new").job_id  # being prepared
+    due = availability.due_jobs(store, datetime.now(UTC), 10)
+    assert set(due[:2]) == {good, fresh} and due[2] == low

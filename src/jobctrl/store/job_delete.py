@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Table, Text, delete, select, update
+from sqlalchemy import Table, Text, delete, func, select, update
 
 from jobctrl.domain.applications import LIVE_ATTEMPT_STATES
 from jobctrl.domain.errors import APPLY_ATTEMPT_LIVE, JOB_NOT_FOUND, STAGE_BUSY, JobctrlError
@@ -47,8 +47,8 @@ _JOB_ROWS: tuple[Table, ...] = (
     public_fetch_rechecks,
     schema.workflow_run_projections,
     schema.job_list_projections,
-    schema.job_events,
 )
+E = schema.job_events
 
 
 @dataclass(frozen=True)
@@ -82,10 +82,17 @@ def delete_job(store: Store, job_id: str) -> Deleted:
         unused = [sha for sha in sorted(shas) if not _referenced(tx, sha)]
         if unused:
             tx.conn.execute(delete(schema.artifacts).where(schema.artifacts.c.sha256.in_(unused)))
+        # The audit event first, its earlier events after: it takes the next number while
+        # they still hold theirs (SQLite numbers a row max + 1: deleting the log's tail
+        # first would hand out numbers already folded, and the projections would skip
+        # the events that got them).
+        mine = (E.c.job_id == job_id, tenancy.scoped(E, tx.conn), E.c.type != JobDeleted.type)
+        rows += tx.conn.execute(select(func.count()).select_from(E).where(*mine)).scalar_one()
         tx.append(
             JobDeleted(job_id=job_id, rows=rows, artifacts=len(unused), hidden=hidden),
             key=f"job-deleted:{job_id}:{tx.now.isoformat()}",
         )
+        tx.conn.execute(delete(E).where(*mine))
     for sha in unused:
         store.artifacts.path_for(sha).unlink(missing_ok=True)
     if report is not None:
