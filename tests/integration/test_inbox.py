@@ -227,6 +227,9 @@ async def test_a_check_now_shows_a_closed_posting_and_a_429_defers_the_whole_hos
         minutes=50
     )
     assert neighbour not in availability.due_jobs(store, datetime.now(UTC), 100)
+    # the person's check now waits for the site too (it asked, with its 429)
+    refused = run_cli("check", neighbour)
+    assert refused.returncode == 1 and "asked us to wait" in refused.stderr
 
 
 async def test_a_follow_up_comes_due_after_the_days_set(api, home, store, site, fast_settings):

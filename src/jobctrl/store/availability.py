@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
-from sqlalchemy import and_, case, or_, select, update
+from sqlalchemy import ColumnElement, and_, case, func, or_, select, update
 
 from jobctrl.domain.availability import UNKNOWN_FIRST_RETRY, Availability, next_check
 from jobctrl.domain.clock import Clock, as_utc
@@ -132,14 +132,13 @@ def record_check(
     return state.value
 
 
-def defer_host(tx: WriteTx, url: str, until: datetime) -> int:
-    """No check of any job on ``url``'s host before ``until`` (a Retry-After or a 429
-    from that host): their next checks move to ``until`` if sooner. How many moved."""
+def _on_host(url: str) -> ColumnElement[bool] | None:
+    """``jobs`` rows whose URL is on ``url``'s host (None: it names none)."""
     host = urlsplit(url).hostname
     if not host:
-        return 0
+        return None
     host = host.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    on_host = or_(
+    return or_(
         *(
             J.c.url.ilike(f"{scheme}://{host}{end}%", escape="\\")
             for scheme in ("http", "https")
@@ -148,6 +147,14 @@ def defer_host(tx: WriteTx, url: str, until: datetime) -> int:
         J.c.url.ilike(f"http://{host}", escape="\\"),
         J.c.url.ilike(f"https://{host}", escape="\\"),
     )
+
+
+def defer_host(tx: WriteTx, url: str, until: datetime) -> int:
+    """No check of any job on ``url``'s host before ``until`` (a Retry-After or a 429
+    from that host): their next checks move to ``until`` if sooner. How many moved."""
+    on_host = _on_host(url)
+    if on_host is None:
+        return 0
     sooner = J.c.availability_next_check_at.is_(None) | (
         J.c.availability_next_check_at < as_utc(until)
     )
@@ -157,6 +164,24 @@ def defer_host(tx: WriteTx, url: str, until: datetime) -> int:
         .values(availability_next_check_at=as_utc(until))
     )
     return int(result.rowcount or 0)
+
+
+def host_paused_until(store: Store, url: str, now: datetime) -> datetime | None:
+    """Until when ``url``'s host asked not to be fetched (a 429 answered a check of one of
+    its jobs, and that job's next check is still ahead), or None."""
+    on_host = _on_host(url)
+    if on_host is None:
+        return None
+    with store.read() as conn:
+        until = conn.execute(
+            select(func.max(J.c.availability_next_check_at)).where(
+                tenancy.scoped(J, conn),
+                on_host,
+                J.c.availability_code == ENRICH_RATE_LIMITED,
+                J.c.availability_next_check_at > as_utc(now),
+            )
+        ).scalar()
+    return as_utc(until) if until is not None else None
 
 
 def posting_closed(store: Store, job_id: str) -> bool:
