@@ -178,3 +178,19 @@ def test_openai_itself_gets_the_cap_as_max_completion_tokens(monkeypatch) -> Non
     ]:
         profile = build_model(LaneModel("openai", "gpt-4o-mini", base_url=base_url)).profile
         assert profile.get("openai_chat_supports_max_completion_tokens", True) is newer
+
+
+def test_json_mode_on_a_model_without_json_schema_output_names_the_prompted_mode(
+    monkeypatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
+    with FakeOpenAI("ok", FIT) as server:  # never reached: refused before sending
+        lane = LaneModel("anthropic", "claude-local-test", base_url=server.url, output="json")
+        with pytest.raises(ProviderError) as caught:
+            run_structured(
+                build_model(lane), Fit, system="s", prompt="p", max_output_tokens=100, lane=lane
+            )
+        assert server.requests == []
+    assert caught.value.code == errors.CONFIGURATION
+    assert "does not support --output json" in caught.value.message
+    assert "--output prompted" in caught.value.message

@@ -27,6 +27,7 @@ from pydantic_ai import Agent, NativeOutput, PromptedOutput, ToolOutput
 from pydantic_ai.exceptions import (
     ModelAPIError,
     ModelAuthenticationError,
+    ModelFeatureUnsupportedError,
     ModelHTTPError,
     ModelQuotaExceededError,
     ModelRateLimitError,
@@ -277,6 +278,14 @@ def _provider_error(
             f"{_validation_summary(exc)}{hint}",
             retryable=True,
             usage=usage,
+        )
+    if isinstance(exc, ModelFeatureUnsupportedError) and lane is not None and lane.output != "tool":
+        # Refused before sending: the SDK knows this model has no JSON-schema output.
+        return ProviderError(
+            errors.CONFIGURATION,
+            f"{model} does not support --output {lane.output}; run "
+            f"`{lane.set_command('prompted' if lane.output == 'json' else 'tool')}`",
+            usage=used,
         )
     if isinstance(exc, UserError):
         return ProviderError(
