@@ -150,6 +150,7 @@ PG_REST_MODULES = {
         "truth_repair_worker",  # issue 27: the repair request, paid once across a kill
         "material_edits",  # issue 30: an edit saved, checked and rendered; approval held
         "apply_email_binding",  # issue 30: the approval binds the job and its posting
+        "heartbeat_tenants",  # issue 31: a second tenant's due duties among idle ones
     )
 }
 

@@ -33,11 +33,12 @@ holds the task queue's lease (``store.leases``, renewed before each duty, taken 
 another worker once a dead holder's lease expires), so nothing is dispatched twice.
 
 Tenants: the lease is the deployment's (one per task queue), and its holder runs the
-duties above for every tenant in turn (``store.tenants.names``: ``local`` first), each
-with that tenant's store, config.yaml and settings (``ctx.for_tenant``), so each has its
-own ``jobctrl-discovery-<tenant>`` schedule, ``apply-auto-<tenant>`` loop,
-``availability-sweep-<tenant>``, recovery cohorts and orphans. The queue is listed once
-per beat and parted by tenant (``worker.reconcile.by_tenant``). The heartbeat's interval
+duties above for each tenant with work (``local`` first), with that tenant's store,
+config.yaml and settings (``ctx.for_tenant``): its own ``jobctrl-discovery-<tenant>``
+schedule, ``apply-auto-<tenant>`` loop, sweep, recovery cohorts and orphans. Which tenants
+have work, and which duties, one census per beat says (``worker.duty_plan``): an idle
+tenant costs nothing. The queue is listed once per beat and parted by tenant
+(``worker.reconcile.by_tenant``). The heartbeat's interval
 and the lease's length are the ``local`` tenant's settings (one loop for all). A notice
 about another tenant than ``local`` names it.
 
@@ -60,6 +61,7 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 
 from jobctrl.config import load_config
+from jobctrl.domain.duties import EVERY_DUTY, Duty
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.stages import apply_email
 from jobctrl.stages.context import StageContext
@@ -68,6 +70,7 @@ from jobctrl.store import leases, tenants
 from jobctrl.store.settings import spec_for
 from jobctrl.worker.apply_loop import reconcile_apply_loop
 from jobctrl.worker.auto_recovery import recover_preparations
+from jobctrl.worker.duty_plan import DutyPlan
 from jobctrl.worker.inventory import RuntimeInventory, worker_identity
 from jobctrl.worker.public_fetch_recovery import recheck_public_fetch
 from jobctrl.worker.reconcile import by_tenant, reconcile_runs
@@ -118,11 +121,18 @@ def _dead_here(identity: str) -> bool:
 
 class WorkerHeartbeat:
     def __init__(
-        self, client: Client, ctx: StageContext, *, inventory: RuntimeInventory | None = None
+        self,
+        client: Client,
+        ctx: StageContext,
+        *,
+        inventory: RuntimeInventory | None = None,
+        every_tenant: bool = False,
     ) -> None:
         self.client = client
         self.ctx = ctx
         self.inventory = inventory
+        self.every_tenant = every_tenant  # every duty, every tenant: the bench's baseline
+        self.plan = DutyPlan()
         self.beats = 0
         self.identity = inventory.worker_id if inventory else worker_identity()
         self.lease = f"heartbeat-duties:{default_task_queue()}"
@@ -187,8 +197,7 @@ class WorkerHeartbeat:
     async def beat(self) -> None:
         values = await asyncio.to_thread(self.ctx.settings.all)  # the lease, the interval
         names = await asyncio.to_thread(tenants.names, self.ctx.store)
-        for name in names:
-            await self._config(self.ctx.for_tenant(name))
+        await self._configs(names)
         if not await self._lead(values):
             self.beats += 1
             return  # another worker of this deployment runs the duties
@@ -199,10 +208,15 @@ class WorkerHeartbeat:
         except RPCError:  # each tenant's pass meets (and says) the server away
             parts = None
         self._sweeps_due = {}
-        for name in names:
-            if not await self._duties(self.ctx.for_tenant(name), values, parts):
-                break  # the lease was lost
+        if self.every_tenant:
+            due, seq = dict.fromkeys(names, EVERY_DUTY), self.plan.since
         else:
+            due, seq = await self.plan.due_now(self.ctx.store, self.ctx.now(), names, parts)
+        for name, kinds in due.items():
+            if not await self._duties(self.ctx.for_tenant(name), values, parts, kinds):
+                break  # the lease was lost (the next census reads from the same point)
+        else:
+            self.plan.since = seq
             await self._start_one_sweep(values, parts, names)
         self.beats += 1
 
@@ -211,9 +225,10 @@ class WorkerHeartbeat:
         ctx: StageContext,
         values: dict[str, Any],
         parts: dict[str, list[ObservedRun]] | None,
+        kinds: frozenset[Duty] = EVERY_DUTY,
     ) -> bool:
-        """Run the duties for the tenant of ``ctx`` with its settings; False when the
-        lease was lost (``values``: the worker's own settings, for the lease)."""
+        """Run the duties ``kinds`` for the tenant of ``ctx`` with its settings; False when
+        the lease was lost (``values``: the worker's own settings, for the lease)."""
         tenant = ctx.store.tenant
         if tenant == self.ctx.store.tenant:
             mine = values
@@ -226,25 +241,30 @@ class WorkerHeartbeat:
                 return True
         running = None if parts is None else parts.get(tenant, [])
         failed = self._intents_failed.setdefault(tenant, {})
-        duties: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
-            ("reconciling runs", lambda: reconcile_runs(self.client, ctx, running=running)),
-            ("the discovery schedule", lambda: self._schedule(ctx, mine)),
-            ("availability checks", lambda: self._availability(ctx, mine)),
+        c = self.client
+        duties: list[tuple[Duty, str, Callable[[], Awaitable[Any]]]] = [
+            (Duty.RUNS, "reconciling runs", lambda: reconcile_runs(c, ctx, running=running)),
+            (Duty.SCHEDULE, "the discovery schedule", lambda: self._schedule(ctx, mine)),
+            (Duty.AVAILABILITY, "availability checks", lambda: self._availability(ctx, mine)),
             (
+                Duty.APPLY_LOOP,
                 "the standing apply loop",
-                lambda: reconcile_apply_loop(self.client, ctx, mine),
+                lambda: reconcile_apply_loop(c, ctx, mine),
             ),
-            ("settling interrupted sends", lambda: self._settle_dead_senders(ctx)),
+            (Duty.SENDS, "settling interrupted sends", lambda: self._settle_dead_senders(ctx)),
             (
+                Duty.INTENTS,
                 "starting intended preparations",
-                lambda: start_intended(self.client, ctx, failed=failed),
+                lambda: start_intended(c, ctx, failed=failed),
             ),
-            ("resuming budget-stopped jobs", lambda: resume_budget_stopped(self.client, ctx)),
-            ("resuming config-stopped jobs", lambda: self._resume_config_stopped(ctx)),
-            ("public-fetch recheck", lambda: recheck_public_fetch(ctx, mine)),
-            ("automatic recovery", lambda: recover_preparations(self.client, ctx, mine)),
+            (Duty.BUDGET, "resuming budget-stopped jobs", lambda: resume_budget_stopped(c, ctx)),
+            (Duty.CONFIG, "resuming config-stopped jobs", lambda: self._resume_config_stopped(ctx)),
+            (Duty.RECHECK, "public-fetch recheck", lambda: recheck_public_fetch(ctx, mine)),
+            (Duty.RECOVERY, "automatic recovery", lambda: recover_preparations(c, ctx, mine)),
         ]
-        for what, run in duties:
+        for kind, what, run in duties:
+            if kind not in kinds:
+                continue
             if not await self._lead(values):  # renewed before each duty: a slow pass
                 return False  # never outlives the lease while another worker takes it over
             duty = self._label(tenant, what)
@@ -259,20 +279,24 @@ class WorkerHeartbeat:
                 log.exception("%s failed", duty)
         return True
 
-    async def _config(self, ctx: StageContext) -> None:
-        """A notice while the tenant's config.yaml cannot be read: the stages that need it
-        wait (they stop with ``config_invalid``, using no attempt) and resume once it can
-        be."""
-        label = self._label(ctx.store.tenant, "config.yaml")
-        try:
-            await asyncio.to_thread(load_config, ctx.home)
-        except JobctrlError as exc:
-            self._notice(
-                label,
-                f"notice: {exc.message}; jobs that need config.yaml wait until it is fixed",
-            )
-            return
-        self._notice(label, None)
+    async def _configs(self, names: list[str]) -> None:
+        """A notice while a tenant's config.yaml cannot be read (its stages stop with
+        ``config_invalid`` and resume once it can be); read in one thread, a stat each."""
+
+        def problems() -> dict[str, str]:
+            found = {}
+            for name in names:
+                try:
+                    load_config(self.ctx.home.with_tenant(name))
+                except JobctrlError as exc:
+                    found[name] = exc.message
+            return found
+
+        wrong = await asyncio.to_thread(problems)
+        for name in names:
+            problem = wrong.get(name)
+            said = f"notice: {problem}; jobs that need config.yaml wait until it is fixed"
+            self._notice(self._label(name, "config.yaml"), said if problem else None)
 
     async def _resume_config_stopped(self, ctx: StageContext) -> None:
         if self._said.get(self._label(ctx.store.tenant, "config.yaml")) is None:
