@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 from pydantic import BaseModel, ConfigDict
 
+from jobctrl.api.app import create_app
 from jobctrl.app.configuration import list_lanes
 from jobctrl.app.lanes import set_lane
 from jobctrl.config import LaneProvider
@@ -194,3 +196,12 @@ def test_json_mode_on_a_model_without_json_schema_output_names_the_prompted_mode
     assert caught.value.code == errors.CONFIGURATION
     assert "does not support --output json" in caught.value.message
     assert "--output prompted" in caught.value.message
+
+
+async def test_the_settings_page_says_how_a_lane_answers(home) -> None:
+    set_lane(home, "cover", "openai", "gemma:2b", "http://127.0.0.1:11434/v1", None, "prompted")
+    transport = httpx.ASGITransport(app=create_app(home, port=8765))
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as http:
+        page = (await http.get("/settings")).text
+    assert page.count("answers in text, shown the form to fill") == 1, "the cover lane only"
+    assert "--output prompted" in page
