@@ -83,6 +83,9 @@ async def test_each_job_carries_its_next_action_in_the_cli_and_the_api(
         assert _jobs_json()[failed]["nextAction"] == (
             "in_progress" if error.retryable else "needs_you"
         )  # fmt: skip
+    page = (await api.get(f"/jobs/{failed}")).text  # the job's page says it in words too
+    assert "The page does not exist (any more): the posting is gone." in page
+    assert '<details class="codes"><summary>Details</summary><code>ENRICH_HTTP_NOT_FOUND' in page
     inbox = (await api.get("/v1/inbox")).json()
     needs = next(g for g in inbox["groups"] if g["action"] == "needs_you")["rows"][0]
     assert needs["buttonKind"] == "hide" and needs["button"] == "Not interested"

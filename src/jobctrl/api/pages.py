@@ -42,6 +42,7 @@ from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.events import REGISTRY
 from jobctrl.domain.inbox import NextAction
 from jobctrl.domain.materials import MaterialState
+from jobctrl.domain.plain_words import sentence
 from jobctrl.domain.shown_text import without_controls
 from jobctrl.domain.stages import JobStatus, Stage
 
@@ -80,6 +81,7 @@ _env = Environment(
     finalize=_shown,
 )
 _env.filters["when"] = _when
+_env.filters["plain"] = sentence  # a code in plain words (domain.plain_words)
 _env.globals.update(event_types=" ".join(REGISTRY), stages=STAGES, is_web_url=_is_web_url)
 
 
