@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from jobctrl.api.app import create_app
 from jobctrl.app.configuration import list_lanes
 from jobctrl.app.lanes import set_lane
+from jobctrl.app.resume_structuring import request_ids
 from jobctrl.config import LaneProvider
 from jobctrl.domain import errors
 from jobctrl.llm.lanes import call_lane
@@ -205,3 +206,13 @@ async def test_the_settings_page_says_how_a_lane_answers(home) -> None:
         page = (await http.get("/settings")).text
     assert page.count("answers in text, shown the form to fill") == 1, "the cover lane only"
     assert "--output prompted" in page
+
+
+def test_a_resume_read_in_another_output_mode_is_another_request() -> None:
+    lanes = {
+        m: LaneProvider.model_validate({"provider": "openai", "model": "m", "output": m})
+        for m in MODES
+    }
+    ids = {m: request_ids("local", lane, "Ada Lovelace\nPython") for m, lane in lanes.items()}
+    assert len({job for job, _run in ids.values()}) == 1, "the same document"
+    assert len({run for _job, run in ids.values()}) == 3, "asked anew in each mode"

@@ -59,10 +59,13 @@ class Structured:
 def request_ids(tenant: str, lane: LaneProvider, text: str) -> tuple[str, str]:
     """(job id, run id) the request is kept under: the digest of the tenant's text (ids of
     answers, reservations and usage are unique across tenants, as job ids are), and of
-    the model asked with the instructions it was given (another model or prompt asks
-    again)."""
+    the model asked with the instructions it was given (another model, prompt or output
+    mode asks again; ``tool``, the default, adds nothing, so earlier imports keep their ids)."""
     job_id = hashlib.sha256(f"{tenant}\0{text}".encode()).hexdigest()[:32]
-    asked = json.dumps([lane.provider, lane.model, lane.base_url, prompts.PROFILE_SYSTEM])
+    fields = [lane.provider, lane.model, lane.base_url, prompts.PROFILE_SYSTEM]
+    if lane.output != "tool":
+        fields.append(f"output={lane.output}")
+    asked = json.dumps(fields)
     return job_id, f"import-{hashlib.sha256(asked.encode()).hexdigest()[:16]}"
 
 
