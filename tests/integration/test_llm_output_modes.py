@@ -216,3 +216,16 @@ def test_a_resume_read_in_another_output_mode_is_another_request() -> None:
     ids = {m: request_ids("local", lane, "Ada Lovelace\nPython") for m, lane in lanes.items()}
     assert len({job for job, _run in ids.values()}) == 1, "the same document"
     assert len({run for _job, run in ids.values()}) == 3, "asked anew in each mode"
+
+
+def test_prompted_output_works_with_a_server_that_refuses_json_object() -> None:
+    """LM Studio refuses ``response_format: json_object`` (what pydantic-ai's prompted
+    output sends by default): the prompted mode sends no response_format at all."""
+    with FakeOpenAI("ok", FIT, refuse_json_object=True) as server:
+        refused = httpx.post(
+            f"{server.base_url}/chat/completions",
+            json={"model": "m", "messages": [], "response_format": {"type": "json_object"}},
+        )
+        report, _usage = _ask(server, "prompted")
+    assert refused.status_code == 400 and "json_schema" in refused.text
+    assert report == Fit.model_validate(FIT)

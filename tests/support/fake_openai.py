@@ -17,7 +17,9 @@ Local servers' ways, each an option (off by default): ``refuse_tools`` ("ollama"
 structured output does): it answers JSON only when the prompt itself holds the schema
 (prompted output), else a sentence of prose; ``fence`` wraps a JSON text answer in a
 Markdown fence; ``truncate`` cuts the answer off at the request's token cap
-(``finish_reason: "length"``, billed as ``usage.completion_tokens`` = the cap).
+(``finish_reason: "length"``, billed as ``usage.completion_tokens`` = the cap);
+``refuse_json_object`` answers a ``response_format`` of type ``json_object`` with LM
+Studio's refusal (it takes only ``json_schema`` or ``text``).
 """
 
 from __future__ import annotations
@@ -108,6 +110,10 @@ TOOLS_REFUSALS: dict[str, tuple[int, dict[str, Any]]] = {
 }
 
 
+# LM Studio's answer to ``response_format: {"type": "json_object"}``.
+LM_STUDIO_JSON_OBJECT_REFUSAL = {"error": "'response_format.type' must be 'json_schema' or 'text'"}
+
+
 def prompted_schema(request: dict[str, Any]) -> dict[str, Any] | None:
     """The JSON schema a request's prompt holds (prompted output), or None."""
     text = prompt_text(request)
@@ -149,6 +155,7 @@ class FakeOpenAI:
         ignore_response_format: bool = False,
         fence: bool = False,
         truncate: bool = False,
+        refuse_json_object: bool = False,
     ) -> None:
         """``on_answer`` is called as each answer is handed to the server to send;
         ``answer(request body)`` is the payload of an ``ok`` answer (else ``payload``);
@@ -158,6 +165,7 @@ class FakeOpenAI:
         self.ignore_response_format = ignore_response_format
         self.fence = fence
         self.truncate = truncate
+        self.refuse_json_object = refuse_json_object
         self.mode = mode
         self.delay = delay
         self.on_answer = on_answer
@@ -188,6 +196,9 @@ class FakeOpenAI:
         if self.refuse_tools is not None and body.get("tools"):
             status, refusal = TOOLS_REFUSALS[self.refuse_tools]
             return Response.json(refusal, status=status, delay=self.delay)
+        asked_format = (body.get("response_format") or {}).get("type")
+        if self.refuse_json_object and asked_format == "json_object":
+            return Response.json(LM_STUDIO_JSON_OBJECT_REFUSAL, status=400, delay=self.delay)
         response = Response.json(self.completion(body), delay=self.delay)
         if self.on_answer is not None:
             self.on_answer()
