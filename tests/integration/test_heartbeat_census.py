@@ -129,10 +129,10 @@ CASES: dict[str, Case] = {
         _open_run,
         lambda s, _: workflow_runs.open_executions(s),
     ),
-    "a stop request": (Duty.RUNS, _stop, lambda s, _: orphans.pending_stops(s)),
-    "an orphan to clear": (Duty.RUNS, _orphan, lambda s, _: orphans.orphans(s)),
+    "a stop request": (Duty.STOPS, _stop, lambda s, _: orphans.pending_stops(s)),
+    "an orphan to clear": (Duty.ORPHANS, _orphan, lambda s, _: orphans.orphans(s)),
     "a stage row left running": (
-        Duty.RUNS,
+        Duty.ABANDONED,
         _running_stage,
         _running_rows,
     ),

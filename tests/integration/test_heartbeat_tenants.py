@@ -19,6 +19,7 @@ from jobctrl.store import (
     applications,
     apply_attempts,
     jobs,
+    orphans,
     start_intents,
     tenants,
     workflow_runs,
@@ -59,6 +60,7 @@ async def test_a_second_tenants_due_duties_run_on_the_next_beat_among_idle_tenan
     intended = jobs.create_job(acme, "https://jobs.example.com/intended").job_id
     with acme.write(clock=WallClock(datetime.now(UTC) - timedelta(minutes=1))) as tx:
         start_intents.intend(tx, "prep-acme-from-a-lost-command", intended)
+    orphans.request_stop(acme, "prep-acme-0123456789abcdef", "run-gone", "orphan")
     heartbeat = WorkerHeartbeat(client, StageContext(home=crowd.local_home, store=crowd.local))
     heartbeat.plan.rotation = 0  # nothing but the census finds acme
     try:
@@ -68,6 +70,9 @@ async def test_a_second_tenants_due_duties_run_on_the_next_beat_among_idle_tenan
         assert applications.get(acme, job_id)["error_code"] == "SEND_SENDER_DIED"
         assert start_intents.unstarted(acme, datetime.now(UTC)) == [], "the intent started"
         assert workflow_runs.latest_runs(acme, "prep-acme-from-a-lost-command")
+        assert orphans.pending_stops(acme) == [], "the stop request is seen through"
+        [stop] = orphans.stop_requests(acme)
+        assert stop.outcome == "not_found"  # Temporal has no such run
     finally:
         await heartbeat.step_down()
 

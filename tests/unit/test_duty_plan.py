@@ -22,7 +22,7 @@ def _run(workflow_id: str) -> ObservedRun:
 
 def test_only_the_tenants_with_work_get_duties_and_only_theirs() -> None:
     plan = DutyPlan(rotation=0)
-    found = _census({"beta": frozenset({Duty.INTENTS}), "gone": frozenset({Duty.RUNS})})
+    found = _census({"beta": frozenset({Duty.INTENTS}), "gone": frozenset({Duty.STOPS})})
 
     due = plan.plan(found, NAMES, {}, "local")
 
@@ -35,7 +35,7 @@ def test_a_tenant_whose_settings_changed_runs_every_duty_once() -> None:
     assert due["gamma"] == EVERY_DUTY
 
 
-def test_the_listing_calls_for_reconciling_runs_and_the_apply_loop() -> None:
+def test_the_listing_calls_for_adoption_and_orphans_and_the_apply_loop() -> None:
     plan = DutyPlan(rotation=0)
     parts = {
         "acme": [_run("apply-auto-acme")],  # on and running: nothing to do for the loop
@@ -45,10 +45,10 @@ def test_the_listing_calls_for_reconciling_runs_and_the_apply_loop() -> None:
     }
     due = plan.plan(_census(auto_apply={"acme", "gamma"}), NAMES, parts, "local")
 
-    assert due["acme"] == {Duty.RUNS}
-    assert due["beta"] == {Duty.RUNS, Duty.APPLY_LOOP}
+    assert due["acme"] == {Duty.ORPHANS}  # what runs is compared with the store
+    assert due["beta"] == {Duty.ORPHANS, Duty.APPLY_LOOP}
     assert due["gamma"] == {Duty.APPLY_LOOP}
-    assert due["delta"] == {Duty.RUNS}
+    assert due["delta"] == {Duty.ORPHANS}
 
 
 def test_with_the_server_away_a_loop_that_should_run_is_still_reconciled() -> None:

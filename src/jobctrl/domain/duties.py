@@ -7,7 +7,11 @@ from enum import StrEnum
 
 
 class Duty(StrEnum):
-    RUNS = "runs"  # open runs, abandoned stage rows, stop requests, orphans
+    # Reconciling runs, in four parts (``worker.reconcile.reconcile_runs``):
+    RUNS = "runs"  # open runs, described against Temporal
+    ABANDONED = "abandoned"  # stage rows left running (under a run that may have ended)
+    STOPS = "stops"  # stop requests not seen through
+    ORPHANS = "orphans"  # executions listed on the queue, or orphans recorded to clear
     SCHEDULE = "schedule"  # the discovery schedule against the settings
     AVAILABILITY = "availability"  # saved postings due for a check
     APPLY_LOOP = "apply_loop"  # the standing apply loop against ``auto_apply``
@@ -20,3 +24,4 @@ class Duty(StrEnum):
 
 
 EVERY_DUTY = frozenset(Duty)
+RECONCILING = frozenset({Duty.RUNS, Duty.ABANDONED, Duty.STOPS, Duty.ORPHANS})

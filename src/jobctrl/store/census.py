@@ -155,9 +155,9 @@ def _statement(now: datetime, since: int | None) -> Any:
     arms = [
         _arm(WR, Duty.RUNS, WR.c.status.in_(OPEN_RUNS)),
         _arm(dr, Duty.RUNS, dr.c.status.in_(OPEN_RUNS)),
-        _arm(S, Duty.RUNS, S.c.state == StageState.RUNNING.value),  # abandoned, maybe
-        _arm(sr, Duty.RUNS, sr.c.observed_closed_at.is_(None), sr.c.gave_up_at.is_(None)),
-        _arm(oe, Duty.RUNS),  # to be cleared once gone
+        _arm(S, Duty.ABANDONED, S.c.state == StageState.RUNNING.value),
+        _arm(sr, Duty.STOPS, sr.c.observed_closed_at.is_(None), sr.c.gave_up_at.is_(None)),
+        _arm(oe, Duty.ORPHANS),  # to be cleared once gone
         _arm(
             J,
             Duty.AVAILABILITY,

@@ -5,8 +5,8 @@
   is no tenant's) runs every duty on every beat, as before the census.
 - A tenant whose settings changed since the last census runs every duty once (a setting
   turned off is acted on: a schedule deleted, a loop cancelled).
-- A tenant with an execution running on the queue reconciles its runs (adoption and
-  orphans); its standing apply loop is reconciled while ``auto_apply`` and the listing
+- A tenant with an execution running on the queue compares them with its store
+  (adoption and orphans); its standing apply loop is reconciled while ``auto_apply`` and the listing
   disagree (on and not listed: started, or its failure said; off and listed: cancelled).
 - The discovery schedule is the one duty whose observed state no row and no listing
   shows (a schedule deleted on the Temporal server by hand, say): it is reconciled for the
@@ -82,7 +82,7 @@ class DutyPlan:
         for tenant in due:
             listed = None if parts is None else parts.get(tenant, [])
             if listed:
-                due[tenant].add(Duty.RUNS)
+                due[tenant].add(Duty.ORPHANS)
             loop = listed is not None and any(
                 r.workflow_id == ids.apply_loop_id(tenant) for r in listed
             )

@@ -60,8 +60,7 @@ from typing import Any
 from temporalio.client import Client
 from temporalio.service import RPCError
 
-from jobctrl.config import load_config
-from jobctrl.domain.duties import EVERY_DUTY, Duty
+from jobctrl.domain.duties import EVERY_DUTY, RECONCILING, Duty
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.stages import apply_email
 from jobctrl.stages.context import StageContext
@@ -70,6 +69,7 @@ from jobctrl.store import leases, tenants
 from jobctrl.store.settings import spec_for
 from jobctrl.worker.apply_loop import reconcile_apply_loop
 from jobctrl.worker.auto_recovery import recover_preparations
+from jobctrl.worker.config_watch import ConfigWatch
 from jobctrl.worker.duty_plan import DutyPlan
 from jobctrl.worker.inventory import RuntimeInventory, worker_identity
 from jobctrl.worker.public_fetch_recovery import recheck_public_fetch
@@ -133,6 +133,7 @@ class WorkerHeartbeat:
         self.inventory = inventory
         self.every_tenant = every_tenant  # every duty, every tenant: the bench's baseline
         self.plan = DutyPlan()
+        self._config_watch = ConfigWatch(ctx.home)
         self.beats = 0
         self.identity = inventory.worker_id if inventory else worker_identity()
         self.lease = f"heartbeat-duties:{default_task_queue()}"
@@ -243,7 +244,7 @@ class WorkerHeartbeat:
         failed = self._intents_failed.setdefault(tenant, {})
         c = self.client
         duties: list[tuple[Duty, str, Callable[[], Awaitable[Any]]]] = [
-            (Duty.RUNS, "reconciling runs", lambda: reconcile_runs(c, ctx, running=running)),
+            (Duty.RUNS, "reconciling runs", lambda: reconcile_runs(c, ctx, running, kinds)),
             (Duty.SCHEDULE, "the discovery schedule", lambda: self._schedule(ctx, mine)),
             (Duty.AVAILABILITY, "availability checks", lambda: self._availability(ctx, mine)),
             (
@@ -263,8 +264,8 @@ class WorkerHeartbeat:
             (Duty.RECOVERY, "automatic recovery", lambda: recover_preparations(c, ctx, mine)),
         ]
         for kind, what, run in duties:
-            if kind not in kinds:
-                continue
+            if kind not in kinds and not (kind is Duty.RUNS and kinds & RECONCILING):
+                continue  # "reconciling runs" runs the parts of it in ``kinds``
             if not await self._lead(values):  # renewed before each duty: a slow pass
                 return False  # never outlives the lease while another worker takes it over
             duty = self._label(tenant, what)
@@ -281,18 +282,9 @@ class WorkerHeartbeat:
 
     async def _configs(self, names: list[str]) -> None:
         """A notice while a tenant's config.yaml cannot be read (its stages stop with
-        ``config_invalid`` and resume once it can be); read in one thread, a stat each."""
+        ``config_invalid`` and resume once it can be), read in one thread, a stat each."""
 
-        def problems() -> dict[str, str]:
-            found = {}
-            for name in names:
-                try:
-                    load_config(self.ctx.home.with_tenant(name))
-                except JobctrlError as exc:
-                    found[name] = exc.message
-            return found
-
-        wrong = await asyncio.to_thread(problems)
+        wrong = await asyncio.to_thread(self._config_watch.problems, names)
         for name in names:
             problem = wrong.get(name)
             said = f"notice: {problem}; jobs that need config.yaml wait until it is fixed"

@@ -48,6 +48,7 @@ from temporalio.service import RPCError
 
 from jobctrl.domain import ids
 from jobctrl.domain.clock import as_utc
+from jobctrl.domain.duties import RECONCILING, Duty
 from jobctrl.domain.errors import WORKFLOW_FAILED, WORKFLOW_TERMINATED, WORKFLOW_TIMED_OUT
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.domain.tenants import LOCAL
@@ -120,30 +121,38 @@ async def reconcile_on_start(client: Client, ctx: StageContext) -> None:
         rebuilt = await asyncio.to_thread(workflow_runs.repair_missing, tctx.store)
         if rebuilt:
             log.warning("rebuilt %d missing workflow-run row(s) from the event log", rebuilt)
-        await reconcile_runs(client, tctx, probes=PROBES_AT_START, running=parts[name])
+        await reconcile_runs(client, tctx, parts[name], probes=PROBES_AT_START)
 
 
 async def reconcile_runs(
     client: Client,
     ctx: StageContext,
+    running: list[starts.ObservedRun] | None = None,
+    parts: Collection[Duty] = RECONCILING,
     *,
     probes: int = PROBES_PER_BEAT,
-    running: list[starts.ObservedRun] | None = None,
 ) -> dict[str, int]:
     """On each heartbeat, for the context's tenant: stage rows abandoned under closed
-    runs, open runs against Temporal, orphans, stop requests. ``running``: the tenant's
+    runs, open runs against Temporal, orphans, stop requests (``parts``: those the
+    heartbeat's census found work for; every one by default). ``running``: the tenant's
     part of the queue's listing (listed now when not given). Returns counts of what it
     did (for tests and the bench)."""
-    abandoned = await asyncio.to_thread(run_verdicts.settle_abandoned, ctx.store, clock=ctx.clock)
-    if abandoned:
-        log.warning("settled %d stage row(s) left running under ended runs", abandoned)
+    done = {"probed": 0, "changed": 0, "errors": 0, "abandoned": 0, "orphans": 0, "stops": 0}
+    if Duty.ABANDONED in parts:
+        done["abandoned"] = await asyncio.to_thread(
+            run_verdicts.settle_abandoned, ctx.store, clock=ctx.clock
+        )
+        if done["abandoned"]:
+            log.warning("settled %d stage row(s) left running under ended runs", done["abandoned"])
     if running is None:
         running = await tenant_runs(client, ctx)
     listed = {(run.workflow_id, run.run_id) for run in running}
-    done = await probe_open_runs(client, ctx, probes, listed=listed)
-    done["abandoned"] = abandoned
-    done["orphans"] = await observe_queue(client, ctx, running)
-    done["stops"] = await issue_stops(client, ctx)
+    if Duty.RUNS in parts:
+        done |= await probe_open_runs(client, ctx, probes, listed=listed)
+    if Duty.ORPHANS in parts:
+        done["orphans"] = await observe_queue(client, ctx, running)
+    if Duty.STOPS in parts:
+        done["stops"] = await issue_stops(client, ctx)
     return done
 
 
