@@ -24,7 +24,7 @@ PER_LABEL = 1  # pairs of each label per profile: 18 in all
 # met on evidence not in the profile).
 MAX_NO_PAIRS_VERDICTED_STRONG_FIT = 0  # of the sample's 6 `no` pairs
 MAX_MEAN_SCORE = 10  # of a model that proves nothing
-MAX_REQUIREMENTS_MET_ON_EVIDENCE_NOT_IN_THE_PROFILE = 2  # paraphrases of a profile line
+MAX_REQUIREMENTS_MET_ON_EVIDENCE_NOT_IN_THE_PROFILE = 0  # cited facts not about it (issue 31)
 # -------------------------------------------------------------------------------------------
 
 

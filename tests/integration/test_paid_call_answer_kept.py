@@ -18,6 +18,7 @@ from jobctrl.app.jobs import add_job
 from jobctrl.app.lanes import set_lane
 from jobctrl.config import LaneProvider
 from jobctrl.domain.scoring import ScoreReport
+from jobctrl.llm.answers import ScoreAnswer
 from jobctrl.llm.lanes import call_lane
 from jobctrl.llm.remote import ProviderError
 from jobctrl.llm.spend import SpendAuthority
@@ -90,8 +91,8 @@ def _run_of(store, view) -> str:
 def _call(spend: SpendAuthority, lane: LaneProvider, attempt: int) -> ScoreReport:
     return call_lane(
         spend, "score", lane, job_id="job1", run_id="run1", attempt=attempt,
-        output_type=ScoreReport, system="s", prompt=lambda: "p",
-        offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
+        output_type=ScoreAnswer, system="s", prompt=lambda: "p",
+        offline=lambda: ScoreAnswer.model_validate(SCORE_REPORT),
     )  # fmt: skip
 
 
@@ -165,8 +166,8 @@ def test_a_second_attempt_of_the_same_step_waits_for_the_first_and_reuses_its_an
     def attempt(n: int) -> ScoreReport:
         return call_lane(
             spend, "score", lane, job_id="job1", run_id="run1", attempt=n,
-            output_type=ScoreReport, system="s", prompt=lambda: "p",
-            offline=lambda: ScoreReport.model_validate(SCORE_REPORT), keep_alive=keep_alive,
+            output_type=ScoreAnswer, system="s", prompt=lambda: "p",
+            offline=lambda: ScoreAnswer.model_validate(SCORE_REPORT), keep_alive=keep_alive,
         )  # fmt: skip
 
     with FakeOpenAI("ok", SCORE_REPORT, delay=1.0) as provider:

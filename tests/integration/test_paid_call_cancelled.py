@@ -31,8 +31,8 @@ from jobctrl.app.jobs import add_job
 from jobctrl.app.lanes import set_lane
 from jobctrl.config import LaneProvider
 from jobctrl.domain.errors import DatabaseBusyError
-from jobctrl.domain.scoring import ScoreReport
 from jobctrl.llm import lanes
+from jobctrl.llm.answers import ScoreAnswer
 from jobctrl.llm.spend import SpendAuthority
 from jobctrl.store import jobs, schema, stage_states, tenancy
 from jobctrl.workflows import activities
@@ -172,8 +172,8 @@ def test_an_answer_the_busy_database_could_not_record_keeps_its_reservation(
         with pytest.raises(DatabaseBusyError):
             lanes.call_lane(
                 spend, "score", lane, job_id="job1", run_id="run1", attempt=1,
-                output_type=ScoreReport, system="s", prompt=lambda: "p",
-                offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
+                output_type=ScoreAnswer, system="s", prompt=lambda: "p",
+                offline=lambda: ScoreAnswer.model_validate(SCORE_REPORT),
             )  # fmt: skip
         assert len(provider.requests) == 1, "the provider answered"
     assert _observations(store) == 0

@@ -17,6 +17,7 @@ from jobctrl.config import LaneProvider
 from jobctrl.domain.errors import STAGE_INTERRUPTED, TAILOR_FABRICATION, StageError
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.truth.document import FabricationError
+from jobctrl.llm.answers import ScoreAnswer
 from jobctrl.llm.lanes import call_lane
 from jobctrl.llm.spend import SpendAuthority
 from jobctrl.stages import materials
@@ -161,8 +162,8 @@ def test_an_interrupted_answer_to_another_request_is_not_reused(store, settings,
     def ask(lane: LaneProvider, run_id: str, prompt: str, earlier: str | None) -> ScoreReport:
         return call_lane(
             spend, "score", lane, job_id="job1", run_id=run_id, attempt=1,
-            output_type=ScoreReport, system="s", prompt=lambda: prompt,
-            offline=lambda: ScoreReport.model_validate(SCORE_REPORT), interrupted_run=earlier,
+            output_type=ScoreAnswer, system="s", prompt=lambda: prompt,
+            offline=lambda: ScoreAnswer.model_validate(SCORE_REPORT), interrupted_run=earlier,
         )  # fmt: skip
 
     with FakeOpenAI("ok", SCORE_REPORT) as provider:

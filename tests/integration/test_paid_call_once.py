@@ -21,6 +21,7 @@ from jobctrl.config import LaneProvider
 from jobctrl.domain import processes
 from jobctrl.domain.errors import StageError
 from jobctrl.domain.scoring import ScoreReport
+from jobctrl.llm.answers import ScoreAnswer
 from jobctrl.llm.lanes import call_lane
 from jobctrl.llm.remote import ProviderError
 from jobctrl.llm.spend import SpendAuthority
@@ -145,8 +146,8 @@ def test_a_paid_call_writes_the_database_three_times_at_most(
             try:
                 report = call_lane(
                     spend, "score", lane, job_id="job1", run_id="run1", attempt=1,
-                    output_type=ScoreReport, system="s", prompt=lambda: "p",
-                    offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
+                    output_type=ScoreAnswer, system="s", prompt=lambda: "p",
+                    offline=lambda: ScoreAnswer.model_validate(SCORE_REPORT),
                 )  # fmt: skip
                 assert mode == "ok" and report.score == 81
             except ProviderError:
@@ -187,16 +188,16 @@ def test_an_attempt_whose_row_was_taken_over_asks_nothing(store, settings, monke
         with pytest.raises(StageError) as refused:
             call_lane(
                 spend, "score", lane, job_id=job_id, run_id="run1", attempt=first,
-                output_type=ScoreReport, system="s", prompt=lambda: "p",
-                offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
+                output_type=ScoreAnswer, system="s", prompt=lambda: "p",
+                offline=lambda: ScoreAnswer.model_validate(SCORE_REPORT),
             )  # fmt: skip
         assert refused.value.code == "OWNERSHIP_LOST"
         assert provider.requests == [], "nothing was sent"
         # The attempt that owns the row is asked as usual.
         report = call_lane(
             spend, "score", lane, job_id=job_id, run_id="run1", attempt=2,
-            output_type=ScoreReport, system="s", prompt=lambda: "p",
-            offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
+            output_type=ScoreAnswer, system="s", prompt=lambda: "p",
+            offline=lambda: ScoreAnswer.model_validate(SCORE_REPORT),
         )  # fmt: skip
         assert report.score == 81 and len(provider.requests) == 1
     assert spend.summary()["openReservations"]["count"] == 0
@@ -234,8 +235,8 @@ def _score(spend: SpendAuthority, provider: FakeOpenAI, job_id: str, attempt: in
     )  # fmt: skip
     return call_lane(
         spend, "score", lane, job_id=job_id, run_id="run1", attempt=attempt,
-        output_type=ScoreReport, system="s", prompt=lambda: "p",
-        offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
+        output_type=ScoreAnswer, system="s", prompt=lambda: "p",
+        offline=lambda: ScoreAnswer.model_validate(SCORE_REPORT),
     )  # fmt: skip
 
 

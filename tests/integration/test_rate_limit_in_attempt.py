@@ -17,6 +17,7 @@ from jobctrl.app.settings import change_settings
 from jobctrl.config import LaneProvider
 from jobctrl.domain.errors import PROVIDER_RATE_LIMITED, ConfigError
 from jobctrl.domain.scoring import ScoreReport
+from jobctrl.llm.answers import ScoreAnswer
 from jobctrl.llm.lanes import call_lane
 from jobctrl.llm.remote import ProviderError
 from jobctrl.llm.spend import SpendAuthority
@@ -42,8 +43,8 @@ def _lane(provider: FaultProvider) -> LaneProvider:
 def _call(spend: SpendAuthority, lane: LaneProvider, job: str, heartbeat=lambda: None):
     return call_lane(
         spend, "score", lane, job_id=job, run_id="run1", attempt=1,
-        output_type=ScoreReport, system="s", prompt=lambda: f"Job title: {job}",
-        offline=lambda: ScoreReport.model_validate(SCORE_REPORT), heartbeat=heartbeat,
+        output_type=ScoreAnswer, system="s", prompt=lambda: f"Job title: {job}",
+        offline=lambda: ScoreAnswer.model_validate(SCORE_REPORT), heartbeat=heartbeat,
     )  # fmt: skip
 
 

@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from jobctrl.app.lanes import set_lane
+from jobctrl.domain.facts import profile_facts
+from jobctrl.domain.profile import Profile
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
 from jobctrl.stages.score import score
@@ -18,22 +20,24 @@ from jobctrl.store import jobs, stage_states
 from tests.support.cited import POSTING
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.http import Route
+from tests.support.profile import TEST_PROFILE
+
+FACTS = profile_facts(Profile.model_validate(TEST_PROFILE))
 
 
 def _must(requirement: str, matched: bool) -> dict[str, Any]:
-    evidence = [{"source": "skills", "text": "Python", "ref": "skills[0]"}] if matched else []
-    return {"requirement": requirement, "kind": "must", "matched": matched, "evidence": evidence}
+    # Cited by id (llm.answers.ScoreAnswer): the profile's fact that names the tool.
+    tool = requirement.removeprefix("Experience with ").rstrip(".")
+    facts = [next(f.id for f in FACTS if tool in f.text)] if matched else []
+    return {"requirement": requirement, "kind": "must", "matched": matched, "facts": facts}
 
 
 CARELESS = {
     "score": 93,
-    "verdict": "Strong fit",
     "summary": "An excellent match for the role.",
-    "provider": "openai",
-    "model": "gpt-4o-mini",
     "requirements": [
-        *(_must(f"Experience with {tool}.", True) for tool in ("Python", "PostgreSQL", "AWS")),
-        *(_must(f"Experience with {tool}.", True) for tool in ("Docker", "REST APIs", "Git")),
+        *(_must(f"Experience with {tool}.", True) for tool in ("Python", "PostgreSQL", "Docker")),
+        *(_must(f"Experience with {tool}.", True) for tool in ("Kubernetes", "FastAPI", "CI/CD")),
         _must("Experience managing engineers, including hiring.", False),
     ],
 }

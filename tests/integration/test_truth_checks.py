@@ -53,6 +53,7 @@ from tests.support.cited import (
     TRUE_MIGRATION,
     TRUE_RESUME,
     TRUE_SERVICES,
+    as_resume,
     is_repair,
     prompt_text,
     scripted,
@@ -135,7 +136,7 @@ def test_a_refused_resume_fails_tailor_with_its_findings_and_nothing_is_saved(
     )
     assert check["passed"] is False and check["finding_count"] == len(error.findings)
     assert check["repair_requested"] is True and check["changes"] == []
-    assert check["checked"] == materials.resume_lines(TailoredResume.model_validate(LYING_RESUME))
+    assert check["checked"] == materials.resume_lines(as_resume(LYING_RESUME))
     assert check["findings"] == [
         {"where": f.where, "sentence": f.sentence, "kind": f.kind, "claim": f.claim}
         for f in error.findings
@@ -159,7 +160,7 @@ def test_a_passed_check_is_recorded_with_the_generation_it_wrote(ctx, store, job
     check = truth_checks.latest(store, job_id)
     assert check is not None and check["passed"] is True and check["findings"] == []
     assert (check["stage"], check["generation"], check["finding_count"]) == ("tailor", 1, 0)
-    assert check["checked"] == materials.resume_lines(TailoredResume.model_validate(TRUE_RESUME))
+    assert check["checked"] == materials.resume_lines(as_resume(TRUE_RESUME))
     assert _states(store, job_id)["tailor"]["state"] == "succeeded"
 
 
@@ -196,9 +197,7 @@ def test_too_broken_a_resume_is_asked_for_once_more_and_kept_when_the_repair_hol
     assert [is_repair(r) for r in provider.requests] == [False, True]
     resume = stored.latest(store, job_id, "resume")
     assert resume is not None and resume["generation"] == outcome.generation
-    assert TailoredResume.model_validate(resume["content"]) == TailoredResume.model_validate(
-        TRUE_RESUME
-    )
+    assert TailoredResume.model_validate(resume["content"]) == as_resume(TRUE_RESUME)
     check = truth_checks.latest(store, job_id)
     assert check is not None and check["passed"] is True and check["repair_requested"] is True
     assert check["changes"] == [], "the repaired answer needed no cut"

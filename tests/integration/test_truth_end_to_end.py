@@ -123,7 +123,11 @@ async def test_a_lying_model_never_reaches_a_pdf_or_the_approved_materials(
             worker.wait_ready()
 
             # 1. The resume lies: Tailor refuses it, once, and nothing follows from it.
-            added = await asyncio.to_thread(cli_json, "add", url, "--wait", "--timeout", "120")
+            result = await asyncio.to_thread(
+                run_cli, "add", url, "--wait", "--timeout", "120", "--json"
+            )
+            assert result.returncode == 1, result.stderr  # --wait: a job ended failed
+            added = json.loads(result.stdout)
             job_id = added["jobId"]
             view = await asyncio.to_thread(cli_json, "show", job_id)
             stages = stage_rows(view)
@@ -142,7 +146,7 @@ async def test_a_lying_model_never_reaches_a_pdf_or_the_approved_materials(
                 assert all(f["sentence"] == sentence for f in named)
                 assert any(word in f["claim"] for f in named), (where, named)
             for f in check["findings"]:
-                assert set(f) == {"where", "sentence", "kind", "claim"} and f["kind"]
+                assert {"where", "sentence", "kind", "claim"} <= set(f) and f["kind"]
             assert material_rows(store) == [] and pdf_texts(store) == []
             text = (await asyncio.to_thread(run_cli, "show", job_id)).stdout
             assert "TAILOR_FABRICATION" in text and "refused" in text
@@ -223,7 +227,7 @@ async def test_a_lying_model_never_reaches_a_pdf_or_the_approved_materials(
 
     rows = material_rows(store)
     assert {(r["kind"], r["generation"]): (r["state"], bool(r["pdf_artifact"])) for r in rows} == {
-        ("resume", 1): ("draft", False),  # the truthful resume of the refused letter's run
+        ("resume", 1): ("superseded", False),  # superseded when generation 2 was approved
         ("resume", 2): ("approved", True),
         ("cover", 1): ("approved", True),
     }

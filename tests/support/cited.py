@@ -8,7 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 from jobctrl.domain.facts import profile_facts
+from jobctrl.domain.materials import TailoredResume
 from jobctrl.domain.profile import Profile
+from jobctrl.llm.answers import ResumeAnswer, to_resume
 from tests.support.fake_openai import prompt_text, requested_fields
 from tests.support.http import posting_html
 from tests.support.profile import TEST_PROFILE
@@ -62,33 +64,14 @@ def _line(text: str, *facts: str) -> dict[str, Any]:
 
 
 def resume(summary: list[dict[str, Any]], bullets: list[dict[str, Any]]) -> dict[str, Any]:
+    """A resume as the Tailor lane answers it (``llm.answers.ResumeAnswer``): the name,
+    contact details and each entry's title, employer and dates are filled in by code."""
     return {
-        "name": TEST_PROFILE["name"],
-        "contact": TEST_PROFILE["contact"],
         "headline": _line("Senior Backend Engineer", ENTRY),
         "summary": summary,
         "skills": ["Python", "PostgreSQL", "Kubernetes", "FastAPI"],
-        "experience": [
-            {
-                "fact": ENTRY,
-                "title": "Senior Backend Engineer",
-                "company": "Example GmbH",
-                "start": "2019-01",
-                "end": "present",
-                "location": "",
-                "bullets": bullets,
-            }
-        ],
-        "education": [
-            {
-                "fact": EDUCATION,
-                "institution": "TU Berlin",
-                "degree": "MSc",
-                "field": "Computer Science",
-                "start": "",
-                "end": "",
-            }
-        ],
+        "experience": [{"fact": ENTRY, "bullets": bullets}],
+        "education": [{"fact": EDUCATION}],
         "extras": [],
     }
 
@@ -104,10 +87,9 @@ LYING_RESUME = resume(
 
 
 def letter(evidence: dict[str, Any]) -> dict[str, Any]:
+    """A letter as the Cover lane answers it (``llm.answers.LetterAnswer``): its
+    paragraphs; the greeting, closing and signature are filled in by code."""
     return {
-        "company": COMPANY,
-        "role": ROLE,
-        "greeting": f"Dear Hiring Team at {COMPANY},",
         "paragraphs": [
             {"sentences": [_line(f"I am applying for the {ROLE} role at {COMPANY}.")]},
             {
@@ -118,8 +100,6 @@ def letter(evidence: dict[str, Any]) -> dict[str, Any]:
             },
             {"sentences": [_line("Thank you for your time.")]},
         ],
-        "closing": "Kind regards,",
-        "signature": TEST_PROFILE["name"],
     }
 
 
@@ -129,7 +109,6 @@ LYING_LETTER = letter(_line(LETTER_LIE, ENTRY))
 
 # A letter the check cannot keep by cutting: three of its four sentences lie.
 BROKEN_LETTER = {
-    **letter(_line(LETTER_LIE, ENTRY)),
     "paragraphs": [
         {"sentences": [_line("I have led teams of 40 people at Microsoft.", ENTRY)]},
         {"sentences": [_line(LETTER_LIE, ENTRY)]},
@@ -157,3 +136,8 @@ def scripted(script: dict[str, dict[str, Any]]) -> Callable[[dict[str, Any]], di
         return script[kind]
 
     return answer
+
+
+def as_resume(answer: dict[str, Any]) -> TailoredResume:
+    """The tailored resume the Tailor stage makes of ``answer`` (``llm.answers.to_resume``)."""
+    return to_resume(ResumeAnswer.model_validate(answer), Profile.model_validate(TEST_PROFILE))

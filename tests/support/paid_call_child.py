@@ -9,8 +9,8 @@ import sys
 
 from jobctrl.config import LaneProvider
 from jobctrl.domain.errors import StageError
-from jobctrl.domain.scoring import ScoreReport
 from jobctrl.home import Home
+from jobctrl.llm.answers import ScoreAnswer
 from jobctrl.llm.lanes import call_lane
 from jobctrl.llm.spend import SpendAuthority
 from jobctrl.store.settings import Settings
@@ -28,8 +28,8 @@ def main(base_url: str, job_id: str, run_id: str, attempt: str) -> None:
         report = call_lane(
             SpendAuthority(store, Settings(store)), "score", lane,
             job_id=job_id, run_id=run_id, attempt=int(attempt),
-            output_type=ScoreReport, system="s", prompt=lambda: "p",
-            offline=lambda: ScoreReport.model_validate(SCORE_REPORT),
+            output_type=ScoreAnswer, system="s", prompt=lambda: "p",
+            offline=lambda: ScoreAnswer.model_validate(SCORE_REPORT),
         )  # fmt: skip
     except StageError as error:
         print(error.code, flush=True)

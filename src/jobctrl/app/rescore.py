@@ -36,6 +36,7 @@ from jobctrl.domain.stages import LATER_STAGES, Stage, StageState
 from jobctrl.domain.stop_loss import LANE
 from jobctrl.home import Home
 from jobctrl.llm import lanes, prompts
+from jobctrl.llm.answers import ScoreAnswer
 from jobctrl.llm.offline import score_offline
 from jobctrl.llm.prices import worst_case_cost_usd
 from jobctrl.llm.reuse import request_digest
@@ -166,7 +167,7 @@ def _lane(home: Home) -> LaneProvider:
 def _cost(store: Store, lane: LaneProvider, chosen: _Chosen, prompt: str) -> float:
     """At most what scoring ``chosen`` for real costs: nothing when the same request was
     answered before (it is reused), else the spend authority's reservation."""
-    asked = request_digest(lane, prompts.SCORE_SYSTEM, prompt)
+    asked = request_digest(lane, prompts.SCORE_SYSTEM, prompt, ScoreAnswer)
     if provider_results.answered(store, "score", chosen.job_id, asked) is not None:
         return 0.0
     tokens = lanes.estimate_tokens(prompts.SCORE_SYSTEM + prompt)

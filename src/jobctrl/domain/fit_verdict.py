@@ -27,7 +27,7 @@ from jobctrl.domain.facts import profile_facts
 from jobctrl.domain.fit_factors import fit_factors
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import Evidence, FitFactor, RequirementFit, ScoreReport
-from jobctrl.domain.vocabulary import significant_words
+from jobctrl.domain.vocabulary import TERMS, significant_words
 
 __all__ = [
     "FitRules",
@@ -184,6 +184,7 @@ def settle(
 # -- a model's evidence, checked against the profile ------------------------------------------
 
 _PUNCT = re.compile(r"[^\w+#]+")
+_FACT_ID = re.compile(r"^[a-z]+-[0-9a-f]{6,}$")  # a profile fact's id (``domain.facts``)
 _SHARED = 0.8  # of an evidence line's words one profile line must hold
 
 
@@ -221,15 +222,48 @@ def _supported(evidence: Evidence, text: _ProfileText) -> bool:
     return len(words) >= 2 and any(len(words & line) >= _SHARED * len(words) for line in text.lines)
 
 
+# What an entry shows without naming it: years of work (an experience entry's dates), a
+# degree (an education entry).
+_YEARS_ASK = re.compile(r"\byears?\b|\byrs?\b", re.IGNORECASE)
+_DEGREE_ASK = re.compile(
+    r"\bdegree\b|\bbachelor|\bmaster|\bph\.?\s?d\b|\bbs\b|\bms\b|\bmba\b|\bgraduate",
+    re.IGNORECASE,
+)
+
+
+def _relevant(evidence: Evidence, requirement: RequirementFit) -> bool:
+    """Whether a cited line is about the requirement at all: a word in common (stemmed),
+    or an experience entry for years asked, an education entry for a degree. A soft
+    requirement ("strong communication") is judged from the whole profile."""
+    if requirement.soft:
+        return True
+    if set(significant_words(evidence.text)) & set(significant_words(requirement.requirement)):
+        return True
+    if any(
+        t.pattern.search(requirement.requirement) and t.pattern.search(evidence.text)
+        for t in TERMS
+    ):
+        return True  # the same skill by name ("CI/CD"), words too short to compare
+    if evidence.ref.startswith("exp-") and _YEARS_ASK.search(requirement.requirement):
+        return True
+    return evidence.ref.startswith("edu-") and bool(_DEGREE_ASK.search(requirement.requirement))
+
+
 def supported_by_profile(report: ScoreReport, profile: Profile) -> ScoreReport:
     """A model's report with every requirement it calls met on evidence the profile does
     not contain corrected to unmet: evidence must quote the profile (or hold most of one
-    of its lines' words), never the posting or the model's own words."""
+    of its lines' words), never the posting or the model's own words; a fact cited by id
+    (``llm.answers``) must be about the requirement (``_relevant``): citing "Python" for
+    "Kubernetes" shows nothing."""
     text = _profile_text(profile)
     fixed = []
     for requirement in report.requirements:
         if requirement.matched:
-            kept = [e for e in requirement.evidence if _supported(e, text)]
+            kept = [
+                e
+                for e in requirement.evidence
+                if _supported(e, text) and (not _FACT_ID.match(e.ref) or _relevant(e, requirement))
+            ]
             if kept:
                 requirement = requirement.model_copy(update={"evidence": kept})
             else:

@@ -71,6 +71,7 @@ from jobctrl.store import provider_results
 from jobctrl.testing import hooks
 
 T = TypeVar("T", bound=BaseModel)
+U = TypeVar("U", bound=BaseModel)
 log = logging.getLogger(__name__)
 # ``profile``: a whole resume as a structured profile (two pages are about 3,000 tokens).
 MAX_OUTPUT_TOKENS = {"score": 2_000, "tailor": 3_000, "cover": 1_200, "profile": 8_000}
@@ -130,14 +131,16 @@ def call_lane(
     output_type: type[T],
     system: str,
     prompt: Callable[[], str],
-    offline: Callable[[], T],
+    offline: Callable[[], U],
     keep_alive: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext,
     heartbeat: Callable[[], object] = lambda: None,
     interrupted_run: str | None = None,
     step: str = "",
     same_request: bool = False,
-) -> T:
+) -> T | U:
     """The lane's output for this step: offline, stored from an earlier attempt, or paid.
+    A model answers ``output_type`` (what it must judge or write: ``llm.answers``); the
+    offline writer gives the finished document, which may be another type.
 
     ``config`` is the lane's provider as the caller read it once (``lane_provider``), so
     the provider recorded with the output is the one that was asked; ``spend`` admits
@@ -196,7 +199,7 @@ def _call_remote(
     if reused is not None:
         return reused  # paid for already: never again
     text = prompt()
-    asked = request_digest(config, system, text)
+    asked = request_digest(config, system, text, output_type)
     earlier = reuse_earlier(
         spend, key, asked, interrupted_run,
         lane=lane, job_id=job_id, run_id=run_id, observation_id=observation_id,

@@ -18,8 +18,14 @@ def estimate_cost_usd(
     output_tokens: int,
     *,
     base_url: str | None = None,
+    cache_read_tokens: int = 0,
+    cache_write_tokens: int = 0,
 ) -> tuple[float, bool]:
     """(usd, priced): ``priced`` is False when the generic fallback rate was used.
+
+    ``input_tokens`` counts every input token; of them, ``cache_read_tokens`` were read
+    from the provider's prompt cache and ``cache_write_tokens`` written to it, each priced
+    as the provider prices it (a model without cache prices pays its input price).
 
     ``base_url`` (a lane's OpenAI-compatible server) picks the provider by its API address,
     e.g. OpenRouter's; a server genai-prices does not know falls back to the generic rate.
@@ -32,7 +38,12 @@ def estimate_cost_usd(
     from genai_prices import Usage as PriceUsage
     from genai_prices import calc_price
 
-    usage = PriceUsage(input_tokens=input_tokens, output_tokens=output_tokens)
+    usage = PriceUsage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cache_read_tokens=cache_read_tokens or None,
+        cache_write_tokens=cache_write_tokens or None,
+    )
     try:
         price = (
             calc_price(usage, model, provider_api_url=base_url)

@@ -3,8 +3,9 @@ projections, histories or logs."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -12,20 +13,24 @@ from jobctrl.domain.facts import profile_facts
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.truth.document import Finding
+from jobctrl.llm.answers import LetterAnswer, ResumeAnswer, ScoreAnswer, answer_from_report
+from jobctrl.llm.remote_types import CACHE_BREAK
+from jobctrl.llm.requirements import trim_boilerplate
 
 SCORE_SYSTEM = (
-    "You assess how well a candidate fits a job posting. List the posting's requirements "
-    "(kind 'must' or 'nice'; soft true for one a resume cannot show, such as communication "
-    "or curiosity), and for each say whether the candidate's profile meets it, "
-    "quoting the profile's own words as evidence (source: skills, experience, summary or "
-    "education; ref like experience[0].bullets[2]). Never invent evidence: a requirement "
-    "the profile's own words do not show is unmet. A requirement with alternatives ('A or "
+    "You assess how well a candidate fits a job posting. List the posting's requirements, "
+    "each named in a few words (at most 12, in the posting's terms: '5+ years of Python', "
+    "'Snowflake or BigQuery') (kind 'must' or 'nice'; soft true for one a resume cannot "
+    "show, such as communication "
+    "or curiosity), and for each say whether the candidate's profile meets it, listing in "
+    "`facts` the ids of the profile facts that show it. Never cite a fact that does not "
+    "show it: a requirement no fact shows is unmet. A requirement with alternatives ('A or "
     "B', 'A/B', 'one of A, B') is met by any one; a neighbouring technology is no evidence "
     "(Kubernetes is not Docker); managing people needs evidence of managing people (reports, "
     "hiring, a team managed), not collaboration; years of a kind of work count only roles of "
-    "that kind. Give a score from 0 to 100, a short verdict and a one-sentence summary; the "
-    "final score and verdict are decided from your requirements and the posting's level and "
-    "job family by code, so judge each requirement carefully."
+    "that kind. Give a score from 0 to 100 and a one-sentence summary; the final score and "
+    "verdict are decided from your requirements and the posting's level and job family by "
+    "code, so judge each requirement carefully."
 )
 # Both materials prompts end with the same rule: every line cites the facts it rests on,
 # and a checker holds each line to exactly those facts.
@@ -40,15 +45,15 @@ TAILOR_SYSTEM = (
     "select, order and rephrase them, but never add an employer, title, date, degree, skill "
     "or number that the profile does not contain. Put the experience most relevant to the "
     "requirement-fit report first within each role. Each experience and education entry "
-    "gives in `fact` the id of the profile entry it is, with that entry's title, employer "
-    "or school and dates; a bullet cites the highlights it restates; the summary is a list "
-    "of sentences, each citing its facts; skills are the profile's own." + CITING
+    "gives in `fact` the id of the profile entry it is (its title, employer or school and "
+    "dates are filled in from the profile); a bullet cites the highlights it restates; the "
+    "headline and each summary sentence cite their facts; skills are the profile's own." + CITING
 )
 _COVER = (
-    "You write a short cover letter (under 350 words) addressed to the company, from the "
-    "requirement-fit report and the candidate's profile. Mention only facts from the "
-    "profile. Be specific and plain; no flattery. Each paragraph is a list of sentences; "
-    "the greeting names only the company, and the signature is the candidate's name."
+    "You write the paragraphs of a short cover letter (under 350 words) to the company, "
+    "from the requirement-fit report and the candidate's profile. Mention only facts from "
+    "the profile. Be specific and plain; no flattery. Each paragraph is a list of "
+    "sentences; the greeting, closing and signature are added for you."
 )
 # The setting materials.mention_gaps (default off): a letter does not volunteer what the
 # candidate lacks unless the person asked for that.
@@ -81,14 +86,14 @@ def profile_prompt(text: str) -> str:
     return f"Resume text:\n{text}"
 
 
-def _profile_json(profile: Profile) -> str:
-    return json.dumps(profile.model_dump(mode="json"), ensure_ascii=False)
+# Requests are laid out for the providers' prefix caches: the lane's instructions and the
+# profile's facts first (the same for every job of a lane), the job's own text last.
 
 
 def score_prompt(title: str | None, description: str, profile: Profile) -> str:
     return (
-        f"Job title: {title or 'unknown'}\n\nPosting:\n{description}\n\n"
-        f"Candidate profile (JSON):\n{_profile_json(profile)}"
+        f"Profile facts (id [kind] text):\n{facts_listing(profile)}\n\n{CACHE_BREAK}"
+        f"Job title: {title or 'unknown'}\n\nPosting:\n{trim_boilerplate(description)}"
     )
 
 
@@ -102,15 +107,61 @@ def facts_listing(profile: Profile) -> str:
     return "\n".join(lines)
 
 
+def report_listing(report: ScoreReport) -> str:
+    """A score report as the materials lanes read it: one line a requirement, whether it
+    is met and the facts that show it (``- [must] Python: met (hl-…, sk-…)``)."""
+    lines = []
+    for r in report.requirements:
+        shown = ", ".join(e.ref for e in r.evidence if e.ref)
+        met = f"met ({shown})" if r.matched and shown else "met" if r.matched else "not shown"
+        kind = f"{r.kind}, soft" if r.soft else r.kind
+        lines.append(f"- [{kind}] {' '.join(r.requirement.split())}: {met}")
+    return "\n".join(lines)
+
+
 def materials_prompt(
     title: str | None, company: str | None, report: ScoreReport, profile: Profile
 ) -> str:
     return (
+        f"Profile facts to cite (id [kind] text):\n{facts_listing(profile)}\n\n{CACHE_BREAK}"
         f"Job: {title or 'unknown'} at {company or 'unknown company'}\n\n"
-        f"Requirement-fit report (JSON):\n{report.model_dump_json()}\n\n"
-        f"Candidate profile (JSON):\n{_profile_json(profile)}\n\n"
-        f"Profile facts to cite (id [kind] text):\n{facts_listing(profile)}"
+        f"Requirement-fit report (score {report.score}):\n{report_listing(report)}"
     )
+
+
+@dataclass(frozen=True)
+class LaneRequest:
+    """What a lane sends: the output it asks for, the instructions and the message."""
+
+    output_type: type[BaseModel]
+    system: str
+    prompt: str
+
+
+def lane_request(
+    lane: str,
+    *,
+    title: str | None,
+    company: str | None,
+    description: str,
+    profile: Profile,
+    report: ScoreReport | None = None,
+    mention_gaps: bool = False,
+) -> LaneRequest:
+    """The request a Score, Tailor or Cover lane sends for a job (bench/cost.py measures
+    these)."""
+    if lane == "score":
+        return LaneRequest(ScoreAnswer, SCORE_SYSTEM, score_prompt(title, description, profile))
+    assert report is not None, "materials are written from a score report"
+    prompt = materials_prompt(title, company, report, profile)
+    if lane == "tailor":
+        return LaneRequest(ResumeAnswer, TAILOR_SYSTEM, prompt)
+    return LaneRequest(LetterAnswer, cover_system(mention_gaps=mention_gaps), prompt)
+
+
+def score_answer(report: ScoreReport) -> dict[str, Any]:
+    """A careful model's answer in the Score lane's output schema, for ``report``."""
+    return answer_from_report(report).model_dump(mode="json")
 
 
 def repair_prompt(request: str, answer: BaseModel, findings: Sequence[Finding]) -> str:

@@ -37,13 +37,14 @@ from pydantic_ai.exceptions import (
     UserError,
 )
 from pydantic_ai.messages import (
+    CachePoint,
     ModelMessage,
     ModelMessagesTypeAdapter,
     ModelResponse,
     ToolCallPart,
 )
 from pydantic_ai.models import Model, ModelRequestParameters
-from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.anthropic import AnthropicModel, AnthropicModelSettings
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.models.wrapper import WrapperModel
@@ -56,6 +57,7 @@ from pydantic_ai.usage import RunUsage
 
 from jobctrl.domain import errors
 from jobctrl.llm.remote_types import (
+    CACHE_BREAK,
     REQUEST_TIMEOUT_SECONDS,
     LaneModel,
     ObserveResponse,
@@ -140,7 +142,12 @@ class _UsageTap(WrapperModel):
         response = await super().request(messages, model_settings, model_request_parameters)
         used = response.usage
         self._on_response(
-            Usage(input_tokens=used.input_tokens, output_tokens=used.output_tokens),
+            Usage(
+                input_tokens=used.input_tokens,
+                output_tokens=used.output_tokens,
+                cache_read_tokens=used.cache_read_tokens,
+                cache_write_tokens=used.cache_write_tokens,
+            ),
             ModelMessagesTypeAdapter.dump_python([response], mode="json"),
         )
         return response
@@ -177,17 +184,47 @@ def run_structured(
         instructions=system,
         retries={"output": 0},
     )
-    settings = ModelSettings(max_tokens=max_output_tokens, timeout=timeout_s)
+    settings = _settings(model, max_output_tokens, timeout_s)
     # The run adds each response's usage to this object as it arrives, so it still holds
     # the tokens a failed run spent.
     spent = RunUsage()
     try:
-        result = agent.run_sync(prompt, model_settings=settings, usage=spent)
+        result = agent.run_sync(_prompt(model, prompt), model_settings=settings, usage=spent)
     except (ModelAPIError, UnexpectedModelBehavior, UserError) as exc:
         raise _provider_error(
             exc, model.model_name, output_type, _usage(spent), lane, max_output_tokens
         ) from None
     return result.output, _usage(spent)
+
+
+def _anthropic(model: Model) -> bool:
+    while isinstance(model, WrapperModel):
+        model = model.wrapped
+    return isinstance(model, AnthropicModel)
+
+
+def _settings(model: Model, max_output_tokens: int, timeout_s: float) -> ModelSettings:
+    """The request's settings; for Anthropic, cache points on the tool definitions and the
+    instructions (OpenAI caches a request's identical leading tokens by itself)."""
+    if _anthropic(model):
+        return AnthropicModelSettings(
+            max_tokens=max_output_tokens,
+            timeout=timeout_s,
+            anthropic_cache_tool_definitions=True,
+            anthropic_cache_instructions=True,
+        )
+    return ModelSettings(max_tokens=max_output_tokens, timeout=timeout_s)
+
+
+def _prompt(model: Model, prompt: str) -> str | list[str | CachePoint]:
+    """The prompt as sent: at ``CACHE_BREAK`` (after the part every job of a lane shares) a
+    cache point for Anthropic; for other providers the mark is dropped."""
+    if CACHE_BREAK not in prompt:
+        return prompt
+    stable, _, rest = prompt.partition(CACHE_BREAK)
+    if _anthropic(model):
+        return [stable, CachePoint(), rest]
+    return stable + rest
 
 
 def replay_structured(output_type: type[T], *, system: str, response: Any) -> T:
@@ -222,7 +259,12 @@ def replay_structured(output_type: type[T], *, system: str, response: Any) -> T:
 
 
 def _usage(spent: RunUsage) -> Usage:
-    return Usage(input_tokens=spent.input_tokens, output_tokens=spent.output_tokens)
+    return Usage(
+        input_tokens=spent.input_tokens,
+        output_tokens=spent.output_tokens,
+        cache_read_tokens=spent.cache_read_tokens,
+        cache_write_tokens=spent.cache_write_tokens,
+    )
 
 
 # What local servers answer when the model cannot take ``tools``: Ollama (400, "<model> does

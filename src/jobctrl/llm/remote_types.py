@@ -19,6 +19,9 @@ from jobctrl.llm.spend import Usage
 PLACEHOLDER_KEY = "not-needed"
 # How long one request may take before the client gives up on it.
 REQUEST_TIMEOUT_SECONDS = 120.0
+# In a lane's prompt, the end of what every job of the lane sends alike (the profile's
+# facts): a cache point there for Anthropic, dropped for other providers.
+CACHE_BREAK = "\x1f"
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["MAX_REQUIREMENTS", "SENTENCE_SPLIT", "extract_requirements"]
+__all__ = ["MAX_REQUIREMENTS", "SENTENCE_SPLIT", "extract_requirements", "trim_boilerplate"]
 
 MAX_REQUIREMENTS = 25
 
@@ -180,3 +180,35 @@ def extract_requirements(description: str) -> list[tuple[str, str]]:
         if len(out) >= MAX_REQUIREMENTS:
             break
     return out
+
+
+# Boilerplate a model need not read: equal-opportunity statements, cookie and privacy
+# notices (paragraphs of their own, under any heading).
+_BOILERPLATE = re.compile(
+    r"equal (?:employment )?opportunit|regardless of (?:race|age|gender|sex)|"
+    r"reasonable accommodation|protected (?:veteran|characteristic|status)|"
+    r"\bcookies?\b.*\b(?:accept|consent|policy|settings)\b|privacy (?:policy|notice)|"
+    r"e-?verify|affirmative action",
+    re.IGNORECASE,
+)
+
+
+def trim_boilerplate(description: str) -> str:
+    """The description without what no requirement lives in: the sections its headings
+    name as benefits, the company's story or the application process, and
+    equal-opportunity, cookie and privacy paragraphs. Requirements, duties and everything
+    unrecognised are kept word for word (``extract_requirements`` reads the same list from
+    either)."""
+    lines = description.splitlines()
+    kept: list[str] = []
+    skipping = False
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        kind = _looks_like_heading(lines, i) if line else None
+        if kind is not None:
+            skipping = kind == "benefit"
+        if skipping or (line and kind is None and _BOILERPLATE.search(line)):
+            continue
+        kept.append(raw)
+    text = "\n".join(kept)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()

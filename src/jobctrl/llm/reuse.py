@@ -56,9 +56,15 @@ def step_key(lane: str, job_id: str, run_id: str, step: str = "") -> str:
     return f"{lane}:{job_id}:{run_id}" + (f":{step}" if step else "")
 
 
-def request_digest(config: LaneProvider, system: str, text: str) -> str:
-    """What identifies a request: the provider and model asked, the system and the prompt."""
-    asked = json.dumps([config.provider, config.model, system, text], ensure_ascii=False)
+def request_digest(
+    config: LaneProvider, system: str, text: str, output_type: type[BaseModel]
+) -> str:
+    """What identifies a request: the provider and model asked, the system, the prompt and
+    the output asked for (its schema: an answer in an older shape answered another
+    request)."""
+    schema = json.dumps(output_type.model_json_schema(), sort_keys=True)
+    fields = [config.provider, config.model, system, text, schema]
+    asked = json.dumps(fields, ensure_ascii=False)
     return hashlib.sha256(asked.encode()).hexdigest()
 
 

@@ -37,15 +37,29 @@ from jobctrl.store.store import Store, WriteTx
 T = TypeVar("T")
 
 
-def estimate_cost_usd(provider: str, model: str, input_tokens: int, output_tokens: int) -> float:
-    """Estimated USD (genai-prices; a generic rate for models it does not know)."""
-    return prices.estimate_cost_usd(provider, model, input_tokens, output_tokens)[0]
+def estimate_cost_usd(
+    provider: str,
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    *,
+    cache_read_tokens: int = 0,
+    cache_write_tokens: int = 0,
+) -> float:
+    """Estimated USD (genai-prices, cached input at the provider's cache prices; a generic
+    rate for models it does not know)."""
+    return prices.estimate_cost_usd(
+        provider, model, input_tokens, output_tokens,
+        cache_read_tokens=cache_read_tokens, cache_write_tokens=cache_write_tokens,
+    )[0]  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Usage:
-    input_tokens: int
+    input_tokens: int  # all of them, cached ones included
     output_tokens: int
+    cache_read_tokens: int = 0  # of the input, read from the provider's prompt cache
+    cache_write_tokens: int = 0  # of the input, written to it
 
 
 def utc_day(now: datetime | None = None) -> str:
@@ -286,7 +300,10 @@ def record_in(
     """``SpendAuthority.record`` inside the caller's transaction (to store usage together
     with the output it paid for); the day is that of the transaction's clock. The
     attempt's reservation (same id) closes in the same transaction."""
-    cost = estimate_cost_usd(provider, model, usage.input_tokens, usage.output_tokens)
+    cost = estimate_cost_usd(
+        provider, model, usage.input_tokens, usage.output_tokens,
+        cache_read_tokens=usage.cache_read_tokens, cache_write_tokens=usage.cache_write_tokens,
+    )  # fmt: skip
     return ledger.add_observation(
         tx,
         observation_id=observation_id,

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from pydantic import BaseModel
+
 from jobctrl.config import load_config
 from jobctrl.domain.errors import (
     COVER_FABRICATION,
@@ -58,6 +60,14 @@ from jobctrl.domain.truth.repair import (
 )
 from jobctrl.home import Home
 from jobctrl.llm import lanes, prompts
+from jobctrl.llm.answers import (
+    LetterAnswer,
+    ResumeAnswer,
+    answer_from_letter,
+    answer_from_resume,
+    to_letter,
+    to_resume,
+)
 from jobctrl.llm.offline_materials import cover_offline, tailor_offline
 from jobctrl.render.pdf import render_cover_letter, render_resume
 from jobctrl.stages.context import StageContext
@@ -117,8 +127,12 @@ class _Kind:
     kind: str  # the materials row kind
     code: str  # the stage's refusal: TAILOR_FABRICATION / COVER_FABRICATION
     lane: str
-    output_type: type[TailoredResume] | type[CoverLetter]
+    output_type: type[ResumeAnswer] | type[LetterAnswer]  # what a model answers
     system: str
+    # A model's answer as the finished document (profile, company, role)
+    document: Callable[[Any, Profile, str | None, str | None], TailoredResume | CoverLetter]
+    # ... and the document as the lane's answer (what a repair request shows the model)
+    answer: Callable[[Any], BaseModel]
     offline: Callable[[Profile, ScoreReport, str | None, str | None], TailoredResume | CoverLetter]
     # The document with what its check flags repaired (the job's company and role given)
     repair: Callable[[Any, Profile, ClaimContext, str, str], Repaired[Any]]
@@ -130,8 +144,10 @@ RESUME = _Kind(
     MaterialKind.RESUME,
     TAILOR_FABRICATION,
     "tailor",
-    TailoredResume,
+    ResumeAnswer,
     prompts.TAILOR_SYSTEM,
+    lambda answer, profile, _company, _role: to_resume(answer, profile),
+    answer_from_resume,
     tailor_offline,
     lambda doc, profile, context, _company, _role: repair_resume(doc, profile, context),
     resume_lines,
@@ -141,8 +157,10 @@ LETTER = _Kind(
     MaterialKind.COVER,
     COVER_FABRICATION,
     "cover",
-    CoverLetter,
+    LetterAnswer,
     prompts.COVER_SYSTEM,
+    lambda answer, profile, company, role: to_letter(answer, profile, company=company, role=role),
+    answer_from_letter,
     cover_offline,
     lambda doc, profile, context, company, role: repair_letter(
         doc, profile, context, company=company, role=role
@@ -202,7 +220,12 @@ def _generate(
             # whichever provider wrote it: checked, and repaired where it is unsupported
             return spec.repair(answer, profile, context, company or "", title or "")
 
-        output = ask(request)
+        def document(answer: Any) -> Any:  # a model's answer, or the offline writer's document
+            if isinstance(answer, spec.output_type):
+                return spec.document(answer, profile, company, title)
+            return answer
+
+        output = document(ask(request))
         checked[attempt] = spec.lines(output)
         kept = repaired(output)
         asked_again, found_first = False, tuple[Finding, ...]()
@@ -210,7 +233,12 @@ def _generate(
             # Too much to cut: one repair request with the exact findings (paid once, under
             # the spend authority, reused after a crash like the first answer).
             first, found_first = output, _findings(kept)
-            output = ask(lambda: prompts.repair_prompt(request(), first, found_first), "repair")
+            output = document(
+                ask(
+                    lambda: prompts.repair_prompt(request(), spec.answer(first), found_first),
+                    "repair",
+                )
+            )
             checked[attempt] = spec.lines(output)
             kept = repaired(output)
             asked_again = True

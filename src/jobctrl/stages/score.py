@@ -7,6 +7,7 @@ stages skipped with ``MIN_SCORE``.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from datetime import date
@@ -15,9 +16,9 @@ from jobctrl.config import load_config
 from jobctrl.domain.errors import MATERIALS_OFF, MIN_SCORE, SCORE_NO_DESCRIPTION, StageError
 from jobctrl.domain.events import JobScored
 from jobctrl.domain.fit_verdict import rules_from, settle, settle_model_report
-from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import LATER_STAGES, Stage
 from jobctrl.llm import lanes, prompts
+from jobctrl.llm.answers import ScoreAnswer, to_report
 from jobctrl.llm.providers import OfflineScoreProvider
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.owned import run_owned
@@ -89,16 +90,22 @@ def _score_owned(
         rules=rules,
     )
     lane = lanes.lane_provider(ctx.home, "score")
-    report = lanes.call_lane(
+    request = functools.cache(
+        lambda: prompts.lane_request(
+            "score", title=job["title"], company=job["company"], description=description,
+            profile=profile,
+        )
+    )  # fmt: skip
+    answer = lanes.call_lane(
         ctx.spend,
         "score",
         lane,
         job_id=job_id,
         run_id=run_id,
         attempt=attempt,
-        output_type=ScoreReport,
+        output_type=ScoreAnswer,
         system=prompts.SCORE_SYSTEM,
-        prompt=lambda: prompts.score_prompt(job["title"], description, profile),
+        prompt=lambda: request().prompt,
         keep_alive=ctx.keep_alive,
         heartbeat=ctx.heartbeat,  # while it waits for its turn at the provider
         offline=lambda: offline_provider.score(job["title"], description, profile)[0],
@@ -108,14 +115,14 @@ def _score_owned(
     # The verdict is decided by code from the report, whoever scored (a model's own overall
     # score and verdict are not trusted over its requirement-by-requirement answers; the
     # posting's level and family are weighed by code, as the offline scorer does).
-    if lane.provider != "offline":
-        report = report.model_copy(update={"provider": lane.provider, "model": lane.model})
+    if isinstance(answer, ScoreAnswer):  # a model's: its cited facts become the evidence
+        report = to_report(answer, profile, provider=lane.provider, model=lane.model)
         report = settle_model_report(
             report, rules, title=job["title"], description=description, profile=profile,
             today=date.today(),
         )  # fmt: skip
     else:
-        report = settle(report, rules)
+        report = settle(answer, rules)
     report_json = report.model_dump(mode="json")
     report_bytes = json.dumps(report_json, sort_keys=True).encode()
     report_sha = ctx.store.artifacts.put(report_bytes)

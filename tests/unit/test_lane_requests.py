@@ -1,0 +1,142 @@
+"""What the model lanes send and answer (issue 31): the profile once, as its facts; the
+posting without its boilerplate; the job's own text last; answers that cite fact ids and
+leave to code what code knows."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from jobctrl.demo.profile import DEMO_PROFILE
+from jobctrl.domain.facts import profile_facts
+from jobctrl.domain.fit_verdict import FitRules, settle_model_report
+from jobctrl.domain.profile import Profile
+from jobctrl.llm import prompts
+from jobctrl.llm.answers import (
+    LetterAnswer,
+    ResumeAnswer,
+    ScoreAnswer,
+    answer_from_letter,
+    answer_from_report,
+    answer_from_resume,
+    to_letter,
+    to_report,
+    to_resume,
+)
+from jobctrl.llm.offline import score_offline
+from jobctrl.llm.offline_materials import cover_offline, tailor_offline
+from jobctrl.llm.requirements import extract_requirements, trim_boilerplate
+from tests.fixtures.fit.corpus import load_postings
+
+PROFILE = Profile.model_validate(DEMO_PROFILE)
+FACTS = {f.id: f for f in profile_facts(PROFILE)}
+TODAY = date(2026, 12, 1)
+POSTING = (
+    "About us\n\nWe move freight.\n\nRequirements\n\n- 5+ years of Python\n- PostgreSQL\n\n"
+    "Benefits\n\n- Unlimited PTO\n- 401k matching\n\n"
+    "Acme is an equal opportunity employer and does not discriminate regardless of race.\n"
+)
+
+
+def _request(lane: str, **more: object) -> prompts.LaneRequest:
+    report = score_offline("Backend Engineer", POSTING, PROFILE, today=TODAY)
+    return prompts.lane_request(
+        lane, title="Backend Engineer", company="Acme", description=POSTING, profile=PROFILE,
+        report=report, **more,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def test_the_profile_goes_once_as_its_facts_before_the_job() -> None:
+    for lane in ("score", "tailor", "cover"):
+        prompt = _request(lane).prompt
+        assert prompts.facts_listing(PROFILE) in prompt
+        assert '"experience"' not in prompt and PROFILE.contact.email not in prompt
+        assert prompt.index(prompts.facts_listing(PROFILE)) < prompt.index("Backend Engineer")
+        assert prompt.count(PROFILE.experience[0].bullets[0]) == 1  # quoted once, as a fact
+
+
+def test_requests_for_two_jobs_share_their_leading_text() -> None:
+    one = prompts.lane_request(
+        "score", title="Backend Engineer", company="Acme", description=POSTING, profile=PROFILE
+    )
+    two = prompts.lane_request(
+        "score", title="Data Engineer", company="Zeta", description="Requirements\n- SQL",
+        profile=PROFILE,
+    )  # fmt: skip
+    assert one.system == two.system
+    shared = len(prompts.facts_listing(PROFILE))
+    assert one.prompt[: shared + 20] == two.prompt[: shared + 20]
+
+
+def test_the_posting_loses_its_boilerplate_never_a_requirement() -> None:
+    trimmed = trim_boilerplate(POSTING)
+    assert "Unlimited PTO" not in trimmed and "equal opportunity" not in trimmed
+    assert "5+ years of Python" in trimmed and "We move freight" not in trimmed
+    assert "Unlimited PTO" not in _request("score").prompt
+
+
+@pytest.mark.parametrize("key", sorted(load_postings()))
+def test_trimming_a_real_posting_keeps_every_requirement(key: str) -> None:
+    description = load_postings()[key].description
+    assert extract_requirements(trim_boilerplate(description)) == extract_requirements(description)
+
+
+def test_answers_ask_for_nothing_code_fills_in() -> None:
+    asked = {
+        "score": set(ScoreAnswer.model_json_schema()["properties"]),
+        "tailor": set(ResumeAnswer.model_json_schema()["properties"]),
+        "cover": set(LetterAnswer.model_json_schema()["properties"]),
+    }
+    for fields in asked.values():
+        assert not fields & {"provider", "model", "verdict", "name", "contact", "signature"}
+    requirement = ScoreAnswer.model_json_schema()["$defs"]["RequirementAnswer"]["properties"]
+    assert "facts" in requirement and "evidence" not in requirement
+    entry = ResumeAnswer.model_json_schema()["$defs"]["EntryAnswer"]["properties"]
+    assert set(entry) == {"fact", "bullets"}  # title, employer, dates from the profile
+
+
+def test_a_score_answer_cites_facts_and_code_makes_the_report() -> None:
+    skill = next(f for f in FACTS.values() if f.kind == "skill" and f.text == "Python")
+    answer = ScoreAnswer(
+        score=90,
+        summary="Fits.",
+        requirements=[
+            {"requirement": "Python", "matched": True, "facts": [skill.id]},
+            {"requirement": "Rust", "matched": True, "facts": ["sk-0000000000"]},
+        ],
+    )
+    report = to_report(answer, PROFILE, provider="openai", model="gpt-test")
+    assert report.requirements[0].evidence[0].text == "Python"
+    assert report.requirements[1].evidence == []  # an id the profile does not have
+    settled = settle_model_report(
+        report, FitRules(), title="Backend Engineer", description=POSTING, profile=PROFILE,
+        today=TODAY,
+    )  # fmt: skip
+    assert "missing must-have: rust" in settled.verdict.lower()  # unproven, unmet
+
+
+def test_a_resume_answer_gets_its_entries_and_contact_from_the_profile() -> None:
+    report = score_offline("Backend Engineer", POSTING, PROFILE, today=TODAY)
+    written = tailor_offline(PROFILE, report, "Backend Engineer", "Acme")
+    rebuilt = to_resume(answer_from_resume(written), PROFILE)
+    assert rebuilt == written
+    assert rebuilt.name == PROFILE.name and rebuilt.contact == PROFILE.contact
+
+
+def test_a_letter_answer_gets_its_greeting_and_signature_by_code() -> None:
+    report = score_offline("Backend Engineer", POSTING, PROFILE, today=TODAY)
+    written = cover_offline(PROFILE, report, "Backend Engineer", "Acme")
+    rebuilt = to_letter(
+        answer_from_letter(written), PROFILE, company="Acme", role="Backend Engineer"
+    )
+    assert rebuilt.greeting == written.greeting and rebuilt.signature == PROFILE.name
+    assert rebuilt.paragraphs == written.paragraphs
+
+
+def test_a_score_answer_round_trips_through_the_report() -> None:
+    report = score_offline("Backend Engineer", POSTING, PROFILE, today=TODAY)
+    answer = answer_from_report(report)
+    assert [r.requirement for r in answer.requirements] == [
+        r.requirement for r in report.requirements
+    ]
