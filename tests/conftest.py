@@ -151,6 +151,9 @@ PG_REST_MODULES = {
         "material_edits",  # issue 30: an edit saved, checked and rendered; approval held
         "apply_email_binding",  # issue 30: the approval binds the job and its posting
         "heartbeat_tenants",  # issue 31: a second tenant's due duties among idle ones
+        "llm_output_modes",  # issue 31: a lane's output mode kept, shown and asked by
+        "paid_call_truncated",  # issue 31: an answer cut off at its cap, billed once
+        "truth_output_modes",  # issue 31: the truth check in json and prompted modes
     )
 }
 

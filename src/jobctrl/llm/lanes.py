@@ -215,7 +215,9 @@ def _call_remote(
         if answered is not None:
             return answered  # an earlier run was answered this very request
     max_out = MAX_OUTPUT_TOKENS.get(lane, 2_000)
-    lane_model = LaneModel(config.provider, config.model, config.base_url, config.api_key_env)
+    lane_model = LaneModel(
+        config.provider, config.model, config.base_url, config.api_key_env, config.output, lane
+    )
 
     responses = 0
 
@@ -301,6 +303,7 @@ def _call_remote(
                         prompt=text,
                         max_output_tokens=max_out,
                         on_response=record_response,
+                        lane=lane_model,
                     )
                 break
             except ProviderError as error:

@@ -2,7 +2,11 @@
 an earlier run's answer to exactly the same request (``request_digest``: provider, model,
 system and prompt): an interrupted run's, or (for a lane that asks it, Score) any run's
 that was parsed (``reuse_same_request``: a posting scored again against a profile it was
-scored against already is not paid for twice)."""
+scored against already is not paid for twice).
+
+An answer cut off at its output cap (``PROVIDER_OUTPUT_TRUNCATED``) is reused like any
+other, by this run and by a run recovering an interrupted one: it fails again, free,
+instead of being paid for again (the same cap would cut it again)."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from jobctrl.config import LaneProvider
+from jobctrl.domain.errors import PROVIDER_OUTPUT_TRUNCATED
 from jobctrl.llm.remote import ProviderError, replay_structured
 from jobctrl.llm.spend import SpendAuthority, Usage, record_in
 from jobctrl.store import provider_results
@@ -34,7 +39,8 @@ def reuse_own(
     """This run's paid output: stored, or parsed again from the stored answer (a worker
     died between the answer and its output; its usage is recorded already). None when no
     answer was stored, or the stored one does not fit (that attempt failed on it: ask
-    again, as its retry would)."""
+    again, as its retry would); a stored answer cut off at its cap raises its
+    ``PROVIDER_OUTPUT_TRUNCATED`` again (paid once, never asked again in this run)."""
     found = provider_results.stored(spend.store, key)
     if found is None:
         return None
@@ -44,7 +50,9 @@ def reuse_own(
         return None
     try:
         output = replay_structured(output_type, system=system, response=found.response)
-    except ProviderError:
+    except ProviderError as error:
+        if error.code == PROVIDER_OUTPUT_TRUNCATED:
+            raise
         return None
     store_output(spend, key, lane, job_id, run_id, observation_id, output, None, config)
     return output
@@ -59,11 +67,14 @@ def step_key(lane: str, job_id: str, run_id: str, step: str = "") -> str:
 def request_digest(
     config: LaneProvider, system: str, text: str, output_type: type[BaseModel]
 ) -> str:
-    """What identifies a request: the provider and model asked, the system, the prompt and
+    """What identifies a request: the provider and model asked, the system and the prompt,
     the output asked for (its schema: an answer in an older shape answered another
-    request)."""
+    request), and how structured output was asked for (an answer in one output mode is
+    never reused for another; ``tool`` adds nothing)."""
     schema = json.dumps(output_type.model_json_schema(), sort_keys=True)
     fields = [config.provider, config.model, system, text, schema]
+    if config.output != "tool":
+        fields.append(f"output={config.output}")
     asked = json.dumps(fields, ensure_ascii=False)
     return hashlib.sha256(asked.encode()).hexdigest()
 
@@ -95,8 +106,9 @@ def reuse_earlier(
         found = provider_results.stored(spend.store, step_key(lane, job_id, interrupted_run, step))
         if found is not None:
             candidates.append(found)
+    interrupted = len(candidates)  # the first candidate, if any, is the interrupted run's
     candidates += provider_results.unparsed_answers(spend.store, lane, job_id, exclude_run=run_id)
-    for found in candidates:
+    for index, found in enumerate(candidates):
         if found.prompt != asked or found.response is None:
             continue
         try:
@@ -104,8 +116,12 @@ def reuse_earlier(
                 output = output_type.model_validate(found.output)
             else:
                 output = replay_structured(output_type, system=system, response=found.response)
-        except (ProviderError, ValueError):
+        except ProviderError as error:
+            if error.code == PROVIDER_OUTPUT_TRUNCATED and index < interrupted:
+                raise  # recovering the run that paid for it: fails as it did, free
             continue  # an answer that did not fit: its run failed on it, as this one would
+        except ValueError:
+            continue
         ids = {"key": key, "lane": lane, "job_id": job_id, "run_id": run_id}
         with spend.store.write(clock=spend.clock) as tx:
             provider_results.save_response(
