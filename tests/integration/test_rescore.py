@@ -53,6 +53,9 @@ def _generations(store, job_id: str) -> list[tuple[str, int, str, int | None]]:
 async def test_stale_jobs_are_rescored_on_the_new_profile_paying_once_per_pair(
     home, store, client, worker, fast_settings, site, monkeypatch
 ):
+    # Every stale job goes to the paid lane here, the far-below ones too (the offline
+    # pre-score's margin is tested below and in test_score_verdict_settled).
+    fast_settings.set_value("score.offline_margin", 100)
     fast_settings.set_value("min_fit_score", 100)  # the third job's offline score is below
     unfit = _scored_only(home, store, site, "/jobs/unfit")
     fast_settings.set_value("min_fit_score", 0)
@@ -183,3 +186,20 @@ async def test_the_pages_mark_stale_jobs_offer_a_rescore_and_warn_before_applyin
         dry = await web.post("/v1/rescore", json={"dryRun": True}, headers=token)
         assert dry.status_code == 202 and dry.json()["rescoring"] == 2
         assert {j["jobId"] for j in dry.json()["jobs"]} == {drafted, approved}
+
+
+async def test_a_far_below_job_is_rescored_offline_unless_paid_is_asked(
+    home, store, client, worker, fast_settings, site, monkeypatch
+):
+    # Issue 31: with a paid Score lane the free offline scorer goes first.
+    fast_settings.set_value("min_fit_score", 100)
+    unfit = _scored_only(home, store, site, "/jobs/far-below")
+    fast_settings.set_value("min_fit_score", 50)  # its offline score is far below this
+    assert jobs.score_row(store, unfit)["score"] < 30
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    with FakeOpenAI("ok", SCORE_REPORT) as provider:
+        set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
+        done = await wait_for_rescore(home, await rescore(home, [unfit], "jobs"), 120)
+        assert not provider.requests and done.jobs[0].new_score < 30
+        paid = await wait_for_rescore(home, await rescore(home, [unfit], "jobs", paid=True), 120)
+        assert len(provider.requests) == 1 and paid.jobs[0].new_score == 81

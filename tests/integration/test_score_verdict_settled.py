@@ -19,7 +19,7 @@ from jobctrl.stages.score import score
 from jobctrl.store import jobs, stage_states
 from tests.support.cited import POSTING
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.http import Route
+from tests.support.http import Route, posting_html
 from tests.support.profile import TEST_PROFILE
 
 FACTS = profile_facts(Profile.model_validate(TEST_PROFILE))
@@ -87,3 +87,43 @@ def test_with_the_rule_off_the_report_share_stands_and_still_names_the_gap(
     assert outcome.score == 86 and not outcome.below_threshold  # 6 of 7 must-haves
     row = jobs.score_row(store, job_id)
     assert row["verdict"].startswith("Strong fit: missing must-have: experience managing")
+
+
+POOR = posting_html(
+    "Registered Nurse",
+    "Riverside Hospital",
+    ["An active RN licence", "BLS certification", "2+ years of acute care nursing"],
+)
+
+
+@pytest.fixture
+def poor_job(ctx, store, site, fast_settings) -> str:
+    job = jobs.create_job(store, site.add("/jobs/nurse", Route(body=POOR)))
+    enrich(ctx, job.job_id, "run-0")
+    return job.job_id
+
+
+def test_a_job_far_below_the_threshold_offline_is_not_sent_to_a_paid_model(
+    ctx, home, store, poor_job, fast_settings, monkeypatch
+):
+    # Issue 31: the free offline scorer goes first; a paid lane only where it counts.
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    with FakeOpenAI("ok", CARELESS) as provider:
+        set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
+        outcome = score(ctx, poor_job, "run-1")
+        assert provider.requests == []  # nothing paid
+        row = jobs.score_row(store, poor_job)
+        assert outcome.below_threshold and row["report"]["provider"] == "offline"
+        stage_states.reset_stages(store, poor_job, ("score",), "rescore")  # as rescore does
+        asked = score(ctx, poor_job, "run-2", paid=True)  # `jobctrl rescore --paid`
+        assert len(provider.requests) == 1 and not asked.reused
+        assert jobs.score_row(store, poor_job)["report"]["provider"] == "openai"
+
+
+def test_the_margin_is_a_setting(ctx, home, store, poor_job, fast_settings, monkeypatch):
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-a-real-key")
+    fast_settings.set_value("score.offline_margin", 100)  # never far enough below
+    with FakeOpenAI("ok", CARELESS) as provider:
+        set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
+        score(ctx, poor_job, "run-1")
+        assert len(provider.requests) == 1

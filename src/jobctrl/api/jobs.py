@@ -46,6 +46,11 @@ class Rescore(BaseModel):
     jobs: list[str] = Field(default_factory=list, max_length=1000, description="Job ids.")
     all: bool = Field(False, description="Every scored job, not only the stale ones.")
     dry_run: bool = Field(False, description="Change nothing: offline scores and cost.")
+    paid: bool = Field(
+        False,
+        description="Ask the paid score model even for jobs the free offline scorer places "
+        "far below min_fit_score (setting score.offline_margin).",
+    )
 
 
 router = tenant_router()
@@ -142,7 +147,7 @@ async def start_rescore(home: TenantHome, body: Rescore | None = None) -> Rescor
     scope: rescore.Scope = "jobs" if wanted.jobs else "all" if wanted.all else "stale"
     if wanted.dry_run:
         return await asyncio.to_thread(rescore.plan_rescore, home, wanted.jobs, scope)
-    return await rescore.rescore(home, wanted.jobs, scope)
+    return await rescore.rescore(home, wanted.jobs, scope, paid=wanted.paid)
 
 
 @router.post(

@@ -274,10 +274,14 @@ def _writes_materials(chosen: _Chosen, regenerate: bool, setting: bool) -> bool:
     )
 
 
-async def rescore(home: Home, refs: list[str], scope: Scope) -> RescoreResult:
+async def rescore(
+    home: Home, refs: list[str], scope: Scope, *, paid: bool = False
+) -> RescoreResult:
     """Start scoring the chosen jobs again on the current profile (see the module's
-    docstring); the runs started, and each job skipped with why. Without a worker this
-    raises ``worker_runtime_unavailable`` and changes nothing."""
+    docstring); the runs started, and each job skipped with why. With ``paid`` a paid
+    Score lane is asked even for a job the free offline scorer places far below
+    min_fit_score (setting ``score.offline_margin``). Without a worker this raises
+    ``worker_runtime_unavailable`` and changes nothing."""
     # Temporal only here: reads import this module's neighbours (issue 26)
     from jobctrl.app import runtime
     from jobctrl.workflows import starts
@@ -320,6 +324,7 @@ async def rescore(home: Home, refs: list[str], scope: Scope) -> RescoreResult:
                 defaults,
                 workflow_id=workflow_id,
                 materials=_writes_materials(c, regenerate, defaults.materials),
+                paid_score=paid,
             )
             await asyncio.to_thread(
                 workflow_runs.record_workflow_started,

@@ -37,6 +37,12 @@ SKIPPED = {
     show_default=True,
     help="Wait for the new scores, showing each job's progress.",
 )
+@click.option(
+    "--paid",
+    is_flag=True,
+    help="Ask the paid score model even for jobs the free offline scorer places far below "
+    "min_fit_score (setting score.offline_margin).",
+)
 @click.option("--timeout", default=600.0, show_default=True, help="Seconds to wait.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @handle_errors
@@ -45,6 +51,7 @@ def rescore(
     scope: str | None,
     dry_run: bool,
     wait: bool,
+    paid: bool,
     timeout: float,
     as_json: bool,
 ) -> None:
@@ -64,7 +71,7 @@ def rescore(
     if dry_run:
         result = app_rescore.plan_rescore(home(), list(refs), chosen)
     else:
-        result = asyncio.run(_run(list(refs), chosen, wait, timeout, as_json))
+        result = asyncio.run(_run(list(refs), chosen, wait, timeout, as_json, paid=paid))
     if as_json:
         echo_json(result)
         return
@@ -72,9 +79,9 @@ def rescore(
 
 
 async def _run(
-    refs: list[str], scope: Scope, wait: bool, timeout: float, as_json: bool
+    refs: list[str], scope: Scope, wait: bool, timeout: float, as_json: bool, *, paid: bool
 ) -> RescoreResult:
-    result = await app_rescore.rescore(home(), refs, scope)
+    result = await app_rescore.rescore(home(), refs, scope, paid=paid)
     job_ids = [j.job_id for j in result.jobs if j.workflow_id]
     if not wait or not job_ids:
         return result

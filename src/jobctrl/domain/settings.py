@@ -69,6 +69,14 @@ SPECS: dict[str, SettingSpec] = {
             "Cover letters may name a must-have you lack (off: they say only what you bring).",
         ),
         SettingSpec(
+            "score.offline_margin",
+            20,
+            int_between(0, 100),
+            "With a paid score model: a job the free offline scorer places this many points "
+            "or more below min_fit_score is not sent to the model (`jobctrl rescore JOB "
+            "--paid` asks it anyway).",
+        ),
+        SettingSpec(
             "fit.unmet_must_have_caps_score",
             True,
             boolean,

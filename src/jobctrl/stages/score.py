@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from datetime import date
 
-from jobctrl.config import load_config
+from jobctrl.config import LaneProvider, load_config
 from jobctrl.domain.errors import MATERIALS_OFF, MIN_SCORE, SCORE_NO_DESCRIPTION, StageError
 from jobctrl.domain.events import JobScored
 from jobctrl.domain.fit_verdict import rules_from, settle, settle_model_report
@@ -39,9 +39,14 @@ def score(
     profile_version: int | None = None,
     *,
     materials: bool = True,
+    paid: bool = False,
 ) -> ScoreOutcome:
     """Score the job; with ``materials`` off the later stages are skipped
-    (``MATERIALS_OFF``) instead of left waiting for a Tailor that will not run."""
+    (``MATERIALS_OFF``) instead of left waiting for a Tailor that will not run.
+
+    With a paid Score lane, the free offline scorer goes first: a job it places
+    ``score.offline_margin`` points or more below ``min_fit_score`` keeps its offline
+    report and is not sent to the model, unless ``paid`` (``jobctrl rescore --paid``)."""
 
     def reuse() -> ScoreOutcome:
         row = jobs.score_row(ctx.store, job_id)
@@ -55,7 +60,14 @@ def score(
         Stage.SCORE,
         run_id,
         work=lambda attempt: _score_owned(
-            ctx, job_id, run_id, attempt, profile_version, materials, claims[-1].interrupted_run
+            ctx,
+            job_id,
+            run_id,
+            attempt,
+            profile_version,
+            materials,
+            claims[-1].interrupted_run,
+            paid=paid,
         ),
         reuse=reuse,
         claimed=claims.append,
@@ -70,6 +82,8 @@ def _score_owned(
     profile_version: int | None,
     materials: bool,
     interrupted_run: str | None,
+    *,
+    paid: bool,
 ) -> ScoreOutcome:
     job = jobs.job_row(ctx.store, job_id)
     if not job["text_artifact"]:
@@ -90,6 +104,13 @@ def _score_owned(
         rules=rules,
     )
     lane = lanes.lane_provider(ctx.home, "score")
+    offline_report = functools.cache(
+        lambda: offline_provider.score(job["title"], description, profile)[0]
+    )
+    if lane.provider != "offline" and not paid:
+        pre = settle(offline_report(), rules)  # free: a paid lane only where it counts
+        if pre.score < rules.min_fit_score - int(values["score.offline_margin"]):
+            lane = LaneProvider()  # far below the threshold: the offline report stands
     request = functools.cache(
         lambda: prompts.lane_request(
             "score", title=job["title"], company=job["company"], description=description,
@@ -108,7 +129,7 @@ def _score_owned(
         prompt=lambda: request().prompt,
         keep_alive=ctx.keep_alive,
         heartbeat=ctx.heartbeat,  # while it waits for its turn at the provider
-        offline=lambda: offline_provider.score(job["title"], description, profile)[0],
+        offline=offline_report,
         interrupted_run=interrupted_run,  # its answer to the same request is reused
         same_request=True,  # a (profile, posting) pair scored already is not paid again
     )

@@ -266,7 +266,14 @@ class PreparationActivities:
             ctx,
             Stage.SCORE,
             inp.job_id,
-            lambda run: score(ctx, inp.job_id, run, inp.profile_version, materials=inp.materials),
+            lambda run: score(
+                ctx,
+                inp.job_id,
+                run,
+                inp.profile_version,
+                materials=inp.materials,
+                paid=inp.paid_score,
+            ),
         )
         return ScoreResult(inp.job_id, outcome.score, outcome.below_threshold, outcome.reused)
 

@@ -50,6 +50,9 @@ class PrepInput:
     # workflow's replay of the materials-v1 marker decides for those).
     materials: bool = False
     tenant_id: str = LOCAL
+    # Ask a paid Score lane even when the free offline pre-score places the job far below
+    # min_fit_score (``jobctrl rescore --paid``).
+    paid_score: bool = False
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ class StageInput:
     profile_version: int | None = None
     materials: bool = True  # Score marks the later stages skipped (MATERIALS_OFF) if not
     tenant_id: str = LOCAL
+    paid_score: bool = False  # as PrepInput.paid_score
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,9 @@ class JobPreparationWorkflow:
     async def run(self, inp: PrepInput) -> PrepResult:
         retry = inp.retry.policy()
         heartbeat = inp.retry.heartbeat_timeout
-        stage_input = StageInput(inp.job_id, inp.profile_version, inp.materials, inp.tenant_id)
+        stage_input = StageInput(
+            inp.job_id, inp.profile_version, inp.materials, inp.tenant_id, inp.paid_score
+        )
         try:
             await workflow.execute_activity(
                 act.enrich,

@@ -174,9 +174,11 @@ async def start_preparation_execution(
     *,
     workflow_id: str | None = None,
     materials: bool | None = None,
+    paid_score: bool = False,
 ) -> Started:
     """Start the job's JobPreparationWorkflow, or find the execution already running
-    under that id. Nothing is recorded in the store (see ``start_preparation``)."""
+    under that id. Nothing is recorded in the store (see ``start_preparation``).
+    ``paid_score`` asks a paid Score lane whatever the offline pre-score says."""
     workflow_id = workflow_id or ids.prep_workflow_id(key, defaults.tenant)
     inp = PrepInput(
         job_id,
@@ -185,6 +187,7 @@ async def start_preparation_execution(
         profile_version=defaults.profile_version,
         materials=defaults.materials if materials is None else materials,
         tenant_id=defaults.tenant,
+        paid_score=paid_score,
     )
     started = await _start_or_join(
         client,
