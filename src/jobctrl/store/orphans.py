@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import delete, null, or_, select, union_all, update
 
 from jobctrl.domain.clock import utcnow
 from jobctrl.domain.executions import WorkflowStatus
@@ -57,25 +57,23 @@ def expected(store: Store, now: datetime) -> Expected:
     """Open run rows (and ones closed within ``CLOSING_GRACE``), open discovery runs and
     recovery cohorts reserved or started."""
     rc = ops.recovery_cohorts
-    with store.read() as conn:
-        runs = conn.execute(
-            select(WR.c.workflow_id, WR.c.run_id).where(
-                tenancy.scoped(WR, conn),
-                or_(WR.c.status.in_(OPEN), WR.c.closed_at >= now - CLOSING_GRACE),
+    with store.read() as conn:  # one statement: the heartbeat asks it of each active tenant
+        rows = conn.execute(
+            union_all(
+                select(WR.c.workflow_id, WR.c.run_id).where(
+                    tenancy.scoped(WR, conn),
+                    or_(WR.c.status.in_(OPEN), WR.c.closed_at >= now - CLOSING_GRACE),
+                ),
+                select(DR.c.workflow_id, DR.c.run_id).where(
+                    tenancy.scoped(DR, conn), DR.c.status.in_(OPEN)
+                ),
+                select(rc.c.workflow_id, null()).where(  # a cohort: its id, no run
+                    tenancy.scoped(rc, conn), rc.c.state.in_(("reserved", "started"))
+                ),
             )
         ).all()
-        found = conn.execute(
-            select(DR.c.workflow_id, DR.c.run_id).where(
-                tenancy.scoped(DR, conn), DR.c.status.in_(OPEN)
-            )
-        ).all()
-        cohorts = conn.execute(
-            select(rc.c.workflow_id).where(
-                tenancy.scoped(rc, conn), rc.c.state.in_(("reserved", "started"))
-            )
-        ).scalars()
-        ids = frozenset(str(w) for w in cohorts)
-    return Expected(frozenset((str(w), str(r)) for w, r in [*runs, *found]), ids)
+    runs = frozenset((str(w), str(r)) for w, r in rows if r is not None)
+    return Expected(runs, frozenset(str(w) for w, r in rows if r is None))
 
 
 @dataclass(frozen=True)

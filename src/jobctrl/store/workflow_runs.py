@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, String, func, literal, select, union_all
 
 from jobctrl.domain.clock import Clock
 from jobctrl.domain.events import (
@@ -181,22 +181,21 @@ class OpenExecution:
 def open_executions(store: Store) -> list[OpenExecution]:
     """What the reconciler checks against Temporal: open run rows and open discovery runs."""
     dr = schema.discovery_runs
-    with store.read() as conn:
-        runs = conn.execute(
-            select(WR.c.workflow_id, WR.c.run_id, WR.c.workflow_type, WR.c.status).where(
-                WR.c.status.in_(OPEN), tenancy.scoped(WR, conn)
+    discovery = literal(WorkflowType.DISCOVERY.value, String)
+    with store.read() as conn:  # one statement: the heartbeat asks it of each active tenant
+        rows = conn.execute(
+            union_all(
+                select(
+                    WR.c.workflow_id, WR.c.run_id, WR.c.workflow_type, WR.c.status, literal(0)
+                ).where(WR.c.status.in_(OPEN), tenancy.scoped(WR, conn)),
+                select(dr.c.workflow_id, dr.c.run_id, discovery, dr.c.status, literal(1)).where(
+                    dr.c.status.in_(OPEN), tenancy.scoped(dr, conn)
+                ),
             )
         ).all()
-        found = conn.execute(
-            select(dr.c.workflow_id, dr.c.run_id, dr.c.status).where(
-                dr.c.status.in_(OPEN), tenancy.scoped(dr, conn)
-            )
-        ).all()
-    out = {(r.workflow_id, r.run_id): OpenExecution(*r) for r in runs}
-    for wid, rid, status in found:
-        out.setdefault(
-            (wid, rid), OpenExecution(wid, rid, WorkflowType.DISCOVERY.value, str(status))
-        )
+    out: dict[tuple[str, str], OpenExecution] = {}
+    for wid, rid, kind, status, _ in sorted(rows, key=lambda r: r[4]):  # the run row first
+        out.setdefault((wid, rid), OpenExecution(wid, rid, str(kind), str(status)))
     return list(out.values())
 
 
