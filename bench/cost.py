@@ -18,8 +18,9 @@ postings (tests/fixtures/fit/postings). Printed per lane and per prepared job:
   identical leading tokens read from the cache (a burst of jobs: each request after the
   first reads the shared prefix; OpenAI caches from 1,024 identical leading tokens);
 - $ per prepared application when 30 % of discovered jobs pass ``min_fit_score`` (Score
-  is paid for the other 70 % too, unless the offline pre-score keeps them from the paid
-  lane: see ``--paid-share``).
+  is paid for the other 70 % too), and the same when the offline pre-score keeps the jobs
+  it places far below the threshold from the paid lane (their share measured on the fit
+  corpus's 193 pairs).
 """
 
 from __future__ import annotations
@@ -34,7 +35,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
-from tests.fixtures.fit.corpus import TODAY, load_postings  # noqa: E402
+from tests.fixtures.fit.corpus import (  # noqa: E402
+    TODAY,
+    load_labels,
+    load_postings,
+    load_profiles,
+)
 from tests.support.fake_openai import FakeOpenAI, requested_fields  # noqa: E402
 
 from jobctrl.demo.profile import DEMO_PROFILE  # noqa: E402
@@ -159,7 +165,7 @@ def _usd(model: str, input_tokens: float, output_tokens: float, cached: float = 
     return ((input_tokens - cached) * pin + cached * pread + output_tokens * pout) / 1e6
 
 
-def report(calls: list[Call]) -> dict[str, Any]:
+def report(calls: list[Call], far_below: float) -> dict[str, Any]:
     jobs = sorted({c.job for c in calls}, key=POSTINGS.index)
     lanes: dict[str, Any] = {}
     for lane in LANES:
@@ -187,21 +193,44 @@ def report(calls: list[Call]) -> dict[str, Any]:
         )
         score = lanes["score"]
         score_only = _usd(model, score["inputTokens"], score["outputTokens"])
-        # 30 % of discovered jobs are prepared; Score is paid for the other 70 % as well.
+        # 30 % of discovered jobs are prepared; Score is paid for the other 70 % as well,
+        # except those the offline pre-score keeps from the paid lane.
         per_application = plain + score_only * (1 - PASS_SHARE) / PASS_SHARE
+        unpaid = min(far_below, 1 - PASS_SHARE)
+        gated = plain + score_only * (1 - PASS_SHARE - unpaid) / PASS_SHARE
         usd[model] = {
             "perPreparedJob": round(plain, 5),
             "perPreparedJobCacheReads": round(cached, 5),
             "perApplicationAt30PercentPass": round(per_application, 5),
+            "perApplicationAt30PercentPassPrescored": round(gated, 5),
         }
-    return {"lanes": lanes, "perPreparedJob": per_job, "usd": usd, "jobs": jobs}
+    return {
+        "lanes": lanes,
+        "perPreparedJob": per_job,
+        "usd": usd,
+        "jobs": jobs,
+        "farBelowShare": round(far_below, 3),
+    }
+
+
+def far_below_share() -> float:
+    """The share of the fit corpus's 193 (profile, posting) pairs that the offline scorer
+    places ``score.offline_margin`` (20) or more below ``min_fit_score`` (50): jobs a paid
+    Score lane is not asked about."""
+    profiles, postings = load_profiles(), load_postings()
+    scores = [
+        score_offline(postings[lb.posting].title, postings[lb.posting].description,
+                      profiles[lb.profile], today=TODAY).score
+        for lb in load_labels()
+    ]  # fmt: skip
+    return sum(s < 50 - 20 for s in scores) / len(scores)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     args = parser.parse_args()
-    figures = report(run())
+    figures = report(run(), far_below_share())
     print(f"profile: the demo's; postings: {', '.join(figures['jobs'])}")
     for lane, v in figures["lanes"].items():
         print(
@@ -215,8 +244,12 @@ def main() -> None:
         print(
             f"{model:<16} ${v['perPreparedJob']:.4f} per prepared job  "
             f"${v['perPreparedJobCacheReads']:.4f} with cache reads  "
-            f"${v['perApplicationAt30PercentPass']:.4f} per application (30 % pass)"
+            f"${v['perApplicationAt30PercentPass']:.4f} per application (30 % pass), "
+            f"${v['perApplicationAt30PercentPassPrescored']:.4f} with the offline pre-score"
         )
+    print(
+        f"jobs the offline pre-score keeps from a paid Score lane: {figures['farBelowShare']:.0%}"
+    )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {args.json}")
