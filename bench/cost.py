@@ -98,7 +98,7 @@ def _answers(profile: Profile, posting: Any) -> dict[str, dict[str, Any]]:
         }
     )
     return {
-        "score": prompts.score_answer(named),
+        "score": prompts.score_answer(named, profile),
         "tailor": answer_from_resume(resume).model_dump(mode="json"),
         "cover": answer_from_letter(letter).model_dump(mode="json"),
         "_report": report.model_dump(mode="json"),

@@ -57,7 +57,7 @@ def _answers(profile: Profile, posting: Any) -> dict[str, Any]:
     letter = cover_offline(profile, report, posting.title, posting.company)
     return {
         "report": report,
-        "score": answer_from_report(report).model_dump(mode="json"),
+        "score": answer_from_report(report, profile).model_dump(mode="json"),
         "tailor": answer_from_resume(resume).model_dump(mode="json"),
         "cover": answer_from_letter(letter).model_dump(mode="json"),
     }

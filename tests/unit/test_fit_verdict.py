@@ -150,7 +150,10 @@ def test_requirement_labels_drop_lead_ins_and_keep_acronyms() -> None:
 def test_a_model_report_gets_the_level_and_family_weighed_by_code() -> None:
     quoted = Evidence(source="experience", text=DEMO.experience[0].bullets[0])
     fits = [
-        RequirementFit(requirement=f"Experience with tool {i}.", matched=True, evidence=[quoted])
+        # each shown by the quoted bullet (it names FastAPI)
+        RequirementFit(
+            requirement=f"Experience with FastAPI ({i}).", matched=True, evidence=[quoted]
+        )
         for i in range(4)
     ]
     careless = _model_report(requirements=fits, score=95)  # "Strong fit" whatever the level

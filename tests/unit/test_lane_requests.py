@@ -4,6 +4,7 @@ leave to code what code knows."""
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
@@ -12,6 +13,7 @@ from jobctrl.demo.profile import DEMO_PROFILE
 from jobctrl.domain.facts import profile_facts
 from jobctrl.domain.fit_verdict import FitRules, settle_model_report
 from jobctrl.domain.profile import Profile
+from jobctrl.domain.scoring import ScoreReport
 from jobctrl.llm import prompts
 from jobctrl.llm.answers import (
     LetterAnswer,
@@ -136,7 +138,109 @@ def test_a_letter_answer_gets_its_greeting_and_signature_by_code() -> None:
 
 def test_a_score_answer_round_trips_through_the_report() -> None:
     report = score_offline("Backend Engineer", POSTING, PROFILE, today=TODAY)
-    answer = answer_from_report(report)
+    answer = answer_from_report(report, PROFILE)
     assert [r.requirement for r in answer.requirements] == [
         r.requirement for r in report.requirements
     ]
+    cited = [i for r in answer.requirements for i in r.facts]
+    assert cited and set(cited) <= set(FACTS)  # the offline evidence as fact ids
+    rebuilt = to_report(answer, PROFILE, provider="openai", model="m")
+    assert [bool(r.evidence) for r in rebuilt.requirements] == [
+        bool(r.evidence) for r in report.requirements
+    ]
+
+
+HR_POSTING = """Requirements
+
+- Experience with affirmative action plans and EEO-1 reports
+- Knowledge of E-Verify and I-9 processes
+- Familiarity with privacy policy work and GDPR
+- Handling reasonable accommodation requests
+
+Benefits
+
+- Unlimited PTO
+
+Acme is an equal opportunity employer regardless of race or gender.
+"""
+
+
+def test_an_hr_posting_keeps_its_requirements_that_sound_like_boilerplate() -> None:
+    trimmed = trim_boilerplate(HR_POSTING)
+    assert extract_requirements(trimmed) == extract_requirements(HR_POSTING)
+    assert len(extract_requirements(trimmed)) == 4
+    assert "EEO-1 reports" in trimmed and "Unlimited PTO" not in trimmed
+    assert "equal opportunity employer" not in trimmed
+
+
+def _settled(*requirements: dict[str, object]) -> ScoreReport:
+    answer = ScoreAnswer(requirements=list(requirements), score=95)  # type: ignore[arg-type]
+    report = to_report(answer, PROFILE, provider="openai", model="gpt-test")
+    return settle_model_report(
+        report, FitRules(), title="Backend Engineer", description=POSTING, profile=PROFILE,
+        today=TODAY,
+    )  # fmt: skip
+
+
+def _fact(kind: str, starts: str) -> str:
+    return next(f.id for f in FACTS.values() if f.kind == kind and f.text.startswith(starts))
+
+
+@pytest.mark.parametrize(
+    ("requirement", "kind", "starts"),
+    [
+        ("5+ years of Go", "experience", "Software Engineer"),  # a role is not Go
+        ("5+ years as an engineering manager", "experience", "Senior Backend"),
+        ("Managing engineers, including hiring", "highlight", "Mentored"),  # not managing
+        ("Experience with a Snowflake data warehouse", "highlight", "Wrote Airflow"),
+        ("Experience with Kubernetes", "skill", "Python"),  # a fact about something else
+    ],
+)
+def test_a_cited_fact_must_show_the_requirement(requirement: str, kind: str, starts: str) -> None:
+    cited = {"requirement": requirement, "matched": True, "facts": [_fact(kind, starts)]}
+    settled = _settled(cited)
+    assert not settled.requirements[0].matched, requirement
+
+
+def test_a_cited_fact_that_shows_the_requirement_keeps_it_met() -> None:
+    settled = _settled(
+        {"requirement": "Strong SQL", "matched": True, "facts": [_fact("skill", "PostgreSQL")]},
+        {"requirement": "3+ years of experience", "matched": True,
+         "facts": [_fact("experience", "Senior Backend")]},
+        {"requirement": "A degree in computer science", "matched": True,
+         "facts": [_fact("education", "BSc")]},
+    )  # fmt: skip
+    assert [r.matched for r in settled.requirements] == [True, True, True]
+
+
+def test_a_model_cannot_call_a_skill_soft_or_give_no_requirements() -> None:
+    relabelled = {"requirement": "Experience with Rust", "matched": True, "soft": True}
+    settled = _settled(relabelled)
+    assert not settled.requirements[0].soft and not settled.requirements[0].matched
+    assert settled.score < 50 and "missing must-have" in settled.verdict
+    assert _settled().score == 0  # a number with no requirement behind it
+
+
+def test_a_letter_that_must_not_name_gaps_is_not_told_them() -> None:
+    gap_posting = POSTING.replace("- PostgreSQL", "- PostgreSQL\n- Experience with Rust")
+    report = score_offline("Backend Engineer", gap_posting, PROFILE, today=TODAY)
+    assert any(not r.matched for r in report.requirements)
+
+    def cover(gaps: bool) -> str:
+        return prompts.lane_request(
+            "cover", title="Backend Engineer", company="Acme", description=gap_posting,
+            profile=PROFILE, report=report, mention_gaps=gaps,
+        ).prompt  # fmt: skip
+
+    assert "Rust" not in cover(False) and "not shown" not in cover(False)
+    assert "Experience with Rust: not shown" in cover(True)
+    tailor = _request("tailor").prompt
+    assert "met (" in tailor
+
+
+def test_offline_evidence_is_cited_by_the_facts_it_is() -> None:
+    report = score_offline("Backend Engineer", POSTING, PROFILE, today=TODAY)
+    listing = prompts.report_listing(report, PROFILE)
+    assert "experience[" not in listing and "skills[" not in listing
+    cited = {i for line in listing.splitlines() for i in re.findall(r"[a-z]+-[0-9a-f]{10}", line)}
+    assert cited and cited <= set(FACTS)  # ids the fact listing holds

@@ -29,7 +29,7 @@ def _answer_tokens() -> dict[str, list[int]]:
     for posting in load_postings().values():
         report = score_offline(posting.title, posting.description, profile, today=TODAY)
         answers = {
-            "score": answer_from_report(report),
+            "score": answer_from_report(report, profile),
             "tailor": answer_from_resume(
                 tailor_offline(profile, report, posting.title, posting.company)
             ),

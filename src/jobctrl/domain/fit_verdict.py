@@ -24,10 +24,18 @@ from datetime import date
 from typing import Any
 
 from jobctrl.domain.facts import profile_facts
-from jobctrl.domain.fit_factors import fit_factors
+from jobctrl.domain.fit_factors import MANAGEMENT_EVIDENCE, fit_factors
+from jobctrl.domain.job_family import families_counting_for, family_of
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import Evidence, FitFactor, RequirementFit, ScoreReport
-from jobctrl.domain.vocabulary import TERMS, significant_words
+from jobctrl.domain.vocabulary import (
+    GENERIC_TERMS,
+    IMPLIES,
+    SOFT_TERMS,
+    TERMS,
+    Term,
+    significant_words,
+)
 
 __all__ = [
     "FitRules",
@@ -142,10 +150,9 @@ def _fit_summary(report: ScoreReport, unmet: list[RequirementFit]) -> str:
 
 def model_share(report: ScoreReport) -> int:
     """A model's score held to what its own requirements support (0-100)."""
-    score = max(0, min(100, report.score))
-    if report.requirements:
-        score = min(score, score_from_requirements(report.requirements))
-    return score
+    if not report.requirements:
+        return 0  # a model's number with no requirement behind it is not a fit score
+    return min(max(0, min(100, report.score)), score_from_requirements(report.requirements))
 
 
 def settle(
@@ -231,22 +238,87 @@ _DEGREE_ASK = re.compile(
 )
 
 
-def _relevant(evidence: Evidence, requirement: RequirementFit) -> bool:
-    """Whether a cited line is about the requirement at all: a word in common (stemmed),
-    or an experience entry for years asked, an education entry for a degree. A soft
-    requirement ("strong communication") is judged from the whole profile."""
-    if requirement.soft:
-        return True
-    if set(significant_words(evidence.text)) & set(significant_words(requirement.requirement)):
-        return True
-    if any(
-        t.pattern.search(requirement.requirement) and t.pattern.search(evidence.text)
+_MANAGEMENT_ASK = re.compile(
+    r"\bmanag(?:e|es|ed|ing) (?:and \w+ )?(?:a |the |your )?(?:[\w-]+ ){0,4}(?:team|teams|"
+    r"engineers|people|developers|managers|reports)\b|\bpeople manage|\bline manage|"
+    r"\bdirect reports|\bhiring\b|\bengineering manag",
+    re.IGNORECASE,
+)
+# Words any requirement uses: sharing one says nothing about being about it.
+_ANY = frozenset(
+    significant_words(
+        "experience years strong proven solid excellent good knowledge skills ability team "
+        "teams work working role roles professional understanding background"
+    )
+)
+
+
+def _skills(text: str) -> list[Term]:
+    """The specific skills a text names (not broad areas, not soft skills)."""
+    return [
+        t
         for t in TERMS
-    ):
-        return True  # the same skill by name ("CI/CD"), words too short to compare
-    if evidence.ref.startswith("exp-") and _YEARS_ASK.search(requirement.requirement):
+        if t.key not in GENERIC_TERMS and t.key not in SOFT_TERMS and t.pattern.search(text)
+    ]
+
+
+def _shows(evidence: str, skill: Term) -> bool:
+    """Whether a line shows ``skill``: it names it, or a skill that is an instance of it
+    (``vocabulary.IMPLIES``: PostgreSQL shows SQL)."""
+    if skill.pattern.search(evidence):
         return True
-    return evidence.ref.startswith("edu-") and bool(_DEGREE_ASK.search(requirement.requirement))
+    return any(skill.key in _implied(t.key) for t in TERMS if t.pattern.search(evidence))
+
+
+def _implied(key: str) -> set[str]:
+    found: set[str] = set()
+    frontier = list(IMPLIES.get(key, ()))
+    while frontier:
+        implied = frontier.pop()
+        if implied not in found:
+            found.add(implied)
+            frontier.extend(IMPLIES.get(implied, ()))
+    return found
+
+
+def _relevant(evidence: Evidence, requirement: RequirementFit) -> bool:
+    """Whether a cited fact shows the requirement at all, by the offline scorer's rules in
+    short: a skill asked is shown only by a line naming it (or an instance of it);
+    managing people only by management evidence; years of a kind of work only by a role
+    of that kind; a degree by an education entry; else a word in common that is not one
+    every requirement uses."""
+    asked = requirement.requirement
+    if _MANAGEMENT_ASK.search(asked):
+        return bool(MANAGEMENT_EVIDENCE.search(evidence.text)) or (
+            evidence.ref.startswith("exp-") and family_of(evidence.text) == "management"
+        )
+    skills = _skills(asked)
+    if skills:
+        return any(_shows(evidence.text, skill) for skill in skills)
+    if evidence.ref.startswith("exp-") and _YEARS_ASK.search(asked):
+        kind = family_of(asked)
+        return kind is None or family_of(evidence.text) in families_counting_for(kind)
+    if evidence.ref.startswith("edu-") and _DEGREE_ASK.search(asked):
+        return True
+    shared = set(significant_words(evidence.text)) & set(significant_words(asked))
+    return bool(shared - _ANY)
+
+
+def _hard(requirement: RequirementFit) -> RequirementFit:
+    """A requirement a model called soft that names a skill, years, a degree or managing
+    people is a hard one: the model does not decide what may go unproven."""
+    asked = requirement.requirement
+    named = (
+        _skills(asked)
+        or _YEARS_ASK.search(asked)
+        or _DEGREE_ASK.search(asked)
+        or _MANAGEMENT_ASK.search(asked)
+    )
+    return (
+        requirement.model_copy(update={"soft": False})
+        if requirement.soft and named
+        else requirement
+    )
 
 
 def supported_by_profile(report: ScoreReport, profile: Profile) -> ScoreReport:
@@ -257,12 +329,10 @@ def supported_by_profile(report: ScoreReport, profile: Profile) -> ScoreReport:
     "Kubernetes" shows nothing."""
     text = _profile_text(profile)
     fixed = []
-    for requirement in report.requirements:
-        if requirement.matched:
+    for requirement in map(_hard, report.requirements):
+        if requirement.matched and not requirement.soft:
             kept = [
-                e
-                for e in requirement.evidence
-                if _supported(e, text) and (not _FACT_ID.match(e.ref) or _relevant(e, requirement))
+                e for e in requirement.evidence if _supported(e, text) and _relevant(e, requirement)
             ]
             if kept:
                 requirement = requirement.model_copy(update={"evidence": kept})

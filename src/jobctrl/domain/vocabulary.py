@@ -27,7 +27,9 @@ from types import MappingProxyType
 
 __all__ = [
     "GENERIC_TERMS",
+    "IMPLIES",
     "NUMBER_WORDS",
+    "SOFT_TERMS",
     "STOPWORDS",
     "TERMS",
     "VOCABULARY",
@@ -259,6 +261,66 @@ GENERIC_TERMS: frozenset[str] = frozenset(
         *("system design", "ai"),
     }
 )
+
+# The one reviewed table of evidence aliases: knowing the left-hand side counts as evidence
+# for the right-hand side because it IS an instance of it (PostgreSQL is SQL, Django is
+# Python), never because it is a neighbour: Kubernetes is not Docker, GraphQL is not REST,
+# PostgreSQL is not MongoDB (tests/unit/test_offline_evidence.py: a test per entry).
+# Soft skills: judged from the whole profile, never deciding a hard requirement.
+SOFT_TERMS: frozenset[str] = frozenset(
+    {"communication", "collaboration", "stakeholder management", "agile", "mentoring"}
+    | {"leadership", "problem solving"}
+)
+
+IMPLIES: dict[str, tuple[str, ...]] = {
+    "postgresql": ("sql", "relational databases"),
+    "mysql": ("sql", "relational databases"),
+    "sqlite": ("sql", "relational databases"),
+    "snowflake": ("sql", "data warehouse"),
+    "bigquery": ("sql", "data warehouse"),
+    "redshift": ("sql", "data warehouse"),
+    "django": ("python", "backend"),
+    "flask": ("python", "backend"),
+    "fastapi": ("python", "backend", "rest apis"),
+    "pandas": ("python",),
+    "numpy": ("python",),
+    "pytorch": ("python", "deep learning", "machine learning"),
+    "tensorflow": ("deep learning", "machine learning"),
+    "jax": ("deep learning", "machine learning"),
+    "scikit-learn": ("python", "machine learning"),
+    "deep learning": ("machine learning",),
+    "typescript": ("javascript",),
+    "react": ("javascript", "frontend"),
+    "vue": ("javascript", "frontend"),
+    "angular": ("javascript", "frontend"),
+    "node": ("javascript", "backend"),
+    "nextjs": ("react", "javascript"),
+    "rails": ("ruby",),
+    "spring": ("java",),
+    "microservices": ("distributed systems",),  # services talking over a network are one
+    "kafka": ("event streaming",),
+    "rabbitmq": ("event streaming",),
+    "terraform": ("infrastructure as code", "infrastructure"),
+    "ansible": ("infrastructure as code",),
+    "pulumi": ("infrastructure as code",),
+    "helm": ("kubernetes",),
+    "aws": ("cloud",),
+    "gcp": ("cloud",),
+    "azure": ("cloud",),
+    "prometheus": ("observability",),
+    "grafana": ("observability",),
+    "opentelemetry": ("observability",),
+    "airflow": ("etl",),
+    "dagster": ("etl",),
+    "dbt": ("etl", "data modeling"),
+    "spark": ("etl",),
+    "people management": ("leadership",),
+    "tableau": ("data analysis",),
+    "power bi": ("data analysis",),
+    "looker": ("data analysis",),
+    "figma": ("prototyping",),
+}
+
 
 # Word boundaries for terms and skills that count "+" and "#" as word characters, so the
 # aliases "c++" and "c#" can end a match and a profile skill "C" is not found in "C++".

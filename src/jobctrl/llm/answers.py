@@ -18,6 +18,7 @@ the cited facts say, so a requirement "met" on no real fact is unmet once settle
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -35,6 +36,7 @@ from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import Evidence, RequirementFit, ScoreReport
 
 __all__ = [
+    "FactFinder",
     "LetterAnswer",
     "ResumeAnswer",
     "ScoreAnswer",
@@ -130,8 +132,41 @@ def to_report(answer: ScoreAnswer, profile: Profile, *, provider: str, model: st
     )
 
 
-def answer_from_report(report: ScoreReport) -> ScoreAnswer:
+_FACT_ID = re.compile(r"^[a-z]+-[0-9a-f]{6,}$")
+_POSITION = re.compile(r"^(experience|education)\[(\d+)\]$")
+
+
+class FactFinder:
+    """The ids of the profile facts a report's evidence is: its own ref (a model's), the
+    fact with its very words (the offline scorer quotes bullets, skills and summary
+    sentences), or the entry its position names (``experience[1]``)."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.by_text = {" ".join(f.text.split()): f.id for f in profile_facts(profile)}
+
+    def ids(self, evidence: list[Evidence]) -> list[str]:
+        return list(dict.fromkeys(i for e in evidence if (i := self._id(e))))
+
+    def _id(self, evidence: Evidence) -> str | None:
+        if _FACT_ID.match(evidence.ref):
+            return evidence.ref
+        if found := self.by_text.get(" ".join(evidence.text.split())):
+            return found
+        match = _POSITION.match(evidence.ref)
+        if match is None:
+            return None
+        i = int(match.group(2))
+        if match.group(1) == "experience" and i < len(self.profile.experience):
+            return experience_fact_id(self.profile.experience[i])
+        if match.group(1) == "education" and i < len(self.profile.education):
+            return education_fact_id(self.profile.education[i])
+        return None
+
+
+def answer_from_report(report: ScoreReport, profile: Profile) -> ScoreAnswer:
     """A score report as the Score lane's answer (a careful model's, for the cost bench)."""
+    finder = FactFinder(profile)
     return ScoreAnswer(
         requirements=[
             RequirementAnswer(
@@ -139,7 +174,7 @@ def answer_from_report(report: ScoreReport) -> ScoreAnswer:
                 kind=r.kind,
                 soft=r.soft,
                 matched=r.matched,
-                facts=[e.ref for e in r.evidence if e.ref],
+                facts=finder.ids(r.evidence),
             )
             for r in report.requirements
         ],

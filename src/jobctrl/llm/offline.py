@@ -56,7 +56,9 @@ from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import Evidence, RequirementFit, ScoreReport
 from jobctrl.domain.vocabulary import (
     GENERIC_TERMS,
+    IMPLIES,
     NUMBER_WORDS,
+    SOFT_TERMS,
     STOPWORDS,
     TERMS,
     VOCABULARY,
@@ -79,62 +81,6 @@ __all__ = [
 PROVIDER = "offline"
 MODEL = "offline-extractive-v1"
 MAX_EVIDENCE = 4
-
-# -- what a known term implies ---------------------------------------------------------------
-
-# The one reviewed table of evidence aliases: knowing the left-hand side counts as evidence
-# for the right-hand side because it IS an instance of it (PostgreSQL is SQL, Django is
-# Python), never because it is a neighbour: Kubernetes is not Docker, GraphQL is not REST,
-# PostgreSQL is not MongoDB (tests/unit/test_offline_evidence.py: a test per entry).
-IMPLIES: dict[str, tuple[str, ...]] = {
-    "postgresql": ("sql", "relational databases"),
-    "mysql": ("sql", "relational databases"),
-    "sqlite": ("sql", "relational databases"),
-    "snowflake": ("sql", "data warehouse"),
-    "bigquery": ("sql", "data warehouse"),
-    "redshift": ("sql", "data warehouse"),
-    "django": ("python", "backend"),
-    "flask": ("python", "backend"),
-    "fastapi": ("python", "backend", "rest apis"),
-    "pandas": ("python",),
-    "numpy": ("python",),
-    "pytorch": ("python", "deep learning", "machine learning"),
-    "tensorflow": ("deep learning", "machine learning"),
-    "jax": ("deep learning", "machine learning"),
-    "scikit-learn": ("python", "machine learning"),
-    "deep learning": ("machine learning",),
-    "typescript": ("javascript",),
-    "react": ("javascript", "frontend"),
-    "vue": ("javascript", "frontend"),
-    "angular": ("javascript", "frontend"),
-    "node": ("javascript", "backend"),
-    "nextjs": ("react", "javascript"),
-    "rails": ("ruby",),
-    "spring": ("java",),
-    "microservices": ("distributed systems",),  # services talking over a network are one
-    "kafka": ("event streaming",),
-    "rabbitmq": ("event streaming",),
-    "terraform": ("infrastructure as code", "infrastructure"),
-    "ansible": ("infrastructure as code",),
-    "pulumi": ("infrastructure as code",),
-    "helm": ("kubernetes",),
-    "aws": ("cloud",),
-    "gcp": ("cloud",),
-    "azure": ("cloud",),
-    "prometheus": ("observability",),
-    "grafana": ("observability",),
-    "opentelemetry": ("observability",),
-    "airflow": ("etl",),
-    "dagster": ("etl",),
-    "dbt": ("etl", "data modeling"),
-    "spark": ("etl",),
-    "people management": ("leadership",),
-    "tableau": ("data analysis",),
-    "power bi": ("data analysis",),
-    "looker": ("data analysis",),
-    "figma": ("prototyping",),
-}
-
 
 # -- years, degrees and alternatives ---------------------------------------------------------
 
@@ -611,10 +557,7 @@ def _kind_years(index: _ProfileIndex, kind: tuple[str, ...]) -> tuple[float, lis
 _NAMED_THING = re.compile(r"(?<=\s)(?!I\b|You\b|We\b)[A-Z][\w+#.-]*[a-zA-Z0-9+#]")
 
 
-_SOFT_TERMS = frozenset(
-    {"communication", "collaboration", "stakeholder management", "agile", "mentoring"}
-    | {"leadership", "problem solving"}
-)
+_SOFT_TERMS = SOFT_TERMS
 
 
 def _only_soft(terms: list[Term]) -> bool:

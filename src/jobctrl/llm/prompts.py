@@ -13,7 +13,13 @@ from jobctrl.domain.facts import profile_facts
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.truth.document import Finding
-from jobctrl.llm.answers import LetterAnswer, ResumeAnswer, ScoreAnswer, answer_from_report
+from jobctrl.llm.answers import (
+    FactFinder,
+    LetterAnswer,
+    ResumeAnswer,
+    ScoreAnswer,
+    answer_from_report,
+)
 from jobctrl.llm.remote_types import CACHE_BREAK
 from jobctrl.llm.requirements import trim_boilerplate
 
@@ -107,12 +113,17 @@ def facts_listing(profile: Profile) -> str:
     return "\n".join(lines)
 
 
-def report_listing(report: ScoreReport) -> str:
+def report_listing(report: ScoreReport, profile: Profile, *, unmet: bool = True) -> str:
     """A score report as the materials lanes read it: one line a requirement, whether it
-    is met and the facts that show it (``- [must] Python: met (hl-…, sk-…)``)."""
+    is met and the facts that show it (``- [must] Python: met (hl-…, sk-…)``). Without
+    ``unmet`` the requirements not shown are left out (a letter that must not name gaps
+    is not told them)."""
+    finder = FactFinder(profile)
     lines = []
     for r in report.requirements:
-        shown = ", ".join(e.ref for e in r.evidence if e.ref)
+        if not r.matched and not unmet:
+            continue
+        shown = ", ".join(finder.ids(r.evidence))
         met = f"met ({shown})" if r.matched and shown else "met" if r.matched else "not shown"
         kind = f"{r.kind}, soft" if r.soft else r.kind
         lines.append(f"- [{kind}] {' '.join(r.requirement.split())}: {met}")
@@ -120,12 +131,18 @@ def report_listing(report: ScoreReport) -> str:
 
 
 def materials_prompt(
-    title: str | None, company: str | None, report: ScoreReport, profile: Profile
+    title: str | None,
+    company: str | None,
+    report: ScoreReport,
+    profile: Profile,
+    *,
+    unmet: bool = True,
 ) -> str:
+    listing = report_listing(report, profile, unmet=unmet)
     return (
         f"Profile facts to cite (id [kind] text):\n{facts_listing(profile)}\n\n{CACHE_BREAK}"
         f"Job: {title or 'unknown'} at {company or 'unknown company'}\n\n"
-        f"Requirement-fit report (score {report.score}):\n{report_listing(report)}"
+        f"Requirement-fit report (score {report.score}):\n{listing}"
     )
 
 
@@ -153,15 +170,16 @@ def lane_request(
     if lane == "score":
         return LaneRequest(ScoreAnswer, SCORE_SYSTEM, score_prompt(title, description, profile))
     assert report is not None, "materials are written from a score report"
-    prompt = materials_prompt(title, company, report, profile)
     if lane == "tailor":
+        prompt = materials_prompt(title, company, report, profile)
         return LaneRequest(ResumeAnswer, TAILOR_SYSTEM, prompt)
+    prompt = materials_prompt(title, company, report, profile, unmet=mention_gaps)
     return LaneRequest(LetterAnswer, cover_system(mention_gaps=mention_gaps), prompt)
 
 
-def score_answer(report: ScoreReport) -> dict[str, Any]:
+def score_answer(report: ScoreReport, profile: Profile) -> dict[str, Any]:
     """A careful model's answer in the Score lane's output schema, for ``report``."""
-    return answer_from_report(report).model_dump(mode="json")
+    return answer_from_report(report, profile).model_dump(mode="json")
 
 
 def repair_prompt(request: str, answer: BaseModel, findings: Sequence[Finding]) -> str:

@@ -196,19 +196,25 @@ _BOILERPLATE = re.compile(
 def trim_boilerplate(description: str) -> str:
     """The description without what no requirement lives in: the sections its headings
     name as benefits, the company's story or the application process, and
-    equal-opportunity, cookie and privacy paragraphs. Requirements, duties and everything
-    unrecognised are kept word for word (``extract_requirements`` reads the same list from
-    either)."""
+    equal-opportunity, cookie and privacy paragraphs outside the requirement sections.
+    Requirements, duties and everything unrecognised are kept word for word; should the
+    requirements read from the trimmed text differ in any way (an HR posting asking for
+    "EEO-1 reports"), the description is kept whole."""
     lines = description.splitlines()
     kept: list[str] = []
-    skipping = False
+    section = "none"
     for i, raw in enumerate(lines):
         line = raw.strip()
         kind = _looks_like_heading(lines, i) if line else None
         if kind is not None:
-            skipping = kind == "benefit"
-        if skipping or (line and kind is None and _BOILERPLATE.search(line)):
+            section = kind
+        if section == "benefit":
+            continue
+        prose = line and kind is None and not _BULLET.match(line)
+        if prose and section not in ("must", "nice") and _BOILERPLATE.search(line):
             continue
         kept.append(raw)
-    text = "\n".join(kept)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+    trimmed = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
+    if extract_requirements(trimmed) != extract_requirements(description):
+        return description  # never at the cost of a requirement
+    return trimmed

@@ -191,12 +191,14 @@ def _generate(
         context = claim_context(ctx, job)
         lane = lanes.lane_provider(ctx.home, spec.lane)
         max_share = float(ctx.settings.get("truth.max_dropped_share"))
-        system, write = spec.system, spec.offline
+        system, write, gaps = spec.system, spec.offline, True
         if spec.kind == MaterialKind.COVER:  # gaps only when the person asked for them
             gaps = bool(ctx.settings.get("materials.mention_gaps"))
             system = prompts.cover_system(mention_gaps=gaps)
             write = functools.partial(cover_offline, mention_gaps=gaps)
-        request = functools.cache(lambda: prompts.materials_prompt(title, company, report, profile))
+        request = functools.cache(
+            lambda: prompts.materials_prompt(title, company, report, profile, unmet=gaps)
+        )
 
         def ask(prompt: Callable[[], str], step: str = "") -> Any:
             return lanes.call_lane(

@@ -109,7 +109,7 @@ def _score_owned(
     )
     if lane.provider != "offline" and not paid:
         pre = settle(offline_report(), rules)  # free: a paid lane only where it counts
-        if pre.score < rules.min_fit_score - int(values["score.offline_margin"]):
+        if pre.score <= rules.min_fit_score - int(values["score.offline_margin"]):
             lane = LaneProvider()  # far below the threshold: the offline report stands
     request = functools.cache(
         lambda: prompts.lane_request(
