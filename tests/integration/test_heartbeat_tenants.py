@@ -25,6 +25,7 @@ from jobctrl.store import (
     workflow_runs,
 )
 from jobctrl.store.store import Store
+from jobctrl.worker import reconcile
 from jobctrl.worker.heartbeat import WorkerHeartbeat
 from tests.support.clock import WallClock
 from tests.support.processes import WorkerProcess, worker_processes
@@ -75,6 +76,18 @@ async def test_a_second_tenants_due_duties_run_on_the_next_beat_among_idle_tenan
         assert stop.outcome == "not_found"  # Temporal has no such run
     finally:
         await heartbeat.step_down()
+
+
+async def test_on_start_a_second_tenants_runs_are_reconciled_among_idle_tenants(
+    crowd: TwoTenants, client: Client, task_queue: str
+) -> None:
+    orphans.request_stop(crowd.acme, "prep-acme-0123456789abcdef", "run-gone", "orphan")
+    ctx = StageContext(home=crowd.local_home, store=crowd.local)
+
+    await reconcile.reconcile_on_start(client, ctx)
+
+    [stop] = orphans.stop_requests(crowd.acme)
+    assert stop.outcome == "not_found"  # seen through before the worker takes activities
 
 
 @pytest.fixture

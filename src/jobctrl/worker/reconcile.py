@@ -53,7 +53,7 @@ from jobctrl.domain.errors import WORKFLOW_FAILED, WORKFLOW_TERMINATED, WORKFLOW
 from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.domain.tenants import LOCAL
 from jobctrl.stages.context import StageContext
-from jobctrl.store import orphans, run_verdicts, tenants, workflow_runs
+from jobctrl.store import census, orphans, run_verdicts, tenants, workflow_runs
 from jobctrl.store.stage_control import JOB_CANCEL
 from jobctrl.store.store import Store
 from jobctrl.workflows import starts
@@ -113,15 +113,22 @@ async def tenant_runs(client: Client, ctx: StageContext) -> list[starts.Observed
 async def reconcile_on_start(client: Client, ctx: StageContext) -> None:
     """Before the worker accepts activities, for every tenant: rebuild missing
     workflow-run rows from the event log, then reconcile (more runs per pass than a
-    beat)."""
+    beat) the parts the heartbeat's census finds work for (every part for the worker's
+    own tenant and a tenant whose rows were rebuilt): an idle tenant costs one read."""
     names = await asyncio.to_thread(tenants.names, ctx.store)
     parts = by_tenant(await starts.running_on_queue(client), names)
+    found = await asyncio.to_thread(census.census, ctx.store, ctx.now(), since=None)
     for name in names:
         tctx = ctx.for_tenant(name)
         rebuilt = await asyncio.to_thread(workflow_runs.repair_missing, tctx.store)
         if rebuilt:
             log.warning("rebuilt %d missing workflow-run row(s) from the event log", rebuilt)
-        await reconcile_runs(client, tctx, parts[name], probes=PROBES_AT_START)
+        due = found.duties.get(name, frozenset()) & RECONCILING
+        due |= {Duty.ORPHANS} if parts[name] else set()
+        if rebuilt or name == ctx.store.tenant:
+            due = RECONCILING
+        if due:
+            await reconcile_runs(client, tctx, parts[name], due, probes=PROBES_AT_START)
 
 
 async def reconcile_runs(
