@@ -25,6 +25,7 @@ from tests.support.cited import (
     POSTING,
     TRUE_LETTER,
     TRUE_RESUME,
+    as_resume,
     is_repair,
     scripted,
 )
@@ -71,9 +72,7 @@ async def test_a_worker_killed_after_the_repair_answer_pays_for_it_once(
     assert stages["pdf"].state == "succeeded"
     resume = stored.latest(store, view.job_id, "resume")
     assert resume is not None and resume["pdf_artifact"]
-    assert TailoredResume.model_validate(resume["content"]) == TailoredResume.model_validate(
-        TRUE_RESUME
-    )
+    assert TailoredResume.model_validate(resume["content"]) == as_resume(TRUE_RESUME)
     assert not [m for m in LIE_MARKERS if m in json.dumps(resume["content"])]
     checks = {c["stage"]: c for c in truth_checks.latest_per_stage(store, view.job_id)}
     assert checks["tailor"]["passed"] and checks["tailor"]["repair_requested"]
