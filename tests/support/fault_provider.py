@@ -42,7 +42,6 @@ from tests.support.cited import (
 )
 from tests.support.fake_openai import SCORE_REPORT, FakeOpenAI, prompt_text, requested_fields
 from tests.support.loopback import Request, Response
-from tests.support.profile import TEST_PROFILE
 
 REQUIREMENTS = ["5+ years of Python", "Experience with PostgreSQL", "Kubernetes and Docker"]
 _WORDS = [
@@ -118,11 +117,9 @@ def _line(text: str, *facts: str) -> dict[str, Any]:
 
 
 def letter_for(role: str, company: str) -> dict[str, Any]:
-    """A truthful letter (TEST_PROFILE's facts) for ``role`` at ``company``."""
+    """A truthful letter (TEST_PROFILE's facts) for ``role`` at ``company``, as the Cover
+    lane answers it (``llm.answers.LetterAnswer``: greeting and signature come from code)."""
     return {
-        "company": company,
-        "role": role,
-        "greeting": f"Dear Hiring Team at {company},",
         "paragraphs": [
             {"sentences": [_line(f"I am applying for the {role} role at {company}.")]},
             {
@@ -133,8 +130,6 @@ def letter_for(role: str, company: str) -> dict[str, Any]:
             },
             {"sentences": [_line("Thank you for your time.", ENTRY)]},
         ],
-        "closing": "Kind regards,",
-        "signature": TEST_PROFILE["name"],
     }
 
 
