@@ -69,7 +69,15 @@ def _walk(group: click.Group, prefix: str) -> list[tuple[str, click.Command]]:
 
 
 def _help(path: str, command: click.Command) -> str:
-    ctx = click.Context(command, info_name=path, terminal_width=WIDTH, max_content_width=WIDTH)
+    # The help options as `jobctrl` gives every command (its context_settings), set here
+    # so the text never depends on how the command was first loaded.
+    ctx = click.Context(
+        command,
+        info_name=path,
+        terminal_width=WIDTH,
+        max_content_width=WIDTH,
+        help_option_names=["-h", "--help"],
+    )
     return command.get_help(ctx).rstrip()
 
 

@@ -415,10 +415,18 @@ def _fill(value: Any, refs: dict[str, str]) -> Any:
     return value
 
 
+def _shows(text: str, marker: str) -> bool:
+    """Whether ``text`` shows ``marker``; a number (the spend, "0.75") only as a number of
+    its own, not inside a timestamp's "30.754983"."""
+    if marker.replace(".", "").isdigit():
+        return re.search(rf"(?<![\d.]){re.escape(marker)}(?!\d)", text) is not None
+    return marker in text
+
+
 def _no_markers(text: str, seed: Seed, where: str, sent: str) -> None:
     """Nothing of local's in ``text`` but what the request itself named (``sent``: a
     refusal may repeat the id it was given, never complete a prefix)."""
-    shown = [m for m in seed.markers if m in text and m not in sent]
+    shown = [m for m in seed.markers if _shows(text, m) and m not in sent]
     assert not shown, f"{where} shows local's {shown}: {text[:500]}"
 
 
