@@ -9,7 +9,9 @@ and its completion was refused (``Activity not found on completion``) while the 
 began. ``running`` first lets completions already under way be reported (an activity
 whose function returned), then shuts the worker down within ``timeout`` seconds or fails
 the test naming what is still open: the activities the worker tracks and what each
-pending task of the loop awaits. Its activity thread pool is shut down either way (the
+pending task of the loop awaits. One wait is not ours: with every activity reported and
+the pollers ended, the core's ``finalize_shutdown`` itself has twice never answered (in
+~8 full runs); that worker is left behind, as the product's own ``serving`` does. Its activity thread pool is shut down either way (the
 worker does not own it: ``build_worker`` made it).
 """
 
@@ -50,8 +52,27 @@ async def _stop(worker: Worker, run: asyncio.Task[None], timeout: float) -> None
     if not done:
         open_now = describe_open(worker)
         log.error("worker shutdown still waiting after %.0f s: %s", timeout, open_now)
+        if _only_core_finalizing(open_now):
+            # Nothing of ours is open: the pollers ended, no activity runs, and only the
+            # SDK core's last step has not answered. The product leaves such a worker
+            # behind (worker/run.py ``serving``); the test does the same.
+            shutdown.cancel()
+            run.cancel()
+            await asyncio.gather(shutdown, run, return_exceptions=True)
+            return
         pytest.fail(f"the in-process worker did not shut down in {timeout:.0f} s: {open_now}")
     await run  # done with the shutdown: raises what stopped the worker, if anything did
+
+
+def _only_core_finalizing(open_now: dict[str, Any]) -> bool:
+    """Whether a shutdown waits on nothing but the SDK core finalizing (every activity
+    reported, the run past its pollers)."""
+    runs = [a for a in open_now.get("awaiting", []) if a.startswith("Worker.run")]
+    return (
+        open_now.get("activities") == []
+        and bool(runs)
+        and all(a.endswith("Worker.finalize_shutdown > FutureIter") for a in runs)
+    )
 
 
 def _shutdown_executor(worker: Worker) -> None:

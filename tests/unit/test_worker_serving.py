@@ -54,3 +54,18 @@ async def test_a_clean_shutdown_is_awaited_and_an_error_in_the_block_is_passed_o
         async with serving(failing, timeout=5):  # type: ignore[arg-type]
             raise RuntimeError("boom")
     assert failing.exited and failing.exit_type is RuntimeError
+
+
+def test_the_test_worker_tolerates_only_the_cores_own_last_step() -> None:
+    from tests.support.worker import _only_core_finalizing
+
+    core = "Worker.run > Worker._run > Worker.finalize_shutdown > FutureIter"
+    fixture = "_wrap_asyncgen_fixture.<locals>.finalizer"
+    assert _only_core_finalizing({"activities": [], "awaiting": [core, fixture]})
+    # an activity still open, or a run still polling, is a hang of ours: the test fails
+    busy = {"type": "fetch", "function_returned": False}
+    assert not _only_core_finalizing({"activities": [busy], "awaiting": [core]})
+    polling = "Worker.run > Worker._run > _ActivityWorker.run > FutureIter"
+    assert not _only_core_finalizing({"activities": [], "awaiting": [polling, core]})
+    assert not _only_core_finalizing({"activities": "unknown", "awaiting": [core]})
+    assert not _only_core_finalizing({"activities": [], "awaiting": [fixture]})
