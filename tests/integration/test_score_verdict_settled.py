@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 
 from jobctrl.app.lanes import set_lane
+from jobctrl.app.rescore import plan_rescore
 from jobctrl.domain.facts import profile_facts
 from jobctrl.domain.profile import Profile
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
-from jobctrl.stages.score import score
+from jobctrl.stages.score import UNPAID_NOTE, score
 from jobctrl.store import jobs, stage_states
 from tests.support.cited import POSTING
 from tests.support.fake_openai import FakeOpenAI
@@ -114,9 +115,20 @@ def test_a_job_far_below_the_threshold_offline_is_not_sent_to_a_paid_model(
         assert provider.requests == []  # nothing paid
         row = jobs.score_row(store, poor_job)
         assert outcome.below_threshold and row["report"]["provider"] == "offline"
+        assert row["report"]["summary"].startswith(UNPAID_NOTE)  # the page says why
+        # The dry run prices it as the stage would run it: free, unless asked to pay.
+        (free,) = plan_rescore(home, [poor_job], "jobs").jobs
+        (asked_for,) = plan_rescore(home, [poor_job], "jobs", paid_score=True).jobs
+        assert free.estimated_cost_usd == 0.0 and (asked_for.estimated_cost_usd or 0) > 0
         stage_states.reset_stages(store, poor_job, ("score",), "rescore")  # as rescore does
         asked = score(ctx, poor_job, "run-2", paid=True)  # `jobctrl rescore --paid`
         assert len(provider.requests) == 1 and not asked.reused
+        assert jobs.score_row(store, poor_job)["report"]["provider"] == "openai"
+        # The model's answer to this very request is paid for: a later plain rescore uses
+        # it (for nothing) instead of falling back to the free report.
+        stage_states.reset_stages(store, poor_job, ("score",), "rescore")
+        score(ctx, poor_job, "run-3")
+        assert len(provider.requests) == 1
         assert jobs.score_row(store, poor_job)["report"]["provider"] == "openai"
 
 

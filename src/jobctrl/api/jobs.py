@@ -5,6 +5,7 @@ the current profile, decide on materials, and a material's PDF — the same ``ap
 from __future__ import annotations
 
 import asyncio
+import functools
 
 from fastapi import Path, Query
 from fastapi.responses import Response
@@ -146,7 +147,12 @@ async def start_rescore(home: TenantHome, body: Rescore | None = None) -> Rescor
     wanted = body or Rescore()
     scope: rescore.Scope = "jobs" if wanted.jobs else "all" if wanted.all else "stale"
     if wanted.dry_run:
-        return await asyncio.to_thread(rescore.plan_rescore, home, wanted.jobs, scope)
+        return await asyncio.to_thread(
+            functools.partial(rescore.plan_rescore, paid_score=wanted.paid),
+            home,
+            wanted.jobs,
+            scope,
+        )
     return await rescore.rescore(home, wanted.jobs, scope, paid=wanted.paid)
 
 

@@ -198,15 +198,21 @@ def _remaining(store: Store) -> float | None:
     return None if remaining is None else float(remaining)
 
 
-def plan_rescore(home: Home, refs: list[str], scope: Scope) -> RescoreResult:
+def plan_rescore(
+    home: Home, refs: list[str], scope: Scope, *, paid_score: bool = False
+) -> RescoreResult:
     """The dry run: what a rescore would do, the offline scorer's new scores and, for a
-    paid score lane, its cost at most. Changes nothing (not even a profile version)."""
+    paid score lane, its cost at most (nothing for a job the free scorer places far below
+    min_fit_score, which the model is not asked about unless ``paid_score``). Changes
+    nothing (not even a profile version)."""
     store = Store.open(home)
     profile = load_config(home).profile
     current = profiles.known_version(store, profile)
     lane = _lane(home)
     paid = lane.provider != "offline"
-    rules = rules_from(Settings(store).all())
+    values = Settings(store).all()
+    rules = rules_from(values)
+    far_below = rules.min_fit_score - int(values["score.offline_margin"])
     items = []
     for chosen in _choose(home, store, refs, scope):
         skipped = _skip_reason(chosen)
@@ -215,7 +221,10 @@ def plan_rescore(home: Home, refs: list[str], scope: Scope) -> RescoreResult:
             continue
         title, description = _posting(store, chosen)
         new = score_offline(title, description, profile, rules=rules).score
-        cost = _cost(store, lane, chosen, prompts.score_prompt(title, description, profile))
+        if new <= far_below and not paid_score:
+            cost = 0.0  # the free report stands (stages/score.py)
+        else:
+            cost = _cost(store, lane, chosen, prompts.score_prompt(title, description, profile))
         items.append(
             _item(
                 chosen, current or 0, None, new_score=new, estimated_cost_usd=cost if paid else None

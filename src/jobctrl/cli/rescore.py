@@ -69,7 +69,7 @@ def rescore(
         raise JobctrlError("name jobs, or say --stale or --all, not both", code=INVALID_INPUT)
     chosen: Scope = "jobs" if refs else "all" if scope == "all" else "stale"
     if dry_run:
-        result = app_rescore.plan_rescore(home(), list(refs), chosen)
+        result = app_rescore.plan_rescore(home(), list(refs), chosen, paid_score=paid)
     else:
         result = asyncio.run(_run(list(refs), chosen, wait, timeout, as_json, paid=paid))
     if as_json:

@@ -115,6 +115,22 @@ def lane_provider(home: Home, lane: str) -> LaneProvider:
     return load_config(home).providers.get(lane) or LaneProvider()
 
 
+def answered_before(
+    spend: SpendAuthority,
+    lane: str,
+    config: LaneProvider,
+    *,
+    job_id: str,
+    system: str,
+    prompt: str,
+    output_type: type[BaseModel],
+) -> bool:
+    """Whether ``config``'s provider already answered exactly this request for the job
+    (paid for once: using it again costs nothing)."""
+    asked = request_digest(config, system, prompt, output_type)
+    return provider_results.answered(spend.store, lane, job_id, asked) is not None
+
+
 def estimate_tokens(text: str) -> int:
     """A conservative token estimate for the reservation (about four characters a token)."""
     return max(1, len(text) // 3)

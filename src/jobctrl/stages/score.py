@@ -16,9 +16,11 @@ from jobctrl.config import LaneProvider, load_config
 from jobctrl.domain.errors import MATERIALS_OFF, MIN_SCORE, SCORE_NO_DESCRIPTION, StageError
 from jobctrl.domain.events import JobScored
 from jobctrl.domain.fit_verdict import rules_from, settle, settle_model_report
+from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import LATER_STAGES, Stage
 from jobctrl.llm import lanes, prompts
 from jobctrl.llm.answers import ScoreAnswer, to_report
+from jobctrl.llm.offline import score_offline
 from jobctrl.llm.providers import OfflineScoreProvider
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.owned import run_owned
@@ -107,16 +109,25 @@ def _score_owned(
     offline_report = functools.cache(
         lambda: offline_provider.score(job["title"], description, profile)[0]
     )
-    if lane.provider != "offline" and not paid:
-        pre = settle(offline_report(), rules)  # free: a paid lane only where it counts
-        if pre.score <= rules.min_fit_score - int(values["score.offline_margin"]):
-            lane = LaneProvider()  # far below the threshold: the offline report stands
     request = functools.cache(
         lambda: prompts.lane_request(
             "score", title=job["title"], company=job["company"], description=description,
             profile=profile,
         )
     )  # fmt: skip
+    if lane.provider != "offline" and not paid:
+        # Free first: a paid lane only where it counts (and never where its answer to
+        # this very request is already paid for: that one is reused for nothing).
+        pre = score_offline(job["title"], description, profile, rules=rules)
+        far_below = settle(pre, rules).score <= rules.min_fit_score - int(
+            values["score.offline_margin"]
+        )
+        if far_below and not lanes.answered_before(
+            ctx.spend, "score", lane, job_id=job_id, system=prompts.SCORE_SYSTEM,
+            prompt=request().prompt, output_type=ScoreAnswer,
+        ):  # fmt: skip
+            lane = LaneProvider()  # the free report stands, saying why
+            offline_report = functools.cache(lambda: _unpaid(pre))
     answer = lanes.call_lane(
         ctx.spend,
         "score",
@@ -191,3 +202,15 @@ def _score_owned(
                 tx, job_id, LATER_STAGES, key=f"stages-pending:{job_id}:{run_id}:{attempt}"
             )
     return ScoreOutcome(report.score, below)
+
+
+UNPAID_NOTE = (
+    "Scored for free only: this job is far below your minimum fit score, so no paid "
+    "model was asked. Rescore it with the model if you want its reading."
+)
+
+
+def _unpaid(report: ScoreReport) -> ScoreReport:
+    """The free scorer's report kept in place of a paid lane's, with the reason."""
+    summary = f"{UNPAID_NOTE} {report.summary}".strip()
+    return report.model_copy(update={"summary": summary})
