@@ -179,7 +179,7 @@ HTTP_ROWS: list[tuple[str, str, list[str], Any, str]] = [
     (
         "POST",
         "/v1/jobs/{job_id}/materials/{decision}",
-        [f"/v1/jobs/{{job}}/materials/{d}" for d in ("approve", "reject", "regenerate")],
+        [f"/v1/jobs/{{job}}/materials/{d}" for d in ("approve", "reject", "regenerate", "letter")],
         None,
         REFUSED,
     ),

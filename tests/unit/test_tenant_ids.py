@@ -32,6 +32,8 @@ def _builders(tenant: str) -> dict[str, str]:
         "retry": ids.stage_workflow_id(ids.RETRY_KIND, "cover", job, "seen", tenant),
         "regenerate": ids.regenerate_workflow_id(job, 2, 0, tenant),
         "regenerate-refused": ids.regenerate_workflow_id(job, 2, 1, tenant),
+        "letter": ids.letter_workflow_id(job, 1, 0, tenant),
+        "letter-refused": ids.letter_workflow_id(job, 1, 2, tenant),
         "cohort": recovery.cohort_workflow_id("pdf", MEMBERS, RESERVED_AT, tenant),
     }
 
@@ -52,6 +54,8 @@ def test_the_local_tenants_ids_are_todays() -> None:
     assert local["retry"] == "prepare-retry-cover-904efd54701d687d7122fc3e"
     assert local["regenerate"] == "prepare-regenerate-c86b6da04406-2"
     assert local["regenerate-refused"] == "prepare-regenerate-c86b6da04406-2-r1"
+    assert local["letter"] == "prepare-letter-c86b6da04406-1"
+    assert local["letter-refused"] == "prepare-letter-c86b6da04406-1-r2"
     assert local["cohort"] == "prepare-auto-local-pdf-be0c9bb1a3cec803dfc06e4c"
 
 

@@ -160,16 +160,20 @@ async def start_rescore(home: TenantHome, body: Rescore | None = None) -> Rescor
     "/v1/jobs/{job_id}/materials/{decision}",
     tags=["materials"],
     response_model=Items[MaterialDecision] | RegenerationStarted,
-    responses={202: {"model": RegenerationStarted, "description": "regenerate: the run"}},
+    responses={202: {"model": RegenerationStarted, "description": "regenerate or letter: the run"}},
 )
 async def decide(
     home: TenantHome, job_id: str, decision: str, response: Response
 ) -> Items[MaterialDecision] | RegenerationStarted:
-    """Approve or reject a job's newest drafts (200, what was decided), or regenerate
-    them (202, the run writing the new generation)."""
+    """Approve or reject a job's newest drafts (200, what was decided), regenerate them
+    (202, the run writing the new generation), or write the cover letter of a job whose
+    letter waits to be asked for (``letter``: 202, the run writing it)."""
     if decision == "regenerate":
         response.status_code = 202
         return await materials.regenerate_materials(home, job_id)
+    if decision == "letter":
+        response.status_code = 202
+        return await materials.write_letter(home, job_id)
     return Items[MaterialDecision](items=materials.decide_materials(home, job_id, decision))
 
 

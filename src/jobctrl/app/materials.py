@@ -15,6 +15,7 @@ from jobctrl.app.models import View
 from jobctrl.app.truth import TruthCheckView, latest_truth_check
 from jobctrl.domain import ids
 from jobctrl.domain.errors import (
+    COVER_ON_REQUEST,
     EXISTS,
     INVALID_INPUT,
     MATERIALS_UNSUPPORTED,
@@ -22,12 +23,13 @@ from jobctrl.domain.errors import (
     JobctrlError,
 )
 from jobctrl.domain.materials import MaterialKind, MaterialState
-from jobctrl.domain.stages import LATER_STAGES
+from jobctrl.domain.stages import LATER_STAGES, Stage, StageState
 from jobctrl.home import Home
 from jobctrl.stages import material_files as stage_files
 from jobctrl.stages.material_files import MaterialFile, pdf_file_name
 from jobctrl.store import jobs, stage_states, truth_checks
 from jobctrl.store import materials as stored
+from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
 __all__ = [
@@ -44,6 +46,7 @@ __all__ = [
     "material_files",
     "pdf_file_name",
     "regenerate_materials",
+    "write_letter",
 ]
 
 DECISIONS = {"approve": MaterialState.APPROVED, "reject": MaterialState.REJECTED}
@@ -138,13 +141,8 @@ async def regenerate_materials(
 ) -> RegenerationStarted | MaterialsRegenerated:
     """Write a new generation of the resume and letter; the approved one stays accepted
     until the new one is approved. After the truth check refused a document, this is a
-    new attempt at it. With ``wait``, the result carries this run's last ``truthCheck``."""
-    # Temporal only here: reads (`jobctrl show`, via queries) import this module and must
-    # not load the Temporal client (issue 26)
-    from jobctrl.app import runtime
-    from jobctrl.workflows import starts
-
-    client = await runtime.client_for(home)
+    new attempt at it. A letter left for the person to ask for (``COVER_ON_REQUEST``)
+    stays so. With ``wait``, the result carries this run's last ``truthCheck``."""
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
     if jobs.score_row(store, job_id) is None:
@@ -155,7 +153,86 @@ async def regenerate_materials(
     # far make the next request a new attempt (while one runs, a second request joins it).
     refused = truth_checks.refusals(store, job_id)
     workflow_id = ids.regenerate_workflow_id(job_id, generation, refused, store.tenant)
-    stage_states.reset_stages(store, job_id, tuple(s.value for s in LATER_STAGES), "regenerate")
+    later = tuple(
+        s for s in LATER_STAGES if s != Stage.COVER or not letter_on_request(store, job_id)
+    )
+    return await _write(home, store, job_id, workflow_id, later, generation, wait=wait)
+
+
+@overload
+async def write_letter(
+    home: Home, ref: str, *, wait: Literal[False] = False
+) -> RegenerationStarted: ...
+@overload
+async def write_letter(home: Home, ref: str, *, wait: Literal[True]) -> MaterialsRegenerated: ...
+async def write_letter(
+    home: Home, ref: str, *, wait: bool = False
+) -> RegenerationStarted | MaterialsRegenerated:
+    """Write the cover letter of a prepared job whose letter was left for the person to
+    ask for (it scored below ``materials.cover_min_score``), or whose last letter the
+    truth check refused; the resume stays as it is. ``generation`` is the letter's."""
+    store = Store.open(home)
+    job_id = jobs.resolve_job_id(store, ref)
+    score = jobs.score_row(store, job_id)
+    minimum = int(Settings(store).get("min_fit_score"))
+    if score is not None and score["score"] < minimum:
+        raise JobctrlError(
+            f"job {job_id} scored {score['score']}, below your minimum fit score ({minimum}): "
+            "no resume or letter is written for it",
+            code=INVALID_INPUT,
+        )
+    states = {r["stage"]: r for r in stage_states.stage_rows(store, job_id)}
+    tailor, cover = states.get(Stage.TAILOR.value), states.get(Stage.COVER.value)
+    if tailor is None or tailor["state"] != StageState.SUCCEEDED:
+        raise JobctrlError(
+            f"job {job_id} has no tailored resume yet: its letter is written with it "
+            "(`jobctrl show JOB` says where its preparation is)",
+            code=MISSING_INPUT,
+        )
+    if cover is not None and cover["state"] == StageState.SUCCEEDED:
+        raise JobctrlError(
+            f"job {job_id} has its cover letter already: `jobctrl materials regenerate "
+            "JOB` writes a new resume and letter",
+            code=EXISTS,
+        )
+    latest = stored.latest(store, job_id, MaterialKind.COVER)
+    generation = 1 + (latest["generation"] if latest else 0)
+    refused = truth_checks.refusals(store, job_id)
+    workflow_id = ids.letter_workflow_id(job_id, generation, refused, store.tenant)
+    stages = (Stage.COVER, Stage.PDF)
+    return await _write(home, store, job_id, workflow_id, stages, generation, wait=wait)
+
+
+def letter_on_request(store: Store, job_id: str) -> bool:
+    """Whether the job's letter waits for the person to ask for it (``COVER_ON_REQUEST``)."""
+    cover = next(
+        (r for r in stage_states.stage_rows(store, job_id) if r["stage"] == Stage.COVER.value),
+        None,
+    )
+    return bool(
+        cover and cover["state"] == StageState.SKIPPED and cover["error_code"] == COVER_ON_REQUEST
+    )
+
+
+async def _write(
+    home: Home,
+    store: Store,
+    job_id: str,
+    workflow_id: str,
+    stages: tuple[Stage, ...],
+    generation: int,
+    *,
+    wait: bool,
+) -> RegenerationStarted | MaterialsRegenerated:
+    """Put ``stages`` back to pending and run the job's preparation under
+    ``workflow_id`` (the stages that stand are reused); with ``wait``, until it ends."""
+    # Temporal only here: reads (`jobctrl show`, via queries) import this module and must
+    # not load the Temporal client (issue 26)
+    from jobctrl.app import runtime
+    from jobctrl.workflows import starts
+
+    client = await runtime.client_for(home)
+    stage_states.reset_stages(store, job_id, tuple(s.value for s in stages), "regenerate")
     key = jobs.job_row(store, job_id)["idempotency_key"]
     started = await starts.start_preparation(
         client,
@@ -178,7 +255,7 @@ async def regenerate_materials(
         client,
         started,
         600,
-        still_running=f"job {job_id}'s new materials are still being written after 600 s",
+        still_running=f"job {job_id}'s materials are still being written after 600 s",
     )
     # This run's last check: a refusal says which document and how many claims.
     check = latest_truth_check(store, job_id)

@@ -47,7 +47,9 @@ def materials_cmd(
     `jobctrl materials JOB` lists each material with its kind, generation, approval state
     and PDF; `jobctrl materials approve JOB` / `jobctrl materials reject JOB` decide on the
     newest drafts; `jobctrl materials regenerate JOB` writes a new generation (an approved
-    generation stays accepted until a newer one is approved); `jobctrl materials export JOB
+    generation stays accepted until a newer one is approved); `jobctrl materials letter
+    JOB` writes the cover letter of a job whose letter waits for you to ask for it (it
+    scored below the setting materials.cover_min_score); `jobctrl materials export JOB
     [--dir D]` writes the approved (else newest) resume and letter PDFs into D as
     `Firstname_Lastname_Resume_Company_Role.pdf` and `..._Cover_Letter_Company_Role.pdf`
     (the role shortened) and prints their paths (a different file of that name is kept:
@@ -74,8 +76,11 @@ def materials_cmd(
             for written in report.files:
                 click.echo(written.path)
         return
-    if len(args) == 2 and args[0] == "regenerate":
-        result = asyncio.run(app_materials.regenerate_materials(home(), args[1], wait=True))
+    if len(args) == 2 and args[0] in ("regenerate", "letter"):
+        write = app_materials.regenerate_materials
+        if args[0] == "letter":
+            write = app_materials.write_letter
+        result = asyncio.run(write(home(), args[1], wait=True))
         check = result.truth_check
         if as_json:
             echo_json(result)
@@ -87,8 +92,9 @@ def materials_cmd(
                 f"`jobctrl show {result.job_id}` names them"
             )
         else:
+            what = "the cover letter" if args[0] == "letter" else f"generation {result.generation}"
             click.echo(
-                f"wrote generation {result.generation} for job {result.job_id}; "
+                f"wrote {what} for job {result.job_id}; "
                 "approve it with `jobctrl materials approve JOB`"
             )
             removed = len(check.dropped) if check else 0
@@ -112,7 +118,7 @@ def materials_cmd(
     if len(args) != 1:
         raise JobctrlError(
             "use `jobctrl materials JOB` or "
-            "`jobctrl materials approve|reject|regenerate|export JOB` or "
+            "`jobctrl materials approve|reject|regenerate|letter|export JOB` or "
             "`jobctrl materials edit JOB --kind resume|letter [--file F]`",
             code=INVALID_INPUT,
         )

@@ -34,6 +34,8 @@ MATERIALS_MISSING = "MATERIALS_MISSING"  # PDF before a tailored resume exists
 BUDGET_EXCEEDED = "budget_exceeded"
 MIN_SCORE = "MIN_SCORE"
 MATERIALS_OFF = "MATERIALS_OFF"  # a later stage skipped: preparation.materials was off
+# Cover skipped: the job scored below materials.cover_min_score; written when asked for.
+COVER_ON_REQUEST = "COVER_ON_REQUEST"
 OWNERSHIP_LOST = "OWNERSHIP_LOST"
 STAGE_BUSY = "STAGE_BUSY"  # a reset was asked for while the stage runs
 STAGE_INTERRUPTED = "STAGE_INTERRUPTED"  # the attempt ended without a result

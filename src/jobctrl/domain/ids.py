@@ -38,6 +38,7 @@ AUTO_KIND = "auto"  # automatic recovery and the budget resume
 CONFIG_KIND = "config"  # work resumed once config.yaml reads again
 SWEEP_KIND = "sweep"  # Discover's sweep of the existing backlog
 RETRY_KIND = "retry"  # a person's retry of a failed stage
+CAPTURE_KIND = "capture"  # a blocked Enrich continued from the person's browser (issue 32)
 RESCORE_KIND = "rescore"  # a job scored again on the current profile (`jobctrl rescore`)
 TENANT_KINDS = frozenset({AUTO_KIND, CONFIG_KIND, SWEEP_KIND, RESCORE_KIND})
 
@@ -127,6 +128,13 @@ def regenerate_workflow_id(job_id: str, generation: int, refused: int, tenant: s
     return f"prepare-regenerate-{_tenant_part(tenant)}{job_id}-{generation}{suffix}"
 
 
+def letter_workflow_id(job_id: str, generation: int, refused: int, tenant: str) -> str:
+    """``prepare-letter-[<tenant>-]{jobId}-{generation}[-r{refused}]``: the cover letter
+    a person asked for, one per letter generation and a new attempt after each refusal."""
+    suffix = f"-r{refused}" if refused else ""
+    return f"prepare-letter-{_tenant_part(tenant)}{job_id}-{generation}{suffix}"
+
+
 def apply_workflow_id(job_id: str, occasion: str, tenant: str) -> str:
     """``apply-[<tenant>-]{jobId}-<12 hex>``: one apply execution per job and occasion
     (the approved materials it prepares with), so a repeated start finds the one already
@@ -184,11 +192,11 @@ def _prepare_tenant(kind: str, rest: list[str]) -> str | None:
     """The tenant of ``prepare-<kind>-<rest…>``."""
     if kind in TENANT_KINDS and len(rest) == 3 and _hex(rest[2]):
         return _named(rest[0])
-    if kind == RETRY_KIND and _hex(rest[-1]):
+    if kind in (RETRY_KIND, CAPTURE_KIND) and _hex(rest[-1]):
         # prepare-retry-<stage>-<hex>, or prepare-retry-<tenant>-<stage>-<hex>
         return LOCAL if len(rest) == 2 else _named(rest[0]) if len(rest) == 3 else None
-    if kind == "regenerate":
-        # prepare-regenerate-[<tenant>-]<job>-<generation>[-r<n>]
+    if kind in ("regenerate", "letter"):
+        # prepare-(regenerate|letter)-[<tenant>-]<job>-<generation>[-r<n>]
         if rest[-1].startswith("r") and rest[-1][1:].isdigit():
             rest = rest[:-1]
         if len(rest) == 2 and _hex(rest[0]) and rest[1].isdigit():

@@ -145,8 +145,12 @@ def next_action(
     if facts.application_status in _APPROVED_NOT_APPLIED:
         return NextStep(NextAction.READY_TO_APPLY, "Approved: send or submit the application.")
     if MaterialState.DRAFT in facts.materials or not facts.materials:
+        # One kind only: the resume (a letter is written after it, or when asked for).
         what = (
             "Your tailored resume and cover letter wait for your decision."
+            if len(facts.materials) > 1
+            else "Your tailored resume waits for your decision; its cover letter is "
+            "written when you ask for it."
             if facts.materials
             else "Prepared: read the fit and decide."
         )

@@ -36,6 +36,10 @@ SENTENCES: dict[str, str] = {
     e.BUDGET_EXCEEDED: "Today's AI budget is spent; it continues tomorrow (or raise it).",
     e.MIN_SCORE: "Below your minimum fit score.",
     e.MATERIALS_OFF: "Writing a resume and letter is turned off in your settings.",
+    e.COVER_ON_REQUEST: (
+        "The cover letter is written when you ask for it: this job scored below the score "
+        "at which letters are written on their own."
+    ),
     e.OWNERSHIP_LOST: "Another run took this step over; nothing is lost.",
     e.STAGE_BUSY: "This step is being worked on right now.",
     e.STAGE_INTERRUPTED: "The work stopped before it finished; it will be tried again.",

@@ -69,6 +69,14 @@ SPECS: dict[str, SettingSpec] = {
             "Cover letters may name a must-have you lack (off: they say only what you bring).",
         ),
         SettingSpec(
+            "materials.cover_min_score",
+            0,
+            int_between(0, 100),
+            "Cover letters are written on their own only for jobs scoring at least this "
+            "(and min_fit_score; 0 = min_fit_score); any other prepared job's letter is "
+            "written when you ask (`jobctrl materials letter JOB`, or the Job page).",
+        ),
+        SettingSpec(
             "score.offline_margin",
             20,
             int_between(0, 100),

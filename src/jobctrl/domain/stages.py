@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import StrEnum
 
-from jobctrl.domain.errors import MATERIALS_OFF
+from jobctrl.domain.errors import COVER_ON_REQUEST, MATERIALS_OFF
 
 
 class Stage(StrEnum):
@@ -53,7 +53,7 @@ STAGE_ORDER: dict[str, int] = {stage.value: i for i, stage in enumerate(Stage)}
 
 # Skip reasons that mean "not asked for", not "not good enough": such a stage counts as
 # done when a job's status is decided (a job prepared without materials is prepared).
-NOT_ASKED_FOR = frozenset({MATERIALS_OFF})
+NOT_ASKED_FOR = frozenset({MATERIALS_OFF, COVER_ON_REQUEST})
 
 
 def in_stage_order(stages: Mapping[str, object]) -> list[str]:

@@ -21,7 +21,8 @@ asked to repair, with the new generation or with the stage's failure.
 
 PDF renders the generation this preparation wrote: it refuses (``MATERIALS_MISSING``)
 unless Tailor and Cover both succeeded, rather than render an older generation in its
-place.
+place; a Cover left for the person to ask for (``COVER_ON_REQUEST``: below
+``materials.cover_min_score``) renders the resume alone.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from pydantic import BaseModel
 from jobctrl.config import load_config
 from jobctrl.domain.errors import (
     COVER_FABRICATION,
+    COVER_ON_REQUEST,
     MATERIALS_MISSING,
     RENDER_FAILED,
     REQUIREMENT_FIT_MISSING,
@@ -316,11 +318,17 @@ def cover(ctx: StageContext, job_id: str, run_id: str, version: int | None) -> M
     return _generate(ctx, LETTER, job_id, run_id, version)
 
 
-def _written(ctx: StageContext, job_id: str) -> None:
+def _written(ctx: StageContext, job_id: str) -> bool:
     """Refuse to render unless Tailor and Cover both wrote this generation: after a
-    refused (or failed) one, the newest stored document is an older generation's."""
+    refused (or failed) one, the newest stored document is an older generation's. A
+    Cover left for the person to ask for (``COVER_ON_REQUEST``) renders the resume
+    alone: whether the letter is rendered."""
     states = {r["stage"]: r for r in stage_states.stage_rows(ctx.store, job_id)}
-    for stage in (Stage.TAILOR, Stage.COVER):
+    cover = states.get(Stage.COVER.value)
+    on_request = bool(
+        cover and cover["state"] == StageState.SKIPPED and cover["error_code"] == COVER_ON_REQUEST
+    )
+    for stage in (Stage.TAILOR,) if on_request else (Stage.TAILOR, Stage.COVER):
         row = states.get(stage.value)
         if row is None or row["state"] != StageState.SUCCEEDED:
             state = row["state"] if row else "missing"
@@ -329,20 +337,28 @@ def _written(ctx: StageContext, job_id: str) -> None:
                 MATERIALS_MISSING,
                 f"{stage.value} did not write this generation ({state}{why}); nothing rendered",
             )
+    return not on_request
 
 
 def render(ctx: StageContext, job_id: str, run_id: str) -> MaterialOutcome:
-    """Render the newest resume and letter to PDFs (stored as artifacts)."""
+    """Render the newest resume and letter to PDFs (stored as artifacts). A resume
+    generation rendered already keeps its PDF (a letter written later, when the person
+    asked for it, leaves an approved resume's file as it was approved)."""
 
     def work(attempt: int) -> MaterialOutcome:
-        _written(ctx, job_id)
+        with_letter = _written(ctx, job_id)
         resume_row = stored.latest(ctx.store, job_id, MaterialKind.RESUME)
-        letter_row = stored.latest(ctx.store, job_id, MaterialKind.COVER)
+        letter_row = stored.latest(ctx.store, job_id, MaterialKind.COVER) if with_letter else None
         if resume_row is None:
             raise StageError(MATERIALS_MISSING, "there is no tailored resume to render")
         resume = TailoredResume.model_validate(resume_row["content"])
+        rendered = resume_row.get("pdf_artifact")
         try:
-            resume_pdf = render_resume(resume)
+            resume_pdf = (
+                ctx.store.artifacts.get(rendered)
+                if rendered and ctx.store.artifacts.path_for(rendered).exists()
+                else render_resume(resume)
+            )
             letter_pdf = (
                 render_cover_letter(
                     CoverLetter.model_validate(letter_row["content"]), sender=resume

@@ -2,7 +2,9 @@
 
 The provider call goes through the spend authority (preflight before the attempt, usage
 recorded before the result is used). A score below ``min_fit_score`` marks the later
-stages skipped with ``MIN_SCORE``.
+stages skipped with ``MIN_SCORE``; one below ``materials.cover_min_score`` marks Cover
+skipped with ``COVER_ON_REQUEST`` (the letter is written when the person asks for it:
+``app.materials.write_letter``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ from dataclasses import dataclass
 from datetime import date
 
 from jobctrl.config import LaneProvider, load_config
-from jobctrl.domain.errors import MATERIALS_OFF, MIN_SCORE, SCORE_NO_DESCRIPTION, StageError
+from jobctrl.domain.errors import (
+    COVER_ON_REQUEST,
+    MATERIALS_OFF,
+    MIN_SCORE,
+    SCORE_NO_DESCRIPTION,
+    StageError,
+)
 from jobctrl.domain.events import JobScored
 from jobctrl.domain.fit_verdict import rules_from, settle, settle_model_report
 from jobctrl.domain.scoring import ScoreReport
@@ -197,10 +205,17 @@ def _score_owned(
         stage_states.revive_skipped(tx, job_id, LATER_STAGES, MIN_SCORE)
         if not materials:
             stage_states.skip_pending(tx, job_id, LATER_STAGES, MATERIALS_OFF, occasion=occasion)
+            return ScoreOutcome(report.score, below)
+        # The letter on its own only at materials.cover_min_score; below it, when asked.
+        if report.score >= max(rules.min_fit_score, int(values["materials.cover_min_score"])):
+            stage_states.revive_skipped(tx, job_id, (Stage.COVER,), COVER_ON_REQUEST)
         else:
-            stage_states.await_stages(
-                tx, job_id, LATER_STAGES, key=f"stages-pending:{job_id}:{run_id}:{attempt}"
+            stage_states.skip_pending(
+                tx, job_id, (Stage.COVER,), COVER_ON_REQUEST, occasion=occasion
             )
+        stage_states.await_stages(
+            tx, job_id, LATER_STAGES, key=f"stages-pending:{job_id}:{run_id}:{attempt}"
+        )
     return ScoreOutcome(report.score, below)
 
 

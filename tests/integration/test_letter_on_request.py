@@ -1,0 +1,119 @@
+"""Cover letters only where they count (issue 31): a job scoring below
+``materials.cover_min_score`` is prepared with its resume alone (Cover skipped as
+``COVER_ON_REQUEST``, nothing paid), a regeneration keeps it so, and "write the letter"
+(`jobctrl materials letter JOB`, ``POST /v1/jobs/{id}/materials/letter``, the Job page's
+button) writes and renders the letter, leaving the resume and its approved PDF as they
+were — through a real worker."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import httpx
+import pytest
+
+from jobctrl.api.app import create_app
+from jobctrl.app.inbox import jobs_inbox
+from jobctrl.app.jobs import add_job
+from jobctrl.app.materials import (
+    decide_materials,
+    material_files,
+    regenerate_materials,
+    write_letter,
+)
+from jobctrl.app.queries import job_materials, show_job
+from jobctrl.domain.errors import COVER_ON_REQUEST, EXISTS, JobctrlError
+from jobctrl.render.pdf import pdf_text
+from tests.support.http import Route, posting_html
+from tests.support.processes import run_cli
+
+GOOD = posting_html(
+    "Staff Backend Engineer",  # a level above the profile's: a good fit, not 100
+    "Acme Robotics",
+    ["5+ years of Python", "Experience with PostgreSQL", "Kubernetes and Docker", "FastAPI"],
+)
+SAME_ORIGIN = {"Origin": "http://127.0.0.1:8765", "Sec-Fetch-Site": "same-origin"}
+
+
+def _kinds(home, job_id: str) -> dict[tuple[str, int], str]:
+    return {(m.kind, m.generation): m.approval for m in job_materials(home, job_id)}
+
+
+async def test_a_letter_below_its_score_waits_to_be_asked_for(home, worker, site, fast_settings):
+    fast_settings.set_value("min_fit_score", 50)
+    fast_settings.set_value("materials.cover_min_score", 95)  # no letter on its own
+    view = await add_job(home, site.add("/jobs/lo", Route(body=GOOD)), wait=True)
+    stages = {s.stage: (s.state, s.error_code) for s in view.stages}
+    assert stages["tailor"] == ("succeeded", None) and stages["pdf"] == ("succeeded", None)
+    assert view.score is not None and 50 <= view.score < 95, view.score
+    assert stages["cover"] == ("skipped", COVER_ON_REQUEST)
+    assert view.status == "prepared"  # a letter not asked for is not missing
+    assert _kinds(home, view.job_id) == {("resume", 1): "draft"}
+    rows = [r for g in jobs_inbox(home).groups for r in g.rows if r.job_id == view.job_id]
+    assert "when you ask" in (rows[0].next_action_reason or "")
+
+    # A regeneration writes a new resume and still no letter.
+    again = await regenerate_materials(home, view.job_id, wait=True)
+    assert again.generation == 2 and set(_kinds(home, view.job_id)) == {
+        ("resume", 1),
+        ("resume", 2),
+    }
+    decide_materials(home, view.job_id, "approve")
+    (approved,) = material_files(home, view.job_id, approved_only=True)
+
+    # One command writes the letter; the approved resume's file stays the approved one.
+    done = await asyncio.to_thread(run_cli, "materials", "letter", view.job_id, "--json")
+    assert done.returncode == 0, done.stderr
+    written = json.loads(done.stdout)
+    assert written["generation"] == 1 and written["truthCheck"]["passed"]
+    kinds = _kinds(home, view.job_id)
+    assert (kinds[("resume", 2)], kinds[("cover", 1)]) == ("approved", "draft")
+    assert ("cover", 2) not in kinds
+    files = {f.kind: f for f in material_files(home, view.job_id)}
+    assert files["resume"].sha256 == approved.sha256
+    assert "Acme Robotics" in pdf_text(files["cover"].source.read_bytes())
+    shown = show_job(home, view.job_id)
+    assert {s.stage: s.state for s in shown.stages}["cover"] == "succeeded"
+    with pytest.raises(JobctrlError) as refused:  # a second letter is a regeneration
+        await write_letter(home, view.job_id)
+    assert refused.value.code == EXISTS
+
+
+async def test_the_job_page_offers_the_letter_and_the_api_writes_it(
+    home, worker, site, fast_settings
+):
+    fast_settings.set_value("materials.cover_min_score", 95)
+    view = await add_job(home, site.add("/jobs/lo-api", Route(body=GOOD)), wait=True)
+    app = create_app(home, port=8765)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app),
+        base_url="http://127.0.0.1:8765",
+        headers=SAME_ORIGIN,
+        timeout=60,
+    ) as api:
+        page = (await api.get(f"/jobs/{view.job_id}")).text
+        assert 'id="write-letter"' in page and "Write the cover letter" in page
+        started = await api.post(f"/v1/jobs/{view.job_id}/materials/letter")
+        assert started.status_code == 202, started.text
+        assert started.json()["workflowId"].startswith("prepare-letter-")
+        for _ in range(300):  # the worker writes it
+            if ("cover", 1) in _kinds(home, view.job_id):
+                break
+            await asyncio.sleep(0.1)
+        assert ("cover", 1) in _kinds(home, view.job_id)
+        for _ in range(300):
+            page = (await api.get(f"/jobs/{view.job_id}")).text
+            if 'id="write-letter"' not in page:
+                break
+            await asyncio.sleep(0.1)
+        assert 'id="write-letter"' not in page
+
+
+async def test_a_job_at_the_letter_score_gets_its_letter_at_once(
+    home, worker, site, fast_settings
+):
+    fast_settings.set_value("min_fit_score", 50)
+    fast_settings.set_value("materials.cover_min_score", 10)  # below min_fit: min_fit counts
+    view = await add_job(home, site.add("/jobs/hi", Route(body=GOOD)), wait=True)
+    assert _kinds(home, view.job_id) == {("resume", 1): "draft", ("cover", 1): "draft"}
