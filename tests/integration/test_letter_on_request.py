@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from jobctrl.api.app import create_app
+from jobctrl.app.apply_views import apply_queue
 from jobctrl.app.inbox import jobs_inbox
 from jobctrl.app.jobs import add_job
 from jobctrl.app.materials import (
@@ -61,6 +62,9 @@ async def test_a_letter_below_its_score_waits_to_be_asked_for(home, worker, site
     }
     decide_materials(home, view.job_id, "approve")
     (approved,) = material_files(home, view.job_id, approved_only=True)
+    # The resume alone is enough to apply: the queue asks for nothing more.
+    (queued,) = [q for q in apply_queue(home) if q.job_id == view.job_id]
+    assert queued.missing == [] and [p.kind for p in queued.pdfs] == ["resume"]
 
     # One command writes the letter; the approved resume's file stays the approved one.
     done = await asyncio.to_thread(run_cli, "materials", "letter", view.job_id, "--json")

@@ -104,3 +104,14 @@ def test_a_form_drafts_next_step_is_the_browser_not_an_approval() -> None:
 
     assert _next_step("draft", "browser") == FORM_DRAFT_STEP
     assert "approve" in (_next_step("draft", "email") or "")
+
+
+def test_the_email_draft_names_a_cover_letter_only_when_one_is_attached() -> None:
+    from jobctrl.stages.apply_prepare import default_text
+
+    job = {"title": "Backend Engineer", "company": "Acme", "url": "http://127.0.0.1/j"}
+    person = {"name": "Ada Example", "email": "ada@example.org", "phone": ""}
+    _, both = default_text(job, person)
+    _, resume_only = default_text(job, person, with_letter=False)
+    assert "resume and cover letter are attached" in both
+    assert "My resume is attached" in resume_only and "cover letter" not in resume_only

@@ -78,8 +78,11 @@ def default_recipient(job: dict[str, Any]) -> list[str]:
     return []
 
 
-def default_text(job: dict[str, Any], person: dict[str, str]) -> tuple[str, str]:
-    """The subject and body a new email draft starts from."""
+def default_text(
+    job: dict[str, Any], person: dict[str, str], *, with_letter: bool = True
+) -> tuple[str, str]:
+    """The subject and body a new email draft starts from (naming a cover letter only
+    when one is attached)."""
     role = job.get("title") or "the open position"
     company = job.get("company") or "your company"
     subject = f"Application: {role}" + (f" – {person['name']}" if person["name"] else "")
@@ -87,7 +90,7 @@ def default_text(job: dict[str, Any], person: dict[str, str]) -> tuple[str, str]
     body = (
         f"Dear Hiring Team at {company},\n\n"
         f"I would like to apply for the {role} position ({job.get('url')}). "
-        "My resume and cover letter are attached.\n\n"
+        f"{'My resume and cover letter are' if with_letter else 'My resume is'} attached.\n\n"
         f"Kind regards,\n{signature}\n"
     )
     return subject, body
@@ -143,7 +146,8 @@ def draft_for(home: Home, store: Store, job_id: str, request: DraftRequest | Non
     if channel not in {c.value for c in Channel}:
         raise JobctrlError("--channel must be email or browser", code=errors.INVALID_INPUT)
     score = jobs.score_row(store, job_id)
-    subject, body = default_text(job, candidate(home))
+    letter = any(f.kind == MaterialKind.COVER for f in files)
+    subject, body = default_text(job, candidate(home), with_letter=letter)
     return Draft(
         job_id=job_id,
         job=job,
