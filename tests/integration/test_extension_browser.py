@@ -231,8 +231,9 @@ def _site_page(name: str, *, needs_cookie: str | None = None):
 @pytest.fixture(scope="module")
 def sites():
     with LoopbackServer() as server:
-        server.on("GET", "/jobs/view/4001/", _site_page("linkedin_signed_in.html",
-                                                        needs_cookie="li_at="))  # fmt: skip
+        linkedin = _site_page("linkedin_signed_in.html", needs_cookie="li_at=")
+        server.on("GET", "/jobs/view/4001/", linkedin)
+        server.on("GET", "/jobs/view/4002/", linkedin)
         server.on("GET", "/viewjob", _site_page("indeed_viewjob.html"))
         server.on("GET", "/careers/backend", _site_page("jsonld.html"))
         server.on("GET", "/jobs/hostile", _site_page("hostile.html"))
@@ -343,3 +344,46 @@ async def test_hostile_page_text_stays_text_in_the_popup(ext, jobctrl, sites):
     assert await popup.locator("#recent img").count() == 0
     await popup.close()
     await page.close()
+
+
+async def test_a_waiting_page_is_opened_in_the_background_read_closed_and_sent(ext, jobctrl, sites):
+    await ext.clear_storage()
+    await _pair(ext, jobctrl, name="tasks")
+    alarm = await ext.call("() => chrome.alarms.get('tasks')")
+    assert alarm["periodInMinutes"] == 1  # woken once a minute by an alarm, asleep between
+    url = sites.url("/jobs/view/4002/")
+    second = sites.url("/viewjob?jk=77c0")
+    jobctrl.waiting[:] = [url, second]
+    run = "() => self.jobctrl.runNextTask()"
+    assert (await ext.call(run))["why"] == "nothing allowed"  # no site allowed yet
+
+    popup = await ext.popup()
+    site = popup.locator("#queue li[data-site='127.0.0.1']")
+    await expect(site).to_contain_text("127.0.0.1: 2 pages")
+    await site.locator("input[type=checkbox]").check()
+    assert (await ext.storage())["sites"] == {"127.0.0.1": True}
+
+    # Not signed in to the site: nothing is sent, the popup says to sign in.
+    tabs_before = await ext.tab_urls()
+    assert (await ext.call(run)) == {"ran": True, "url": url, "ok": False}
+    assert jobctrl.job(url) is None and await ext.tab_urls() == tabs_before
+    await popup.reload()
+    await expect(site).to_contain_text("Sign in to 127.0.0.1 in this browser")
+
+    # At the pace limit the next page waits for an alarm; then, signed in, it is read.
+    assert (await ext.call(run))["why"] == "pace"
+    assert await ext.call("() => chrome.alarms.get('tasks-next')")
+    await ext.context.add_cookies([{"name": "li_at", "value": "member", "url": sites.base_url}])
+    await ext.set_storage({"lastTaskAt": 0, "skipped": {}})
+    assert (await ext.call(run)) == {"ran": True, "url": url, "ok": True}
+    assert "5+ years of Python" in jobctrl.job(url)["description"]
+    assert await ext.tab_urls() == tabs_before  # the background tab is closed again
+
+    # The Stop switch: nothing more is opened.
+    await popup.locator("#stopped").check()
+    await ext.set_storage({"lastTaskAt": 0})
+    assert (await ext.call(run))["why"] == "stopped"
+    assert jobctrl.job(second) is None
+    assert await ext.call("() => chrome.alarms.getAll()") == []
+    await ext.context.clear_cookies()
+    await popup.close()

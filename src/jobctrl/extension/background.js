@@ -160,7 +160,8 @@ async function readWhenDrawn(tabId) {
   let capture = null;
   for (let i = 0; i < READ_TRIES; i++) {
     capture = await readTab(tabId);
-    if (capture && (capture.description || capture.jsonld) && !capture.signInWall) break;
+    // Read once the posting is drawn; a sign-in wall will not go away by waiting.
+    if (capture && (capture.description || capture.jsonld || capture.signInWall)) break;
     await pause(1000);
   }
   return capture;
