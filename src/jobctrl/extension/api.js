@@ -65,13 +65,6 @@ async function call(server, method, path, { token, body, query } = {}) {
   }
   if (response.ok) return payload;
   const said = payload && payload.error && payload.error.message;
-  if (response.status === 401 && token) {
-    throw new ApiError(
-      "revoked",
-      "This browser is no longer connected to jobctrl. Connect it again with a new pairing code.",
-      401,
-    );
-  }
   if (response.status >= 500) {
     throw new ApiError("server", "jobctrl could not do that just now. Try again in a minute.",
       response.status);
@@ -88,17 +81,37 @@ async function paired() {
   return { server, token };
 }
 
-/** Runs an authorised call; a revoked token is forgotten so the popup asks to pair again. */
+const REVOKED = "This browser is no longer connected to jobctrl. Connect it again with a " +
+  "new pairing code.";
+const STATUS_PATH = "/v1/captures/status";
+
+function denied(err) {
+  return err instanceof ApiError && (err.status === 401 || err.status === 403);
+}
+
+/** Whether jobctrl still takes `token`: the status route refuses nothing else. */
+async function tokenRefused(server, token) {
+  try {
+    await call(server, "GET", STATUS_PATH, { token, query: { url: server } });
+    return false;
+  } catch (err) {
+    return denied(err);
+  }
+}
+
+/** Runs an authorised call; a revoked token is forgotten so the popup asks to pair again.
+ * A refusal elsewhere (a site jobctrl does not take captures from) is not a revocation:
+ * the status route tells them apart. */
 async function authorised(method, path, options = {}) {
   const { server, token } = await paired();
   try {
     return await call(server, method, path, { ...options, token });
   } catch (err) {
-    if (err instanceof ApiError && err.kind === "revoked") {
-      await chrome.storage.local.remove(["token", "name", "queue"]);
-      await setState({ revoked: true }); // the popup says why it asks to pair again
-    }
-    throw err;
+    if (!denied(err)) throw err;
+    if (path !== STATUS_PATH && !(await tokenRefused(server, token))) throw err;
+    await chrome.storage.local.remove(["token", "name", "queue"]);
+    await setState({ revoked: true }); // the popup says why it asks to pair again
+    throw new ApiError("revoked", REVOKED, err.status);
   }
 }
 

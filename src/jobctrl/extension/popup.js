@@ -37,8 +37,22 @@ function link(href, text) {
   return a;
 }
 
+// jobctrl's next action for a job (its inbox groups), in the inbox's words.
+const NEXT = {
+  needs_you: "needs you",
+  needs_browser: "needs your browser",
+  review: "ready for your review",
+  ready_to_apply: "ready to apply",
+  follow_up: "time to follow up",
+  in_progress: "being prepared",
+  applied: "applied",
+  not_a_fit: "not a fit",
+  closed: "posting closed",
+  hidden: "hidden",
+};
+
 function words(code) {
-  return String(code || "").replace(/_/g, " ");
+  return NEXT[code] || String(code || "").replace(/_/g, " ");
 }
 
 function stateText(row) {
