@@ -60,7 +60,6 @@ PYTHON_SKILL = next(
 )
 SCORE_REPORT: dict[str, Any] = {
     "score": 81,
-    "summary": "Meets the Python and PostgreSQL requirements.",
     "requirements": [
         {"requirement": "Python", "kind": "must", "matched": True, "facts": [PYTHON_SKILL]},
     ],

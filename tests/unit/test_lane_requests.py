@@ -244,3 +244,26 @@ def test_offline_evidence_is_cited_by_the_facts_it_is() -> None:
     assert "experience[" not in listing and "skills[" not in listing
     cited = {i for line in listing.splitlines() for i in re.findall(r"[a-z]+-[0-9a-f]{10}", line)}
     assert cited and cited <= set(FACTS)  # ids the fact listing holds
+
+
+def test_the_score_summary_is_written_by_code_not_asked_of_the_model() -> None:
+    assert "summary" not in ScoreAnswer.model_json_schema()["properties"]
+    profile = Profile.model_validate(DEMO_PROFILE)
+    python = next(f.id for f in profile_facts(profile) if f.kind == "skill")
+    answer = ScoreAnswer.model_validate(
+        {
+            "score": 70,
+            "requirements": [
+                {"requirement": "Python", "kind": "must", "matched": True, "facts": [python]},
+                {"requirement": "Go", "kind": "must", "matched": False},
+                {"requirement": "Terraform", "kind": "nice", "matched": False},
+            ],
+        }
+    )
+    report = to_report(answer, profile, provider="openai", model="m")
+    assert report.summary == (
+        "Meets 1 of 3 requirements (1 of 2 must-haves); missing: go; terraform."
+    )
+    # An answer stored with the model's own sentence (before this change) keeps it.
+    old = answer.model_copy(update={"summary": "A good match."})
+    assert to_report(old, profile, provider="openai", model="m").summary == "A good match."

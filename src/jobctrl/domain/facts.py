@@ -88,6 +88,9 @@ _PREFIX: dict[str, str] = {
 # "4.2.1" and "Sr. Engineer" stay whole because a lowercase word or no space follows.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(\[]?[A-Z0-9À-ÖØ-Þ])")
 
+# What a fact id looks like (``kind-`` and a hex digest): a reference, not a quotation.
+FACT_ID = re.compile(r"^[a-z]+-[0-9a-f]{6,}$")
+
 
 @dataclass(frozen=True)
 class Fact:

@@ -28,6 +28,7 @@ from jobctrl.domain.scoring import FitFactor
 
 __all__ = [
     "LEVEL_NAMES",
+    "MANAGEMENT_ASK",
     "MANAGEMENT_EVIDENCE",
     "fit_factors",
     "has_managed",
@@ -180,6 +181,19 @@ MANAGEMENT_EVIDENCE = re.compile(
     r"\bhired\b|\bhiring\b|\brecruited\b|\bperformance reviews?\b|\bline manag|"
     r"\b(?:grew|built|scaled|hired) (?:the |a |an )?(?:\w+ )?team\b|\bheadcount\b|"
     r"\bpromot(?:ed|ions)\b",
+    re.IGNORECASE,
+)
+
+
+# What asks a person to manage people (a requirement, not a profile line): managing a team
+# or engineers, reports, hiring, reviews, leading or building teams.
+MANAGEMENT_ASK = re.compile(
+    r"\bmanag(?:e|es|ed|ing) (?:and \w+ )?(?:a |the |your )?(?:[\w-]+ ){0,4}(?:team|teams|"
+    r"engineers|people|developers|managers|reports)\b|\bpeople manage|\bline manage|"
+    r"\bdirect reports|"
+    r"\bperformance (?:reviews|management)|\bhiring\b|\bteam lead(?:er)?\b|"
+    r"\blead(?:ing)? (?:a |the )?(?:team|teams) of\b|\bengineering manag|\bmanagerial\b|"
+    r"\bbuild(?:ing)? (?:and grow\w* )?(?:a |the |high-performing )?teams?\b",
     re.IGNORECASE,
 )
 

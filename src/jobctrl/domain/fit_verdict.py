@@ -24,7 +24,7 @@ from datetime import date
 from typing import Any
 
 from jobctrl.domain.facts import profile_facts
-from jobctrl.domain.fit_factors import MANAGEMENT_EVIDENCE, fit_factors
+from jobctrl.domain.fit_factors import MANAGEMENT_ASK, MANAGEMENT_EVIDENCE, fit_factors
 from jobctrl.domain.job_family import families_counting_for, family_of
 from jobctrl.domain.profile import Profile
 from jobctrl.domain.scoring import Evidence, FitFactor, RequirementFit, ScoreReport
@@ -129,6 +129,27 @@ def _missing(unmet: list[RequirementFit]) -> str:
     return f"missing {len(unmet)} must-haves: {named}{more}"
 
 
+def requirements_summary(requirements: list[RequirementFit]) -> str:
+    """A report's summary sentence from its requirements: how many are met (and of the
+    must-haves, when there are others too) and the unmet ones named
+    ("Meets 4 of 6 requirements (3 of 4 must-haves); missing: Kubernetes; Go.")."""
+    if not requirements:
+        return "The posting lists no requirements to check."
+    met = sum(r.matched for r in requirements)
+    summary = (
+        f"Meets {met} of {len(requirements)} requirement{'s' if len(requirements) > 1 else ''}"
+    )
+    musts = [r for r in requirements if r.kind == "must"]
+    if musts and len(musts) < len(requirements):
+        summary += f" ({sum(r.matched for r in musts)} of {len(musts)} must-haves)"
+    unmet = [r for r in musts if not r.matched] + [
+        r for r in requirements if r.kind != "must" and not r.matched
+    ]
+    named = "; ".join(requirement_label(r.requirement, 6) for r in unmet[:3])
+    more = f" and {len(unmet) - 3} more" if len(unmet) > 3 else ""
+    return summary + (f"; missing: {named}{more}." if unmet else ".")
+
+
 def fit_summary(report: ScoreReport) -> str:
     """The one-line reason for a report's verdict: its must-haves met or the ones missing,
     then its factors ("meets 6/6 must-haves; level matches")."""
@@ -191,7 +212,6 @@ def settle(
 # -- a model's evidence, checked against the profile ------------------------------------------
 
 _PUNCT = re.compile(r"[^\w+#]+")
-_FACT_ID = re.compile(r"^[a-z]+-[0-9a-f]{6,}$")  # a profile fact's id (``domain.facts``)
 _SHARED = 0.8  # of an evidence line's words one profile line must hold
 
 
@@ -238,12 +258,6 @@ _DEGREE_ASK = re.compile(
 )
 
 
-_MANAGEMENT_ASK = re.compile(
-    r"\bmanag(?:e|es|ed|ing) (?:and \w+ )?(?:a |the |your )?(?:[\w-]+ ){0,4}(?:team|teams|"
-    r"engineers|people|developers|managers|reports)\b|\bpeople manage|\bline manage|"
-    r"\bdirect reports|\bhiring\b|\bengineering manag",
-    re.IGNORECASE,
-)
 # Words any requirement uses: sharing one says nothing about being about it.
 _ANY = frozenset(
     significant_words(
@@ -288,7 +302,7 @@ def _relevant(evidence: Evidence, requirement: RequirementFit) -> bool:
     of that kind; a degree by an education entry; else a word in common that is not one
     every requirement uses."""
     asked = requirement.requirement
-    if _MANAGEMENT_ASK.search(asked):
+    if MANAGEMENT_ASK.search(asked):
         return bool(MANAGEMENT_EVIDENCE.search(evidence.text)) or (
             evidence.ref.startswith("exp-") and family_of(evidence.text) == "management"
         )
@@ -312,7 +326,7 @@ def _hard(requirement: RequirementFit) -> RequirementFit:
         _skills(asked)
         or _YEARS_ASK.search(asked)
         or _DEGREE_ASK.search(asked)
-        or _MANAGEMENT_ASK.search(asked)
+        or MANAGEMENT_ASK.search(asked)
     )
     return (
         requirement.model_copy(update={"soft": False})

@@ -22,8 +22,16 @@ import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
-from jobctrl.domain.facts import Fact, education_fact_id, experience_fact_id, profile_facts
+from jobctrl.domain.facts import (
+    FACT_ID,
+    Fact,
+    education_fact_id,
+    experience_fact_id,
+    profile_facts,
+)
+from jobctrl.domain.fit_verdict import requirements_summary
 from jobctrl.domain.materials import (
     Cited,
     CoverLetter,
@@ -64,7 +72,10 @@ class RequirementAnswer(_Answer):
 class ScoreAnswer(_Answer):
     requirements: list[RequirementAnswer]
     score: int  # 0-100: it may lower what the requirements support, never raise it
-    summary: str = ""  # one sentence
+    # Not asked for (not in the schema): the report's summary is written by code from the
+    # requirements (``fit_verdict.requirements_summary``). An answer stored before that
+    # may carry the model's sentence, which is kept.
+    summary: SkipJsonSchema[str] = ""
 
 
 class EntryAnswer(_Answer):
@@ -128,11 +139,10 @@ def to_report(answer: ScoreAnswer, profile: Profile, *, provider: str, model: st
         requirements=requirements,
         provider=provider,
         model=model,
-        summary=answer.summary,
+        summary=answer.summary or requirements_summary(requirements),
     )
 
 
-_FACT_ID = re.compile(r"^[a-z]+-[0-9a-f]{6,}$")
 _POSITION = re.compile(r"^(experience|education)\[(\d+)\]$")
 
 
@@ -149,7 +159,7 @@ class FactFinder:
         return list(dict.fromkeys(i for e in evidence if (i := self._id(e))))
 
     def _id(self, evidence: Evidence) -> str | None:
-        if _FACT_ID.match(evidence.ref):
+        if FACT_ID.match(evidence.ref):
             return evidence.ref
         if found := self.by_text.get(" ".join(evidence.text.split())):
             return found
@@ -179,7 +189,6 @@ def answer_from_report(report: ScoreReport, profile: Profile) -> ScoreAnswer:
             for r in report.requirements
         ],
         score=report.score,
-        summary=report.summary,
     )
 
 

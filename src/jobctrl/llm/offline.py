@@ -44,7 +44,12 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from jobctrl.domain.fit_factors import MANAGEMENT_EVIDENCE, fit_factors, profile_years
+from jobctrl.domain.fit_factors import (
+    MANAGEMENT_ASK,
+    MANAGEMENT_EVIDENCE,
+    fit_factors,
+    profile_years,
+)
 from jobctrl.domain.fit_verdict import FitRules, requirement_weight, settle, verdict_for
 from jobctrl.domain.job_family import (
     FAMILY_LABELS,
@@ -436,15 +441,6 @@ def _evidence(source: _Source, term: Term | None) -> Evidence:
     return Evidence(source=source.source, text=text, ref=source.ref)
 
 
-_MANAGEMENT_ASK = re.compile(
-    r"\bmanag(?:e|es|ed|ing) (?:and \w+ )?(?:a |the |your )?(?:[\w-]+ ){0,4}(?:team|teams|"
-    r"engineers|people|developers|managers|reports)\b|\bpeople manage|\bline manage|"
-    r"\bdirect reports|"
-    r"\bperformance (?:reviews|management)|\bhiring\b|\bteam lead(?:er)?\b|"
-    r"\blead(?:ing)? (?:a |the )?(?:team|teams) of\b|\bengineering manag|\bmanagerial\b|"
-    r"\bbuild(?:ing)? (?:and grow\w* )?(?:a |the |high-performing )?teams?\b",
-    re.IGNORECASE,
-)
 # Where the person lives or may work is not a skill a profile shows: the target places
 # in the settings decide it, so such an ask is not judged here (never caps the score).
 _LOCATION_ASK = re.compile(
@@ -597,7 +593,7 @@ def _check(text: str, kind: str, index: _ProfileIndex) -> _Check:
     terms = _terms_in(text, index)
     # Managing people needs evidence of managing people, not of leading a redesign or
     # mentoring: the management words are judged by the management check below.
-    management = bool(_MANAGEMENT_ASK.search(text))
+    management = bool(MANAGEMENT_ASK.search(text))
     if management:
         terms = [t for t in terms if t.key not in _MANAGEMENT_TERMS]
     degree = [m.group(0) for m in _DEGREE_REQ.finditer(text)]

@@ -34,7 +34,7 @@ SCORE_SYSTEM = (
     "B', 'A/B', 'one of A, B') is met by any one; a neighbouring technology is no evidence "
     "(Kubernetes is not Docker); managing people needs evidence of managing people (reports, "
     "hiring, a team managed), not collaboration; years of a kind of work count only roles of "
-    "that kind. Give a score from 0 to 100 and a one-sentence summary; the final score and "
+    "that kind. Give a score from 0 to 100; the final score and "
     "verdict are decided from your requirements and the posting's level and job family by "
     "code, so judge each requirement carefully."
 )
