@@ -68,3 +68,14 @@ def test_worst_case_is_the_measured_input_plus_the_maximum_output() -> None:
     assert worst > estimate_cost_usd("openai", "gpt-4o-mini", 2_000, 100)[0]
     unknown = worst_case_cost_usd("openai", "no-such-model-7b", 1_000_000, 1_000_000)
     assert unknown == pytest.approx(sum(GENERIC_RATE))
+
+
+def test_a_reservation_covers_writing_the_whole_input_to_a_prompt_cache() -> None:
+    # Anthropic charges 1.25x the input price to write to its cache (jobctrl sets cache
+    # points): the worst case is every input token written, never less than plain input.
+    plain = estimate_cost_usd("anthropic", "claude-sonnet-4-0", 10_000, 1_000)[0]
+    written = estimate_cost_usd(
+        "anthropic", "claude-sonnet-4-0", 10_000, 1_000, cache_write_tokens=10_000
+    )[0]
+    assert written > plain
+    assert worst_case_cost_usd("anthropic", "claude-sonnet-4-0", 10_000, 1_000) == written

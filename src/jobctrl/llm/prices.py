@@ -64,6 +64,18 @@ def worst_case_cost_usd(
     *,
     base_url: str | None = None,
 ) -> float:
-    """What a budget reservation holds: the measured input plus the maximum output."""
-    usd, _ = estimate_cost_usd(provider, model, input_tokens, max_output_tokens, base_url=base_url)
-    return usd
+    """What a budget reservation holds: the measured input plus the maximum output, the
+    input at the dearer of its plain price and its cache-write price (a request with cache
+    points may write all of it to the provider's cache: Anthropic charges 1.25× for that)."""
+    plain, _ = estimate_cost_usd(
+        provider, model, input_tokens, max_output_tokens, base_url=base_url
+    )
+    written, _ = estimate_cost_usd(
+        provider,
+        model,
+        input_tokens,
+        max_output_tokens,
+        base_url=base_url,
+        cache_write_tokens=input_tokens,
+    )
+    return max(plain, written)
