@@ -154,6 +154,8 @@ PG_REST_MODULES = {
         "llm_output_modes",  # issue 31: a lane's output mode kept, shown and asked by
         "paid_call_truncated",  # issue 31: an answer cut off at its cap, billed once
         "truth_output_modes",  # issue 31: the truth check in json and prompted modes
+        "extension_api",  # issue 32: pairing, extension tokens and hostile captures
+        "extension_continuation",  # issue 32: Enrich from a capture, a blocked job continued
     )
 }
 

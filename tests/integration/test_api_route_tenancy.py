@@ -54,7 +54,12 @@ BODIES: dict[str, dict[str, Any]] = {
     "POST /v1/apply/{job_id}/browser": {"dryRun": True},
     "POST /v1/executions/{workflow_id}/stop": {"runId": "{run_id}"},
     "PUT /v1/jobs/{job_id}/materials/{kind}": {"text": "Ada Example\n\nBackend engineer."},
+    "POST /v1/extension/pair": {"code": "WRONGCODE"},
+    "POST /v1/captures": {"url": "https://jobs.example.com/x", "title": "Engineer"},
 }
+# Routes a request without a token may call: the pairing code is its credential (a wrong
+# one is refused, 403).
+TOKENLESS = {"POST /v1/extension/pair": 403}
 _PARAM = re.compile(r"{(\w+)(?::\w+)?}")
 
 
@@ -225,7 +230,7 @@ async def test_every_route_refuses_a_missing_garbage_or_replaced_token(
             url = _fill(path, params, objects, "0" * 64)
             body = _body(method, path, objects)
             for headers, status in (
-                ({}, 401),
+                ({}, TOKENLESS.get(f"{method} {path}", 401)),
                 (_bearer("garbage-token"), 403),
                 (_bearer(old), 403),
                 ({"Authorization": f"Token {fresh}"}, 403),

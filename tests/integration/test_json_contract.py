@@ -260,6 +260,17 @@ async def test_every_command_and_route_keeps_its_json_keys(
                    json={"resolution": "abandoned"})  # fmt: skip
     await cli_json(seen, "tenants", "add", "acme")
     await cli_json(seen, "tenants", "token", "acme")
+    # The browser extension (issue 32): pairing, a capture with its token, status, tasks
+    code = await cli_json(seen, "extension", "pair", "--name", "contract")
+    paired = await api_json(seen, api, "POST", "/v1/extension/pair", json={"code": code["code"]})
+    ext = {"Authorization": f"Bearer {paired['token']}"}
+    captured = site.add("/jobs/contract-capture", Route(body=body))
+    await api_json(seen, api, "POST", "/v1/captures", headers=ext,
+                   json={"url": captured, "html": body.decode()})  # fmt: skip
+    await api_json(seen, api, "GET", "/v1/captures/status", headers=ext, params={"url": captured})
+    await api_json(seen, api, "GET", "/v1/extension/tasks", headers=ext)
+    for args in (("list",), ("tasks",), ("path",), ("revoke", "contract")):
+        await cli_json(seen, "extension", *args)
     await cli_json(seen, "init")
     profile = Path(__file__).parents[1] / "fixtures" / "profiles" / "resume_full.json"
     shown = await api_json(seen, api, "GET", "/v1/profile")

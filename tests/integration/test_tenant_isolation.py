@@ -34,6 +34,7 @@ from jobctrl.api.app import create_app
 from jobctrl.api.security import LocalSecurity
 from jobctrl.app import applications as app_applications
 from jobctrl.app import apply as app_apply
+from jobctrl.app import extension as app_extension
 from jobctrl.app import sources as app_sources
 from jobctrl.app.tenants import ensure_token
 from jobctrl.cli import main
@@ -70,6 +71,8 @@ NOT_TENANT_DATA = {
     "tenants token": "the operator's deployment command: a tenant's token (test_tenants_cli.py)",
     "GET /openapi.json": "the API's schema: no tenant data",
     "GET /": "a redirect to /jobs",
+    "extension path": "prints the folder of the extension in the package: no tenant data",
+    "POST /v1/extension/pair": "its one-time code names the tenant (test_extension_api.py)",
 }
 
 # (command path, [argv templates], expectation). {job} {prefix} {app} {wid} {run}
@@ -137,6 +140,10 @@ CLI_ROWS: list[tuple[str, list[list[str]], str]] = [
         OWN,
     ),
     ("show", [["show", "{job}"], ["show", "{prefix}"]], REFUSED),
+    ("extension pair", [["extension", "pair", "--json"]], OWN),
+    ("extension list", [["extension", "list", "--json"]], EMPTY),
+    ("extension revoke", [["extension", "revoke", "zephyr-laptop"]], REFUSED),
+    ("extension tasks", [["extension", "tasks", "--json"]], EMPTY),
     ("sources add", [["sources", "add", "greenhouse", "acmeboard"]], OWN),
     ("sources import-career-ops", [["sources", "import-career-ops", "{dir}"]], OWN),
     ("sources list", [["sources", "list", "--json"]], EMPTY),
@@ -246,6 +253,9 @@ HTTP_ROWS: list[tuple[str, str, list[str], Any, str]] = [
         {"basics": {"name": "Acme Person"}},
         OWN,
     ),
+    ("GET", "/v1/captures/status", ["/v1/captures/status?url={url}"], None, EMPTY),
+    ("POST", "/v1/captures", ["/v1/captures"], {"url": "{url}", "title": "Zephyr"}, REFUSED),
+    ("GET", "/v1/extension/tasks", ["/v1/extension/tasks"], None, EMPTY),
     ("GET", "/v1/rescore", ["/v1/rescore"], None, EMPTY),
     ("POST", "/v1/rescore", ["/v1/rescore"], {"jobs": ["{job}"]}, REFUSED),
     ("POST", "/v1/apply/{job_id}/browser", ["/v1/apply/{job}/browser"], {"dryRun": True}, REFUSED),
@@ -400,6 +410,8 @@ def seeded(two_tenants: TwoTenants, site, fast_settings, tmp_path: Path, monkeyp
     }
     monkeypatch.setenv("JOBCTRL_TEMPORAL_ADDRESS", closed_port_address())
     ensure_token(home)  # local's token, as `jobctrl up` makes it (before the snapshot)
+    # local's paired browser extension (issue 32): acme may neither list nor revoke it
+    app_extension.pair(home, app_extension.make_code(home, "zephyr-laptop").code, None, None)
     markers = [job_id, COMPANY, SOURCE, application.application_id, wid, run, pdf, text_sha]
     markers += [orphan, "0.75"]  # the orphan's id; the spend
     return Seed(refs, markers, _digest(store), _files(home.root))

@@ -22,6 +22,7 @@ from jobctrl.api import (
     discovery,
     events,
     executions,
+    extension,
     inbox,
     jobs,
     operations,
@@ -31,6 +32,7 @@ from jobctrl.api import (
 )
 from jobctrl.api.events import KEEPALIVE_SECONDS
 from jobctrl.api.security import LocalSecurity, PublicOrigin, require_token_from_env
+from jobctrl.app import extension as app_extension
 from jobctrl.app import tenants as app_tenants
 from jobctrl.domain.errors import (
     HTTP_ERROR,
@@ -78,6 +80,7 @@ def create_app(
         default_tenant=home.tenant,
         require_token=require_token_from_env(),
         public=public,
+        resolve_extension=app_extension.ExtensionResolver(home),
     )
 
     @app.exception_handler(JobctrlError)
@@ -131,6 +134,7 @@ def create_app(
         operations.router,
         control.router,
         executions.router,
+        extension.router,
         events.router,
         pages.router,
     ):

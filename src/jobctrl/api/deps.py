@@ -21,6 +21,7 @@ from jobctrl.home import Home
 
 __all__ = [
     "ERRORS",
+    "EXTENSION_STATE",
     "TENANT_STATE",
     "ErrorBody",
     "ServerTenant",
@@ -31,6 +32,7 @@ __all__ = [
 ]
 
 TENANT_STATE = "tenant"  # the key in scope["state"] the middleware sets
+EXTENSION_STATE = "extension"  # the extension token's name, when one was sent
 
 
 def tenant_home(request: Request) -> Home:

@@ -14,7 +14,12 @@
   origin counts as the same origin only with its exact scheme (``https://…``).
 - ``X-Forwarded-*`` headers are never read (uvicorn is told not to either): the scheme of a
   request that names a public host comes from its configured URL, not from a header.
-- No CORS headers are ever sent; pages cannot be framed.
+- A paired browser extension's token (``app.extension``, issue 32) acts for its tenant on
+  the capture, status and task routes only (403 elsewhere); it is the only cross-origin
+  caller allowed, from its own ``chrome-extension://ID`` origin. ``POST /v1/extension/pair``
+  needs no token: its one-time code is its credential.
+- No CORS headers are ever sent (an extension with host permissions needs none); pages
+  cannot be framed.
 
 Plain ASGI middleware rather than Starlette's BaseHTTPMiddleware: it wraps every request,
 including the long-lived event stream, without buffering or an extra task.
@@ -34,7 +39,8 @@ from anyio import to_thread
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from jobctrl.api.deps import TENANT_STATE
+from jobctrl.api.deps import EXTENSION_STATE, TENANT_STATE
+from jobctrl.app.extension import Holder
 from jobctrl.app.tenants import api_token
 from jobctrl.domain.errors import (
     CROSS_SITE,
@@ -45,6 +51,7 @@ from jobctrl.domain.errors import (
     JobctrlError,
     status_of,
 )
+from jobctrl.domain.extension import EXTENSION_PATHS, PAIR_PATH, extension_origin
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 REQUIRE_TOKEN_ENV = "JOBCTRL_API_REQUIRE_TOKEN"
@@ -167,8 +174,10 @@ class LocalSecurity:
         default_tenant: str,
         require_token: bool = False,
         public: tuple[PublicOrigin, ...] = (),
+        resolve_extension: Callable[[str], Holder | None] | None = None,
     ) -> None:
         self.app = app
+        self.resolve_extension = resolve_extension
         # The scheme a public host's requests are served under, by its Host header.
         self.public_hosts = {h: p.scheme for p in public for h in p.host_headers}
         self.hosts = hosts | frozenset(self.public_hosts)
@@ -185,17 +194,28 @@ class LocalSecurity:
             return
         headers = Headers(scope=scope)
         tenant: str | None = None
+        holder: Holder | None = None
         refusal = self._host_refusal(headers)
         if refusal is None:
             token = _bearer(headers)
             if token is not None:
                 tenant = await self._tenant_of(token)
+                if tenant is None and token and self.resolve_extension is not None:
+                    holder = await to_thread.run_sync(self.resolve_extension, token)
+                    tenant = holder.tenant if holder is not None else None
                 if tenant is None:
                     refusal = _refused(FORBIDDEN, "the token does not match")
+                elif holder is not None:
+                    refusal = _extension_refusal(scope["path"], headers, holder)
             else:
                 tenant = self.default_tenant
-                refusal = self._tokenless_refusal(headers)
-            if refusal is None:
+                if not _pairing(scope["method"], scope["path"], headers):
+                    refusal = self._tokenless_refusal(headers)
+            if (
+                refusal is None
+                and holder is None
+                and not _pairing(scope["method"], scope["path"], headers)
+            ):
                 refusal = self._browser_refusal(scope["method"], headers, tokenless=token is None)
         if refusal is not None:
             status, code, message = refusal
@@ -215,7 +235,10 @@ class LocalSecurity:
             return
 
         # The tenant the request acts for (api/deps.py reads it).
-        scope = {**scope, "state": {**scope.get("state", {}), TENANT_STATE: tenant}}
+        state = {**scope.get("state", {}), TENANT_STATE: tenant}
+        if holder is not None:  # the extension token's name (api/extension.py reads it)
+            state[EXTENSION_STATE] = holder.name
+        scope = {**scope, "state": state}
         scheme = self.public_hosts.get((headers.get("host") or "").lower())
         if scheme is not None:
             # The proxy ended TLS: a URL the app builds (a redirect) names the public scheme.
@@ -282,6 +305,30 @@ class LocalSecurity:
             if allowed
             else _refused(CROSS_SITE, "a request from another site cannot change jobctrl")
         )
+
+
+def _extension_refusal(path: str, headers: Headers, holder: Holder) -> tuple[int, str, str] | None:
+    """An extension token opens only the capture, status and task routes; sent by a
+    browser, only from an extension's origin (the one it paired from, when known)."""
+    if path not in EXTENSION_PATHS:
+        return _refused(
+            FORBIDDEN, "an extension's token opens only captures, their status and its tasks"
+        )
+    origin = headers.get("origin")
+    if origin is None:
+        return None
+    if not extension_origin(origin) or (
+        holder.origin is not None and origin.lower() != holder.origin.lower()
+    ):
+        return _refused(CROSS_SITE, "this token belongs to another extension")
+    return None
+
+
+def _pairing(method: str, path: str, headers: Headers) -> bool:
+    """The pairing request: its code is its credential (the only route a code opens),
+    sent by an extension (its origin) or a script (none)."""
+    origin = headers.get("origin")
+    return method == "POST" and path == PAIR_PATH and (origin is None or extension_origin(origin))
 
 
 def _bearer(headers: Headers) -> str | None:

@@ -11,6 +11,7 @@ are those models dumped by alias (camelCase keys).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -27,6 +28,7 @@ from jobctrl.domain.clock import utcnow
 from jobctrl.domain.errors import ARTIFACT_NOT_FOUND, JobctrlError, NotFoundError
 from jobctrl.domain.events import summary_fields
 from jobctrl.domain.executions import WorkflowType
+from jobctrl.domain.extension import browser_condition
 from jobctrl.domain.fit_verdict import fit_summary
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import JobStatus
@@ -83,6 +85,15 @@ class StageView(View):
     next_attempt_at: Timestamp | None
     started_at: Timestamp | None
     finished_at: Timestamp | None
+    # A typed condition on the stage: ``browser_capture_needed`` for an Enrich the site
+    # refused to a robot, which the person's browser (the extension) can save (issue 32).
+    condition: str | None = None
+
+    @classmethod
+    def of_row(cls, row: Mapping[str, Any]) -> StageView:
+        view = cls.from_row(row)
+        view.condition = browser_condition(view.stage, view.state, view.error_code)
+        return view
 
 
 class Salary(View):
@@ -223,7 +234,7 @@ def job_view(store: Store, job_id: str, home: Home | None = None) -> JobView:
         valid_through=row["valid_through"],
         extraction_method=row["extraction_method"],
         artifacts=JobArtifacts(page=row["raw_artifact"], text=row["text_artifact"]),
-        stages=[StageView.from_row(r) for r in record.stages],
+        stages=[StageView.of_row(r) for r in record.stages],
         score=score["score"] if score else None,
         verdict=score["verdict"] if score else None,
         fit_summary=_fit_summary(score["report"]) if score else None,

@@ -166,6 +166,12 @@ COMMANDS: dict[str, LazyCommand] = {
         "Add and list tenants (each has its own profile, settings, budget and API "
         "token), and rotate their tokens.",
     ),
+    "extension": LazyCommand(
+        "extension",
+        "extension_group",
+        "The browser extension: load it, pair it, list and revoke its tokens, and see the "
+        "jobs waiting for your browser.",
+    ),
     "worker": LazyCommand(
         "processes",
         "worker",

@@ -28,6 +28,8 @@ ENRICH_HTTP_SERVER_ERROR = "ENRICH_HTTP_SERVER_ERROR"
 ENRICH_RATE_LIMITED = "ENRICH_RATE_LIMITED"
 ENRICH_TOO_MANY_REDIRECTS = "ENRICH_TOO_MANY_REDIRECTS"
 ENRICH_NO_CONTENT = "ENRICH_NO_CONTENT"
+# 401/403 (or LinkedIn's 999): a login or bot wall; the person's own browser can read it.
+ENRICH_LOGIN_WALL = "ENRICH_LOGIN_WALL"
 SCORE_NO_DESCRIPTION = "SCORE_NO_DESCRIPTION"
 REQUIREMENT_FIT_MISSING = "REQUIREMENT_FIT_MISSING"  # Tailor/Cover before a score exists
 MATERIALS_MISSING = "MATERIALS_MISSING"  # PDF before a tailored resume exists
@@ -81,6 +83,7 @@ RENDER_NOT_A_PDF = "render_not_a_pdf"
 
 # -- command codes: what a CLI command or an HTTP request can fail with
 INVALID_INPUT = "invalid_input"
+PAYLOAD_TOO_LARGE = "payload_too_large"  # a request body over its route's limit
 UNKNOWN_SETTING = "unknown_setting"
 INVALID_SETTING = "invalid_setting"
 PROFILE_IMPORT = "profile_import"
@@ -176,6 +179,7 @@ POSTING_REFUSALS = frozenset(
         DETAIL_UNSAFE_URL,
         ENRICH_HTTP_NOT_FOUND,
         ENRICH_INVALID_URL,
+        ENRICH_LOGIN_WALL,
         ENRICH_NO_CONTENT,
         ENRICH_ROBOTS_DISALLOWED,
         ENRICH_TOO_LARGE,
@@ -198,6 +202,7 @@ STATUS: dict[str, Status] = {
     NOT_FOUND: Status(1, 404),
     METHOD_NOT_ALLOWED: Status(1, 405),
     INVALID_INPUT: Status(1, 400),
+    PAYLOAD_TOO_LARGE: Status(1, 413),
     NOTHING_TO_RETRY: Status(1, 409),
     AUTOMATION_PAUSED: Status(1, 409),  # stop-loss paused the lane: resume it first
     BUDGET_EXCEEDED: Status(1, 409),  # today's budget is spent: a paid start must wait

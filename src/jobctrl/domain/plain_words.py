@@ -26,6 +26,8 @@ SENTENCES: dict[str, str] = {
     e.ENRICH_TIMEOUT: "The site took too long to answer; it will be tried again.",
     e.ENRICH_HTTP_NOT_FOUND: "The page does not exist (any more): the posting is gone.",
     e.ENRICH_HTTP_CLIENT_ERROR: "The site refused to show the page.",
+    e.ENRICH_LOGIN_WALL: "The site shows this page only to a signed-in person: save it from "
+    "your browser with the jobctrl extension.",
     e.ENRICH_HTTP_SERVER_ERROR: "The site had an error; it will be tried again.",
     e.ENRICH_RATE_LIMITED: "The site asked us to slow down; it will be tried again later.",
     e.ENRICH_TOO_MANY_REDIRECTS: "The link sends the browser round in circles.",

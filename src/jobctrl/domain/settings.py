@@ -293,6 +293,19 @@ SPECS: dict[str, SettingSpec] = {
             "when it found none (read at each poll; at most an hour is used).",
         ),
         SettingSpec(
+            "extension.capture_hosts",
+            [],
+            host_list,
+            "Sites the browser extension may save postings from, e.g. linkedin.com,indeed.com "
+            "(a site's subdomains count; empty: any site).",
+        ),
+        SettingSpec(
+            "extension.tasks",
+            True,
+            boolean,
+            "Offer jobs whose site needs your browser to the paired extension (false: stop).",
+        ),
+        SettingSpec(
             "apply_approval_ttl_seconds",
             900,
             int_between(1, 900),

@@ -29,6 +29,7 @@ from jobctrl.domain.errors import (
     ENRICH_HTTP_NOT_FOUND,
     ENRICH_HTTP_SERVER_ERROR,
     ENRICH_INVALID_URL,
+    ENRICH_LOGIN_WALL,
     ENRICH_RATE_LIMITED,
     ENRICH_TIMEOUT,
     ENRICH_TOO_LARGE,
@@ -47,6 +48,8 @@ __all__ = ["FetchPolicy", "FetchResult", "SafeFetcher", "parse_retry_after"]
 
 MAX_RETRY_AFTER = timedelta(hours=1)
 ROBOTS_MAX_REDIRECTS = 5
+# A login or bot wall: only the person's own browser gets the page (999: LinkedIn's own).
+LOGIN_WALL_STATUSES = frozenset({401, 403, 999})
 ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309: parse at least 500 KiB, ignore the rest
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 _OUTPUT_CHUNK = 64 * 1024
@@ -461,6 +464,8 @@ def _status_error(response: httpx.Response, host: str) -> StageError | None:
         return StageError(ENRICH_HTTP_NOT_FOUND, message)
     if status == 429:
         return _rate_limited(response, host)
+    if status in LOGIN_WALL_STATUSES:
+        return StageError(ENRICH_LOGIN_WALL, message)
     if status >= 500:
         return StageError(
             ENRICH_HTTP_SERVER_ERROR, message, retryable=True, retry_after=retry_after

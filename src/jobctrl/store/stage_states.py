@@ -349,38 +349,41 @@ def reset_stages(
 ) -> None:
     """Put finished ``stages`` back to pending (attempts kept); refused while one runs."""
     with store.write(clock=clock) as tx:
-        rows = {
-            r.stage: r.state
-            for r in tx.conn.execute(
-                select(S.c.stage, S.c.state).where(
-                    S.c.job_id == job_id, tenancy.keyed(S, tx.tenant)
-                )
-            )
-        }
-        busy = [s for s in stages if rows.get(s) == StageState.RUNNING.value]
-        if busy:
-            raise StageError(STAGE_BUSY, f"{busy[0]} is running for job {job_id}; try later")
-        for stage in stages:
-            upsert(
-                tx.conn,
-                S,
-                {
-                    "job_id": job_id,
-                    "stage": stage,
-                    "state": StageState.PENDING.value,
-                    "attempts": 0,
-                    "reserved_by": None,  # a person's reset takes the row from recovery
-                    "created_at": tx.now,
-                    "updated_at": tx.now,
-                    "tenant_id": tx.tenant,
-                },
-                keys=["job_id", "stage"],
-                update=["state", "reserved_by", "updated_at"],
-            )
-            tx.append(
-                StageReset(job_id=job_id, stage=stage, reason=reason),
-                key=f"stage-reset:{job_id}:{stage}:{tx.now.isoformat()}",
-            )
+        reset_in(tx, job_id, stages, reason)
+
+
+def reset_in(tx: WriteTx, job_id: str, stages: tuple[str, ...], reason: str) -> None:
+    """``reset_stages`` inside the caller's transaction."""
+    rows = {
+        r.stage: r.state
+        for r in tx.conn.execute(
+            select(S.c.stage, S.c.state).where(S.c.job_id == job_id, tenancy.keyed(S, tx.tenant))
+        )
+    }
+    busy = [s for s in stages if rows.get(s) == StageState.RUNNING.value]
+    if busy:
+        raise StageError(STAGE_BUSY, f"{busy[0]} is running for job {job_id}; try later")
+    for stage in stages:
+        upsert(
+            tx.conn,
+            S,
+            {
+                "job_id": job_id,
+                "stage": stage,
+                "state": StageState.PENDING.value,
+                "attempts": 0,
+                "reserved_by": None,  # a person's reset takes the row from recovery
+                "created_at": tx.now,
+                "updated_at": tx.now,
+                "tenant_id": tx.tenant,
+            },
+            keys=["job_id", "stage"],
+            update=["state", "reserved_by", "updated_at"],
+        )
+        tx.append(
+            StageReset(job_id=job_id, stage=stage, reason=reason),
+            key=f"stage-reset:{job_id}:{stage}:{tx.now.isoformat()}",
+        )
 
 
 def skip_pending(

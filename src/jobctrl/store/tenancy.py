@@ -48,7 +48,13 @@ from sqlalchemy.sql.ddl import ExecutableDDLElement
 from sqlalchemy.sql.elements import ColumnClause
 from sqlalchemy.sql.visitors import InternalTraversal
 
-from jobctrl.store import application_tables, operations_tables, tenant_tables, truth_tables
+from jobctrl.store import (
+    application_tables,
+    extension_tables,
+    operations_tables,
+    tenant_tables,
+    truth_tables,
+)
 from jobctrl.store.schema import metadata
 from jobctrl.testing import hooks
 
@@ -57,7 +63,13 @@ ALL_TENANTS_OPTION = "jobctrl_all_tenants"
 TENANT_PARAM = "tenant"
 
 # Loaded so the metadata holds every table (their modules define them on it).
-TABLE_MODULES = (application_tables, operations_tables, tenant_tables, truth_tables)
+TABLE_MODULES = (
+    application_tables,
+    extension_tables,
+    operations_tables,
+    tenant_tables,
+    truth_tables,
+)
 # Deployment-wide on purpose, with why; every other table has ``tenant_id``.
 GLOBAL_TABLES: Mapping[str, str] = {
     "projection_watermarks": "the fold runs once over the one global event sequence",

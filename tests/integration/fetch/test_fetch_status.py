@@ -8,6 +8,7 @@ import pytest
 
 from jobctrl.domain.errors import (
     ENRICH_HTTP_CLIENT_ERROR,
+    ENRICH_LOGIN_WALL,
     ENRICH_HTTP_NOT_FOUND,
     ENRICH_HTTP_SERVER_ERROR,
     ENRICH_INVALID_URL,
@@ -23,7 +24,9 @@ from jobctrl.domain.errors import (
     [
         (404, ENRICH_HTTP_NOT_FOUND, False),
         (410, ENRICH_HTTP_NOT_FOUND, False),
-        (403, ENRICH_HTTP_CLIENT_ERROR, False),
+        (403, ENRICH_LOGIN_WALL, False),
+        (999, ENRICH_LOGIN_WALL, False),
+        (400, ENRICH_HTTP_CLIENT_ERROR, False),
         (408, ENRICH_HTTP_CLIENT_ERROR, True),
         (500, ENRICH_HTTP_SERVER_ERROR, True),
         (502, ENRICH_HTTP_SERVER_ERROR, True),
