@@ -69,6 +69,7 @@ async def test_a_blocked_job_waits_for_the_browser_and_continues_from_a_capture(
     assert (enrich.state, enrich.error_code) == ("failed", "ENRICH_ROBOTS_DISALLOWED")
     assert enrich.condition == "browser_capture_needed"
     assert blocked.to_json()["stages"][0]["condition"] == "browser_capture_needed"
+    assert blocked.next_action == "needs_browser", "the inbox: Needs your browser"
     episode = ids.stage_workflow_id(
         ids.CAPTURE_KIND, "enrich", blocked.job_id, enrich.finished_at.isoformat(), store.tenant
     )

@@ -16,6 +16,7 @@ from jobctrl.domain.applications import ApplicationStatus, Outcome
 from jobctrl.domain.availability import Availability
 from jobctrl.domain.clock import as_utc
 from jobctrl.domain.errors import MIN_SCORE, POSTING_EXPIRED, POSTING_UNAVAILABLE
+from jobctrl.domain.extension import BROWSER_CODES
 from jobctrl.domain.materials import MaterialState
 from jobctrl.domain.plain_words import sentence
 from jobctrl.domain.stages import JobStatus
@@ -30,12 +31,18 @@ __all__ = [
 ]
 
 DEFAULT_FOLLOWUP_DAYS = 7
+# A posting whose site refused jobctrl's robot (a sign-in or robots rule, issue 32).
+NEEDS_BROWSER_REASON = (
+    "The site shows this posting only to a signed-in person: open it in your browser and "
+    "click the jobctrl button (a paired extension can do it for you)."
+)
 
 
 class NextAction(StrEnum):
     """The inbox's groups, each with its one button."""
 
     NEEDS_YOU = "needs_you"  # failed with a reason the person can act on
+    NEEDS_BROWSER = "needs_browser"  # the site shows the posting only to the person's browser
     REVIEW = "review"  # prepared: the materials wait for a decision
     READY_TO_APPLY = "ready_to_apply"  # approved, not applied yet
     FOLLOW_UP = "follow_up"  # applied long enough ago with no outcome yet
@@ -49,6 +56,7 @@ class NextAction(StrEnum):
 # Each group's heading, in a job seeker's words.
 TITLES: dict[NextAction, str] = {
     NextAction.NEEDS_YOU: "Needs you",
+    NextAction.NEEDS_BROWSER: "Needs your browser",
     NextAction.REVIEW: "Review",
     NextAction.READY_TO_APPLY: "Ready to apply",
     NextAction.FOLLOW_UP: "Follow up",
@@ -135,6 +143,8 @@ def next_action(
     if facts.status == JobStatus.FAILED and facts.retried_automatically:
         again = f"{sentence(facts.error_code).rstrip('.')}: it is tried again on its own."
         return NextStep(NextAction.IN_PROGRESS, again)
+    if facts.status == JobStatus.FAILED and facts.error_code in BROWSER_CODES:
+        return NextStep(NextAction.NEEDS_BROWSER, NEEDS_BROWSER_REASON)
     if facts.status == JobStatus.FAILED:
         return NextStep(NextAction.NEEDS_YOU, sentence(facts.error_code))
     if facts.status == JobStatus.SKIPPED:
