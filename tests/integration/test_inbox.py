@@ -14,7 +14,6 @@ import httpx
 import pytest
 from sqlalchemy import select, update
 
-from jobctrl.api.app import create_app
 from jobctrl.domain.errors import ENRICH_HTTP_NOT_FOUND, ENRICH_TIMEOUT, JOB_HIDDEN, StageError
 from jobctrl.domain.stages import StageState
 from jobctrl.stages.context import StageContext
@@ -22,18 +21,14 @@ from jobctrl.stages.enrich import enrich
 from jobctrl.stages.score import score
 from jobctrl.store import applications, availability, events, jobs, schema, stage_states, tenancy
 from jobctrl.store.application_tables import applications as A
+from tests.support.app import app_client
 from tests.support.http import Route, posting_html
 from tests.support.processes import run_cli
-
-SAME_ORIGIN = {"Origin": "http://127.0.0.1:8765", "Sec-Fetch-Site": "same-origin"}
 
 
 @pytest.fixture
 async def api(home) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=create_app(home, port=8765))
-    async with httpx.AsyncClient(
-        transport=transport, base_url="http://127.0.0.1:8765", headers=SAME_ORIGIN
-    ) as c:
+    async with app_client(home) as c:
         yield c
 
 

@@ -10,10 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-import httpx
 import pytest
 
-from jobctrl.api.app import create_app
 from jobctrl.app.apply_views import apply_queue
 from jobctrl.app.inbox import jobs_inbox
 from jobctrl.app.jobs import add_job
@@ -26,6 +24,7 @@ from jobctrl.app.materials import (
 from jobctrl.app.queries import job_materials, show_job
 from jobctrl.domain.errors import COVER_ON_REQUEST, EXISTS, JobctrlError
 from jobctrl.render.pdf import pdf_text
+from tests.support.app import app_client
 from tests.support.http import Route, posting_html
 from tests.support.processes import run_cli
 
@@ -34,7 +33,6 @@ GOOD = posting_html(
     "Acme Robotics",
     ["5+ years of Python", "Experience with PostgreSQL", "Kubernetes and Docker", "FastAPI"],
 )
-SAME_ORIGIN = {"Origin": "http://127.0.0.1:8765", "Sec-Fetch-Site": "same-origin"}
 
 
 def _kinds(home, job_id: str) -> dict[tuple[str, int], str]:
@@ -89,13 +87,7 @@ async def test_the_job_page_offers_the_letter_and_the_api_writes_it(
 ):
     fast_settings.set_value("materials.cover_min_score", 95)
     view = await add_job(home, site.add("/jobs/lo-api", Route(body=GOOD)), wait=True)
-    app = create_app(home, port=8765)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app),
-        base_url="http://127.0.0.1:8765",
-        headers=SAME_ORIGIN,
-        timeout=60,
-    ) as api:
+    async with app_client(home) as api:
         page = (await api.get(f"/jobs/{view.job_id}")).text
         assert 'id="write-letter"' in page and "Write the cover letter" in page
         started = await api.post(f"/v1/jobs/{view.job_id}/materials/letter")
@@ -114,9 +106,7 @@ async def test_the_job_page_offers_the_letter_and_the_api_writes_it(
         assert 'id="write-letter"' not in page
 
 
-async def test_a_job_at_the_letter_score_gets_its_letter_at_once(
-    home, worker, site, fast_settings
-):
+async def test_a_job_at_the_letter_score_gets_its_letter_at_once(home, worker, site, fast_settings):
     fast_settings.set_value("min_fit_score", 50)
     fast_settings.set_value("materials.cover_min_score", 10)  # below min_fit: min_fit counts
     view = await add_job(home, site.add("/jobs/hi", Route(body=GOOD)), wait=True)

@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from jobctrl.api.app import create_app
 from jobctrl.app import material_edits as app_edits
 from jobctrl.app import materials as app_materials
 from jobctrl.app import profile_edit
@@ -23,11 +22,11 @@ from jobctrl.domain.errors import MATERIALS_UNSUPPORTED, JobctrlError
 from jobctrl.store import materials as stored
 from jobctrl.store import truth_checks
 from jobctrl.store.availability import record_check
+from tests.support.app import app_client
 from tests.support.materials import prepared_job
 from tests.support.processes import run_cli
 
 UNSUPPORTED = "I hold a PhD in Astrophysics from the University of Mars."
-SAME_ORIGIN = {"Origin": "http://127.0.0.1:8765", "Sec-Fetch-Site": "same-origin"}
 
 
 def _with(text: str, sentence: str) -> str:
@@ -136,13 +135,7 @@ def test_the_cli_edits_from_a_file_and_in_the_editor(
 
 @pytest.fixture
 async def api(home) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(home, port=8765)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app),
-        base_url="http://127.0.0.1:8765",
-        headers=SAME_ORIGIN,
-        timeout=60,
-    ) as client:
+    async with app_client(home) as client:
         yield client
 
 

@@ -10,20 +10,14 @@ import httpx
 import pytest
 from playwright.async_api import expect
 
-from jobctrl.api.app import create_app
 from jobctrl.config import load_config
-from tests.support.app import live_server
+from tests.support.app import app_client, live_server
 from tests.support.browser import CHROMIUM, chromium_page, screenshot
-
-SAME_ORIGIN = {"Origin": "http://127.0.0.1:8765", "Sec-Fetch-Site": "same-origin"}
 
 
 @pytest.fixture
 async def page(home) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=create_app(home, port=8765))
-    async with httpx.AsyncClient(
-        transport=transport, base_url="http://127.0.0.1:8765", headers=SAME_ORIGIN
-    ) as c:
+    async with app_client(home) as c:
         yield c
 
 

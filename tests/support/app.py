@@ -6,9 +6,10 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 
+import httpx
 import uvicorn
 from fastapi import FastAPI
 from fastapi.routing import APIRoute, iter_route_contexts
@@ -17,6 +18,22 @@ from jobctrl.api.app import create_app
 from jobctrl.api.events import KEEPALIVE_SECONDS
 from jobctrl.api.server import bind
 from jobctrl.home import Home
+
+# What a page of the app itself sends with a request (the Origin/Fetch-Metadata defences).
+SAME_ORIGIN = {"Origin": "http://127.0.0.1:8765", "Sec-Fetch-Site": "same-origin"}
+
+
+@asynccontextmanager
+async def app_client(home: Home) -> AsyncIterator[httpx.AsyncClient]:
+    """The app in process (no server, no port): a client that calls it as its own pages
+    do, at the default ``jobctrl up`` address."""
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=create_app(home, port=8765)),
+        base_url="http://127.0.0.1:8765",
+        headers=SAME_ORIGIN,
+        timeout=60,
+    ) as client:
+        yield client
 
 
 @contextmanager
