@@ -165,3 +165,17 @@ def test_a_model_report_gets_the_level_and_family_weighed_by_code() -> None:
     notes = [f.note for f in settled.factors]
     assert "posting is junior; you have 9 years" in notes
     assert any(n.startswith("a different field: posting is product") for n in notes)
+
+
+def test_a_posting_with_no_requirement_list_is_a_rough_estimate_never_a_strong_fit() -> None:
+    # Every skill the profile has, in prose: the words overlap fully, yet nothing was
+    # checked requirement by requirement.
+    skills = ", ".join(DEMO.skills)
+    narrative = (
+        f"We are a small team that loves {skills}. You would join us to build things we "
+        "care about, with people who like their work."
+    )
+    report = score_offline(DEMO.experience[0].title, narrative, DEMO, today=TODAY)
+    assert not report.requirements
+    assert report.score <= 70 and not report.verdict.startswith("Strong")
+    assert "no requirement list" in report.fit_summary

@@ -53,6 +53,9 @@ __all__ = [
 ]
 
 STRONG, GOOD, PARTIAL, WEAK = "Strong fit", "Good fit", "Partial fit", "Weak fit"
+# The highest score of a posting with no requirement list (a rough estimate from the skills
+# it mentions): below a strong fit, so it never tops jobs whose requirements were checked.
+ROUGH_CAP = 70
 
 
 @dataclass(frozen=True)
@@ -197,6 +200,8 @@ def settle(
     unmet = unmet_must_haves(settled)
     if unmet and rules.unmet_must_have_caps_score:
         score = min(score, max(0, rules.min_fit_score - 1))
+    if not settled.requirements:  # an estimate from the words alone is never a strong fit
+        score = min(score, ROUGH_CAP)
     verdict = verdict_for(score)
     if unmet and rules.unmet_must_have_caps_score and verdict == STRONG:
         verdict = GOOD  # a high min_fit_score still never lets an unmet must-have be strong
