@@ -22,7 +22,7 @@ demo: $(STAMP)
 	JOBCTRL_HOME=$(DEMO_HOME) $(BIN)/jobctrl demo --serve $(DEMO_PORT)
 
 # Both cores: pytest-xdist, two worker processes (each starts its own Temporal dev server).
-# Every test but the two process-heavy fault tests marked `heavy_fault` (test-faults).
+# Every test but the three process-heavy fault tests marked `heavy_fault` (test-faults).
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=30 -m 'not heavy_fault'
 
@@ -33,7 +33,8 @@ test-pg-rest: $(STAMP)
 	JOBCTRL_TEST_PG_REST=1 $(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=10 tests/integration
 
 # CI's last pass: the fault tests that each keep a core busy for two minutes and more
-# (twenty kill -9s of a worker; three workers and three adders on PostgreSQL, one killed),
+# (twenty kill -9s of a worker; three workers and three adders on PostgreSQL, one killed;
+# a worker through a minute of rate limits),
 # marked `heavy_fault`; `make test` leaves them out for its time (docs/PERFORMANCE.md,
 # "Suite time, second pass"). `pytest tests/fault` alone still runs them with the rest.
 test-faults: $(STAMP)

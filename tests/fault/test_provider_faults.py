@@ -75,6 +75,7 @@ def _stop_loss_events(store) -> int:
         ).scalar_one()
 
 
+@pytest.mark.heavy_fault  # a worker process through a 60 s rate-limited window: ~70 s
 async def test_a_rate_limited_window_resumes_by_itself_within_budget(
     home, embedded, store, settings, site, zygote
 ):
