@@ -9,13 +9,19 @@ from __future__ import annotations
 from datetime import timedelta
 
 import httpx
+import pytest
+from click.testing import CliRunner
 from sqlalchemy import func, select
 
 from jobctrl.api.app import create_app
+from jobctrl.app import apply_browser, apply_views
 from jobctrl.app import extension as app_extension
+from jobctrl.cli import main
 from jobctrl.domain.clock import utcnow
-from jobctrl.store import extension_tables, schema, start_intents, tenancy
+from jobctrl.domain.errors import JobctrlError
+from jobctrl.store import applications, extension_tables, jobs, schema, start_intents, tenancy
 from jobctrl.store.settings import Settings
+from tests.support.apply import approved_job
 from tests.support.tenants import TwoTenants
 
 BASE = "http://127.0.0.1:8765"
@@ -151,3 +157,18 @@ async def test_another_tenants_token_lands_only_in_its_tenant(
     assert _count(t.local, extension_tables.job_captures) == 0
     assert _count(t.acme, schema.jobs) == 1
     assert app_extension.list_extensions(t.local_home).items == []
+
+
+def test_easy_apply_is_apply_on_the_site_never_a_form_to_fill(home, store, site, fast_settings):
+    job_id = approved_job(home, store, site, "/jobs/easy-apply")
+    with store.write() as tx:  # the posting's apply button is LinkedIn's own (Easy Apply)
+        linkedin = "https://www.linkedin.com/jobs/view/4001/"
+        jobs.record_enrichment(tx, job_id, {"apply_url": linkedin}, "json-ld")
+    [queued] = [q for q in apply_views.apply_queue(home) if q.job_id == job_id]
+    assert (queued.channel, queued.target) == ("browser", "apply_on_site")
+    with pytest.raises(JobctrlError) as refused:
+        apply_browser.prefill(home, job_id, dry_run=True)
+    assert refused.value.code == "APPLY_ON_SITE" and refused.value.http_status == 409
+    assert applications.get(store, job_id) is None, "nothing opened, nothing to retry"
+    listed = CliRunner().invoke(main, ["apply", "list"])
+    assert "apply on the site" in listed.output

@@ -31,6 +31,7 @@ from jobctrl.domain import errors
 from jobctrl.domain.applications import Channel
 from jobctrl.domain.clock import Clock
 from jobctrl.domain.errors import JobctrlError
+from jobctrl.domain.extension import apply_on_site
 from jobctrl.domain.materials import CoverLetter, MaterialKind
 from jobctrl.domain.processes import process_owner
 from jobctrl.home import Home
@@ -153,6 +154,14 @@ DOCUMENT_SLOTS = {MaterialKind.RESUME.value: "resume", MaterialKind.COVER.value:
 def _form_url(job: dict[str, Any], row: dict[str, Any] | None, url: str | None) -> str:
     for candidate in (url, (row or {}).get("form_url"), job.get("apply_url"), job.get("url")):
         if candidate and urlsplit(str(candidate)).scheme in ("http", "https"):
+            if candidate != url and apply_on_site(str(candidate)):
+                # The site's own form (Easy Apply): the person applies there, terminal.
+                raise JobctrlError(
+                    f"job {job['id']} is applied to on its site's own form (LinkedIn Easy "
+                    "Apply, Indeed): open the posting and apply there; jobctrl does not "
+                    "fill it (--url names another form)",
+                    code=errors.APPLY_ON_SITE,
+                )
             return str(candidate)
         if candidate and candidate == url:
             raise JobctrlError("--url must be an http(s) address", code=errors.INVALID_INPUT)

@@ -14,6 +14,7 @@ from jobctrl.app.models import Timestamp, View
 from jobctrl.domain.applications import UNKNOWN_HINT, ApplicationStatus, Channel
 from jobctrl.domain.clock import as_utc, utcnow
 from jobctrl.domain.errors import JobctrlError
+from jobctrl.domain.extension import APPLY_ON_SITE, apply_on_site
 from jobctrl.domain.materials import MaterialKind, MaterialState
 from jobctrl.domain.stages import JobStatus
 from jobctrl.home import Home
@@ -214,6 +215,9 @@ class QueuedJob(View):
     status: str | None
     error_code: str | None
     form_url: str | None
+    # ``apply_on_site``: the site takes applications in its own form (LinkedIn Easy Apply,
+    # Indeed): the person applies there; nothing is prefilled, retried or looked up.
+    target: str | None = None
 
 
 def _pdfs(home: Home, job_id: str) -> tuple[list[QueuedPdf], list[str]]:
@@ -264,6 +268,8 @@ def apply_queue(home: Home) -> list[QueuedJob]:
         )
         if channel == Channel.EMAIL and not (app and app["email_to"]):
             missing.append("recipient")
+        form_url = (app or {}).get("form_url") or job.get("apply_url") or job.get("url")
+        on_site = channel == Channel.BROWSER and apply_on_site(form_url)
         queue.append(
             QueuedJob(
                 job_id=job_id,
@@ -277,7 +283,8 @@ def apply_queue(home: Home) -> list[QueuedJob]:
                 application_id=app["id"] if app else None,
                 status=app["status"] if app else None,
                 error_code=app["error_code"] if app else None,
-                form_url=(app or {}).get("form_url") or job.get("apply_url") or job.get("url"),
+                form_url=form_url,
+                target=APPLY_ON_SITE if on_site else None,
             )
         )
     queue.sort(key=lambda q: (q.score is None, -(q.score or 0), q.job_id))

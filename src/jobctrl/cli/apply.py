@@ -94,6 +94,8 @@ def list_cmd(as_json: bool) -> None:
     for q in queue:
         score = "-" if q.score is None else str(q.score)
         what = "ready" if q.ready else "missing: " + ", ".join(q.missing)
+        if q.target == "apply_on_site":
+            what = "apply on the site"
         status = q.status or "not prepared"
         click.echo(
             f"{q.job_id}  {score:>3}  {q.channel:<7} {status:<12} "

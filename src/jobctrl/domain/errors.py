@@ -99,6 +99,8 @@ ARTIFACT_MISSING = "artifact_missing"
 MISSING_INPUT = "missing_input"
 NOTHING_TO_RETRY = "nothing_to_retry"
 NOT_RUNNING = "not_running"
+# A discovery run is still discovering or draining (its preparations run): no second one.
+DISCOVERY_BUSY = "discovery_busy"
 NO_DRAFT = "no_draft"
 # An edited resume or letter says what the profile does not support: approval waits until
 # the sentence is removed or the fact is added to the profile.
@@ -128,6 +130,10 @@ CROSS_SITE = "cross_site"
 TENANT_UNKNOWN = "tenant_unknown"
 INVALID_TENANT = "invalid_tenant"
 SETTING_OPERATOR_ONLY = "setting_operator_only"
+# Contact research (issue 33): a contact or candidate that does not exist; a source the
+# person's contacts.sources policy does not allow.
+CONTACT_NOT_FOUND = "contact_not_found"
+CONTACT_SOURCE_REFUSED = "contact_source_refused"
 
 
 # -- applying (issue 12): refusals of an apply command, and what a send ended with
@@ -147,6 +153,9 @@ APPLY_CAPTCHA = "APPLY_CAPTCHA"  # a CAPTCHA or bot challenge: handed over, neve
 APPLY_FORM_UNAVAILABLE = "APPLY_FORM_UNAVAILABLE"  # the form page failed to load (or 4xx/5xx)
 APPLY_NO_FORM = "APPLY_NO_FORM"  # the page has no form to fill (moved or changed)
 APPLY_NO_FORM_URL = "APPLY_NO_FORM_URL"  # the job has no URL to open: use --url
+# Applied to on the job site's own form (LinkedIn Easy Apply, Indeed): a terminal
+# target-readiness outcome, never retried nor looked up as a missing address (issue 32).
+APPLY_ON_SITE = "APPLY_ON_SITE"
 APPLY_BROWSER_UNAVAILABLE = "APPLY_BROWSER_UNAVAILABLE"  # no Chromium to drive
 APPLY_NO_DISPLAY = "APPLY_NO_DISPLAY"  # no display for a visible window (try --dry-run)
 APPLY_PREFILL_INTERRUPTED = "APPLY_PREFILL_INTERRUPTED"  # stopped (or its process died) mid-fill
@@ -163,6 +172,10 @@ SMTP_REFUSED = "SMTP_REFUSED"  # another refusal before or of the data: nothing 
 SEND_CONNECTION_LOST = "SEND_CONNECTION_LOST"  # after the data, before the reply: unknown
 SEND_SENDER_DIED = "SEND_SENDER_DIED"  # the sending process died mid-send: unknown
 SEND_INTERRUPTED = "SEND_INTERRUPTED"  # the send stopped unexpectedly (a bug, Ctrl-C)
+# Follow-ups and outreach (issue 33): the same send; these are what refuses a draft or a send.
+FOLLOWUP_NOT_DUE = "FOLLOWUP_NOT_DUE"  # no follow-up is due for the application (yet, or any more)
+MESSAGE_UNSUPPORTED_CLAIM = "MESSAGE_UNSUPPORTED_CLAIM"  # a claim the profile does not support
+OUTREACH_DAILY_CAP = "OUTREACH_DAILY_CAP"  # outreach.max_per_day emails sent today already
 
 
 class Status(NamedTuple):
@@ -207,6 +220,7 @@ STATUS: dict[str, Status] = {
     AUTOMATION_PAUSED: Status(1, 409),  # stop-loss paused the lane: resume it first
     BUDGET_EXCEEDED: Status(1, 409),  # today's budget is spent: a paid start must wait
     NOT_RUNNING: Status(1, 409),
+    DISCOVERY_BUSY: Status(1, 409),
     NO_DRAFT: Status(1, 409),
     MATERIALS_UNSUPPORTED: Status(1, 409),
     STAGE_BUSY: Status(1, 409),
@@ -225,6 +239,8 @@ STATUS: dict[str, Status] = {
     TENANT_UNKNOWN: Status(1, 404),
     INVALID_TENANT: Status(1, 400),
     SETTING_OPERATOR_ONLY: Status(1, 403),
+    CONTACT_NOT_FOUND: Status(1, 404),
+    CONTACT_SOURCE_REFUSED: Status(1, 403),
     APPLY_MATERIALS_NOT_APPROVED: Status(1, 409),
     APPLY_NOT_PREPARED: Status(1, 409),
     APPLY_MATERIALS_CHANGED: Status(1, 409),
@@ -236,6 +252,7 @@ STATUS: dict[str, Status] = {
     APPLY_OUTCOME_UNKNOWN: Status(1, 409),
     APPLY_BAD_RESOLUTION: Status(1, 409),
     APPLY_NO_FORM_URL: Status(1, 409),
+    APPLY_ON_SITE: Status(1, 409),
     APPLY_BROWSER_UNAVAILABLE: Status(1, 503),
     APPLY_NO_DISPLAY: Status(1, 503),
     POSTING_UNAVAILABLE: Status(1, 409),
@@ -251,6 +268,9 @@ STATUS: dict[str, Status] = {
     SEND_CONNECTION_LOST: Status(3, 502),
     SEND_SENDER_DIED: Status(3, 502),
     SEND_INTERRUPTED: Status(3, 502),
+    FOLLOWUP_NOT_DUE: Status(1, 409),
+    MESSAGE_UNSUPPORTED_CLAIM: Status(1, 422),
+    OUTREACH_DAILY_CAP: Status(1, 429),
 }
 
 

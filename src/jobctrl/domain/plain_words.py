@@ -97,6 +97,8 @@ SENTENCES: dict[str, str] = {
     e.APPLY_FORM_UNAVAILABLE: "The application form did not load.",
     e.APPLY_NO_FORM: "The page has no application form to fill in.",
     e.APPLY_NO_FORM_URL: "There is no application form address for this job.",
+    e.APPLY_ON_SITE: "Apply on the site: it takes applications in its own form (LinkedIn "
+    "Easy Apply, Indeed), which jobctrl does not fill. Open the posting and apply there.",
     e.APPLY_BROWSER_UNAVAILABLE: "No Chromium browser was found to fill in the form.",
     e.APPLY_NO_DISPLAY: "No screen to show the browser on (try a dry run).",
     e.APPLY_PREFILL_INTERRUPTED: "Filling in the form stopped before it finished.",
@@ -113,6 +115,9 @@ SENTENCES: dict[str, str] = {
     e.SEND_CONNECTION_LOST: "The connection dropped mid-send: it may have gone out.",
     e.SEND_SENDER_DIED: "jobctrl stopped mid-send: the email may have gone out.",
     e.SEND_INTERRUPTED: "Sending stopped unexpectedly: the email may have gone out.",
+    e.FOLLOWUP_NOT_DUE: "No follow-up is due for this application.",
+    e.MESSAGE_UNSUPPORTED_CLAIM: "The message claims something your profile does not say.",
+    e.OUTREACH_DAILY_CAP: "You reached today's limit of outreach emails; send more tomorrow.",
 }
 
 _UNKNOWN = "Something went wrong; the details below say what."
