@@ -156,6 +156,7 @@ PG_REST_MODULES = {
         "truth_output_modes",  # issue 31: the truth check in json and prompted modes
         "extension_api",  # issue 32: pairing, extension tokens and hostile captures
         "extension_continuation",  # issue 32: Enrich from a capture, a blocked job continued
+        "extension_browser",  # issue 32: the extension in Chromium saving to the real app
     )
 }
 

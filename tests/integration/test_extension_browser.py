@@ -3,7 +3,9 @@ pages shaped like LinkedIn, Indeed, Greenhouse, Lever, Ashby, Workable, a JSON-L
 any other page; pairing, saving, the badge, revocation and hostile content through its
 popup; and the background loop that opens a page jobctrl is waiting for.
 
-One Chromium (headless, the extension loaded) serves the whole module.
+One Chromium (headless, the extension loaded) serves the whole module; jobctrl is the
+real app on a loopback port with a real store (no worker: a saved job keeps its start
+intent), and what each step leaves in the store is asserted.
 """
 
 from __future__ import annotations
@@ -12,10 +14,20 @@ import os
 
 import pytest
 from playwright.async_api import expect
+from sqlalchemy import select
 
+from jobctrl.app import captures as app_captures
+from jobctrl.app import extension as app_extension
+from jobctrl.domain.errors import StageError
+from jobctrl.stages.context import StageContext
+from jobctrl.stages.enrich import enrich
+from jobctrl.stages.score import score
+from jobctrl.store import extension_tables, jobs, stage_states, tenancy
+from tests.support.app import live_server
 from tests.support.browser import CHROMIUM
 from tests.support.extension import extension_browser, fixture_page, run_extract
 from tests.support.loopback import LoopbackServer, Request, Response
+from tests.support.waiting import eventually_async
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists() and not os.environ.get("JOBCTRL_REQUIRE_BROWSER"),
@@ -148,75 +160,7 @@ async def test_a_posting_is_known_by_its_markup_on_any_host(scratch):
     assert capture["company"] == "Rheinwerk Analytics"
 
 
-# -- jobctrl's side: a loopback stand-in of the contract until the real routes land -------
-
-
-class FakeJobctrl:
-    """The issue 32 contract on a loopback port: pairing, captures, status and tasks."""
-
-    def __init__(self) -> None:
-        self.server = LoopbackServer(fallback=lambda r: Response.json({}, status=404))
-        self.codes: set[str] = set()
-        self.tokens: dict[str, str] = {}  # token -> name
-        self.jobs: dict[str, dict] = {}  # url -> the capture that made it
-        self.waiting: list[str] = []
-        self.server.on("POST", "/v1/extension/pair", self._pair)
-        self.server.on("POST", "/v1/captures", self._capture)
-        self.server.on("GET", "/v1/captures/status", self._status)
-        self.server.on("GET", "/v1/extension/tasks", self._tasks)
-        self.base_url = self.server.base_url
-
-    def make_code(self) -> str:
-        code = f"CODE{len(self.codes) + 2}X"
-        self.codes.add(code)
-        return code
-
-    def revoke(self, name: str) -> None:
-        self.tokens = {t: n for t, n in self.tokens.items() if n != name}
-
-    def job(self, url: str) -> dict | None:
-        return self.jobs.get(url)
-
-    def _authorised(self, request: Request) -> bool:
-        token = request.headers.get("authorization", "").removeprefix("Bearer ")
-        return token in self.tokens
-
-    def _pair(self, request: Request) -> Response:
-        body = request.json()
-        if body.get("code") not in self.codes:
-            return Response.json({"error": {"code": "forbidden", "message": "no"}}, status=403)
-        self.codes.discard(body["code"])
-        token = f"token-{len(self.tokens)}"
-        self.tokens[token] = body.get("name") or "Chromium"
-        return Response.json({"token": token, "name": self.tokens[token]})
-
-    def _capture(self, request: Request) -> Response:
-        if not self._authorised(request):
-            return Response.json({"error": {"code": "unauthorized"}}, status=401)
-        body = request.json()
-        created = body["url"] not in self.jobs
-        self.jobs[body["url"]] = body
-        if body["url"] in self.waiting:
-            self.waiting.remove(body["url"])
-        return Response.json({"jobId": f"job-{len(self.jobs)}", "created": created})
-
-    def _status(self, request: Request) -> Response:
-        if not self._authorised(request):
-            return Response.json({"error": {"code": "unauthorized"}}, status=401)
-        url = request.query["url"]
-        if url not in self.jobs:
-            return Response.json({"known": False})
-        n = list(self.jobs).index(url) + 1
-        return Response.json({"known": True, "jobId": f"job-{n}", "score": 82,
-                              "nextAction": "review"})  # fmt: skip
-
-    def _tasks(self, request: Request) -> Response:
-        if not self._authorised(request):
-            return Response.json({"error": {"code": "unauthorized"}}, status=401)
-        items = [{"jobId": "j", "url": u, "condition": "browser_capture_needed",
-                  "errorCode": "enrich_login_wall", "since": "2026-12-07T10:00:00Z"}
-                 for u in self.waiting]  # fmt: skip
-        return Response.json({"items": items, "enabled": True})
+# -- with jobctrl: the app served on a loopback port, a real store ------------------------
 
 
 def _site_page(name: str, *, needs_cookie: str | None = None):
@@ -237,20 +181,50 @@ def sites():
         server.on("GET", "/viewjob", _site_page("indeed_viewjob.html"))
         server.on("GET", "/careers/backend", _site_page("jsonld.html"))
         server.on("GET", "/jobs/hostile", _site_page("hostile.html"))
+        robots = "User-agent: *\nDisallow: /jobs/view/4002/\n"  # a job only a person may read
+        server.on("GET", "/robots.txt", Response.text(robots))
         yield server
 
 
-@pytest.fixture(scope="module")
-def jobctrl():
-    fake = FakeJobctrl()
-    with fake.server:
-        yield fake
+@pytest.fixture
+async def jobctrl(ext, home, fast_settings, no_temporal):
+    """jobctrl served for real (no worker: a saved job keeps its start intent), and a
+    browser whose extension remembers nothing yet."""
+    await ext.clear_storage()
+    with live_server(home) as base:
+        yield base
 
 
-async def _pair(ext, jobctrl, name="laptop") -> None:
+def _landed(store, url: str) -> dict | None:
+    """What the capture of ``url`` left in the store: the fields as read and the
+    sanitised snapshot Enrich will read."""
+    with store.read() as conn:
+        c = extension_tables.job_captures
+        row = conn.execute(
+            select(c).where(c.c.url == url, tenancy.scoped(c, conn)).order_by(c.c.created_at)
+        ).fetchall()
+    if not row:
+        return None
+    last = row[-1]
+    snapshot = store.artifacts.get(last.snapshot_artifact).decode()
+    return {**last.fields, "job_id": last.job_id, "snapshot": snapshot, "count": len(row)}
+
+
+def _read_and_score(home, store, job_id: str) -> int | None:
+    """Enrich (from the capture) and Score run directly, as the worker would."""
+    ctx = StageContext(home=home, store=store)
+    try:
+        enrich(ctx, job_id, "run-extension")
+        score(ctx, job_id, "run-extension", materials=False)
+    finally:
+        ctx.close()
+    return app_captures.capture_status(home, jobs.job_row(store, job_id)["url"]).score
+
+
+async def _pair(ext, home, base, name="laptop") -> None:
     popup = await ext.popup()
-    await popup.fill("#server", jobctrl.base_url)
-    await popup.fill("#code", jobctrl.make_code())
+    await popup.fill("#server", base)
+    await popup.fill("#code", app_extension.make_code(home).code)
     await popup.fill("#name", name)
     await popup.click("#pair-form button")
     await expect(popup.locator("#message")).to_contain_text("Connected")
@@ -258,87 +232,106 @@ async def _pair(ext, jobctrl, name="laptop") -> None:
     await popup.close()
 
 
-async def test_pairing_saving_the_badge_and_revocation(ext, jobctrl, sites):
-    await ext.clear_storage()
+async def _save(ext, url: str, said: str = "Saved."):
+    page, tab = await ext.open(url)
+    popup = await ext.popup(tab)
+    await popup.click("#save")
+    await expect(popup.locator("#message")).to_contain_text(said)
+    return page, tab, popup
+
+
+async def test_pairing_saving_the_badge_and_revocation(ext, jobctrl, home, store, sites):
     popup = await ext.popup()
-    await popup.fill("#server", jobctrl.base_url)
+    await popup.fill("#server", jobctrl)
     await popup.fill("#code", "WRONG123")
     await popup.click("#pair-form button")
     await expect(popup.locator("#message")).to_contain_text("That pairing code did not work")
     assert "token" not in await ext.storage()
     await popup.close()
-    await _pair(ext, jobctrl)
-    stored = await ext.storage()
-    assert stored["name"] == "laptop" and stored["token"] in jobctrl.tokens
+    await _pair(ext, home, jobctrl)
+    assert (await ext.storage())["name"] == "laptop"
+    assert [e.name for e in app_extension.list_extensions(home).items] == ["laptop"]
 
-    # Indeed without JSON-LD: read by its markup, saved, the badge shows the score.
-    page, tab = await ext.open(sites.url("/viewjob?jk=8a1b"))
+    # Indeed without JSON-LD: read by its markup and saved; the badge says jobctrl has it.
+    url = sites.url("/viewjob?jk=8a1b")
+    page, tab = await ext.open(url)
     popup = await ext.popup(tab)
     await expect(popup.locator("#page-status")).to_contain_text("not in jobctrl yet")
     await popup.click("#save")
     await expect(popup.locator("#message")).to_contain_text("Saved.")
-    landed = jobctrl.job(page.url)
+    landed = _landed(store, url)
     assert landed["title"] == "Data Engineer" and landed["company"] == "Rheinwerk Analytics"
-    assert "dbt models" in landed["description"] and "jsonld" not in landed
-    assert await ext.badge(tab) == "82"
+    assert "Look after our dbt models" in landed["snapshot"]
+    assert await ext.badge(tab) == "✓"
     await expect(popup.locator("#recent li")).to_contain_text("Data Engineer — Rheinwerk")
-    await expect(popup.locator("#recent li .state")).to_contain_text("fit 82 · review")
+    href = await popup.locator("#recent li a").get_attribute("href")
+    assert href == f"{jobctrl}/jobs/{landed['job_id']}"
     await popup.close()
 
-    # A JSON-LD page: the posting object travels with the fields read from it.
-    page, tab = await ext.open(sites.url("/careers/backend"))
+    # Read and scored: the badge and the popup show the fit.
+    fit = _read_and_score(home, store, landed["job_id"])
+    assert fit is not None
+    await page.reload()
+
+    async def badge_shows_fit() -> bool:
+        return await ext.badge(tab) == str(fit)
+
+    await eventually_async(badge_shows_fit, 5, what="the badge to show the fit")
     popup = await ext.popup(tab)
-    await popup.click("#save")
-    await expect(popup.locator("#message")).to_contain_text("Saved.")
-    landed = jobctrl.job(page.url)
-    assert landed["jsonld"]["@type"] == "JobPosting"
-    assert landed["company"] == "Fjord Health AS"
+    await expect(popup.locator("#page-status")).to_contain_text(f"jobctrl has this job (fit {fit})")
+    await expect(popup.locator("#recent li .state")).to_contain_text(f"fit {fit}")
     await popup.close()
+
+    # A JSON-LD page: the posting object travels and is kept as data.
+    url = sites.url("/careers/backend")
+    await _save(ext, url)
+    landed = _landed(store, url)
+    assert '"JobPosting"' in landed["snapshot"] and "Fjord Health AS" in landed["snapshot"]
 
     # Revoked in jobctrl: the popup says so in words and asks to pair again.
-    jobctrl.revoke("laptop")
-    page, tab = await ext.open(sites.url("/jobs/hostile"))
+    app_extension.revoke(home, "laptop")
+    url = sites.url("/jobs/hostile")
+    page, tab = await ext.open(url)
     popup = await ext.popup(tab)
     await expect(popup.locator("#message")).to_contain_text("no longer connected")
     await expect(popup.locator("#connect")).to_be_visible()
     assert "token" not in await ext.storage()
-    assert jobctrl.job(page.url) is None
+    assert _landed(store, url) is None
     await popup.close()
     assert not ext.errors
 
 
-async def test_a_linkedin_view_is_saved_only_when_the_person_is_signed_in(ext, jobctrl, sites):
-    await ext.clear_storage()
-    await _pair(ext, jobctrl, name="desk")
+async def test_a_linkedin_view_is_saved_only_when_the_person_is_signed_in(
+    ext, jobctrl, home, store, sites
+):
+    await _pair(ext, home, jobctrl, name="desk")
     url = sites.url("/jobs/view/4001/")
-    page, tab = await ext.open(url)
-    popup = await ext.popup(tab)
-    await popup.click("#save")
-    await expect(popup.locator("#message")).to_contain_text("asks you to sign in")
-    assert jobctrl.job(url) is None
+    page, _, popup = await _save(ext, url, said="asks you to sign in")
+    assert _landed(store, url) is None
     await ext.context.add_cookies([{"name": "li_at", "value": "member", "url": sites.base_url}])
     await page.reload()
     await popup.click("#save")
     await expect(popup.locator("#message")).to_contain_text("Saved.")
-    landed = jobctrl.job(url)
-    assert (
-        landed["company"] == "Nordwind Logistics" and "5+ years of Python" in landed["description"]
-    )
-    assert "Ada Member" not in landed.get("html", "")  # the member's own header stays home
+    landed = _landed(store, url)
+    assert landed["company"] == "Nordwind Logistics"
+    assert "5+ years of Python" in landed["snapshot"]
+    assert "Ada Member" not in landed["snapshot"]  # the member's own header stays home
     await ext.context.clear_cookies()
     await popup.close()
     await page.close()
 
 
-async def test_hostile_page_text_stays_text_in_the_popup(ext, jobctrl, sites):
-    await ext.clear_storage()
-    await _pair(ext, jobctrl, name="hostile")
-    page, tab = await ext.open(sites.url("/jobs/hostile"))
-    popup = await ext.popup(tab)
-    await popup.click("#save")
-    await expect(popup.locator("#message")).to_contain_text("Saved.")
-    title = jobctrl.job(page.url)["title"]
-    assert title.startswith("<script>window.pwned=1</script><img src=x")
+async def test_hostile_page_text_stays_text_in_the_popup_and_the_store(
+    ext, jobctrl, home, store, sites
+):
+    await _pair(ext, home, jobctrl, name="hostile")
+    url = sites.url("/jobs/hostile")
+    page, _, popup = await _save(ext, url)
+    landed = _landed(store, url)
+    assert landed["title"].startswith("<script>window.pwned=1</script><img src=x")
+    snapshot = landed["snapshot"]
+    assert "<script>" not in snapshot and "<img" not in snapshot
+    assert "&lt;script&gt;window.pwned=1" in snapshot  # text, as the page showed it
     await expect(popup.locator("#recent li a").first).to_contain_text("<script>window.pwned=1")
     assert await popup.evaluate("window.pwned") is None
     assert await popup.locator("#recent img").count() == 0
@@ -346,44 +339,63 @@ async def test_hostile_page_text_stays_text_in_the_popup(ext, jobctrl, sites):
     await page.close()
 
 
-async def test_a_waiting_page_is_opened_in_the_background_read_closed_and_sent(ext, jobctrl, sites):
-    await ext.clear_storage()
-    await _pair(ext, jobctrl, name="tasks")
+async def test_a_waiting_page_is_opened_in_the_background_read_closed_and_sent(
+    ext, jobctrl, home, store, sites
+):
+    url = sites.url("/jobs/view/4002/")  # robots.txt keeps jobctrl's robot out
+    job_id = jobs.create_job(store, url).job_id
+    ctx = StageContext(home=home, store=store)
+    with pytest.raises(StageError):
+        enrich(ctx, job_id, "run-blocked")
+    ctx.close()
+    second = sites.url("/jobs/view/4002/?page=2")
+    jobs.create_job(store, second)
+    assert [t.url for t in app_captures.browser_tasks(home).items] == [url]
+
+    await _pair(ext, home, jobctrl, name="tasks")
     alarm = await ext.call("() => chrome.alarms.get('tasks')")
     assert alarm["periodInMinutes"] == 1  # woken once a minute by an alarm, asleep between
-    url = sites.url("/jobs/view/4002/")
-    second = sites.url("/viewjob?jk=77c0")
-    jobctrl.waiting[:] = [url, second]
     run = "() => self.jobctrl.runNextTask()"
     assert (await ext.call(run))["why"] == "nothing allowed"  # no site allowed yet
+    alarm = await ext.call("() => chrome.alarms.get('tasks')")
+    assert alarm["periodInMinutes"] == 5  # nothing it may open: it asks (wakes) rarely
 
     popup = await ext.popup()
     site = popup.locator("#queue li[data-site='127.0.0.1']")
-    await expect(site).to_contain_text("127.0.0.1: 2 pages")
+    await expect(site).to_contain_text("127.0.0.1: 1 page")
     await site.locator("input[type=checkbox]").check()
-    assert (await ext.storage())["sites"] == {"127.0.0.1": True}
+
+    async def allowed() -> bool:
+        return (await ext.storage()).get("sites") == {"127.0.0.1": True}
+
+    await eventually_async(allowed, 5, what="the site to be allowed")
 
     # Not signed in to the site: nothing is sent, the popup says to sign in.
     tabs_before = await ext.tab_urls()
     assert (await ext.call(run)) == {"ran": True, "url": url, "ok": False}
-    assert jobctrl.job(url) is None and await ext.tab_urls() == tabs_before
+    assert _landed(store, url) is None and await ext.tab_urls() == tabs_before
     await popup.reload()
     await expect(site).to_contain_text("Sign in to 127.0.0.1 in this browser")
 
     # At the pace limit the next page waits for an alarm; then, signed in, it is read.
+    await ext.set_storage({"skipped": {}})
     assert (await ext.call(run))["why"] == "pace"
     assert await ext.call("() => chrome.alarms.get('tasks-next')")
     await ext.context.add_cookies([{"name": "li_at", "value": "member", "url": sites.base_url}])
-    await ext.set_storage({"lastTaskAt": 0, "skipped": {}})
+    await ext.set_storage({"lastTaskAt": 0})
     assert (await ext.call(run)) == {"ran": True, "url": url, "ok": True}
-    assert "5+ years of Python" in jobctrl.job(url)["description"]
+    assert (await ext.call("() => chrome.alarms.get('tasks')"))["periodInMinutes"] == 1
+    landed = _landed(store, url)
+    assert landed["job_id"] == job_id and "5+ years of Python" in landed["snapshot"]
     assert await ext.tab_urls() == tabs_before  # the background tab is closed again
+    enrich_row = next(r for r in stage_states.stage_rows(store, job_id) if r["stage"] == "enrich")
+    assert enrich_row["state"] == "pending"
+    assert app_captures.browser_tasks(home).items == []  # it continues: no longer waiting
 
     # The Stop switch: nothing more is opened.
     await popup.locator("#stopped").check()
     await ext.set_storage({"lastTaskAt": 0})
     assert (await ext.call(run))["why"] == "stopped"
-    assert jobctrl.job(second) is None
     assert await ext.call("() => chrome.alarms.getAll()") == []
     await ext.context.clear_cookies()
     await popup.close()

@@ -15,7 +15,10 @@ import {
 } from "./api.js";
 import { isLoopback, looksLikePosting, originPattern, siteOf } from "./sites.js";
 
-const POLL_MINUTES = 1; // how often jobctrl is asked for pages waiting for this browser
+// How often jobctrl is asked for pages waiting for this browser: each ask wakes the
+// service worker for about 30 s, so it asks rarely while nothing it may open waits.
+const BUSY_POLL_MINUTES = 1; // pages wait on a site the person allowed
+const IDLE_POLL_MINUTES = 5; // nothing to open
 const PACE_MS = 20000; // at most one background page every 20 seconds (three a minute)
 const LOAD_TIMEOUT_MS = 45000;
 const READ_TRIES = 8; // a page that draws its posting late is read again, once a second
@@ -213,6 +216,7 @@ async function runNextTask() {
       break;
     }
   }
+  await pollEvery(next ? BUSY_POLL_MINUTES : IDLE_POLL_MINUTES);
   if (!next) return { ran: false, why: "nothing allowed" };
   const wait = (state.lastTaskAt || 0) + PACE_MS - now;
   if (wait > 0) {
@@ -239,11 +243,18 @@ async function runQuietly() {
   }
 }
 
+async function pollEvery(minutes) {
+  const existing = await chrome.alarms.get("tasks");
+  if (!existing || existing.periodInMinutes !== minutes) {
+    await chrome.alarms.create("tasks", { periodInMinutes: minutes });
+  }
+}
+
 async function schedule() {
   const { token, stopped } = await getState("token", "stopped");
   if (token && !stopped) {
-    const existing = await chrome.alarms.get("tasks");
-    if (!existing) chrome.alarms.create("tasks", { periodInMinutes: POLL_MINUTES });
+    // Newly paired or started again: the first ask comes soon, then the pace above.
+    if (!(await chrome.alarms.get("tasks"))) await pollEvery(BUSY_POLL_MINUTES);
   } else {
     await chrome.alarms.clearAll();
   }
@@ -266,6 +277,7 @@ async function allowSite(url, on) {
   if (!site) return { ok: false, message: "That is not a web page." };
   if (on) {
     sites[site] = true;
+    await pollEvery(BUSY_POLL_MINUTES); // its pages are opened from the next minute
   } else {
     delete sites[site];
     if (!isLoopback(url)) {
