@@ -55,8 +55,8 @@ TO = "jobs@acme-robotics.example"
 _ID_LIKE = re.compile(r"^([0-9a-f]{12,}|app-[0-9a-f]+|\d{4}-\d{2}-\d{2}.*)$")
 
 # Maps whose keys are data that depends on timing (a run's counts so far, an event's
-# payload): the map's own key is recorded, not what it holds.
-DATA_MAPS = {"counts", "countsByStep", "payload", "fields", "perStage"}
+# payload, a health check's figures): the map's own key is recorded, not what it holds.
+DATA_MAPS = {"counts", "countsByStep", "payload", "fields", "perStage", "details"}
 
 # Commands whose --json another test of this file records (it needs a PostgreSQL server).
 ELSEWHERE = {"jobctrl store copy": "test_store_copy_keeps_its_json_keys"}
@@ -309,6 +309,7 @@ async def test_every_command_and_route_keeps_its_json_keys(
         ("spend",),
         ("runs",),
         ("ops",),
+        ("doctor",),
         ("executions",),
         ("sources", "list"),
         ("materials", job_id),
@@ -319,6 +320,7 @@ async def test_every_command_and_route_keeps_its_json_keys(
         ("llm", "list"),
         ("profile", "show"),
         ("tenants", "list"),
+        ("mcp", "config"),
     ):
         await cli_json(seen, *args)
 
@@ -334,6 +336,7 @@ async def test_every_command_and_route_keeps_its_json_keys(
         "/v1/apply/loop": {},
         "/v1/executions": {},
         "/v1/pipeline/operations": {},
+        "/v1/health": {},
         "/v1/stop-loss": {},
         "/v1/profile/answers": {},
         "/v1/target-search": {},

@@ -113,6 +113,12 @@ COMMANDS: dict[str, LazyCommand] = {
         "ops",
         "What the worker executes now, what remains, the phase and an honest ETA.",
     ),
+    "doctor": LazyCommand(
+        "health",
+        "doctor",
+        "Check the Temporal server, workers, database, disk and open runs; each problem "
+        "with the command that fixes it (exit 1 when a check fails).",
+    ),
     "executions": LazyCommand(
         "executions",
         "executions_group",
@@ -140,6 +146,11 @@ COMMANDS: dict[str, LazyCommand] = {
         "applications",
         "applications_group",
         "The application tracker: every application with its status and outcome.",
+    ),
+    "followups": LazyCommand(
+        "followups",
+        "followups_group",
+        "Follow-ups due for applications with no answer; draft, approve and send one once.",
     ),
     "llm": LazyCommand(
         "configure",
@@ -171,6 +182,12 @@ COMMANDS: dict[str, LazyCommand] = {
         "extension_group",
         "The browser extension: load it, pair it, list and revoke its tokens, and see the "
         "jobs waiting for your browser.",
+    ),
+    "mcp": LazyCommand(
+        "mcp",
+        "mcp_group",
+        "Run the MCP server for your AI assistant (stdio, or --http with a token); "
+        "`jobctrl mcp config` prints the client snippet.",
     ),
     "worker": LazyCommand(
         "processes",
