@@ -4,12 +4,14 @@ when the event stream says something changed and every few seconds for the runti
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from fastapi.responses import HTMLResponse
 
 from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.api.pages import render_page
+from jobctrl.app import health as app_health
 from jobctrl.app import operations as app_ops
 from jobctrl.app.models import dump
 
@@ -25,7 +27,7 @@ REFRESH_MS = 5000
 
 
 router = tenant_router()
-"""``GET /v1/pipeline/operations`` and the ``/operations`` page."""
+"""``GET /v1/pipeline/operations``, ``GET /v1/health`` and the ``/operations`` page."""
 
 
 @router.get(
@@ -38,11 +40,21 @@ def pipeline_operations(home: TenantHome) -> app_ops.OperationsSnapshot:
     return app_ops.operations_snapshot(home)
 
 
+@router.get("/v1/health", tags=["operations"], response_model=app_health.HealthReport)
+async def health_report(home: TenantHome) -> app_health.HealthReport:
+    """The health check of `jobctrl doctor --json`: each check (Temporal reachable, its
+    history retention, workers, database, disk, artifact files, runs whose history may
+    expire while open, stale profile versions, paused lanes) with its status (ok, warn,
+    fail), a sentence and the command that fixes it. Always 200: read ``status``."""
+    return await app_health.doctor(home)
+
+
 @router.get("/operations", response_class=HTMLResponse, include_in_schema=False)
-def operations_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
-    snap = app_ops.operations_snapshot(home)
+async def operations_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
+    snap = await asyncio.to_thread(app_ops.operations_snapshot, home)
     context: dict[str, Any] = {
         "snap": dump(snap),
+        "health": dump(await app_health.recent_doctor(home)),
         "scope_labels": SCOPE_LABELS,
         "ops_stages": OPS_STAGES,
         "eta_range": app_ops.range_text(snap.eta),

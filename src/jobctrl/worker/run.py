@@ -21,6 +21,7 @@ from jobctrl.domain.errors import UnavailableError
 from jobctrl.domain.tenants import LOCAL
 from jobctrl.home import Home
 from jobctrl.stages.context import StageContext
+from jobctrl.store.health import retention_days
 from jobctrl.store.store import Store
 from jobctrl.worker.devserver import EmbeddedTemporal
 from jobctrl.worker.heartbeat import WorkerHeartbeat
@@ -36,7 +37,9 @@ from jobctrl.workflows.apply import ApplyWorkflow
 from jobctrl.workflows.apply_activities import ApplyActivities
 from jobctrl.workflows.availability import AvailabilitySweepWorkflow
 from jobctrl.workflows.availability_activities import AvailabilityActivities
-from jobctrl.workflows.client import connect, default_task_queue
+from jobctrl.workflows.client import connect, default_task_queue, set_namespace_retention
+from jobctrl.workflows.contact_activities import ContactActivities
+from jobctrl.workflows.contacts import ContactResearchWorkflow
 from jobctrl.workflows.discover import DiscoverWorkflow
 from jobctrl.workflows.discover_activities import DiscoveryActivities
 from jobctrl.workflows.prep import JobPreparationWorkflow
@@ -55,6 +58,7 @@ WORKFLOWS = [
     AvailabilitySweepWorkflow,
     ApplyWorkflow,
     PreparationRecoveryWorkflow,
+    ContactResearchWorkflow,
 ]
 
 
@@ -71,6 +75,17 @@ async def _supervise(
         raise
     finally:
         stop.set()  # the server is gone for good (or we are stopping): so is the worker
+
+
+async def keep_histories(client: Client, store: Store) -> None:
+    """Set the embedded server's namespace retention to ``temporal.retention_days`` (its
+    own default is one day: a run the store still held open a day after Temporal closed it
+    could no longer be settled from its history)."""
+    days = retention_days(store)
+    try:
+        await set_namespace_retention(client, timedelta(days=days))
+    except Exception:
+        log.exception("setting the Temporal namespace's history retention failed")
 
 
 def quiet_expected_failures() -> None:
@@ -109,11 +124,19 @@ def build_worker(
     upkeep = AvailabilityActivities(ctx)
     apply = ApplyActivities(ctx)
     recovery = RecoveryActivities(ctx)
+    contacts = ContactActivities(ctx)
     worker = Worker(
         client,
         task_queue=task_queue or default_task_queue(),
         workflows=WORKFLOWS,
-        activities=[*acts.all(), *discovery.all(), *upkeep.all(), *apply.all(), *recovery.all()],
+        activities=[
+            *acts.all(),
+            *discovery.all(),
+            *upkeep.all(),
+            *apply.all(),
+            *recovery.all(),
+            *contacts.all(),
+        ],
         interceptors=inventory.interceptors() if inventory else [],
         activity_executor=ThreadPoolExecutor(max_activities),
         max_concurrent_activities=max_activities,
@@ -181,6 +204,8 @@ async def run_worker(
             server = EmbeddedTemporal(home)
             await server.ensure()
         client = await connect(home)
+        if server is not None:  # a cluster's retention is its operator's (doctor shows it)
+            await keep_histories(client, store)
         inventory = RuntimeInventory(capacity=MAX_ACTIVITIES, task_queue=default_task_queue())
         worker, ctx = build_worker(client, store, home, inventory=inventory)
         heartbeat = WorkerHeartbeat(client, ctx, inventory=inventory)

@@ -30,7 +30,9 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
-from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
+from google.protobuf.duration_pb2 import Duration
+from temporalio.api.namespace.v1 import NamespaceConfig
+from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest, UpdateNamespaceRequest
 from temporalio.client import Client
 from temporalio.runtime import (
     LogForwardingConfig,
@@ -222,6 +224,30 @@ async def server_answers(address: str, timeout: float = 2.0) -> bool:
         return True
     except Exception:  # any failure means: not serving (yet)
         return False
+
+
+async def namespace_retention(client: Client, timeout: float = 5.0) -> timedelta | None:
+    """How long the client's namespace keeps a closed execution's history (None when the
+    server does not say)."""
+    answer = await client.workflow_service.describe_namespace(
+        DescribeNamespaceRequest(namespace=client.namespace), timeout=timedelta(seconds=timeout)
+    )
+    if not answer.config.HasField("workflow_execution_retention_ttl"):
+        return None
+    return answer.config.workflow_execution_retention_ttl.ToTimedelta()
+
+
+async def set_namespace_retention(client: Client, retention: timedelta) -> None:
+    """Keep closed executions' histories in the client's namespace for ``retention``
+    (the embedded server's own default namespace keeps them one day)."""
+    ttl = Duration()
+    ttl.FromTimedelta(retention)
+    await client.workflow_service.update_namespace(
+        UpdateNamespaceRequest(
+            namespace=client.namespace,
+            config=NamespaceConfig(workflow_execution_retention_ttl=ttl),
+        )
+    )
 
 
 RESTART_PATIENCE = 10.0  # seconds

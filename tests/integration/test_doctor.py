@@ -1,0 +1,103 @@
+"""`jobctrl doctor` (and ``GET /v1/health``, the Operations page's Health panel) against a
+real Temporal server and worker: each problem it should see — history kept one day, a
+worker without a heartbeat, a missing artifact file, a run held open past the retention,
+a paused lane, a job scored with an older profile — reported with its status and the
+command that fixes it; exit 1 only when a check fails (no server)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import timedelta
+
+from jobctrl.domain.clock import utcnow
+from jobctrl.store import jobs, stop_loss, workflow_runs
+from tests.support.app import app_client
+from tests.support.jobs import score_row
+from tests.support.processes import run_cli
+
+CHECKS = [
+    "temporal",
+    "retention",
+    "workers",
+    "database",
+    "disk",
+    "artifacts",
+    "expiring_runs",
+    "profile_versions",
+    "paused",
+]
+
+
+def _by_name(report: dict) -> dict[str, dict]:
+    return {c["name"]: c for c in report["checks"]}
+
+
+async def test_doctor_reports_each_problem_with_the_command_that_fixes_it(
+    home, store, worker, fast_settings
+):
+    job = jobs.create_job(store, "https://example.com/jobs/doctor").job_id
+    score_row(store, job, "Python and PostgreSQL")  # its report file was never written
+    old = utcnow() - timedelta(days=40)
+    workflow_runs.record_workflow_started(
+        store, workflow_id="prep-doctor", run_id="run-old", workflow_type="JobPreparation",
+        job_id=job, clock=lambda: old,
+    )  # fmt: skip
+    for n in range(2):
+        stop_loss.note_failure(store, "lane", "score", "provider_auth", f"j{n}", threshold=2)
+
+    done = await asyncio.to_thread(run_cli, "doctor", "--json")
+    assert done.returncode == 0, done.stdout  # warnings only: nothing failed
+    report = json.loads(done.stdout)
+    assert report["status"] == "warn"
+    checks = _by_name(report)
+    assert list(checks) == CHECKS
+    assert checks["temporal"]["status"] == "ok"
+    # The test server keeps a history one day (Temporal's dev default); 30 are wanted.
+    retention = checks["retention"]
+    assert (retention["status"], retention["details"]["retentionDays"]) == ("warn", 1)
+    assert retention["fix"] == "temporal operator namespace update --retention 30d default"
+    # The worker polls, but this in-process worker publishes no heartbeat.
+    workers = checks["workers"]
+    assert workers["details"]["polling"] is True and workers["status"] == "warn"
+    assert checks["database"]["status"] == "ok" and checks["disk"]["status"] == "ok"
+    artifacts = checks["artifacts"]
+    assert (artifacts["status"], artifacts["details"]["missing"]) == ("warn", 1)
+    assert artifacts["details"]["items"] == [
+        {"sha256": "0" * 64, "what": "fit_report", "jobId": job}
+    ]
+    assert artifacts["fix"] == f"jobctrl reset {job} --stage score && jobctrl retry {job}"
+    # One day of retention: the run open for 40 days may have lost its history already.
+    expiring = checks["expiring_runs"]
+    assert (expiring["status"], expiring["details"]["runs"]) == ("warn", 1)
+    assert expiring["fix"] == "jobctrl executions stop prep-doctor"
+    assert checks["paused"]["status"] == "warn"
+    assert checks["paused"]["fix"] == "jobctrl resume lane:score"
+    assert checks["profile_versions"]["status"] in {"ok", "warn"}
+    assert all(c["fix"] is None for c in report["checks"] if c["status"] == "ok")
+
+    text = await asyncio.to_thread(run_cli, "doctor")
+    assert text.returncode == 0
+    assert "WARN  paused" in text.stdout and "fix: jobctrl resume lane:score" in text.stdout
+
+    async with app_client(home) as http:
+        answer = await http.get("/v1/health")
+        assert answer.status_code == 200
+        assert [c["name"] for c in answer.json()["checks"]] == CHECKS
+        page = await http.get("/operations")
+    assert 'id="ops-health"' in page.text
+    assert 'data-check="paused" data-status="warn"' in page.text
+    assert "jobctrl resume lane:score" in page.text
+
+
+def test_doctor_exits_1_when_the_server_does_not_answer(home, no_temporal):
+    done = run_cli("doctor", "--json")
+    assert done.returncode == 1
+    checks = _by_name(json.loads(done.stdout))
+    assert checks["temporal"]["status"] == "fail"
+    assert checks["workers"]["status"] == "fail"
+    assert checks["retention"]["status"] == "warn"  # unknown, said so
+    assert checks["database"]["status"] == "ok"
+    text = run_cli("doctor")
+    assert text.returncode == 1 and "Traceback" not in text.stdout + text.stderr
+    assert "FAIL  temporal" in text.stdout and "overall: fail" in text.stdout
