@@ -1,6 +1,6 @@
 """Resources by URI: a material's PDF, a job's evaluation report and the profile.
 
-- ``jobctrl://artifacts/{artifact_id}``: a resume or letter PDF (the ``pdfArtifactId`` of
+- ``jobctrl://artifacts/{artifact_id}``: a resume or letter PDF (the ``pdfArtifact`` of
   show_materials / show_job), ``application/pdf``.
 - ``jobctrl://jobs/{job}/report``: the job's evaluation report, Markdown.
 - ``jobctrl://profile``: the profile and its version, JSON (show_profile's answer).
