@@ -53,10 +53,12 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/prepare.py
 
-# docs/CLI.md and docs/API.md from the click commands and the OpenAPI schema
-# (tests/unit/test_generated_docs.py fails when they are out of date).
+# docs/CLI.md and docs/API.md from the click commands and the OpenAPI schema, docs/MCP.md
+# from the MCP server's tools (tests/unit/test_generated_docs.py and test_mcp_docs.py fail
+# when they are out of date).
 docs: $(STAMP)
 	$(BIN)/python scripts/gen_docs.py
+	$(BIN)/python scripts/gen_mcp_docs.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_HOME) .pytest_cache
