@@ -22,6 +22,7 @@ from jobctrl.workflows import activity_defs
 from jobctrl.workflows.activities import PreparationActivities
 from jobctrl.workflows.apply_activities import ApplyActivities
 from jobctrl.workflows.availability_activities import AvailabilityActivities
+from jobctrl.workflows.contact_activities import ContactActivities
 from jobctrl.workflows.discover_activities import DiscoveryActivities
 from jobctrl.workflows.recovery_activities import RecoveryActivities
 
@@ -158,6 +159,7 @@ def _implementations() -> dict[str, object]:
         AvailabilityActivities,
         ApplyActivities,
         RecoveryActivities,
+        ContactActivities,
     ):
         for _, method in inspect.getmembers(cls, inspect.isfunction):
             definition = getattr(method, "__temporal_activity_definition", None)
@@ -174,6 +176,7 @@ def _implementations() -> dict[str, object]:
         *activity_defs.UPKEEP,
         *activity_defs.APPLY,
         *activity_defs.RECOVERY,
+        *activity_defs.CONTACTS,
     ],
     ids=lambda f: f.__name__,
 )
@@ -197,6 +200,7 @@ def test_every_implementation_is_declared() -> None:
             *activity_defs.UPKEEP,
             *activity_defs.APPLY,
             *activity_defs.RECOVERY,
+            *activity_defs.CONTACTS,
         )
     }
     assert set(_implementations()) == declared

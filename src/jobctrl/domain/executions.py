@@ -10,6 +10,7 @@ class WorkflowType(StrEnum):
     DISCOVERY = "DiscoverWorkflow"
     APPLY = "ApplyWorkflow"
     RECOVERY = "PreparationRecoveryWorkflow"  # one stage for a frozen cohort of <= 25 jobs
+    CONTACT_RESEARCH = "ContactResearchWorkflow"  # a person's research run (issue 33)
 
 
 class WorkflowStatus(StrEnum):

@@ -143,6 +143,11 @@ def apply_workflow_id(job_id: str, occasion: str, tenant: str) -> str:
     return f"apply-{_tenant_part(tenant)}{job_id}-{digest}"
 
 
+def contact_research_workflow_id(job_id: str, request_key: str, tenant: str) -> str:
+    """``contacts-[<tenant>-]{jobId}-<12 hex>``: one research run per job and request."""
+    return f"contacts-{_tenant_part(tenant)}{job_id}-{request_key[:12]}"
+
+
 def _hex(part: str) -> bool:
     return bool(part) and all(c in "0123456789abcdef" for c in part)
 
@@ -183,6 +188,8 @@ def tenant_of(workflow_id: str) -> str | None:
             return LOCAL
         if len(rest) == 3 and _hex(rest[1]) and _hex(rest[2]):
             return _named(rest[0])
+    elif head == "contacts" and len(rest) in (2, 3) and _hex(rest[-1]) and _hex(rest[-2]):
+        return LOCAL if len(rest) == 2 else _named(rest[0])
     elif head == "prepare" and len(rest) >= 3:
         return _prepare_tenant(rest[0], rest[1:])
     return None

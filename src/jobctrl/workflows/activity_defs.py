@@ -19,6 +19,10 @@ from jobctrl.workflows.models import (
     ApplyFinishInput,
     ApplyPrepareInput,
     ApplyPrepareResult,
+    ContactClaimInput,
+    ContactClaimResult,
+    ContactFinishInput,
+    ContactSourceInput,
     EnrichResult,
     FamilyInput,
     FinalizeInput,
@@ -49,6 +53,9 @@ APPLY_PREPARE = "apply_prepare"
 APPLY_FINISH = "apply_finish"
 RECOVERY_BEGIN = "recovery_begin"
 RECOVERY_FINISH = "recovery_finish"
+CONTACT_RESEARCH_CLAIM = "contact_research_claim"
+CONTACT_RESEARCH_SOURCE = "contact_research_source"
+CONTACT_RESEARCH_FINISH = "contact_research_finish"
 
 
 # -- JobPreparationWorkflow ----------------------------------------------------------------
@@ -176,6 +183,27 @@ def recovery_finish(inp: RecoveryFinishInput) -> None:
     raise NotImplementedError
 
 
+# -- ContactResearchWorkflow (issue 33) ---------------------------------------------------
+
+
+@activity.defn(name=CONTACT_RESEARCH_CLAIM)
+def contact_research_claim(inp: ContactClaimInput) -> ContactClaimResult:
+    """Spend preflight (a paid contact_research lane), then own the research task."""
+    raise NotImplementedError
+
+
+@activity.defn(name=CONTACT_RESEARCH_SOURCE)
+def contact_research_source(inp: ContactSourceInput) -> int:
+    """Read one source the policy allows and record its candidates; how many."""
+    raise NotImplementedError
+
+
+@activity.defn(name=CONTACT_RESEARCH_FINISH)
+def contact_research_finish(inp: ContactFinishInput) -> None:
+    """End the task and record how the run ended."""
+    raise NotImplementedError
+
+
 PREPARATION = (enrich, score, tailor, cover, render_pdf, finalize_preparation)
 UPKEEP = (availability_sweep,)
 APPLY = (apply_claim, apply_prepare, apply_finish)
@@ -188,3 +216,4 @@ DISCOVERY = (
     discovery_backlog_sweep,
     discovery_finish,
 )
+CONTACTS = (contact_research_claim, contact_research_source, contact_research_finish)

@@ -259,3 +259,52 @@ class RecoveryFinishInput:
 class RecoveryResult:
     stage: str
     counts: dict[str, int]  # succeeded, failed, released
+
+
+# -- ContactResearchWorkflow (issue 33): ids only; the people stay in the store ----------
+
+
+@dataclass(frozen=True)
+class ContactResearchInput:
+    task_id: str
+    retry: RetrySettings = field(default_factory=RetrySettings)
+    tenant_id: str = LOCAL
+
+
+@dataclass(frozen=True)
+class ContactClaimInput:
+    task_id: str
+    workflow_id: str
+    run_id: str
+    tenant_id: str = LOCAL
+
+
+@dataclass(frozen=True)
+class ContactClaimResult:
+    job_id: str
+    sources: int
+    done: bool
+
+
+@dataclass(frozen=True)
+class ContactSourceInput:
+    task_id: str
+    run_id: str
+    index: int
+    tenant_id: str = LOCAL
+
+
+@dataclass(frozen=True)
+class ContactFinishInput:
+    task_id: str
+    workflow_id: str
+    run_id: str
+    job_id: str
+    error_code: str | None = None
+    tenant_id: str = LOCAL
+
+
+@dataclass(frozen=True)
+class ContactResearchResult:
+    candidates: int
+    error_code: str | None = None
