@@ -83,7 +83,7 @@ async function saveTab(tabId) {
   }
   capture.url = tab.url || capture.url;
   const answer = await saveCapture(capture, "click");
-  await refreshBadge(tabId, capture.url);
+  refreshBadge(tabId, capture.url, true).catch(() => {}); // the person need not wait for it
   return {
     ok: true,
     jobId: answer.jobId,
@@ -109,10 +109,11 @@ async function showBadge(tabId, status) {
   await chrome.action.setTitle({ tabId, title });
 }
 
-/** Asks jobctrl whether it has the posting at `url` and shows the answer on the icon. */
-async function refreshBadge(tabId, url) {
+/** Asks jobctrl whether it has the posting at `url` and shows the answer on the icon.
+ * Unasked (a page loaded), only for addresses that look like a job posting. */
+async function refreshBadge(tabId, url, asked = false) {
   const { token } = await getState("token");
-  if (!token || !looksLikePosting(url)) return null;
+  if (!token || !/^https?:/.test(url) || !(asked || looksLikePosting(url))) return null;
   try {
     const status = await captureStatus(url);
     await showBadge(tabId, status);
@@ -293,7 +294,7 @@ const HANDLERS = {
   forget: () => forget().then(() => ({ ok: true })),
   save: (m) => saveTab(m.tabId),
   status: async (m) => {
-    const status = await refreshBadge(m.tabId, m.url);
+    const status = await refreshBadge(m.tabId, m.url, true);
     return { ok: true, status, link: status && status.jobId ? await jobPage(status.jobId) : "" };
   },
   recent: async () => {
@@ -320,7 +321,9 @@ const HANDLERS = {
 };
 
 chrome.runtime.onMessage.addListener((message, sender, reply) => {
-  if (sender.id !== chrome.runtime.id) return false;
+  // Only the extension's own pages (the popup): never a script running in a web page.
+  const ours = (sender.url || "").startsWith(chrome.runtime.getURL(""));
+  if (sender.id !== chrome.runtime.id || !ours) return false;
   const handler = HANDLERS[message && message.type];
   if (!handler) return false;
   handler(message)

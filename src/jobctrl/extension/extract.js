@@ -52,10 +52,13 @@
 
   function readable(el) {
     if (!el) return "";
+    var raw = el.textContent || "";
+    // A page with megabytes of text: cut, without asking the layout for all of it.
+    if (raw.length > 2 * MAX_DESCRIPTION) return block(raw.slice(0, 2 * MAX_DESCRIPTION));
     // innerText follows the layout (line breaks, hidden parts left out) when the element
     // is rendered; textContent is the fallback for a detached or hidden element.
     var t = typeof el.innerText === "string" && el.innerText.trim() ? el.innerText : "";
-    return block(t || el.textContent);
+    return block(t || raw);
   }
 
   function meta(doc, name) {
@@ -304,7 +307,7 @@
       if (el.closest("nav, header, footer, aside, form")) continue;
       var score = 0;
       el.querySelectorAll(":scope > p, :scope > ul > li, :scope > ol > li, :scope > div > p")
-        .forEach(function (p) { score += clean(p.textContent).length; });
+        .forEach(function (p) { score += clean(p.textContent.slice(0, MAX_DESCRIPTION)).length; });
       if (score > bestScore) {
         best = el;
         bestScore = score;
