@@ -22,8 +22,21 @@ from jobctrl.app.materials import (
     write_letter,
 )
 from jobctrl.app.queries import job_materials, show_job
-from jobctrl.domain.errors import COVER_ON_REQUEST, EXISTS, JobctrlError
+from jobctrl.domain.errors import (
+    COVER_ON_REQUEST,
+    EXISTS,
+    INVALID_INPUT,
+    MISSING_INPUT,
+    STAGE_BUSY,
+    JobctrlError,
+)
 from jobctrl.render.pdf import pdf_text
+from jobctrl.stages.context import StageContext
+from jobctrl.stages.enrich import enrich
+from jobctrl.stages.materials import cover, render, tailor
+from jobctrl.stages.score import score
+from jobctrl.store import jobs
+from jobctrl.store.stage_states import reset_stages, stage_rows
 from tests.support.app import app_client
 from tests.support.http import Route, posting_html
 from tests.support.processes import run_cli
@@ -111,3 +124,81 @@ async def test_a_job_at_the_letter_score_gets_its_letter_at_once(home, worker, s
     fast_settings.set_value("materials.cover_min_score", 10)  # below min_fit: min_fit counts
     view = await add_job(home, site.add("/jobs/hi", Route(body=GOOD)), wait=True)
     assert _kinds(home, view.job_id) == {("resume", 1): "draft", ("cover", 1): "draft"}
+
+
+def _stages(store, job_id: str) -> dict[str, tuple[str, str | None]]:
+    return {r["stage"]: (r["state"], r["error_code"]) for r in stage_rows(store, job_id)}
+
+
+async def test_a_letter_once_written_is_written_again_after_a_rescore(
+    home, store, site, fast_settings
+):
+    # In process (the stages as the workflow runs them): a letter the person asked for
+    # is not dropped by the next Score, which would leave the old letter in its place.
+    fast_settings.set_value("materials.cover_min_score", 95)
+    job = jobs.create_job(store, site.add("/jobs/lo-rescore", Route(body=GOOD)))
+    ctx = StageContext(home=home, store=store)
+    try:
+        enrich(ctx, job.job_id, "run-1")
+        score(ctx, job.job_id, "run-1")
+        assert _stages(store, job.job_id)["cover"] == ("skipped", COVER_ON_REQUEST)
+        tailor(ctx, job.job_id, "run-1", None)
+        render(ctx, job.job_id, "run-1")
+        # the person asks for the letter: what write_letter resets, then runs
+        reset_stages(store, job.job_id, ("cover", "pdf"), "regenerate")
+        cover(ctx, job.job_id, "run-2", None)
+        render(ctx, job.job_id, "run-2")
+        assert ("cover", 1) in _kinds(home, job.job_id)
+        # a rescore (a new profile version): Score again, then the later stages
+        reset_stages(store, job.job_id, ("score", "tailor", "cover", "pdf"), "rescore")
+        score(ctx, job.job_id, "run-3")
+        assert _stages(store, job.job_id)["cover"] == ("pending", None)
+    finally:
+        ctx.close()
+
+
+async def test_a_letter_is_refused_with_the_reason_when_it_cannot_be_written_now(
+    home, store, site, fast_settings
+):
+    fast_settings.set_value("materials.cover_min_score", 95)
+    job = jobs.create_job(store, site.add("/jobs/lo-refused", Route(body=GOOD)))
+    ctx = StageContext(home=home, store=store)
+    try:
+        enrich(ctx, job.job_id, "run-1")
+        score(ctx, job.job_id, "run-1")
+
+        async def refused() -> str:
+            with pytest.raises(JobctrlError) as caught:
+                await write_letter(home, job.job_id)
+            return caught.value.code
+
+        assert await refused() == MISSING_INPUT  # no tailored resume yet
+        tailor(ctx, job.job_id, "run-1", None)
+        render(ctx, job.job_id, "run-1")
+        reset_stages(store, job.job_id, ("cover", "pdf"), "regenerate")
+        assert await refused() == STAGE_BUSY  # asked for once already: on its way
+        cover(ctx, job.job_id, "run-2", None)
+        render(ctx, job.job_id, "run-2")
+        assert await refused() == EXISTS
+        fast_settings.set_value("min_fit_score", 99)
+        assert await refused() == INVALID_INPUT  # below the minimum now
+    finally:
+        ctx.close()
+
+
+async def test_a_rejected_letter_leaves_the_resume_ready_and_a_new_one_can_be_asked_for(
+    home, worker, site, fast_settings
+):
+    fast_settings.set_value("materials.cover_min_score", 95)
+    view = await add_job(home, site.add("/jobs/lo-reject", Route(body=GOOD)), wait=True)
+    decide_materials(home, view.job_id, "approve")  # the resume
+    first = await write_letter(home, view.job_id, wait=True)
+    assert first.generation == 1
+    decide_materials(home, view.job_id, "reject")  # the only draft: the letter
+    kinds = _kinds(home, view.job_id)
+    assert (kinds[("resume", 1)], kinds[("cover", 1)]) == ("approved", "rejected")
+    (queued,) = [q for q in apply_queue(home) if q.job_id == view.job_id]
+    assert queued.missing == []  # the application goes with the resume alone
+    again = await write_letter(home, view.job_id, wait=True)
+    assert again.generation == 2 and again.workflow_id != first.workflow_id
+    assert _kinds(home, view.job_id)[("cover", 2)] == "draft"

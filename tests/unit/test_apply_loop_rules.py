@@ -43,6 +43,8 @@ def test_an_approved_job_above_the_bar_may_be_claimed() -> None:
         ({"score": None}, "MIN_SCORE"),
         ({"resume_approved": False}, "APPLY_MATERIALS_NOT_APPROVED"),
         ({"undecided": True}, "APPLY_MATERIALS_NOT_APPROVED"),
+        # a letter the person asked for is being written: nothing goes out before it
+        ({"writing": True}, "APPLY_MATERIALS_NOT_APPROVED"),
     ],
 )
 def test_a_claim_is_refused_with_its_code(change: dict, code: str) -> None:

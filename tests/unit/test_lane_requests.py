@@ -260,10 +260,22 @@ def test_the_score_summary_is_written_by_code_not_asked_of_the_model() -> None:
             ],
         }
     )
-    report = to_report(answer, profile, provider="openai", model="m")
-    assert report.summary == (
-        "Meets 1 of 3 requirements (1 of 2 must-haves); missing: go; terraform."
+
+    def settled(answer: ScoreAnswer) -> ScoreReport:
+        report = to_report(answer, profile, provider="openai", model="m")
+        return settle_model_report(
+            report, FitRules(), title="Engineer", description="", profile=profile,
+            today=date(2026, 12, 1),
+        )  # fmt: skip
+
+    assert settled(answer).summary == (
+        "Meets 1 of 3 requirements (1 of 2 must-haves); missing: Go; Terraform."
     )
+    # Written from what stands once the evidence is checked: a "met" the cited fact does
+    # not show is unmet in the summary too, never "Meets 2".
+    claimed = answer.model_copy(deep=True)
+    claimed.requirements[1].matched, claimed.requirements[1].facts = True, [python]
+    assert settled(claimed).summary.startswith("Meets 1 of 3 requirements")
     # An answer stored with the model's own sentence (before this change) keeps it.
     old = answer.model_copy(update={"summary": "A good match."})
-    assert to_report(old, profile, provider="openai", model="m").summary == "A good match."
+    assert settled(old).summary == "A good match."

@@ -233,8 +233,9 @@ def _pdfs(home: Home, job_id: str) -> tuple[list[QueuedPdf], list[str]]:
     missing = []
     for kind, label in ((MaterialKind.RESUME, "resume"), (MaterialKind.COVER, "cover letter")):
         found = [p for p in pdfs if p.kind == kind]
-        if not found and kind == MaterialKind.COVER:
-            continue  # a letter is optional (written when asked for): none goes without
+        optional = kind == MaterialKind.COVER  # written when asked for; none goes without
+        if optional and (not found or found[0].approval == MaterialState.REJECTED):
+            continue  # none, or the person turned it down: the application goes without
         if not found:
             missing.append(f"{label} PDF")
         elif found[0].approval != MaterialState.APPROVED:

@@ -8,18 +8,20 @@ import contextlib
 import os
 import tempfile
 from pathlib import Path
-from typing import Literal, overload
+from typing import Any, Literal, overload
 
 from jobctrl.app.material_edits import approval_blockers, posting_warning_in
 from jobctrl.app.models import View
 from jobctrl.app.truth import TruthCheckView, latest_truth_check
 from jobctrl.domain import ids
+from jobctrl.domain.applications import DONE_STATUSES
 from jobctrl.domain.errors import (
     COVER_ON_REQUEST,
     EXISTS,
     INVALID_INPUT,
     MATERIALS_UNSUPPORTED,
     MISSING_INPUT,
+    STAGE_BUSY,
     JobctrlError,
 )
 from jobctrl.domain.materials import MaterialKind, MaterialState
@@ -27,7 +29,7 @@ from jobctrl.domain.stages import LATER_STAGES, Stage, StageState
 from jobctrl.home import Home
 from jobctrl.stages import material_files as stage_files
 from jobctrl.stages.material_files import MaterialFile, pdf_file_name
-from jobctrl.store import jobs, stage_states, truth_checks
+from jobctrl.store import applications, jobs, stage_states, truth_checks
 from jobctrl.store import materials as stored
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
@@ -99,7 +101,9 @@ def decide_materials(home: Home, ref: str, decision: str) -> list[MaterialDecisi
     Approving supersedes the approved generation; rejecting leaves it accepted. An edited
     draft the profile does not support is not approved (``materials_unsupported``)."""
     if decision not in DECISIONS:
-        raise JobctrlError("decision must be approve, reject or regenerate", code=INVALID_INPUT)
+        raise JobctrlError(
+            "decision must be approve, reject, regenerate or letter", code=INVALID_INPUT
+        )
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
     if decision == "approve":
@@ -169,16 +173,37 @@ async def write_letter(
     home: Home, ref: str, *, wait: bool = False
 ) -> RegenerationStarted | MaterialsRegenerated:
     """Write the cover letter of a prepared job whose letter was left for the person to
-    ask for (it scored below ``materials.cover_min_score``), or whose last letter the
-    truth check refused; the resume stays as it is. ``generation`` is the letter's."""
+    ask for (it scored below ``materials.cover_min_score``), whose last letter failed or
+    was refused by the truth check, or whose newest letter the person rejected; the
+    resume stays as it is. ``generation`` is the letter's."""
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
+    cover = _letter_wanted(store, job_id)
+    latest = stored.latest(store, job_id, MaterialKind.COVER)
+    generation = 1 + (latest["generation"] if latest else 0)
+    # A new id after every attempt that ended (failed, refused, cancelled): asking again
+    # starts a new run; asking twice while one is on its way is refused above.
+    ended = int(cover["attempts"] or 0) if cover else 0
+    workflow_id = ids.letter_workflow_id(job_id, generation, ended, store.tenant)
+    stages = (Stage.COVER, Stage.PDF)
+    return await _write(home, store, job_id, workflow_id, stages, generation, wait=wait)
+
+
+def _letter_wanted(store: Store, job_id: str) -> dict[str, Any] | None:
+    """The job's Cover row, when a letter may be written for it now; else why not."""
     score = jobs.score_row(store, job_id)
     minimum = int(Settings(store).get("min_fit_score"))
     if score is not None and score["score"] < minimum:
         raise JobctrlError(
             f"job {job_id} scored {score['score']}, below your minimum fit score ({minimum}): "
-            "no resume or letter is written for it",
+            "jobctrl writes no letter for it",
+            code=INVALID_INPUT,
+        )
+    application = applications.get(store, job_id)
+    if application is not None and application["status"] in DONE_STATUSES:
+        raise JobctrlError(
+            f"the application for job {job_id} has gone out already: a letter written now "
+            "would not reach them",
             code=INVALID_INPUT,
         )
     states = {r["stage"]: r for r in stage_states.stage_rows(store, job_id)}
@@ -189,18 +214,20 @@ async def write_letter(
             "(`jobctrl show JOB` says where its preparation is)",
             code=MISSING_INPUT,
         )
-    if cover is not None and cover["state"] == StageState.SUCCEEDED:
+    if cover is None or cover["state"] in (StageState.FAILED, StageState.SKIPPED):
+        return cover  # left to be asked for, turned off, failed or refused: write it now
+    if cover["state"] != StageState.SUCCEEDED:
         raise JobctrlError(
-            f"job {job_id} has its cover letter already: `jobctrl materials regenerate "
-            "JOB` writes a new resume and letter",
-            code=EXISTS,
+            f"the cover letter of job {job_id} is being written now", code=STAGE_BUSY
         )
     latest = stored.latest(store, job_id, MaterialKind.COVER)
-    generation = 1 + (latest["generation"] if latest else 0)
-    refused = truth_checks.refusals(store, job_id)
-    workflow_id = ids.letter_workflow_id(job_id, generation, refused, store.tenant)
-    stages = (Stage.COVER, Stage.PDF)
-    return await _write(home, store, job_id, workflow_id, stages, generation, wait=wait)
+    if latest is not None and latest["state"] == MaterialState.REJECTED:
+        return cover  # the person turned the newest letter down: a new one
+    raise JobctrlError(
+        f"job {job_id} has its cover letter already: `jobctrl materials regenerate "
+        "JOB` writes a new resume and letter",
+        code=EXISTS,
+    )
 
 
 def letter_on_request(store: Store, job_id: str) -> bool:

@@ -82,6 +82,8 @@ def materials_cmd(
             write = app_materials.write_letter
         result = asyncio.run(write(home(), args[1], wait=True))
         check = result.truth_check
+        if not (check and not check.passed):
+            _written_or_why(result.job_id, args[0])
         if as_json:
             echo_json(result)
         elif check and not check.passed:
@@ -130,6 +132,23 @@ def materials_cmd(
         click.echo("no materials yet (they are written after Score for jobs above min_fit_score)")
     for m in rows:
         click.echo(f"{m.kind:<7} gen {m.generation}  {m.approval:<10} {m.pdf_path or ''}")
+
+
+def _written_or_why(job_id: str, what: str) -> None:
+    """Raise, with the stage's own reason, when the run ended without writing: a stage of
+    it failed or was cancelled for another reason than the truth check (said above)."""
+    stages = {s.stage: s for s in queries.show_job(home(), job_id).stages}
+    wanted = ("cover", "pdf") if what == "letter" else ("tailor", "cover", "pdf")
+    for name in wanted:
+        stage = stages.get(name)
+        if stage is not None and stage.state not in ("succeeded", "skipped"):
+            document = "cover letter" if what == "letter" else "resume and letter"
+            why = stage.error_message or stage.error_code or stage.state
+            raise JobctrlError(
+                f"the {document} for job {job_id} was not written ({name}: {why}); "
+                f"`jobctrl show {job_id}` says more, and asking again tries once more",
+                code=stage.error_code or INVALID_INPUT,
+            )
 
 
 MAX_FILE_BYTES = 1_000_000  # an edited resume or letter is a few kilobytes

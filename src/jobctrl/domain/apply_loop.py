@@ -78,6 +78,9 @@ class ClaimFacts:
     prepared: bool  # the application has a channel (prepared by the person or a claim)
     live_attempt: bool  # a send or prefill of its application is live
     live_claim: bool  # another claim holds the job
+    # A resume, letter or PDF of it is being written (a letter the person asked for):
+    # nothing goes out before the person has seen what it holds.
+    writing: bool = False
 
 
 def claim_refusal(facts: ClaimFacts, *, min_fit_score: int, approval_required: bool) -> str | None:
@@ -92,7 +95,7 @@ def claim_refusal(facts: ClaimFacts, *, min_fit_score: int, approval_required: b
         return errors.APPLY_OUTCOME_UNKNOWN
     if facts.score is None or facts.score < min_fit_score:
         return errors.MIN_SCORE
-    if not facts.resume_approved or (approval_required and facts.undecided):
+    if not facts.resume_approved or (approval_required and facts.undecided) or facts.writing:
         return errors.APPLY_MATERIALS_NOT_APPROVED
     return None
 

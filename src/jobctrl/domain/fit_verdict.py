@@ -113,15 +113,16 @@ _LEAD = re.compile(
 )
 
 
-def requirement_label(text: str, words: int = 8) -> str:
-    """A requirement shortened for a one-line reason: lead-ins dropped, at most ``words``."""
+def requirement_label(text: str, words: int = 8, *, keep_case: bool = False) -> str:
+    """A requirement shortened for a one-line reason: lead-ins dropped, at most ``words``,
+    its first word lower-cased for the middle of a sentence unless ``keep_case``."""
     cleaned = _LEAD.sub("", " ".join(text.split())).rstrip(" .;:,")
     parts = cleaned.split()
     short = " ".join(parts[:words]).rstrip(" .;:,")
     short = short + ("…" if len(parts) > words else "")
     first = parts[0] if parts else ""
     plain = first[:1].isupper() and (len(first) == 1 or first[1:].islower())  # not "PhD"
-    return short[:1].lower() + short[1:] if plain else short
+    return short[:1].lower() + short[1:] if plain and not keep_case else short
 
 
 def _missing(unmet: list[RequirementFit]) -> str:
@@ -148,7 +149,7 @@ def requirements_summary(requirements: list[RequirementFit]) -> str:
     unmet = [r for r in musts if not r.matched] + [
         r for r in requirements if r.kind != "must" and not r.matched
     ]
-    named = "; ".join(requirement_label(r.requirement, 6) for r in unmet[:3])
+    named = "; ".join(requirement_label(r.requirement, 6, keep_case=True) for r in unmet[:3])
     more = f" and {len(unmet) - 3} more" if len(unmet) > 3 else ""
     return summary + (f"; missing: {named}{more}." if unmet else ".")
 
@@ -374,7 +375,10 @@ def settle_model_report(
 ) -> ScoreReport:
     """A model's report settled as the Score stage settles it: its evidence checked against
     the profile (``supported_by_profile``), held to what its own requirements support,
-    with the posting's level and family weighed by code."""
+    with the posting's level and family weighed by code. A report without its own summary
+    (a model is not asked for one) gets code's, from the requirements as settled."""
     report = supported_by_profile(report, profile)
+    if not report.summary:
+        report = report.model_copy(update={"summary": requirements_summary(report.requirements)})
     factors = fit_factors(title, description, profile, today, model_share(report))
     return settle(report, rules, from_model=True, factors=factors)

@@ -80,7 +80,7 @@ SENTENCES: dict[str, str] = {
     e.RENDER_FAILED: "Making the PDF failed; try again.",
     e.RENDER_NOT_A_PDF: "Making the PDF failed; try again.",
     # applying
-    e.APPLY_MATERIALS_NOT_APPROVED: "Approve the resume and letter first.",
+    e.APPLY_MATERIALS_NOT_APPROVED: "Approve the resume first (and its letter, if it has one).",
     e.APPLY_NOT_PREPARED: "The application is not prepared yet.",
     e.APPLY_MATERIALS_CHANGED: "The attachments changed since you approved them: approve again.",
     e.APPLY_NOT_APPROVED: "The email is not approved yet.",

@@ -31,7 +31,6 @@ from jobctrl.domain.facts import (
     experience_fact_id,
     profile_facts,
 )
-from jobctrl.domain.fit_verdict import requirements_summary
 from jobctrl.domain.materials import (
     Cited,
     CoverLetter,
@@ -73,8 +72,8 @@ class ScoreAnswer(_Answer):
     requirements: list[RequirementAnswer]
     score: int  # 0-100: it may lower what the requirements support, never raise it
     # Not asked for (not in the schema): the report's summary is written by code from the
-    # requirements (``fit_verdict.requirements_summary``). An answer stored before that
-    # may carry the model's sentence, which is kept.
+    # requirements as settled (``fit_verdict.settle_model_report``). An answer stored
+    # before that may carry the model's sentence, which is kept.
     summary: SkipJsonSchema[str] = ""
 
 
@@ -139,7 +138,7 @@ def to_report(answer: ScoreAnswer, profile: Profile, *, provider: str, model: st
         requirements=requirements,
         provider=provider,
         model=model,
-        summary=answer.summary or requirements_summary(requirements),
+        summary=answer.summary,  # none asked for: settling writes it from what stands
     )
 
 

@@ -60,6 +60,7 @@ from jobctrl.llm.remote import (
 )
 from jobctrl.llm.reuse import (
     request_digest,
+    reusable_answer,
     reuse_earlier,
     reuse_own,
     reuse_same_request,
@@ -125,10 +126,10 @@ def answered_before(
     prompt: str,
     output_type: type[BaseModel],
 ) -> bool:
-    """Whether ``config``'s provider already answered exactly this request for the job
-    (paid for once: using it again costs nothing)."""
+    """Whether ``config``'s provider already answered exactly this request for the job in
+    a form ``call_lane`` reuses (paid for once: using it again costs nothing)."""
     asked = request_digest(config, system, prompt, output_type)
-    return provider_results.answered(spend.store, lane, job_id, asked) is not None
+    return reusable_answer(spend.store, lane, job_id, asked, output_type) is not None
 
 
 def estimate_tokens(text: str) -> int:

@@ -21,6 +21,7 @@ from jobctrl.domain.errors import PROVIDER_OUTPUT_TRUNCATED
 from jobctrl.llm.remote import ProviderError, replay_structured
 from jobctrl.llm.spend import SpendAuthority, Usage, record_in
 from jobctrl.store import provider_results
+from jobctrl.store.store import Store
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -140,6 +141,20 @@ def reuse_earlier(
     return None
 
 
+def reusable_answer(
+    store: Store, lane: str, job_id: str, asked: str, output_type: type[T]
+) -> tuple[provider_results.Stored, T] | None:
+    """The stored answer to exactly this request (``asked``) and its output as
+    ``output_type``, when both are there (an output of an older shape is asked again)."""
+    found = provider_results.answered(store, lane, job_id, asked)
+    if found is None or found.response is None:
+        return None
+    try:
+        return found, output_type.model_validate(found.output)
+    except ValueError:
+        return None
+
+
 def reuse_same_request(
     spend: SpendAuthority,
     key: str,
@@ -153,13 +168,10 @@ def reuse_same_request(
 ) -> T | None:
     """Any earlier run's parsed output for exactly this request (``asked``), kept under
     this run's ``key`` too; None when this request was never answered and parsed."""
-    found = provider_results.answered(spend.store, lane, job_id, asked)
-    if found is None or found.response is None:
+    reusable = reusable_answer(spend.store, lane, job_id, asked, output_type)
+    if reusable is None:
         return None
-    try:
-        output = output_type.model_validate(found.output)
-    except ValueError:
-        return None  # an output of an older shape: ask again
+    found, output = reusable
     ids = {"key": key, "lane": lane, "job_id": job_id, "run_id": run_id}
     with spend.store.write(clock=spend.clock) as tx:
         provider_results.save_response(

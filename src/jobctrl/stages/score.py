@@ -24,6 +24,7 @@ from jobctrl.domain.errors import (
 )
 from jobctrl.domain.events import JobScored
 from jobctrl.domain.fit_verdict import rules_from, settle, settle_model_report
+from jobctrl.domain.materials import MaterialKind
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import LATER_STAGES, Stage
 from jobctrl.llm import lanes, prompts
@@ -33,6 +34,7 @@ from jobctrl.llm.providers import OfflineScoreProvider
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.owned import run_owned
 from jobctrl.store import artifacts, jobs, profiles, stage_states
+from jobctrl.store import materials as stored
 
 
 @dataclass(frozen=True)
@@ -127,8 +129,10 @@ def _score_owned(
         # Free first: a paid lane only where it counts (and never where its answer to
         # this very request is already paid for: that one is reused for nothing).
         pre = score_offline(job["title"], description, profile, rules=rules)
-        far_below = settle(pre, rules).score <= rules.min_fit_score - int(
-            values["score.offline_margin"]
+        # A rough estimate (no requirement list the free scorer could read) is no reason
+        # to keep the model away: it may find the requirements in the prose.
+        far_below = bool(pre.requirements) and settle(pre, rules).score <= (
+            rules.min_fit_score - int(values["score.offline_margin"])
         )
         if far_below and not lanes.answered_before(
             ctx.spend, "score", lane, job_id=job_id, system=prompts.SCORE_SYSTEM,
@@ -207,7 +211,10 @@ def _score_owned(
             stage_states.skip_pending(tx, job_id, LATER_STAGES, MATERIALS_OFF, occasion=occasion)
             return ScoreOutcome(report.score, below)
         # The letter on its own only at materials.cover_min_score; below it, when asked.
-        if report.score >= max(rules.min_fit_score, int(values["materials.cover_min_score"])):
+        # A job that has a letter (written by itself, or asked for) keeps getting one.
+        bar = max(rules.min_fit_score, int(values["materials.cover_min_score"]))
+        lettered = stored.next_generation(tx.conn, job_id, MaterialKind.COVER) > 1
+        if report.score >= bar or lettered:
             stage_states.revive_skipped(tx, job_id, (Stage.COVER,), COVER_ON_REQUEST)
         else:
             stage_states.skip_pending(
@@ -220,8 +227,8 @@ def _score_owned(
 
 
 UNPAID_NOTE = (
-    "Scored for free only: this job is far below your minimum fit score, so no paid "
-    "model was asked. Rescore it with the model if you want its reading."
+    "Scored for free only: when it was scored, this job was far below your minimum fit "
+    "score, so no paid model was asked (`jobctrl rescore JOB --paid` asks it)."
 )
 
 

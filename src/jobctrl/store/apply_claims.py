@@ -1,10 +1,9 @@
 """The apply workflow's claims on jobs: which jobs it may take, the claim itself (one write
 transaction that refuses a job with a live attempt or claim), and its end.
 
-A claim is live (``claimed``) until its workflow finishes preparing the job's application
-(``ready``), fails to (``failed``: the code on the job's application, and a pause before
-the job is taken again) or lets it go (``released``: cancelled, or its lease ran out). The
-rules are ``domain.apply_loop``; the settings they use are passed in as read at the claim.
+A claim is live (``claimed``) until its workflow has prepared the application (``ready``),
+failed to (``failed``: the code on the application, a pause before the job is taken again)
+or let it go (``released``: cancelled, or its lease ran out). Rules: ``domain.apply_loop``.
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ from jobctrl.domain.errors import (
     NotFoundError,
 )
 from jobctrl.domain.materials import MaterialKind, MaterialState
-from jobctrl.store import applications, hidden, schema, tenancy
+from jobctrl.store import applications, hidden, schema, stage_states, tenancy
 from jobctrl.store.application_tables import applications as A
 from jobctrl.store.application_tables import apply_attempts as T
 from jobctrl.store.application_tables import apply_claims as C
@@ -66,8 +65,8 @@ J = schema.jobs
 
 @dataclass(frozen=True)
 class ClaimOutcome:
-    """A claim made (``claim_id``), refused (``code``), or not needed: the job's
-    application is prepared already (``already``, with its status)."""
+    """A claim made (``claim_id``), refused (``code``), or not needed (``already``: the
+    status of the job's application, prepared already)."""
 
     job_id: str
     claim_id: str | None = None
@@ -151,7 +150,7 @@ def _facts_chunk(conn: Connection, job_ids: list[str], now: datetime) -> dict[st
             select(C.c.job_id).where(tenancy.scoped(C, conn), C.c.job_id.in_(job_ids), _live(now))
         ).scalars()
     )
-    result = {}
+    writing, result = stage_states.materials_being_written(conn, job_ids), {}
     for job_id, is_closed in closed.items():
         app = apps.get(job_id)
         score = scores.get(job_id)
@@ -164,6 +163,7 @@ def _facts_chunk(conn: Connection, job_ids: list[str], now: datetime) -> dict[st
             prepared=bool(app and app.channel),
             live_attempt=bool(app and app.id in live_apps),
             live_claim=job_id in claimed,
+            writing=job_id in writing,
         )
     return result
 

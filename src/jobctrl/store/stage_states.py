@@ -41,7 +41,7 @@ from jobctrl.domain.events import (
 )
 from jobctrl.domain.public_fetch import UnsafeAddressError
 from jobctrl.domain.recovery import retryable_code
-from jobctrl.domain.stages import STAGE_ORDER, StageState
+from jobctrl.domain.stages import LATER_STAGES, STAGE_ORDER, StageState
 from jobctrl.store import closed_runs, public_fetch, recovery_admission, schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.hidden import hidden_in
@@ -108,6 +108,20 @@ def posting_closed_in(conn: Connection, job_id: str) -> bool:
     params = {"k_job": job_id, "k_tenant": tenancy.tenant_of(conn)}
     state = conn.execute(_AVAILABILITY, params).scalar()
     return state == Availability.UNAVAILABLE
+
+
+def materials_being_written(conn: Connection, job_ids: list[str]) -> set[str]:
+    """Those of ``job_ids`` with a Tailor, Cover or PDF pending or running."""
+    return set(
+        conn.execute(
+            select(S.c.job_id).where(
+                tenancy.scoped(S, conn),
+                S.c.job_id.in_(job_ids),
+                S.c.stage.in_([s.value for s in LATER_STAGES]),
+                S.c.state.in_([StageState.PENDING.value, StageState.RUNNING.value]),
+            )
+        ).scalars()
+    )
 
 
 def _still_reserved(row: Any, cohort: str) -> bool:
