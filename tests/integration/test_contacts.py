@@ -12,12 +12,15 @@ import json
 from pathlib import Path
 
 import pytest
+from temporalio.worker import Replayer
 
 from jobctrl.app import contact_research, contacts
 from jobctrl.app.jobs import add_job
 from jobctrl.domain.errors import CONTACT_SOURCE_REFUSED, JobctrlError
 from jobctrl.store import events, jobs, tenancy
 from jobctrl.store.contact_tables import contact_attributes, contact_candidates
+from jobctrl.worker.run import WORKFLOWS
+from jobctrl.workflows.converter import DATA_CONVERTER
 from tests.support.http import Route
 from tests.support.processes import run_cli
 
@@ -35,7 +38,7 @@ async def _posting(home, settings, site) -> str:
 
 
 async def test_research_over_posting_team_page_and_paste_then_confirm_and_remove(
-    home, store, settings, worker, site
+    home, store, settings, worker, site, client
 ):
     job_id = await _posting(home, settings, site)
     team = site.add("/team", _page("t01_northwind_team.html"))
@@ -81,6 +84,11 @@ async def test_research_over_posting_team_page_and_paste_then_confirm_and_remove
     # Nothing of the people in events or the workflow's history: ids and codes only.
     logged = json.dumps([e["payload"] for e in events.job_events(store, job_id)])
     assert "Osei" not in logged and "Novak" not in logged
+    assert task.workflow_id is not None
+    history = await client.get_workflow_handle(task.workflow_id).fetch_history()
+    assert "Osei" not in history.to_json() and "Recruiter" not in history.to_json()
+    replayer = Replayer(workflows=WORKFLOWS, data_converter=DATA_CONVERTER, debug_mode=True)
+    await replayer.replay_workflow(history, raise_on_replay_failure=True)
 
     contact_id = listed.items[0].contact_id
     shown = contacts.show_contact(home, contact_id)
