@@ -24,7 +24,7 @@ from jobctrl.stages.enrich import enrich
 from jobctrl.stages.score import score
 from jobctrl.store import extension_tables, jobs, stage_states, tenancy
 from tests.support.app import live_server
-from tests.support.browser import CHROMIUM
+from tests.support.browser import CHROMIUM, screenshot
 from tests.support.extension import extension_browser, fixture_page, run_extract
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.waiting import eventually_async
@@ -415,4 +415,10 @@ async def test_a_waiting_page_is_opened_in_the_background_read_closed_and_sent(
     assert (await ext.call(run))["why"] == "stopped"
     assert await ext.call("() => chrome.alarms.getAll()") == []
     await ext.context.clear_cookies()
+
+    # Stopped in jobctrl (`jobctrl extension tasks --stop`): the popup says so.
+    app_captures.set_tasks(home, enabled=False)
+    await popup.reload()
+    await expect(popup.locator("#queue-empty")).to_contain_text("not offering pages")
+    await screenshot(popup, "extension-popup")
     await popup.close()

@@ -174,10 +174,11 @@ export async function captureStatus(url) {
  * the pages waiting for the person's browser. */
 export async function fetchTasks() {
   const answer = await authorised("GET", "/v1/extension/tasks");
-  const items = (answer && answer.items) || [];
-  return items
+  const items = ((answer && answer.items) || [])
     .map((item) => (typeof item === "string" ? { url: item } : item))
     .filter((item) => item && typeof item.url === "string");
+  // enabled false: the person stopped the queue in jobctrl (`jobctrl extension tasks --stop`).
+  return { items, enabled: !answer || answer.enabled !== false };
 }
 
 /** The Job page of jobctrl for `jobId`. */

@@ -189,9 +189,9 @@ async function openAndCapture(task) {
 }
 
 async function refreshQueue() {
-  const tasks = await fetchTasks();
-  const queue = tasks.map((t) => ({ url: t.url, site: siteOf(t.url), jobId: t.jobId }));
-  await setState({ queue, queueAt: Date.now() });
+  const { items, enabled } = await fetchTasks();
+  const queue = items.map((t) => ({ url: t.url, site: siteOf(t.url), jobId: t.jobId }));
+  await setState({ queue, queueAt: Date.now(), queueEnabled: enabled });
   return queue;
 }
 

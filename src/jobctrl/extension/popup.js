@@ -143,14 +143,17 @@ async function allow(url, on) {
 }
 
 async function showQueue() {
-  const { sites = {}, stopped = false, skipped = {} } = await getState(
-    "sites", "stopped", "skipped");
-  $("stopped").checked = stopped;
   const answer = await ask({ type: "queue" });
+  const { sites = {}, stopped = false, skipped = {}, queueEnabled = true } = await getState(
+    "sites", "stopped", "skipped", "queueEnabled");
+  $("stopped").checked = stopped;
   const queue = answer.ok ? answer.queue : [];
   const list = $("queue");
   list.replaceChildren();
   $("queue-empty").hidden = queue.length > 0;
+  $("queue-empty").textContent = queueEnabled
+    ? "No pages are waiting."
+    : "jobctrl is not offering pages to this browser (jobctrl extension tasks --resume).";
   const bySite = new Map();
   for (const task of queue) {
     if (!bySite.has(task.site)) bySite.set(task.site, []);
