@@ -36,6 +36,7 @@ from jobctrl.stages.enrich import enrich
 from jobctrl.stages.materials import cover, render, tailor
 from jobctrl.stages.score import score
 from jobctrl.store import jobs
+from jobctrl.store.stage_control import reset_job_stage
 from jobctrl.store.stage_states import reset_stages, stage_rows
 from tests.support.app import app_client
 from tests.support.http import Route, posting_html
@@ -144,6 +145,11 @@ async def test_a_letter_once_written_is_written_again_after_a_rescore(
         assert _stages(store, job.job_id)["cover"] == ("skipped", COVER_ON_REQUEST)
         tailor(ctx, job.job_id, "run-1", None)
         render(ctx, job.job_id, "run-1")
+        # a reset of the resume writes it again, and still no letter nobody asked for
+        assert reset_job_stage(store, job.job_id, "tailor") == ["tailor", "pdf"]
+        assert _stages(store, job.job_id)["cover"] == ("skipped", COVER_ON_REQUEST)
+        tailor(ctx, job.job_id, "run-1b", None)
+        render(ctx, job.job_id, "run-1b")
         # the person asks for the letter: what write_letter resets, then runs
         reset_stages(store, job.job_id, ("cover", "pdf"), "regenerate")
         cover(ctx, job.job_id, "run-2", None)

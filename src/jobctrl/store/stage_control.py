@@ -26,7 +26,13 @@ from typing import Any
 from sqlalchemy import and_, bindparam, select, update
 
 from jobctrl.domain.clock import Clock
-from jobctrl.domain.errors import AUTOMATION_PAUSED, CANCELED, STAGE_BUSY, StageError
+from jobctrl.domain.errors import (
+    AUTOMATION_PAUSED,
+    CANCELED,
+    COVER_ON_REQUEST,
+    STAGE_BUSY,
+    StageError,
+)
 from jobctrl.domain.events import StageFailed, StageReset
 from jobctrl.domain.stages import STAGE_ORDER, StageState
 from jobctrl.domain.stop_loss import LANE, LANES
@@ -174,14 +180,14 @@ def reset_job_stage(
     """Put ``stage`` back to pending with the later stages (refused with ``STAGE_BUSY``
     while it or a later stage runs); the stages reset."""
     with store.write(clock=clock) as tx:
-        rows = {
-            str(r.stage): str(r.state)
-            for r in tx.conn.execute(
-                select(S.c.stage, S.c.state).where(
-                    S.c.job_id == job_id, tenancy.keyed(S, tx.tenant)
-                )
+        found = tx.conn.execute(
+            select(S.c.stage, S.c.state, S.c.error_code).where(
+                S.c.job_id == job_id, tenancy.keyed(S, tx.tenant)
             )
-        }
+        ).all()
+        rows = {str(r.stage): str(r.state) for r in found}
+        # A letter left for the person to ask for stays so, unless Cover itself is reset.
+        on_request = {str(r.stage) for r in found if r.error_code == COVER_ON_REQUEST}
         order = STAGE_ORDER[stage]
         # A later stage running works from this one's result: resetting it under that
         # stage would leave the later result built on what the reset threw away.
@@ -200,7 +206,7 @@ def reset_job_stage(
             for s, state in rows.items()
             if STAGE_ORDER.get(s, -1) >= order
             and s in LANES
-            and (s == stage or state != StageState.PENDING.value)
+            and (s == stage or (state != StageState.PENDING.value and s not in on_request))
         ]
         wanted.sort(key=STAGE_ORDER.__getitem__)
         for name in wanted:
