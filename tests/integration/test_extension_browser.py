@@ -160,6 +160,21 @@ async def test_a_posting_is_known_by_its_markup_on_any_host(scratch):
     assert capture["company"] == "Rheinwerk Analytics"
 
 
+@pytest.mark.parametrize(
+    ("seen", "saved"),
+    [
+        ("https://www.linkedin.com/jobs/search/?currentJobId=4001&keywords=python",
+         "https://www.linkedin.com/jobs/view/4001/"),
+        ("https://de.linkedin.com/jobs/view/senior-python-engineer-at-nordwind-4001?trk=x",
+         "https://www.linkedin.com/jobs/view/4001/"),
+        ("https://de.indeed.com/jobs?q=data&vjk=8a1b2c", "https://de.indeed.com/viewjob?jk=8a1b2c"),
+        ("https://jobs.lever.co/lumen/5b1f?lever-source=x", "https://jobs.lever.co/lumen/5b1f?lever-source=x"),
+    ],
+)  # fmt: skip
+async def test_a_job_beside_search_results_is_saved_as_the_job_s_own_page(ext, seen, saved):
+    assert await ext.call("(u) => self.jobctrl.postingAddress(u)", seen) == saved
+
+
 # -- with jobctrl: the app served on a loopback port, a real store ------------------------
 
 

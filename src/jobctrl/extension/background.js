@@ -13,7 +13,7 @@ import {
   postCapture,
   setState,
 } from "./api.js";
-import { isLoopback, looksLikePosting, originPattern, siteOf } from "./sites.js";
+import { isLoopback, looksLikePosting, originPattern, postingAddress, siteOf } from "./sites.js";
 
 // How often jobctrl is asked for pages waiting for this browser: each ask wakes the
 // service worker for about 30 s, so it asks rarely while nothing it may open waits.
@@ -81,7 +81,7 @@ async function saveTab(tabId) {
   if (!capture || (!capture.description && !capture.jsonld)) {
     return { ok: false, kind: "unreadable", message: unreadable(capture) };
   }
-  capture.url = tab.url || capture.url;
+  capture.url = postingAddress(tab.url || capture.url);
   const answer = await saveCapture(capture, "click");
   refreshBadge(tabId, capture.url, true).catch(() => {}); // the person need not wait for it
   return {
@@ -115,7 +115,7 @@ async function refreshBadge(tabId, url, asked = false) {
   const { token } = await getState("token");
   if (!token || !/^https?:/.test(url) || !(asked || looksLikePosting(url))) return null;
   try {
-    const status = await captureStatus(url);
+    const status = await captureStatus(postingAddress(url));
     await showBadge(tabId, status);
     return status;
   } catch (err) {
@@ -339,4 +339,4 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
 });
 
 // For the tests and for a curious person in the service worker's console.
-self.jobctrl = { saveTab, refreshBadge, runNextTask, refreshQueue };
+self.jobctrl = { saveTab, refreshBadge, runNextTask, refreshQueue, postingAddress };

@@ -35,6 +35,29 @@ export function looksLikePosting(url) {
   return POSTING_HOSTS.some((d) => hostIs(host, d)) || POSTING_PATH.test(u.pathname);
 }
 
+/** The address jobctrl knows a posting by: a LinkedIn or Indeed job shown beside a list
+ * of search results (…?currentJobId=ID, …?vjk=ID) is the job's own page, so a save from
+ * the list and one from the page are the same job; any other address as it is. */
+export function postingAddress(url) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  const host = u.hostname.toLowerCase();
+  if (hostIs(host, "linkedin.com")) {
+    const id = (u.pathname.match(/\/jobs\/view\/(?:[^/]*-)?(\d+)/) || [])[1] ||
+      u.searchParams.get("currentJobId");
+    if (id && /^\d+$/.test(id)) return `https://www.linkedin.com/jobs/view/${id}/`;
+  }
+  if (/(^|\.)indeed\.[a-z.]+$/.test(host)) {
+    const id = u.searchParams.get("jk") || u.searchParams.get("vjk");
+    if (id && /^[0-9a-f]+$/i.test(id)) return `${u.protocol}//${host}/viewjob?jk=${id}`;
+  }
+  return url;
+}
+
 /** The site a page is on, as the person sees it: its host name without "www.". */
 export function siteOf(url) {
   try {
