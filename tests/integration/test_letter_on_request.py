@@ -64,7 +64,7 @@ async def test_a_letter_below_its_score_waits_to_be_asked_for(home, worker, site
     assert view.status == "prepared"  # a letter not asked for is not missing
     assert _kinds(home, view.job_id) == {("resume", 1): "draft"}
     rows = [r for g in jobs_inbox(home).groups for r in g.rows if r.job_id == view.job_id]
-    assert "when you ask" in (rows[0].next_action_reason or "")
+    assert "cover letter written" in (rows[0].next_action_reason or "")
 
     # A regeneration writes a new resume and still no letter.
     again = await regenerate_materials(home, view.job_id, wait=True)

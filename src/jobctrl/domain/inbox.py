@@ -156,13 +156,16 @@ def next_action(
         return NextStep(NextAction.READY_TO_APPLY, "Approved: send or submit the application.")
     if MaterialState.DRAFT in facts.materials or not facts.materials:
         # One kind only: the resume (a letter is written after it, or when asked for).
+        drafts = sum(state == MaterialState.DRAFT for state in facts.materials)
         what = (
-            "Your tailored resume and cover letter wait for your decision."
-            if len(facts.materials) > 1
-            else "Your tailored resume waits for your decision; its cover letter is "
-            "written when you ask for it."
-            if facts.materials
-            else "Prepared: read the fit and decide."
+            "Prepared: read the fit and decide."
+            if not facts.materials
+            else "Your tailored resume waits for your decision; on the job's page you can "
+            "have its cover letter written too."
+            if len(facts.materials) == 1
+            else "Your tailored resume and cover letter wait for your decision."
+            if drafts > 1
+            else "A new draft waits for your decision on the job's page."
         )
         return NextStep(NextAction.REVIEW, what)
     if all(state == MaterialState.APPROVED for state in facts.materials):
