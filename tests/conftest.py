@@ -157,6 +157,8 @@ PG_REST_MODULES = {
         "extension_api",  # issue 32: pairing, extension tokens and hostile captures
         "extension_continuation",  # issue 32: Enrich from a capture, a blocked job continued
         "extension_browser",  # issue 32: the extension in Chromium saving to the real app
+        "doctor",  # issue 34: the health check's store reads (integrity, artifacts, runs)
+        "attempt_metrics",  # issue 34: the attempt metrics' fold, rebuild and panel
     )
 }
 

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from jobctrl.app.models import Sparse, Timestamp, View
+from jobctrl.domain import attempt_metrics as attempt_rules
 from jobctrl.domain import eta as eta_rules
 from jobctrl.domain import operations as rules
 from jobctrl.domain import recovery as recovery_rules
@@ -21,21 +22,23 @@ from jobctrl.domain.errors import BudgetExceededError
 from jobctrl.domain.runtime import RuntimeItem, RuntimeState, RuntimeView, home_identity
 from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority
+from jobctrl.store import attempt_metrics, stop_loss
 from jobctrl.store import operations as ops_store
 from jobctrl.store import orphans as orphans_store
 from jobctrl.store import recovery as recovery_store
 from jobctrl.store import runtime as runtime_store
-from jobctrl.store import stop_loss
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
 __all__ = [
     "Eta",
+    "FailureCount",
     "OperationsSnapshot",
     "OrphanView",
     "PauseView",
     "RuntimeItemView",
     "RuntimeSnapshot",
+    "StageAttempts",
     "duration_text",
     "eta_text",
     "operations_snapshot",
@@ -216,6 +219,24 @@ class RecoveryView(View):
     waiting: int
 
 
+class FailureCount(View):
+    code: str
+    count: int
+
+
+class StageAttempts(View):
+    """A stage's attempts of the UTC day so far (``operational_attempt_metrics``): how
+    they ended, the p50/p90 seconds of those that ended, the most frequent failure codes."""
+
+    attempts: int
+    succeeded: int
+    failed: int
+    running: int
+    p50: Number | None
+    p90: Number | None
+    top_failures: list[FailureCount]
+
+
 class OperationsSnapshot(View):
     """The snapshot of `jobctrl ops --json` and ``GET /v1/pipeline/operations``."""
 
@@ -227,6 +248,7 @@ class OperationsSnapshot(View):
     stop_loss: list[PauseView]
     orphans: list[OrphanView]
     recovery: RecoveryView
+    attempts_today: dict[str, StageAttempts]
     generated_at: Timestamp
 
 
@@ -332,6 +354,13 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> Operation
             due=demand["due"],
             waiting=demand["waiting"],
         ),
+        attempts_today={
+            stage: StageAttempts.model_validate(figures)
+            for stage, figures in attempt_rules.per_stage(
+                attempt_metrics.attempts_since(store, attempt_rules.day_start(now)),
+                rules.OPS_STAGES,
+            ).items()
+        },
         generated_at=now,
     )
 

@@ -48,6 +48,20 @@ def _runtime_lines(rt: RuntimeSnapshot) -> list[str]:
     return lines
 
 
+def _attempt_lines(snap: OperationsSnapshot) -> list[str]:
+    lines = ["Attempts today (UTC):"]
+    for stage, a in snap.attempts_today.items():
+        if not a.attempts:
+            continue
+        took = f"p50 {a.p50:g} s, p90 {a.p90:g} s" if a.p50 is not None else "none ended"
+        codes = ", ".join(f"{f.code} x{f.count}" for f in a.top_failures)
+        lines.append(
+            f"  {stage:<8} {a.attempts} ({a.succeeded} ok, {a.failed} failed, "
+            f"{a.running} running) · {took}" + (f" · failures: {codes}" if codes else "")
+        )
+    return lines if len(lines) > 1 else ["Attempts today (UTC): none"]
+
+
 def render(snap: OperationsSnapshot) -> list[str]:
     """The snapshot as lines for a person."""
     lines = [f"Phase: {app_ops.phase_text(snap)}"]
@@ -64,6 +78,7 @@ def render(snap: OperationsSnapshot) -> list[str]:
         cells = "".join(f"{scope.remaining[s]:>8}" for s in STAGES)
         lines.append(f"  {name:<26}{scope.jobs:>6}{cells}{scope.failed:>8}{scope.blocked:>9}")
     lines += _runtime_lines(snap.runtime)
+    lines += _attempt_lines(snap)
     lines.append(f"ETA: {app_ops.eta_text(snap.eta)}")
     for p in snap.stop_loss:
         lines.append(

@@ -130,3 +130,26 @@ worker_leases = Table(
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("acquired_at", DateTime(timezone=True), nullable=False),
 )
+
+# Operational attempt metrics (store/attempt_metrics.py, issue 34): one row per stage
+# attempt, folded from StageStarted / StageSucceeded / StageFailed like the other
+# projections (rebuilt from the log): its stage and LLM lane, when it started and ended,
+# how long it took and its failure code. The durable source of "why is it slow" and of
+# the Operations page's per-stage attempts, durations and failure codes. Migration 0037.
+operational_attempt_metrics = Table(
+    "operational_attempt_metrics",
+    metadata,
+    tenant_id(pk=True),
+    Column("job_id", String(32), primary_key=True),
+    Column("stage", String(16), primary_key=True),
+    Column("run_id", String(64), primary_key=True),
+    Column("attempt", Integer, primary_key=True),
+    Column("lane", String(32)),  # the stage's LLM lane (None: enrich, pdf)
+    Column("outcome", String(16), nullable=False),  # running | succeeded | failed
+    Column("error_code", String(64)),
+    Column("started_at", DateTime(timezone=True)),
+    Column("finished_at", DateTime(timezone=True)),
+    Column("duration_seconds", Float),
+    Column("last_seq", Integer, nullable=False),
+    Index("ix_attempt_metrics_stage_time", "tenant_id", "stage", "finished_at"),
+)

@@ -1,21 +1,20 @@
 """Read models folded from ``job_events`` only.
 
-Each fold reads the events after the watermark in sequence order, applies them (as their
-typed models) to the projection tables and advances the watermark in the same
-transaction, so every event is applied exactly once. ``rebuild`` truncates the
-projections and the watermark and folds the whole log again; the result equals the
-incrementally folded rows.
+Each fold reads the events after the watermark in sequence order, applies them (typed)
+to the projection tables and advances the watermark in the same transaction: every event
+is applied once. ``rebuild`` truncates the projections and the watermark and folds the
+whole log again; the result equals the incrementally folded rows.
 
 The watermark is global (one sequence over every tenant's events); each event is folded
-as its own tenant's: while its handler runs the connection acts for the event's tenant
-(``_acting_for``), so its projection rows carry that ``tenant_id`` and every statement
-on them has that predicate.
+as its tenant's: its handler's connection acts for that tenant (``_acting_for``), so its
+projection rows carry that ``tenant_id`` and every statement on them has that predicate.
 
 - ``job_list_projections``: one row per job for the Jobs list. Its ``stages`` column
-  keeps each stage's (state, code) as the events told it, which is what a job's status
-  is computed from (``domain.stages.job_status``).
+  keeps each stage's (state, code) as the events told it: a job's status is computed
+  from it (``domain.stages.job_status``).
 - ``workflow_run_projections``: one row per execution the store started or saw.
 - ``pipeline_step_projections``: one row per Discover step and item, attempt-aware.
+- ``operational_attempt_metrics``: one row per stage attempt (``store.attempt_metrics``).
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from jobctrl.domain.events import DomainEvent, parse_event
 from jobctrl.domain.executions import WorkflowStatus
 from jobctrl.domain.stages import Stage, StageState, job_status
 from jobctrl.domain.tenants import LOCAL
-from jobctrl.store import schema, step_projection, tenancy
+from jobctrl.store import attempt_metrics, schema, step_projection, tenancy
 from jobctrl.store.db import upsert
 
 WATERMARK = "jobs"
@@ -40,6 +39,7 @@ PROJECTION_TABLES = (
     schema.job_list_projections,
     schema.workflow_run_projections,
     schema.pipeline_step_projections,
+    attempt_metrics.TABLE,
 )
 JL = schema.job_list_projections
 E = schema.job_events
@@ -415,5 +415,6 @@ HANDLERS: dict[type[DomainEvent], Callable[[_Fold, AppendedEvent], None]] = {
     **{cls: _pipeline_step for cls in step_projection.EVENT_TYPES},
 }
 
+HANDLERS.update(attempt_metrics.with_metrics(HANDLERS))
 # The event types some projection reads, by their stored name.
 FOLDED = frozenset(cls.type for cls in HANDLERS)
