@@ -151,5 +151,6 @@ operational_attempt_metrics = Table(
     Column("finished_at", DateTime(timezone=True)),
     Column("duration_seconds", Float),
     Column("last_seq", Integer, nullable=False),
-    Index("ix_attempt_metrics_stage_time", "tenant_id", "stage", "finished_at"),
+    # The day's attempts: those that ended since, and those still open (NULL) that began.
+    Index("ix_attempt_metrics_finished", "tenant_id", "finished_at"),
 )

@@ -46,9 +46,9 @@ def upgrade() -> None:
         sa.Column("last_seq", sa.Integer(), nullable=False),
     )
     op.create_index(
-        "ix_attempt_metrics_stage_time",
+        "ix_attempt_metrics_finished",
         "operational_attempt_metrics",
-        ["tenant_id", "stage", "finished_at"],
+        ["tenant_id", "finished_at"],
     )
     # Every projection is folded again from the log (the others' rows come out the same).
     for table in PROJECTIONS:
@@ -57,5 +57,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.drop_index("ix_attempt_metrics_stage_time", "operational_attempt_metrics")
+    op.drop_index("ix_attempt_metrics_finished", "operational_attempt_metrics")
     op.drop_table("operational_attempt_metrics")
