@@ -159,6 +159,7 @@ PG_REST_MODULES = {
         "extension_browser",  # issue 32: the extension in Chromium saving to the real app
         "doctor",  # issue 34: the health check's store reads (integrity, artifacts, runs)
         "attempt_metrics",  # issue 34: the attempt metrics' fold, rebuild and panel
+        "missing_pdf",  # issue 34: materials without their PDF, listed as such
     )
 }
 

@@ -24,6 +24,7 @@ from jobctrl.app.materials import pdf_file_name
 from jobctrl.app.models import Timestamp, View
 from jobctrl.app.staleness import Freshness, freshness
 from jobctrl.app.truth import TruthCheckView, latest_truth_check
+from jobctrl.domain import pdf_receipt
 from jobctrl.domain.clock import utcnow
 from jobctrl.domain.errors import ARTIFACT_NOT_FOUND, JobctrlError, NotFoundError
 from jobctrl.domain.events import summary_fields
@@ -31,7 +32,7 @@ from jobctrl.domain.executions import WorkflowType
 from jobctrl.domain.extension import browser_condition
 from jobctrl.domain.fit_verdict import fit_summary
 from jobctrl.domain.scoring import ScoreReport
-from jobctrl.domain.stages import JobStatus
+from jobctrl.domain.stages import JobStatus, StageState
 from jobctrl.home import Home
 from jobctrl.store import events, hides, inbox, job_list, jobs, materials, workflow_runs
 from jobctrl.store.job_list import JobFilter
@@ -45,6 +46,7 @@ __all__ = [
     "JobListItem",
     "JobView",
     "MaterialView",
+    "MissingPdfView",
     "Salary",
     "StageView",
     "TimelineEvent",
@@ -119,6 +121,44 @@ class EvaluationReport(View):
     path: str
 
 
+class MissingPdfView(View):
+    """The missing-PDF receipt: the materials the job would use that have no PDF
+    (``kinds``), because the PDF step ``failed`` (with its ``code``) or ``not_run``, and
+    what to do about it in a sentence."""
+
+    reason: str
+    code: str | None
+    kinds: list[str]
+    sentence: str
+
+
+def _missing_pdf(store: Store, job_id: str, stages: list[dict[str, Any]]) -> MissingPdfView | None:
+    pdf = next((r for r in stages if r["stage"] == "pdf"), None)
+    busy = any(r["state"] == StageState.RUNNING.value for r in stages)
+    found = pdf_receipt.missing_pdf(
+        materials.list_materials(store, job_id),
+        pdf["state"] if pdf else None,
+        pdf["error_code"] if pdf else None,
+        job_busy=busy,
+    )
+    if found is None:
+        return None
+    what = " and ".join("letter" if k == "cover" else k for k in found.kinds)
+    if found.reason == pdf_receipt.FAILED:
+        sentence = (
+            f"The PDF step failed ({found.code}): the {what} has no PDF yet. "
+            f"Try again: jobctrl retry {job_id} --stage pdf"
+        )
+    else:
+        sentence = (
+            f"The {what} was written, but its PDF was never made. "
+            f"Make it: jobctrl reset {job_id} --stage pdf && jobctrl retry {job_id}"
+        )
+    return MissingPdfView(
+        reason=found.reason, code=found.code, kinds=list(found.kinds), sentence=sentence
+    )
+
+
 class JobView(Freshness):
     """One job, read together (`jobctrl show`, ``GET /v1/jobs/{id}``, the Job page), and
     the profile versions its score and materials were made with (``stale``: another
@@ -159,6 +199,8 @@ class JobView(Freshness):
     next_action_reason: str | None = None
     hidden: bool = False
     hidden_reason: str | None = None
+    # Materials written whose PDF failed or was never made (issue 34), else None.
+    missing_pdf: MissingPdfView | None = None
 
 
 class MaterialView(View):
@@ -246,6 +288,7 @@ def job_view(store: Store, job_id: str, home: Home | None = None) -> JobView:
         updated_at=row["updated_at"],
         **dict(fresh),
         **_inbox_fields(store, job_id, row),
+        missing_pdf=_missing_pdf(store, job_id, record.stages),
     )
 
 

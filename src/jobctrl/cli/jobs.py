@@ -294,6 +294,8 @@ def show(job: str, as_json: bool) -> None:
             if st.retryable is not None and st.state == StageState.FAILED:
                 line += " (retryable)" if st.retryable else " (not retryable)"
         click.echo(line)
+    if view.missing_pdf:
+        click.echo(f"  {'no PDF':<14}{view.missing_pdf.sentence}")
     application = view.application
     if application:
         line = f"  {'application':<14}{application.status} by {application.channel}"
