@@ -27,7 +27,8 @@ from jobctrl.app import tenants as app_tenants
 from jobctrl.app.apply_browser import PrefillView
 from jobctrl.domain import ids
 from jobctrl.stages.apply_browser import PrefillResult
-from jobctrl.store import stop_loss, workflow_runs
+from jobctrl.store import contact_research, stop_loss, workflow_runs
+from jobctrl.store import contacts as store_contacts
 from jobctrl.store.settings import Settings
 from tests.support.app import api_routes
 from tests.support.apply import approved_job
@@ -38,7 +39,16 @@ TO = "jobs@acme-robotics.example"
 
 # Path parameters that name one object of a tenant: asked with another tenant's token,
 # the route must answer 404.
-OBJECT_IDS = {"job_id", "ref", "artifact_id", "workflow_id", "run_id", "application_id"}
+OBJECT_IDS = {
+    "job_id",
+    "ref",
+    "artifact_id",
+    "workflow_id",
+    "run_id",
+    "application_id",
+    "task_id",
+    "contact_id",
+}
 # Path parameters that name no object (a choice among fixed words, or a tenant's own
 # stop-loss window, which is looked up in the requester's tenant only).
 NOT_OBJECTS = {"decision": "approve", "kind": "source", "name": "greenhouse:acme"}
@@ -49,6 +59,8 @@ ROUTE_WORDS = {"/v1/jobs/{job_id}/materials/{kind}": {"kind": "resume"}}
 BODIES: dict[str, dict[str, Any]] = {
     "POST /v1/jobs/{job_id}/reset": {"stage": "pdf"},
     "POST /v1/apply/{job_id}/resolve": {"resolution": "abandoned"},
+    "POST /v1/followups/{job_id}/resolve": {"resolution": "sent"},
+    "POST /v1/outreach/{contact_id}/{job_id}/resolve": {"resolution": "sent"},
     "POST /v1/applications/{ref}/outcome": {"outcome": "interview"},
     "POST /v1/apply/{job_id}/prepare": {"to": [TO]},
     "POST /v1/apply/{job_id}/browser": {"dryRun": True},
@@ -56,6 +68,8 @@ BODIES: dict[str, dict[str, Any]] = {
     "PUT /v1/jobs/{job_id}/materials/{kind}": {"text": "Ada Example\n\nBackend engineer."},
     "POST /v1/extension/pair": {"code": "WRONGCODE"},
     "POST /v1/captures": {"url": "https://jobs.example.com/x", "title": "Engineer"},
+    "POST /v1/contacts/candidates/confirm": {"candidateIds": ["{candidate_id}"]},
+    "POST /v1/contacts/candidates/dismiss": {"candidateIds": ["{candidate_id}"]},
 }
 # Routes a request without a token may call: the pairing code is its credential (a wrong
 # one is refused, 403).
@@ -110,12 +124,26 @@ def _objects_of(home, store, site) -> dict[str, str]:
     stop_loss.note_failure(
         store, "source", "greenhouse:acme", "SOURCE_HTTP_ERROR", "j", threshold=1
     )
+    # Contact research (issue 33): a run with a candidate, and a contact of the company.
+    task, _ = contact_research.new_task(store, job_id, "k", [{"kind": "posting", "ref": ""}])
+    contact_research.claim(store, task.task_id, "run-owner")
+    attempt = {"index": 0, "kind": "posting", "source": "the posting", "outcome": "read"}
+    person = {"name": "Jane Roe", "role": "recruiter", "evidence": "Jane Roe, Recruiter",
+              "source": "the posting", "confidence": 0.9}  # fmt: skip
+    contact_research.record_source(store, task.task_id, "run-owner", attempt, [person])
+    candidate = contact_research.candidate_rows(store, task_id=task.task_id)[0].candidate_id
+    contact_id = store_contacts.add_contact(
+        store, company="Acme", name="Sam Lee", role="founder", email=None, job_id=job_id
+    )
     return {
         "job_id": job_id,
         "draft": draft,
         "application_id": prepared.application_id or "",
         "workflow_id": workflow_id,
         "run_id": run_id,
+        "task_id": task.task_id,
+        "candidate_id": candidate,
+        "contact_id": contact_id,
     }
 
 
@@ -132,6 +160,8 @@ async def _state(api: httpx.AsyncClient, token: str, objects: dict[str, str]) ->
         "/v1/applications",
         "/v1/stop-loss",
         "/v1/settings",
+        "/v1/contacts",
+        f"/v1/jobs/{job}/contacts",
     ):
         r = await api.get(path, headers=headers)
         assert r.status_code == 200, (path, r.text)
@@ -143,7 +173,16 @@ def _body(method: str, path: str, objects: dict[str, str]) -> dict[str, Any] | N
     body = BODIES.get(f"{method} {path}")
     if body is None:
         return None
-    return {k: objects["run_id"] if v == "{run_id}" else v for k, v in body.items()}
+    return {k: _object_in(v, objects) for k, v in body.items()}
+
+
+def _object_in(value: Any, objects: dict[str, str]) -> Any:
+    """A body's value with its ``{run_id}`` or ``{candidate_id}`` filled (in a list too)."""
+    if isinstance(value, list):
+        return [_object_in(v, objects) for v in value]
+    if isinstance(value, str) and value in ("{run_id}", "{candidate_id}"):
+        return objects[value.strip("{}")]
+    return value
 
 
 def _events_of(home) -> list[tuple[int, str]]:

@@ -42,7 +42,8 @@ from jobctrl.domain import ids
 from jobctrl.domain.clock import utcnow
 from jobctrl.domain.errors import FORBIDDEN, PROVIDER_AUTH
 from jobctrl.stages.material_files import material_files
-from jobctrl.store import jobs, orphans, reports, spend, stop_loss, workflow_runs
+from jobctrl.store import contact_research, jobs, orphans, reports, spend, stop_loss, workflow_runs
+from jobctrl.store import contacts as store_contacts
 from jobctrl.store.schema import metadata
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
@@ -52,6 +53,7 @@ from tests.support.apply import approved_job
 from tests.support.tenants import ACME_TOKEN, TwoTenants
 
 COMPANY = "Zephyrine Labs"  # local's posting: never in anything acme is shown
+PERSON = "Zelda Quint"  # a candidate research found for local's job
 SOURCE = "zephyrine"
 REFUSED = "refused"  # exit 1 (or 2: Temporal unreachable, nothing done) / HTTP 4xx-5xx
 EMPTY = "empty"  # success, with acme's own (empty or default) data
@@ -98,6 +100,36 @@ CLI_ROWS: list[tuple[str, list[list[str]], str]] = [
     ("apply resolve", [["apply", "resolve", "{job}", "abandoned"]], REFUSED),
     ("apply send", [["apply", "send", "{job}"]], REFUSED),
     ("apply show", [["apply", "show", "{job}"], ["apply", "show", "{prefix}"]], REFUSED),
+    ("followups", [["followups", "--json"]], EMPTY),
+    (
+        "followups draft",
+        [["followups", "draft", "{job}"], ["followups", "draft", "{app}"]],
+        REFUSED,
+    ),
+    (
+        "followups show",
+        [["followups", "show", "{job}"], ["followups", "show", "{prefix}"]],
+        REFUSED,
+    ),
+    ("followups approve", [["followups", "approve", "{job}"]], REFUSED),
+    ("followups send", [["followups", "send", "{job}"]], REFUSED),
+    ("followups resolve", [["followups", "resolve", "{job}", "sent"]], REFUSED),
+    ("contacts", [["contacts", "--json"], ["contacts", "--company", COMPANY, "--json"]], EMPTY),
+    ("contacts research", [["contacts", "research", "{job}"]], REFUSED),
+    ("contacts candidates", [["contacts", "candidates", "{prefix}", "--json"]], REFUSED),
+    ("contacts confirm", [["contacts", "confirm", "{candidate}"]], REFUSED),
+    ("contacts dismiss", [["contacts", "dismiss", "{candidate}"]], REFUSED),
+    ("contacts show", [["contacts", "show", "{contact}"]], REFUSED),
+    ("contacts add", [["contacts", "add", "--name", "Acme Person", "--company", "Acme"]], OWN),
+    ("contacts add", [["contacts", "add", "--name", "Acme Person", "--job", "{job}"]], REFUSED),
+    ("contacts remove", [["contacts", "remove", "{contact}"]], REFUSED),
+    ("contacts export", [["contacts", "export"]], EMPTY),
+    ("outreach draft", [["outreach", "draft", "{contact}", "--job", "{job}"]], REFUSED),
+    ("outreach edit", [["outreach", "edit", "{contact}", "--job", "{job}"]], REFUSED),
+    ("outreach show", [["outreach", "show", "{contact}", "--job", "{prefix}"]], REFUSED),
+    ("outreach approve", [["outreach", "approve", "{contact}", "--job", "{job}"]], REFUSED),
+    ("outreach send", [["outreach", "send", "{contact}", "--job", "{job}"]], REFUSED),
+    ("outreach resolve", [["outreach", "resolve", "{contact}", "sent", "--job", "{job}"]], REFUSED),
     ("cancel", [["cancel", "{job}"], ["cancel", "{prefix}"]], REFUSED),
     ("discover", [["discover", "--json"]], REFUSED),
     ("events", [["events", "--json", "--after", "0"]], EMPTY),
@@ -123,6 +155,7 @@ CLI_ROWS: list[tuple[str, list[list[str]], str]] = [
         ],
         REFUSED,
     ),
+    ("doctor", [["doctor", "--json"]], EMPTY),
     ("ops", [["ops", "--json"]], EMPTY),
     ("profile import", [["profile", "import", "{file}"]], OWN),
     ("profile show", [["profile", "show", "--json"]], EMPTY),
@@ -242,6 +275,88 @@ HTTP_ROWS: list[tuple[str, str, list[str], Any, str]] = [
         {"resolution": "abandoned"},
         REFUSED,
     ),
+    ("GET", "/v1/followups", ["/v1/followups"], None, EMPTY),
+    (
+        "GET",
+        "/v1/followups/{job_id}",
+        ["/v1/followups/{job}", "/v1/followups/{prefix}"],
+        None,
+        REFUSED,
+    ),
+    ("POST", "/v1/followups/{job_id}/draft", ["/v1/followups/{job}/draft"], {}, REFUSED),
+    ("POST", "/v1/followups/{job_id}/approve", ["/v1/followups/{job}/approve"], None, REFUSED),
+    ("POST", "/v1/followups/{job_id}/send", ["/v1/followups/{job}/send"], None, REFUSED),
+    (
+        "POST",
+        "/v1/followups/{job_id}/resolve",
+        ["/v1/followups/{job}/resolve"],
+        {"resolution": "sent"},
+        REFUSED,
+    ),
+    ("GET", "/v1/contacts", ["/v1/contacts", f"/v1/contacts?company={COMPANY}"], None, EMPTY),
+    ("GET", "/v1/contacts/export", ["/v1/contacts/export"], None, EMPTY),
+    ("POST", "/v1/contacts", ["/v1/contacts"], {"name": "Acme Person", "company": "Acme"}, OWN),
+    ("GET", "/v1/contacts/{contact_id}", ["/v1/contacts/{contact}"], None, REFUSED),
+    ("GET", "/v1/outreach/{contact_id}/{job_id}", ["/v1/outreach/{contact}/{job}"], None, REFUSED),
+    (
+        "POST",
+        "/v1/outreach/{contact_id}/{job_id}/draft",
+        ["/v1/outreach/{contact}/{job}/draft"],
+        {},
+        REFUSED,
+    ),
+    (
+        "POST",
+        "/v1/outreach/{contact_id}/{job_id}/approve",
+        ["/v1/outreach/{contact}/{job}/approve"],
+        None,
+        REFUSED,
+    ),
+    (
+        "POST",
+        "/v1/outreach/{contact_id}/{job_id}/send",
+        ["/v1/outreach/{contact}/{job}/send"],
+        None,
+        REFUSED,
+    ),
+    (
+        "POST",
+        "/v1/outreach/{contact_id}/{job_id}/resolve",
+        ["/v1/outreach/{contact}/{job}/resolve"],
+        {"resolution": "sent"},
+        REFUSED,
+    ),
+    ("DELETE", "/v1/contacts/{contact_id}", ["/v1/contacts/{contact}"], None, REFUSED),
+    ("GET", "/v1/contacts/research/{task_id}", ["/v1/contacts/research/{task}"], None, REFUSED),
+    (
+        "POST",
+        "/v1/contacts/candidates/confirm",
+        ["/v1/contacts/candidates/confirm"],
+        {"candidateIds": ["{candidate}"]},
+        REFUSED,
+    ),
+    (
+        "POST",
+        "/v1/contacts/candidates/dismiss",
+        ["/v1/contacts/candidates/dismiss"],
+        {"candidateIds": ["{candidate}"]},
+        REFUSED,
+    ),
+    ("GET", "/v1/jobs/{job_id}/contacts", ["/v1/jobs/{job}/contacts"], None, REFUSED),
+    (
+        "GET",
+        "/v1/jobs/{job_id}/contacts/candidates",
+        ["/v1/jobs/{prefix}/contacts/candidates"],
+        None,
+        REFUSED,
+    ),
+    (
+        "POST",
+        "/v1/jobs/{job_id}/contacts/research",
+        ["/v1/jobs/{job}/contacts/research"],
+        {"paste": "Zelda Quint, Recruiter"},
+        REFUSED,
+    ),
     ("GET", "/v1/profile/answers", ["/v1/profile/answers"], None, EMPTY),
     ("PATCH", "/v1/profile/answers", ["/v1/profile/answers"], {"notice_period": "1 month"}, OWN),
     ("GET", "/v1/profile", ["/v1/profile"], None, EMPTY),
@@ -256,10 +371,12 @@ HTTP_ROWS: list[tuple[str, str, list[str], Any, str]] = [
     ("GET", "/v1/captures/status", ["/v1/captures/status?url={url}"], None, EMPTY),
     ("POST", "/v1/captures", ["/v1/captures"], {"url": "{url}", "title": "Zephyr"}, REFUSED),
     ("GET", "/v1/extension/tasks", ["/v1/extension/tasks"], None, EMPTY),
+    ("POST", "/v1/extension/codes", ["/v1/extension/codes"], {"name": "x"}, OWN),
     ("GET", "/v1/rescore", ["/v1/rescore"], None, EMPTY),
     ("POST", "/v1/rescore", ["/v1/rescore"], {"jobs": ["{job}"]}, REFUSED),
     ("POST", "/v1/apply/{job_id}/browser", ["/v1/apply/{job}/browser"], {"dryRun": True}, REFUSED),
     ("GET", "/v1/pipeline/operations", ["/v1/pipeline/operations"], None, EMPTY),
+    ("GET", "/v1/health", ["/v1/health"], None, EMPTY),
     ("GET", "/operations", ["/operations", "/operations?fragment=main"], None, EMPTY),
     ("POST", "/v1/jobs/{job_id}/cancel", ["/v1/jobs/{job}/cancel"], None, REFUSED),
     ("POST", "/v1/jobs/{job_id}/reset", ["/v1/jobs/{job}/reset"], {"stage": "tailor"}, REFUSED),
@@ -412,8 +529,32 @@ def seeded(two_tenants: TwoTenants, site, fast_settings, tmp_path: Path, monkeyp
     ensure_token(home)  # local's token, as `jobctrl up` makes it (before the snapshot)
     # local's paired browser extension (issue 32): acme may neither list nor revoke it
     app_extension.pair(home, app_extension.make_code(home, "zephyr-laptop").code, None, None)
+    # local's contact research (issue 33): a run with its candidate, and a contact
+    task, _ = contact_research.new_task(store, job_id, "k", [{"kind": "posting", "ref": ""}])
+    contact_research.claim(store, task.task_id, "run-local")
+    person = {
+        "name": PERSON,
+        "role": "recruiter",
+        "title": "Recruiter",
+        "email": None,
+        "evidence": f"{PERSON}, Recruiter",
+        "source": "the posting",
+        "confidence": 0.9,
+    }
+    contact_research.record_source(
+        store,
+        task.task_id,
+        "run-local",
+        {"index": 0, "kind": "posting", "source": "the posting", "outcome": "read"},
+        [person],
+    )
+    candidate = contact_research.candidate_rows(store, task_id=task.task_id)[0].candidate_id
+    contact = store_contacts.add_contact(store, company=COMPANY, name="Quinn Zeller",
+                                         role="founder", email=None, job_id=job_id)  # fmt: skip
+    refs |= {"task": task.task_id, "candidate": candidate, "contact": contact}
     markers = [job_id, COMPANY, SOURCE, application.application_id, wid, run, pdf, text_sha]
     markers += [orphan, "0.75"]  # the orphan's id; the spend
+    markers += [task.task_id, candidate, contact, PERSON, "Quinn Zeller"]
     return Seed(refs, markers, _digest(store), _files(home.root))
 
 

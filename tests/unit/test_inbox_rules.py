@@ -92,3 +92,22 @@ def test_a_failure_recovery_tries_again_is_in_progress_until_it_gives_up() -> No
     assert tried.action == NextAction.IN_PROGRESS and "tried again on its own" in tried.reason
     given_up = next_action(JobFacts(**timeout), NOW)  # type: ignore[arg-type]
     assert given_up.action == NextAction.NEEDS_YOU
+
+
+def test_a_follow_up_sent_moves_the_next_one_an_interval_on_and_the_last_ends_them() -> None:
+    sent = {"status": "prepared", "application_status": "sent", "outcome": "no_answer"}
+    applied = NOW - timedelta(days=20)
+
+    def facts(count: int, last_days_ago: float) -> JobFacts:
+        return JobFacts(
+            **sent,  # type: ignore[arg-type]
+            applied_at=applied,
+            followups_sent=count,
+            last_followup_at=NOW - timedelta(days=last_days_ago),
+        )
+
+    assert next_action(facts(1, 3), NOW).action == NextAction.APPLIED
+    again = next_action(facts(1, 8), NOW)
+    assert again.action == NextAction.FOLLOW_UP and "8 days ago" in again.reason
+    done = next_action(facts(2, 30), NOW)
+    assert done.action == NextAction.APPLIED and "2 follow-ups sent" in done.reason

@@ -63,6 +63,7 @@ class InboxRules:
 
     min_fit_score: int = 50
     followup_after_days: int = DEFAULT_FOLLOWUP_DAYS
+    followup_max_count: int = 2
     recovery: bool = True  # automatic recovery retries failures that can succeed later
 
 
@@ -71,6 +72,7 @@ def inbox_rules(store: Store) -> InboxRules:
     return InboxRules(
         min_fit_score=int(settings.get("min_fit_score")),
         followup_after_days=int(settings.get("followup.after_days")),
+        followup_max_count=int(settings.get("followup.max_count")),
         recovery=bool(settings.get("recovery.enabled")),
     )
 
@@ -117,6 +119,9 @@ def next_step(row: dict[str, Any], rules: InboxRules, now: datetime) -> NextStep
         retried_automatically=rules.recovery
         and retryable_code(row.get("error_code"), row.get("retryable"))
         and int(row.get("auto_attempts") or 0) < MAX_AUTO_ATTEMPTS,
+        followups_sent=int(row.get("followups_sent") or 0),
+        last_followup_at=row.get("last_followup_at"),
+        followup_max_count=rules.followup_max_count,
     )
     return next_action(facts, now, followup_after_days=rules.followup_after_days)
 
@@ -137,7 +142,8 @@ def next_steps(rows: list[dict[str, Any]], rules: InboxRules, now: datetime) -> 
 
 _FACTS = (
     "status", "error_code", "materials", "application_status", "outcome", "applied_at",
-    "availability", "hidden", "retryable", "auto_attempts",
+    "availability", "hidden", "retryable", "auto_attempts", "followups_sent",
+    "last_followup_at",
 )  # fmt: skip
 
 

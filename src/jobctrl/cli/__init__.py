@@ -152,6 +152,12 @@ COMMANDS: dict[str, LazyCommand] = {
         "followups_group",
         "Follow-ups due for applications with no answer; draft, approve and send one once.",
     ),
+    "outreach": LazyCommand(
+        "outreach",
+        "outreach_group",
+        "A message to a contact about a job: draft, approve and send an email once, or "
+        "copy a note.",
+    ),
     "llm": LazyCommand(
         "configure",
         "llm",
@@ -176,6 +182,12 @@ COMMANDS: dict[str, LazyCommand] = {
         "tenants_group",
         "Add and list tenants (each has its own profile, settings, budget and API "
         "token), and rotate their tokens.",
+    ),
+    "contacts": LazyCommand(
+        "contacts",
+        "contacts_group",
+        "The people behind a posting: research a job's contacts over the sources you "
+        "allow, confirm what was found, and keep, show, add, remove and export contacts.",
     ),
     "extension": LazyCommand(
         "extension",

@@ -519,6 +519,62 @@ class ApplicationPrefilled(ApplicationEvent):
     error_code: str | None = None
 
 
+# -- follow-ups and outreach (issue 33): ids, codes, counts and hashes only; never an address,
+# a name, a subject or a body
+
+
+class OutboundEvent(DomainEvent):
+    """An outbound message's lifecycle (``kind``: followup | outreach)."""
+
+    outbound_id: str
+    kind: str
+    job_id: str | None = None
+    application_id: str | None = None
+    contact_id: str | None = None
+
+
+class OutboundPrepared(OutboundEvent):
+    type = "OutboundPrepared"
+    channel: str  # email | note
+    recipients: int = 0
+    body_sha256: str | None = None
+
+
+class OutboundApproved(OutboundEvent):
+    type = "OutboundApproved"
+    digest: str
+    expires_at: datetime
+
+
+class OutboundSendIntent(OutboundEvent):  # before the SMTP conversation starts
+    type = "OutboundSendIntent"
+    attempt_id: str
+    digest: str
+
+
+class OutboundSent(OutboundEvent):
+    type = "OutboundSent"
+    attempt_id: str
+
+
+class OutboundFailed(OutboundEvent):
+    type = "OutboundFailed"
+    attempt_id: str
+    error_code: str
+
+
+class OutboundOutcomeUnknown(OutboundEvent):
+    type = "OutboundOutcomeUnknown"
+    attempt_id: str
+    reason: str
+
+
+class OutboundResolved(OutboundEvent):
+    type = "OutboundResolved"
+    resolution: str
+    status: str
+
+
 # The payload fields a one-line summary of an event shows (`jobctrl events`, the Job
 # page's timeline): codes, counts and ids.
 SUMMARY_FIELDS = ("stage", "attempt", "errorCode", "score", "verdict", "outcome", "reason",

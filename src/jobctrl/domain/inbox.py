@@ -9,14 +9,15 @@ gathers the facts, the CLI, the API and the Jobs page show the answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from enum import StrEnum
 
-from jobctrl.domain.applications import ApplicationStatus, Outcome
+from jobctrl.domain.applications import ApplicationStatus
 from jobctrl.domain.availability import Availability
 from jobctrl.domain.clock import as_utc
 from jobctrl.domain.errors import MIN_SCORE, POSTING_EXPIRED, POSTING_UNAVAILABLE
 from jobctrl.domain.extension import BROWSER_CODES
+from jobctrl.domain.followups import NO_ANSWER_YET, next_followup_due
 from jobctrl.domain.materials import MaterialState
 from jobctrl.domain.plain_words import sentence
 from jobctrl.domain.stages import JobStatus
@@ -86,8 +87,6 @@ _APPROVED_NOT_APPLIED = frozenset(
 _APPLIED = frozenset(
     {ApplicationStatus.SENT, ApplicationStatus.SUBMITTED, ApplicationStatus.APPLIED}
 )
-# Outcomes that are no answer yet: a follow-up may still be due.
-_NO_OUTCOME = frozenset({None, Outcome.APPLIED.value, Outcome.NO_ANSWER.value})
 
 
 @dataclass(frozen=True)
@@ -106,6 +105,9 @@ class JobFacts:
     min_fit_score: int = 50
     # A failure automatic recovery will try again (retryable, attempts left, recovery on).
     retried_automatically: bool = False
+    followups_sent: int = 0  # follow-up emails that went out (or may have)
+    last_followup_at: datetime | None = None
+    followup_max_count: int = 2
 
 
 @dataclass(frozen=True)
@@ -176,11 +178,29 @@ def next_action(
 
 
 def _after_applying(facts: JobFacts, now: datetime, days: int) -> NextStep:
-    if facts.outcome not in _NO_OUTCOME:
+    if facts.outcome not in NO_ANSWER_YET:
         return NextStep(NextAction.APPLIED, f"Applied; the outcome so far: {facts.outcome}.")
     if facts.applied_at is None:
         return NextStep(NextAction.APPLIED, "Applied.")
-    due = as_utc(facts.applied_at) + timedelta(days=days)
+    due = next_followup_due(
+        facts.applied_at,
+        facts.followups_sent,
+        facts.last_followup_at,
+        after_days=days,
+        max_count=facts.followup_max_count,
+    )
+    if due is None:
+        sent = facts.followups_sent
+        return NextStep(
+            NextAction.APPLIED,
+            f"Applied; {sent} follow-up{'s' if sent != 1 else ''} sent with no answer yet.",
+        )
+    if facts.followups_sent and as_utc(now) >= due:
+        return NextStep(
+            NextAction.FOLLOW_UP,
+            f"Followed up {(as_utc(now) - due).days + days} days ago with no answer yet: "
+            "follow up once more.",
+        )
     if as_utc(now) >= due:
         ago = (as_utc(now) - as_utc(facts.applied_at)).days
         return NextStep(

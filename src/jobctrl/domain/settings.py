@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from jobctrl.domain.contacts import DEFAULT_SOURCES as DEFAULT_CONTACT_SOURCES
+from jobctrl.domain.contacts import parse_sources as parse_contact_sources
 from jobctrl.domain.errors import UNKNOWN_SETTING, ConfigError
 from jobctrl.domain.mail import check_security_for_host, env_var_name, smtp_host, smtp_security
 from jobctrl.domain.setting_parsers import (
@@ -62,6 +64,8 @@ SPECS: dict[str, SettingSpec] = {
             int_between(1, 365),
             "Days after applying with no answer before the inbox says to follow up.",
         ),
+        SettingSpec("followup.max_count", 2, int_between(0, 10), "Follow-ups per application."),
+        SettingSpec("outreach.max_per_day", 10, int_between(0, 200), "Outreach emails per day."),
         SettingSpec(
             "materials.mention_gaps",
             False,
@@ -195,6 +199,13 @@ SPECS: dict[str, SettingSpec] = {
             "Start each newly discovered job's preparation at once (score as you discover).",
         ),
         SettingSpec(
+            "discovery.cancel_preparations",
+            False,
+            boolean,
+            "Cancelling discovery also cancels the preparations that run started (false: it "
+            "only stops finding jobs; those already found are still prepared).",
+        ),
+        SettingSpec(
             "worker.heartbeat_seconds",
             15.0,
             float_at_least(0.2),
@@ -207,6 +218,13 @@ SPECS: dict[str, SettingSpec] = {
             "How long a workflow's next step waits for the worker that ran its last step "
             "before any worker may take it: after a worker dies, its workflows pause this "
             "long (read when the worker starts).",
+        ),
+        SettingSpec(
+            "temporal.retention_days",
+            30,
+            int_between(1, 3650),
+            "Days the embedded Temporal server keeps a finished run's history (set when the "
+            "worker starts; `jobctrl doctor` shows a cluster's own).",
         ),
         SettingSpec(
             "providers.offline.latency_ms",
@@ -306,6 +324,13 @@ SPECS: dict[str, SettingSpec] = {
             "Offer jobs whose site needs your browser to the paired extension (false: stop).",
         ),
         SettingSpec(
+            "contacts.sources",
+            DEFAULT_CONTACT_SOURCES,
+            parse_contact_sources,
+            "What a contact research run may read: posting, pasted, company_pages (pages you "
+            "name on the company's own site), any_pages (pages you name anywhere).",
+        ),
+        SettingSpec(
             "apply_approval_ttl_seconds",
             900,
             int_between(1, 900),
@@ -349,6 +374,10 @@ OPERATOR_ONLY: dict[str, tuple[frozenset[str] | None, str]] = {
     "worker.sticky_timeout_seconds": (
         None,
         "one worker serves every tenant: only the operator's own value is read",
+    ),
+    "temporal.retention_days": (
+        None,
+        "one Temporal namespace serves every tenant: only the operator's own value is read",
     ),
 }
 

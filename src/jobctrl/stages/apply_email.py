@@ -36,7 +36,7 @@ import os
 import smtplib
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
@@ -57,15 +57,21 @@ from jobctrl.stages.apply_checks import check_sendable, current_digest
 from jobctrl.stages.smtp_session import SmtpAccount, smtp_account
 from jobctrl.store import applications, apply_attempts
 from jobctrl.store.settings import Settings
-from jobctrl.store.store import Store
+from jobctrl.store.store import Store, WriteTx
 from jobctrl.testing import hooks
 
 __all__ = [
+    "APPLICATION_ATTEMPTS",
+    "AttemptLedger",
     "SendResult",
+    "account_password",
     "build_message",
+    "converse",
+    "pause",
     "send_application",
     "settle_dead_prefills",
     "settle_dead_senders",
+    "settle_interrupted",
 ]
 
 
@@ -77,6 +83,24 @@ class SendResult:
     error_code: str | None
     message: str
     message_id: str | None
+
+
+@dataclass(frozen=True)
+class AttemptLedger:
+    """Where one send's attempt is recorded: an application's (``store.apply_attempts``)
+    or a follow-up's or outreach message's (``store.outbound_attempts``). The send itself,
+    its intent, its points of no return and its outcomes are the same for both."""
+
+    mark_data_sent: Callable[[WriteTx, str], bool]
+    finish: Callable[..., bool]  # (tx, attempt, state, *, error_code=None)
+    live: Callable[[Any, str], dict[str, Any] | None]  # (conn, the message's id)
+
+
+APPLICATION_ATTEMPTS = AttemptLedger(
+    mark_data_sent=apply_attempts.mark_data_sent,
+    finish=apply_attempts.finish_attempt,
+    live=apply_attempts.live_attempt,
+)
 
 
 def settle_dead_senders(store: Store, *, clock: Clock | None = None) -> int:
@@ -111,7 +135,8 @@ def settle_dead_prefills(store: Store, *, clock: Clock | None = None) -> int:
     return settled
 
 
-def _pause(point: str) -> None:
+def pause(point: str) -> None:
+    """Stop here forever when a crash test asked to (``hooks.PAUSE_SEND_AT``)."""
     if hooks.hook(hooks.PAUSE_SEND_AT) == point:
         print(f"paused at {point}", file=sys.stderr, flush=True)
         while True:  # until the crash test kills this process
@@ -127,8 +152,11 @@ def build_message(store: Store, row: Mapping[str, Any], sender: str, now: dateti
     msg["Subject"] = row["email_subject"] or ""
     msg["Date"] = format_datetime(as_utc(now))
     msg["Message-ID"] = row["message_id"]
+    if row.get("in_reply_to"):  # a follow-up: in the thread of the message it answers
+        msg["In-Reply-To"] = row["in_reply_to"]
+        msg["References"] = row.get("thread_references") or row["in_reply_to"]
     msg.set_content(row["email_body"] or "")
-    for item in row["attachments"] or []:
+    for item in row.get("attachments") or []:
         data = store.artifacts.get(item["sha256"])
         if sha256(data).hexdigest() != item["sha256"]:
             raise JobctrlError(
@@ -140,28 +168,20 @@ def build_message(store: Store, row: Mapping[str, Any], sender: str, now: dateti
 
 
 def _finish(
-    store: Store, attempt: str, state: AttemptState, code: str | None, clock: Clock | None
+    store: Store,
+    attempt: str,
+    state: AttemptState,
+    code: str | None,
+    clock: Clock | None,
+    ledger: AttemptLedger,
 ) -> None:
     with store.write(clock=clock) as tx:
-        apply_attempts.finish_attempt(tx, attempt, state, error_code=code)
+        ledger.finish(tx, attempt, state, error_code=code)
 
 
-def send_application(
-    store: Store,
-    application_id: str,
-    *,
-    env: Mapping[str, str] | None = None,
-    clock: Clock | None = None,
-) -> SendResult:
-    """Send the approved email of ``application_id`` (see the module's steps). A refusal
-    before the intent (no approval, expired, changed, closed posting, another attempt
-    live, no account) raises ``JobctrlError`` and changes nothing; after the intent the
-    outcome is the result: sent, failed (with its code) or unknown."""
-    env = os.environ if env is None else env
-    account = smtp_account(Settings(store))
-    row = applications.by_id(store, application_id)
-    if row is None:
-        raise JobctrlError(f"no application {application_id}", code=errors.APPLY_NOT_PREPARED)
+def account_password(store: Store, account: SmtpAccount, env: Mapping[str, str]) -> str:
+    """The SMTP password from the variable the account names (``SMTP_PASSWORD_MISSING``
+    when a login needs one, or when another tenant would use the deployment's own)."""
     password_env = account.password_env
     if store.tenant != LOCAL and password_env == DEFAULT_PASSWORD_ENV:
         # The deployment's own variable is local's: a tenant that chose its SMTP host would
@@ -181,9 +201,29 @@ def send_application(
             f"{account.password_env or '(smtp.password_env is empty)'}",
             code=errors.SMTP_PASSWORD_MISSING,
         )
+    return password
+
+
+def send_application(
+    store: Store,
+    application_id: str,
+    *,
+    env: Mapping[str, str] | None = None,
+    clock: Clock | None = None,
+) -> SendResult:
+    """Send the approved email of ``application_id`` (see the module's steps). A refusal
+    before the intent (no approval, expired, changed, closed posting, another attempt
+    live, no account) raises ``JobctrlError`` and changes nothing; after the intent the
+    outcome is the result: sent, failed (with its code) or unknown."""
+    env = os.environ if env is None else env
+    account = smtp_account(Settings(store))
+    row = applications.by_id(store, application_id)
+    if row is None:
+        raise JobctrlError(f"no application {application_id}", code=errors.APPLY_NOT_PREPARED)
+    password = account_password(store, account, env)
     digest = current_digest(row, account.sender)
     message = build_message(store, row, account.sender, (clock or utcnow)())
-    _pause("before_intent")
+    pause("before_intent")
     with store.write(clock=clock) as tx:
         fresh = applications.require(tx, application_id)
         check_sendable(tx, fresh, digest, account.sender)
@@ -200,19 +240,19 @@ def send_application(
     def result(status: str, code: str | None, text: str) -> SendResult:
         return SendResult(application_id, attempt, status, code, text, message_id)
 
-    _pause("after_intent")
+    pause("after_intent")
     try:
-        status, code, text = _converse(store, attempt, account, password, row, message, clock)
+        status, code, text = converse(store, attempt, account, password, row, message, clock)
     except BaseException:
         # Anything unforeseen (a bug, Ctrl-C, a cancelled activity) ends the attempt here,
         # so it never stays live in a process that goes on: failed before the data went
         # out, unknown after.
-        _settle_interrupted(store, application_id, attempt, clock)
+        settle_interrupted(store, application_id, attempt, clock)
         raise
     return result(status, code, text)
 
 
-def _converse(
+def converse(
     store: Store,
     attempt: str,
     account: SmtpAccount,
@@ -220,54 +260,65 @@ def _converse(
     row: Mapping[str, Any],
     message: bytes,
     clock: Clock | None,
+    ledger: AttemptLedger = APPLICATION_ATTEMPTS,
 ) -> tuple[str, str | None, str]:
     """The SMTP conversation of a recorded intent: (status, code, what to tell)."""
+
+    def finish(state: AttemptState, code: str | None) -> None:
+        _finish(store, attempt, state, code, clock, ledger)
+
     server: smtplib.SMTP | None = None
     try:
         server = smtp.connect(account, password)
         smtp.envelope(server, account.sender, list(row["email_to"] or []), len(message))
         with store.write(clock=clock) as tx:
-            still_ours = apply_attempts.mark_data_sent(tx, attempt)
+            still_ours = ledger.mark_data_sent(tx, attempt)
         if not still_ours:  # ended elsewhere (judged dead): the data must not go out now
             smtp.quit_quietly(server)
             return "failed", errors.SEND_INTERRUPTED, "the attempt was ended; nothing was sent"
-        _pause("before_data")
+        pause("before_data")
         smtp.data_command(server)
     except smtp.Refused as exc:
-        _finish(store, attempt, AttemptState.FAILED, exc.code, clock)
+        finish(AttemptState.FAILED, exc.code)
         smtp.quit_quietly(server)
         return "failed", exc.code, exc.message + "; nothing was sent"
     except (OSError, smtplib.SMTPException) as exc:
         code = errors.SMTP_UNREACHABLE
-        _finish(store, attempt, AttemptState.FAILED, code, clock)
+        finish(AttemptState.FAILED, code)
         smtp.quit_quietly(server)
         return "failed", code, f"the connection failed ({type(exc).__name__}); nothing was sent"
     try:
         reply = smtp.send_data(server, message)
     except (OSError, smtplib.SMTPException):
-        _finish(store, attempt, AttemptState.UNKNOWN, errors.SEND_CONNECTION_LOST, clock)
+        finish(AttemptState.UNKNOWN, errors.SEND_CONNECTION_LOST)
         smtp.quit_quietly(server)
         return "unknown", errors.SEND_CONNECTION_LOST, UNKNOWN_HINT
-    _pause("after_data")
+    pause("after_data")
     if reply == 250:
-        _finish(store, attempt, AttemptState.SENT, None, clock)
+        finish(AttemptState.SENT, None)
         smtp.quit_quietly(server)
         return "sent", None, "sent"
     code = smtp.refusal_code(reply, errors.SMTP_REFUSED)
-    _finish(store, attempt, AttemptState.FAILED, code, clock)
+    finish(AttemptState.FAILED, code)
     smtp.quit_quietly(server)
     return "failed", code, f"the server refused the message ({reply}); nothing was sent"
 
 
-def _settle_interrupted(
-    store: Store, application_id: str, attempt: str, clock: Clock | None
+def settle_interrupted(
+    store: Store,
+    owner_id: str,
+    attempt: str,
+    clock: Clock | None,
+    ledger: AttemptLedger = APPLICATION_ATTEMPTS,
 ) -> None:
+    """End ``attempt`` of ``owner_id`` (the application or message) that stopped on an
+    exception: failed before the data went out, unknown after."""
     with store.write(clock=clock) as tx:
-        live = apply_attempts.live_attempt(tx.conn, application_id)
+        live = ledger.live(tx.conn, owner_id)
         if live is None or live["id"] != attempt:
             return
         data_sent = live["state"] == AttemptState.DATA_SENT.value
-        apply_attempts.finish_attempt(
+        ledger.finish(
             tx,
             attempt,
             AttemptState.UNKNOWN if data_sent else AttemptState.FAILED,

@@ -1,6 +1,7 @@
 """What the Jobs inbox decides each job's next action from, read for many jobs at once:
 the list row (status, stage, code), the posting's availability, whether the person hid
-it, its application and the state of its newest resume and letter; plus the other
+it, its application (and its follow-ups sent) and the state of its newest resume and
+letter; plus the other
 listings (sources) a job was found on.
 
 Rows, never presentation: ``app.inbox`` builds the groups and ``domain.inbox`` decides.
@@ -14,7 +15,7 @@ from sqlalchemy import and_, func, select
 
 from jobctrl.domain.availability import Availability
 from jobctrl.domain.stages import STAGE_ORDER, StageState
-from jobctrl.store import job_list, schema, tenancy
+from jobctrl.store import job_list, outbound, schema, tenancy
 from jobctrl.store.application_tables import applications as A
 from jobctrl.store.job_list import JL, JobFilter
 from jobctrl.store.store import Store
@@ -81,7 +82,9 @@ def inbox_rows(
         few = None if len(rows) > _CHUNK else [r["job_id"] for r in rows]
         newest = _newest_materials(conn, few)
         failures = _failures(conn, few)
+        followed = outbound.followup_counts(conn, few)
     for row in rows:
+        row["followups_sent"], row["last_followup_at"] = followed.get(row["job_id"], (0, None))
         row["hidden"] = row.pop("hidden_at") is not None
         row["materials"] = tuple(state for _, state in newest.get(row["job_id"], {}).values())
         row["retryable"], row["auto_attempts"] = failures.get(row["job_id"], (None, 0))
@@ -132,6 +135,7 @@ def _lean_rows(store: Store, wanted: JobFilter) -> list[dict[str, Any]]:
         }
         newest = _newest_materials(conn, None)
         failures = _failures(conn, None)
+        followed = outbound.followup_counts(conn)
     rows = []
     unavailable, none3 = Availability.UNAVAILABLE.value, (None, None, None)
     for job_id, title, company, status, error_code in listed:
@@ -153,6 +157,8 @@ def _lean_rows(store: Store, wanted: JobFilter) -> list[dict[str, Any]]:
                 "materials": tuple(state for _, state in kinds.values()) if kinds else (),
                 "retryable": failures.get(job_id, (None, 0))[0],
                 "auto_attempts": failures.get(job_id, (None, 0))[1],
+                "followups_sent": followed.get(job_id, (0, None))[0],
+                "last_followup_at": followed.get(job_id, (0, None))[1],
             }
         )
     return rows

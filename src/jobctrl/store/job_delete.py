@@ -20,7 +20,7 @@ from jobctrl.domain.applications import LIVE_ATTEMPT_STATES
 from jobctrl.domain.errors import APPLY_ATTEMPT_LIVE, JOB_NOT_FOUND, STAGE_BUSY, JobctrlError
 from jobctrl.domain.events import JobDeleted
 from jobctrl.domain.stages import StageState
-from jobctrl.store import schema, tenancy
+from jobctrl.store import outbound, schema, tenancy
 from jobctrl.store.application_tables import applications as A
 from jobctrl.store.application_tables import apply_attempts as T
 from jobctrl.store.application_tables import apply_claims as C
@@ -164,6 +164,7 @@ def _delete_rows(tx: WriteTx, job_id: str) -> int:
         count += tx.conn.execute(
             delete(T).where(T.c.application_id.in_(applications), tenancy.scoped(T, tx.conn))
         ).rowcount
+    count += outbound.forget(tx, job_id=job_id)  # its follow-ups and outreach
     for table in _JOB_ROWS:
         count += tx.conn.execute(
             delete(table).where(table.c.job_id == job_id, tenancy.scoped(table, tx.conn))

@@ -50,8 +50,10 @@ from sqlalchemy.sql.visitors import InternalTraversal
 
 from jobctrl.store import (
     application_tables,
+    contact_tables,
     extension_tables,
     operations_tables,
+    outbound_tables,
     tenant_tables,
     truth_tables,
 )
@@ -65,8 +67,10 @@ TENANT_PARAM = "tenant"
 # Loaded so the metadata holds every table (their modules define them on it).
 TABLE_MODULES = (
     application_tables,
+    contact_tables,
     extension_tables,
     operations_tables,
+    outbound_tables,
     tenant_tables,
     truth_tables,
 )
