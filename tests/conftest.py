@@ -156,6 +156,8 @@ PG_REST_MODULES = {
         "truth_output_modes",  # issue 31: the truth check in json and prompted modes
         "extension_api",  # issue 32: pairing, extension tokens and hostile captures
         "extension_continuation",  # issue 32: Enrich from a capture, a blocked job continued
+        "contacts",  # issue 33: research runs, candidates confirmed, contacts removed
+        "contacts_paid",  # issue 33: a paid extraction once per source, reused by a retry
         "extension_browser",  # issue 32: the extension in Chromium saving to the real app
         "doctor",  # issue 34: the health check's store reads (integrity, artifacts, runs)
         "attempt_metrics",  # issue 34: the attempt metrics' fold, rebuild and panel
