@@ -12,10 +12,12 @@ import subprocess
 from email import policy
 
 import pytest
+from sqlalchemy import select
 
 from jobctrl.app.outreach import approve_outreach, draft_outreach, send_outreach
 from jobctrl.domain.errors import OUTREACH_DAILY_CAP, JobctrlError
-from jobctrl.store import contacts
+from jobctrl.store import contacts, tenancy
+from jobctrl.store.outbound_tables import outbound_messages as O
 from jobctrl.store.settings import Settings
 from tests.support.materials import prepared_job
 from tests.support.processes import run_cli
@@ -90,6 +92,13 @@ def test_an_outreach_email_arrives_once_and_a_note_is_never_sent(
     _error(run_cli("outreach", "approve", noted, "--job", job_id), "never sent by jobctrl")
     _error(run_cli("outreach", "send", noted, "--job", job_id), "never sent by jobctrl")
     assert len(smtp.delivered) == 1
+
+    # removing a contact removes what was written to them, address and text
+    assert _json(run_cli("contacts", "remove", jane, "--json"))
+    _error(run_cli("outreach", "show", jane, "--job", job_id), "no contact")
+    with store.read() as conn:
+        left = conn.execute(select(O.c.contact_id).where(tenancy.scoped(O, conn))).scalars()
+        assert set(left) == {noted}
 
 
 def test_the_eleventh_outreach_email_of_a_day_is_refused(

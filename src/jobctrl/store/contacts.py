@@ -17,7 +17,7 @@ from datetime import datetime
 from sqlalchemy import Connection, delete, func, insert, select, update
 
 from jobctrl.domain.contacts import CandidateStatus
-from jobctrl.store import schema, tenancy
+from jobctrl.store import outbound, schema, tenancy
 from jobctrl.store.contact_research import set_candidate_status
 from jobctrl.store.contact_tables import contact_attributes as A
 from jobctrl.store.contact_tables import contact_candidates as C
@@ -210,12 +210,13 @@ def contact_rows(
 
 
 def remove_contact(store: Store, contact_id: str) -> bool:
-    """Delete the contact, its attributes and the candidates it was made from; False when
-    there was no such contact."""
+    """Delete the contact, its attributes, the candidates it was made from and the outreach
+    messages to them; False when there was no such contact."""
     with store.write() as tx:
         gone = tx.conn.execute(
             delete(P).where(P.c.contact_id == contact_id, tenancy.scoped(P, tx.conn))
         ).rowcount
         tx.conn.execute(delete(A).where(A.c.contact_id == contact_id, tenancy.scoped(A, tx.conn)))
         tx.conn.execute(delete(C).where(C.c.contact_id == contact_id, tenancy.scoped(C, tx.conn)))
+        outbound.forget(tx, contact_id=contact_id)  # the messages to them, address and text
         return bool(gone)
