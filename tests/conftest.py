@@ -162,6 +162,7 @@ PG_REST_MODULES = {
         "doctor",  # issue 34: the health check's store reads (integrity, artifacts, runs)
         "attempt_metrics",  # issue 34: the attempt metrics' fold, rebuild and panel
         "missing_pdf",  # issue 34: materials without their PDF, listed as such
+        "apply_reset",  # issue 34: an abandoned application taken back, the loop's again
     )
 }
 

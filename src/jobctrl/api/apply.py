@@ -106,3 +106,10 @@ def send(home: TenantHome, job_id: str) -> SendView | JSONResponse:
 def resolve(home: TenantHome, job_id: str, body: Resolve) -> ApplicationDetail:
     """Say what happened: sent, not-sent, submitted or abandoned."""
     return apply.resolve_application(home, job_id, body.resolution)
+
+
+@router.post("/v1/apply/{job_id}/reset", tags=["apply"], response_model=ApplicationDetail)
+def reset(home: TenantHome, job_id: str) -> ApplicationDetail:
+    """Take back an abandoned application: an unprepared draft again, so the apply loop
+    may prepare the job once more. Any other status: 409 ``APPLY_BAD_RESOLUTION``."""
+    return apply.reset_application(home, job_id)

@@ -26,7 +26,7 @@ from jobctrl.stages.apply_checks import (
     current_digest,
 )
 from jobctrl.stages.smtp_session import smtp_account
-from jobctrl.store import applications, jobs
+from jobctrl.store import application_reset, applications, jobs
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
@@ -34,6 +34,7 @@ __all__ = [
     "SendView",
     "approve_application",
     "prepare_application",
+    "reset_application",
     "resolve_application",
     "send_application",
 ]
@@ -180,4 +181,16 @@ def resolve_application(
     found = _prepared(store, job_id)
     with store.write(clock=clock) as tx:
         applications.resolve(tx, found["id"], chosen)
+    return application_detail(store, job_id)
+
+
+def reset_application(home: Home, ref: str, *, clock: Clock | None = None) -> ApplicationDetail:
+    """Take back an abandoned application: it is an unprepared draft again, so the apply
+    loop (and automatic Tailor/Cover) treat the job as any other; any other status is
+    refused (``APPLY_BAD_RESOLUTION``)."""
+    store = Store.open(home)
+    job_id = jobs.resolve_job_id(store, ref)
+    found = _prepared(store, job_id)
+    with store.write(clock=clock) as tx:
+        application_reset.reset_abandoned(tx, found["id"])
     return application_detail(store, job_id)

@@ -213,6 +213,21 @@ def resolve_cmd(job: str, resolution: str, as_json: bool) -> None:
         click.echo(f"application {app.application_id}: {app.status}")
 
 
+@apply_group.command("reset")
+@click.argument("job")
+@click.option("--json", "as_json", is_flag=True, help="Print the application as JSON.")
+@handle_errors
+def reset_cmd(job: str, as_json: bool) -> None:
+    """Take back an abandoned application: it is an unprepared draft again, so the apply
+    loop may prepare the job once more (and its letter or resume may be written again
+    automatically). Any other status is refused."""
+    app = app_apply.reset_application(home(), job)
+    if as_json:
+        echo_json(app)
+    else:
+        click.echo(f"application {app.application_id}: {app.status} again (not prepared)")
+
+
 def _print_prefill(result: FormResult, job_id: str, out: Any) -> None:
     def echo(text: str) -> None:
         click.echo(text, file=out)
