@@ -28,6 +28,7 @@ from jobctrl.app import (
     apply_views,
     configuration,
     control,
+    discovery,
     inbox,
     queries,
     rescore,
@@ -208,9 +209,10 @@ def runs_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
     running = any(r.status == RunStatus.RUNNING for r in found)
     runs = dump(found)
     loop = dump(apply_loop.apply_loop_status(home))
+    gate = dump(discovery.discovery_gate(home))
     if fragment == "main":
-        return _render("_runs.html", runs=runs, running=running, loop=loop)
-    return _render("runs.html", nav="runs", runs=runs, running=running, loop=loop)
+        return _render("_runs.html", runs=runs, running=running, loop=loop, gate=gate)
+    return _render("runs.html", nav="runs", runs=runs, running=running, loop=loop, gate=gate)
 
 
 @router.get("/apply", response_class=HTMLResponse, include_in_schema=False)

@@ -46,22 +46,44 @@ def _run_line(run: DiscoveryRunView | DiscoveryStarting) -> str:
     is_flag=True,
     help="Wait until the run has finished, showing its steps and counts as it goes.",
 )
-@click.option("--cancel", is_flag=True, help="Cancel the run in progress (results so far stay).")
+@click.option(
+    "--cancel",
+    is_flag=True,
+    help="Stop the run in progress from finding jobs (results so far stay).",
+)
+@click.option(
+    "--with-preparations/--without-preparations",
+    "with_preparations",
+    default=None,
+    help="With --cancel: also cancel the preparations that run started (finished work "
+    "stays; their model spend stops). Default: the discovery.cancel_preparations setting.",
+)
 @click.option("--timeout", default=1800.0, show_default=True, help="Seconds to wait with --wait.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
 @handle_errors
-def discover(wait: bool, cancel: bool, timeout: float, as_json: bool) -> None:
+def discover(
+    wait: bool, cancel: bool, with_preparations: bool | None, timeout: float, as_json: bool
+) -> None:
     """Discover postings from the configured sources (`discover-local`).
 
-    Each accepted new job starts its preparation at once. Running it while a run is in
-    progress joins that run.
+    Each accepted new job starts its preparation at once. Starting a run while one is
+    still finding jobs or preparing the jobs it found is refused (exit 1) with that run's
+    id: wait for it, or stop it with --cancel [--with-preparations].
     """
+    if with_preparations is not None and not cancel:
+        raise click.UsageError("--with-preparations goes with --cancel")
     if cancel:
-        result = asyncio.run(app_discovery.cancel_discovery(home()))
+        result = asyncio.run(
+            app_discovery.cancel_discovery(home(), with_preparations=with_preparations)
+        )
         if as_json:
             echo_json(result)
-        else:
+            return
+        if result.cancel_requested:
             click.echo(f"cancel requested for discovery run {result.run_id}")
+        if result.with_preparations:
+            n = len(result.preparations_canceled)
+            click.echo(f"cancelled {n} preparation{'' if n == 1 else 's'} of run {result.run_id}")
         return
     work = app_discovery.start_discovery(home(), wait=wait, wait_timeout=timeout)
     if wait:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, func, select, update
+from sqlalchemy import ColumnElement, Connection, and_, func, select, update
 
 from jobctrl.domain.clock import Clock
 from jobctrl.domain.discovery import (
@@ -36,7 +36,7 @@ from jobctrl.domain.events import (
     WorkflowCompleted,
     WorkflowFailed,
 )
-from jobctrl.domain.executions import WorkflowType
+from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.store import schema, tenancy
 from jobctrl.store.db import upsert
 from jobctrl.store.store import Store, WriteTx
@@ -349,6 +349,33 @@ def jobs_created_by(store: Store, ref: ExecutionRef) -> int:
                 )
             ).scalar_one()
         )
+
+
+def open_preparations(store: Store, ref: ExecutionRef) -> list[tuple[str, str, str]]:
+    """(job id, workflow id, run id) of each preparation this execution started that is
+    still open: a member's recorded preparation whose execution began once the run had
+    (one it merely joined, started earlier by the person or another run, is not its)."""
+    wr = schema.workflow_run_projections
+    with store.read() as conn:
+        began = select(DR.c.started_at).where(*_run_key(conn, ref)).scalar_subquery()
+        rows = conn.execute(
+            select(DEJ.c.job_id, wr.c.workflow_id, wr.c.run_id)
+            .join(
+                wr,
+                and_(wr.c.workflow_id == DEJ.c.prep_workflow_id, wr.c.tenant_id == DEJ.c.tenant_id),
+            )
+            .where(
+                DEJ.c.tenant_id == run_tenant(conn, ref),
+                DEJ.c.discover_workflow_id == ref.workflow_id,
+                DEJ.c.discover_run_id == ref.run_id,
+                tenancy.scoped(wr, conn),
+                wr.c.workflow_type == WorkflowType.PREPARATION.value,
+                wr.c.status == WorkflowStatus.RUNNING.value,
+                wr.c.started_at >= began,
+            )
+            .order_by(DEJ.c.job_id)
+        ).all()
+    return [(str(job_id), str(wf), str(run)) for job_id, wf, run in rows]
 
 
 def progress_total(store: Store, ref: ExecutionRef) -> int:

@@ -44,6 +44,12 @@ from jobctrl.store.store import Store, WriteTx
 S = schema.job_stage_states
 SI = schema.start_intents
 JOB_CANCEL = "job_cancel"
+# A person stopped a Discover run: it starts no more preparations; with its preparations,
+# any it started meanwhile are cancelled too (the run's own activity sees the request).
+DISCOVERY_STOP = "discovery_stop"
+DISCOVERY_STOP_PREPARATIONS = "discovery_stop_preparations"
+# Stops the workflow honours itself (its results kept): re-issued, never terminated.
+COOPERATIVE_STOPS = frozenset({JOB_CANCEL, DISCOVERY_STOP, DISCOVERY_STOP_PREPARATIONS})
 CANCELED_MESSAGE = "the person cancelled this job's preparation; `jobctrl retry` starts it again"
 
 
@@ -62,6 +68,39 @@ def request_stop_in(tx: WriteTx, workflow_id: str, run_id: str, reason: str) -> 
         },
         keys=["workflow_id", "run_id"],
     )
+
+
+def request_discovery_stop(
+    store: Store,
+    workflow_id: str,
+    run_id: str,
+    *,
+    with_preparations: bool,
+    clock: Clock | None = None,
+) -> None:
+    """Record that this Discover execution is to stop; ``with_preparations`` upgrades an
+    earlier plain stop (the preparations it starts meanwhile are cancelled as well)."""
+    reason = DISCOVERY_STOP_PREPARATIONS if with_preparations else DISCOVERY_STOP
+    with store.write(clock=clock) as tx:
+        request_stop_in(tx, workflow_id, run_id, reason)
+        if with_preparations:
+            tx.conn.execute(
+                update(stop_requests)
+                .where(
+                    stop_requests.c.workflow_id == workflow_id,
+                    stop_requests.c.run_id == run_id,
+                    tenancy.scoped(stop_requests, tx.conn),
+                )
+                .values(reason=reason)
+            )
+
+
+def stop_reason(store: Store, workflow_id: str, run_id: str) -> str | None:
+    """Why this exact execution was asked to stop (None: it was not)."""
+    with store.read() as conn:
+        run = {"workflow_id": workflow_id, "run_id": run_id, "k_tenant": tenancy.tenant_of(conn)}
+        row = conn.execute(_STOP_REQUESTED, run).first()
+    return None if row is None else str(row[0])
 
 
 def _unfinished(row: dict[str, object]) -> bool:

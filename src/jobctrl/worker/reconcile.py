@@ -54,7 +54,7 @@ from jobctrl.domain.executions import WorkflowStatus, WorkflowType
 from jobctrl.domain.tenants import LOCAL
 from jobctrl.stages.context import StageContext
 from jobctrl.store import census, orphans, run_verdicts, tenants, workflow_runs
-from jobctrl.store.stage_control import JOB_CANCEL
+from jobctrl.store.stage_control import COOPERATIVE_STOPS
 from jobctrl.store.store import Store
 from jobctrl.workflows import starts
 
@@ -358,9 +358,9 @@ async def issue_stops(client: Client, ctx: StageContext) -> int:
             await _settle_stop(store, workflow_id, run_id, now, orphans.StopOutcome.CLOSED)
             continue
         if int(request["issued"] or 0) >= STOP_ISSUES:
-            if request["reason"] == JOB_CANCEL:
-                # jobctrl's own cancel of a job: the workflow ends it as WorkflowCanceled
-                # with its results kept, never terminated; given up as before.
+            if request["reason"] in COOPERATIVE_STOPS:
+                # jobctrl's own cancel of a job or a discovery run: the workflow ends it as
+                # WorkflowCanceled with its results kept, never terminated; given up.
                 await _settle_stop(store, workflow_id, run_id, now, orphans.StopOutcome.GAVE_UP)
             elif now - as_utc(request["requested_at"]) >= TERMINATE_AFTER:
                 await _terminate(client, store, workflow_id, run_id, now)

@@ -23,7 +23,7 @@ from jobctrl.domain.executions import WorkflowType
 from jobctrl.stages import discover
 from jobctrl.stages.context import StageContext
 from jobctrl.store import discovery as runs
-from jobctrl.store import workflow_runs
+from jobctrl.store import stage_control, workflow_runs
 from jobctrl.workflows import activity_defs as act
 from jobctrl.workflows import starts
 from jobctrl.workflows.activities import (
@@ -75,6 +75,8 @@ class DiscoveryActivities:
         ctx = self._for(ref)
         if not await asyncio.to_thread(ctx.settings.get, "discovery.prepare_jobs"):
             return {}
+        if await self._stop_reason(ref) is not None:
+            return {}  # the person stopped this run: it starts nothing more
         members = await asyncio.to_thread(runs.pending_members, ctx.store, ref)
         new = [(job_id, key) for job_id, key, existing in members if existing is None]
         planned = {job_id: existing for job_id, _, existing in members if existing is not None}
@@ -96,9 +98,30 @@ class DiscoveryActivities:
             failures = [r for r in results if isinstance(r, BaseException)]
         if started or planned:
             await asyncio.to_thread(self._record, ref, started, planned)
+        if started and await self._stop_reason(ref) == stage_control.DISCOVERY_STOP_PREPARATIONS:
+            await self._cancel_started(ref, started)
         if failures:
             raise failures[0]
         return {"preparations_started": len(started)}
+
+    async def _stop_reason(self, ref: ExecutionRef) -> str | None:
+        store = self._for(ref).store
+        return await asyncio.to_thread(
+            stage_control.stop_reason, store, ref.workflow_id, ref.run_id
+        )
+
+    async def _cancel_started(self, ref: ExecutionRef, started: dict[str, starts.Started]) -> None:
+        """A stop with the preparations came while this batch was being started: the
+        command cancelled those it could list; these it may have missed, so cancel them
+        here as it does (their stop requests recorded, stages canceled, then Temporal)."""
+        store = self._for(ref).store
+
+        def settle() -> None:
+            for job_id, execution in started.items():
+                stage_control.cancel_job(store, job_id, [(execution.workflow_id, execution.run_id)])
+
+        await asyncio.to_thread(settle)
+        await starts.cancel_runs(self.client, [(e.workflow_id, e.run_id) for e in started.values()])
 
     def _record(
         self, ref: ExecutionRef, started: dict[str, starts.Started], planned: dict[str, str]

@@ -22,6 +22,7 @@ worker pool on one task queue serves them all, each activity acting for its inpu
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -81,6 +82,7 @@ from jobctrl.workflows.recovery import PreparationRecoveryWorkflow
 
 # What an RPC answers when the server is gone (or restarting); a waiting command waits
 # this long for it to come back.
+log = logging.getLogger(__name__)
 SERVER_AWAY = frozenset(
     {RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED}
 )
@@ -480,20 +482,60 @@ async def observe_task_queue(client: Client) -> QueueObservation:
     return QueueObservation(len(workflows.pollers), len(activities.pollers), backlog, age)
 
 
+async def running_discovery(
+    client: Client, tenant: str, workflow_ids: Iterable[str] = ()
+) -> Started | None:
+    """The tenant's discovery run Temporal describes as running: the one under
+    ``discover-<tenant>``, or one the schedule started (``discover-<tenant>-<time>``)
+    among ``workflow_ids`` (the discovery runs the tenant's store holds as open)."""
+    for workflow_id in dict.fromkeys([ids.discover_workflow_id(tenant), *workflow_ids]):
+        description = await describe(client, workflow_id)
+        if description is not None and description.status == WorkflowExecutionStatus.RUNNING:
+            return Started(workflow_id, description.run_id)
+    return None
+
+
 async def cancel_discovery(
     client: Client, tenant: str, workflow_ids: Iterable[str] = ()
 ) -> Started:
-    """Ask the tenant's discovery run in progress to cancel (what it found so far stays):
-    the one under ``discover-<tenant>``, or one the schedule started
-    (``discover-<tenant>-<time>``) among ``workflow_ids`` (the discovery runs the
-    tenant's store holds as open)."""
-    for workflow_id in dict.fromkeys([ids.discover_workflow_id(tenant), *workflow_ids]):
-        description = await describe(client, workflow_id)
+    """Ask the tenant's discovery run in progress (``running_discovery``) to cancel (what
+    it found so far stays)."""
+    running = await running_discovery(client, tenant, workflow_ids)
+    if running is None:
+        raise JobctrlError("no discovery run is in progress", code=NOT_RUNNING)
+    await client.get_workflow_handle(running.workflow_id, run_id=running.run_id).cancel()
+    return running
+
+
+CANCELS_AT_ONCE = 16  # concurrent cancel requests to the Temporal server
+
+
+async def cancel_runs(client: Client, runs: Iterable[tuple[str, str]]) -> None:
+    """Ask each exact execution (workflow id, run id) to cancel, several at a time; one
+    that fails is logged and left to the worker's heartbeat (its stop request is recorded
+    by the caller)."""
+    gate = asyncio.Semaphore(CANCELS_AT_ONCE)
+
+    async def cancel(workflow_id: str, run_id: str) -> None:
+        async with gate:
+            try:
+                await cancel_run(client, workflow_id, run_id)
+            except Exception:
+                log.warning("cancel of %s (run %s) is left to the worker", workflow_id, run_id)
+
+    await asyncio.gather(*(cancel(w, r) for w, r in runs))
+
+
+async def wait_closed(client: Client, started: Started, timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for that exact execution to close; whether it did."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        description = await describe_run(client, started.workflow_id, started.run_id)
         if description is None or description.status != WorkflowExecutionStatus.RUNNING:
-            continue
-        await client.get_workflow_handle(workflow_id, run_id=description.run_id).cancel()
-        return Started(workflow_id, description.run_id)
-    raise JobctrlError("no discovery run is in progress", code=NOT_RUNNING)
+            return True
+        if asyncio.get_running_loop().time() >= deadline:
+            return False
+        await asyncio.sleep(0.2)
 
 
 async def wait_for_result(

@@ -1,0 +1,137 @@
+"""Stopping discovery (issue 34) through the real worker, the CLI and the API: cancel stops
+finding and, with its preparations, cancels the preparations that run started (finished
+work stays, no score lands after the stop); a start while a run discovers or drains is
+refused with that run's id (CLI exit 1, API 409, the Runs page's button disabled)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import select
+from temporalio.client import WorkflowExecutionStatus
+
+from jobctrl.app.discovery import discovery_gate
+from jobctrl.app.sources import add_source
+from jobctrl.demo.boards import DemoBoards, build_boards
+from jobctrl.domain.discovery import ExecutionRef
+from jobctrl.store import discovery as runs_store
+from jobctrl.store import jobs, schema, stage_states, tenancy
+from tests.support.app import app_client
+from tests.support.processes import run_cli
+from tests.support.waiting import eventually_async
+
+SLOW_SCORE_MS = 3_000  # preparations still in Score when the stop comes
+
+
+@pytest.fixture
+def boards(home, fast_settings) -> Iterator[DemoBoards]:
+    fast_settings.set_value("min_fit_score", 0)
+    fast_settings.set_value("recovery.enabled", False)
+    fast_settings.set_value("providers.offline.latency_ms", SLOW_SCORE_MS)
+    layout = build_boards(boards=3, per_board=2)[:-1]  # no broken board
+    with DemoBoards(layout, api_delay=1.5) as b:
+        for s in b.sources():
+            add_source(home, s["kind"], s["name"], s["base_url"])
+        yield b
+
+
+def _prep_runs(store, run_id: str) -> list[tuple[str, str | None]]:
+    """(job id, preparation workflow id) of the run's members."""
+    m = schema.discovery_execution_jobs
+    with store.read() as conn:
+        return [
+            (r.job_id, r.prep_workflow_id)
+            for r in conn.execute(
+                select(m.c.job_id, m.c.prep_workflow_id).where(
+                    tenancy.scoped(m, conn), m.c.discover_run_id == run_id
+                )
+            )
+        ]
+
+
+async def _closed(client, workflow_id: str) -> WorkflowExecutionStatus:
+    async def check():
+        status = (await client.get_workflow_handle(workflow_id).describe()).status
+        return status if status != WorkflowExecutionStatus.RUNNING else None
+
+    return await eventually_async(check, 60, what=f"{workflow_id} to close")
+
+
+async def test_cancel_with_preparations_stops_finding_and_the_preparations_it_started(
+    home, store, client, worker, boards
+):
+    started = await asyncio.to_thread(run_cli, "discover", "--json")
+    assert started.returncode == 0, started.stderr
+    run_id = json.loads(started.stdout)["runId"]
+
+    async def preparing():
+        return any(wf for _, wf in _prep_runs(store, run_id)) or None
+
+    await eventually_async(preparing, 60, what="a preparation started by the run")
+
+    again = await asyncio.to_thread(run_cli, "discover", "--json")
+    assert again.returncode == 1, "no second run on top of one still discovering"
+    assert run_id in again.stderr and "still finding jobs" in again.stderr, again.stderr
+    assert "Traceback" not in again.stderr
+
+    stop = await asyncio.to_thread(run_cli, "discover", "--cancel", "--with-preparations", "--json")
+    assert stop.returncode == 0, stop.stderr
+    stopped_at = time.monotonic()
+    result = json.loads(stop.stdout)
+    assert result["runId"] == run_id and result["cancelRequested"] is True
+    assert result["withPreparations"] is True and result["preparationsCanceled"]
+
+    handle = client.get_workflow_handle(result["workflowId"], run_id=run_id)
+    assert (await handle.describe()).status == WorkflowExecutionStatus.CANCELED, "stopped finding"
+    members = dict(_prep_runs(store, run_id))
+    for job_id in result["preparationsCanceled"]:
+        assert await _closed(client, members[job_id]) == WorkflowExecutionStatus.CANCELED
+    # Past the slow Score's own end: nothing cancelled lands late, and spend stopped.
+    await asyncio.sleep(max(0.0, stopped_at + SLOW_SCORE_MS / 1000 + 1 - time.monotonic()))
+    for job_id in result["preparationsCanceled"]:
+        rows = {r["stage"]: r for r in stage_states.stage_rows(store, job_id)}
+        assert jobs.score_row(store, job_id) is None, "no score after the stop"
+        assert rows["score"]["error_code"] == "canceled", rows["score"]
+        assert rows["enrich"]["state"] == "succeeded", "finished work stays"
+    ref = ExecutionRef(store.tenant, result["workflowId"], run_id)
+    left = runs_store.open_preparations(store, ref)
+    assert left == [], (left, result["preparationsCanceled"])
+    assert not discovery_gate(home).busy, "a new run may start once it is stopped"
+
+
+async def test_a_draining_run_refuses_a_start_and_the_setting_cancels_its_preparations(
+    home, store, client, worker, boards, fast_settings
+):
+    async with app_client(home) as api:
+        r = await api.post("/v1/discovery")
+        assert r.status_code == 202, r.text
+        run_id = r.json()["runId"]
+        handle = client.get_workflow_handle(r.json()["workflowId"], run_id=run_id)
+        await asyncio.wait_for(handle.result(), 60)  # found everything; Score is slow
+
+        gate = discovery_gate(home)
+        assert (gate.busy, gate.phase, gate.run_id) == (True, "draining", run_id)
+        refused = await api.post("/v1/discovery")
+        assert refused.status_code == 409, refused.text
+        error = refused.json()["error"]
+        assert error["code"] == "discovery_busy" and run_id in error["message"], error
+        page = (await api.get("/runs")).text
+        assert 'data-post="/v1/discovery" disabled' in page and "still preparing" in page
+        assert "Cancel its preparations" in page
+
+        fast_settings.set_value("discovery.cancel_preparations", True)
+        stop = await api.post("/v1/discovery/cancel")  # the setting picks "with preparations"
+        assert stop.status_code == 200, stop.text
+        body = stop.json()
+        assert body["runId"] == run_id and body["cancelRequested"] is False
+        assert body["withPreparations"] is True and body["preparationsCanceled"]
+        # Cooperative: each preparation closes as canceled, then the run is no longer busy.
+        await eventually_async(lambda: not discovery_gate(home).busy, 60, what="the stop")
+        page = (await api.get("/runs")).text
+        assert 'data-post="/v1/discovery" disabled' not in page
+        nothing = await api.post("/v1/discovery/cancel")
+        assert nothing.status_code == 409 and nothing.json()["error"]["code"] == "not_running"
