@@ -132,6 +132,23 @@ def _sentences(body: str) -> list[str]:
     return out
 
 
+def _subject_claims(
+    subject: str, profile: Profile, context: ClaimContext, every_fact: list[str]
+) -> list[Finding]:
+    """A subject line is a few words ("Hello", "The Backend role at Acme"): it claims
+    something only when neither reading supports it — as a line that claims nothing of
+    the writer, nor as one held to the whole profile."""
+    plain = check_sentences([Cited(text=subject, facts=[])], profile, context, where="subject")
+    if not plain:
+        return []
+    held = check_sentences(
+        [Cited(text=subject, facts=every_fact)], profile, context, where="subject"
+    )
+    if not held:
+        return []
+    return plain if len(plain) <= len(held) else held
+
+
 def check_message(
     body: str,
     subject: str,
@@ -162,6 +179,9 @@ def check_message(
             findings.append(Finding(where, sentence[:300], CONNECTION, claim[:120]))
         if sentence.strip().lower() in signature or sentence in recorded:
             continue  # the person's own name and address, or jobctrl's record
+        if i == 0:
+            findings += _subject_claims(sentence, profile, context, every_fact)
+            continue
         polite = _GREETING.match(sentence) or _CLOSING.match(sentence)
         lines.append(Cited(text=sentence, facts=[] if polite else every_fact))
     for finding in check_sentences(lines, profile, context, where="body"):
