@@ -75,6 +75,7 @@ async def test_a_code_pairs_once_for_a_token_that_opens_captures_only(home, stor
             ("GET", "/v1/settings"),
             ("PATCH", "/v1/settings"),
             ("GET", "/v1/applications"),
+            ("POST", "/v1/extension/codes"),
             ("GET", "/"),
         ):
             r = await api.request(method, path, headers=ours, json={} if method != "GET" else None)
@@ -94,6 +95,11 @@ async def test_a_code_pairs_once_for_a_token_that_opens_captures_only(home, stor
             et = extension_tables.extension_tokens
             kept = conn.execute(select(et.c.token_sha256).where(tenancy.scoped(et, conn)))
             assert token not in set(kept.scalars()), "only the token's hash is kept"
+        page = (await api.get("/settings")).text
+        assert "Show a pairing code" in page, "the Settings button"
+        same_origin = {"Origin": BASE, "Sec-Fetch-Site": "same-origin"}
+        made = await api.post("/v1/extension/codes", json={}, headers=same_origin)
+        assert made.status_code == 201 and len(made.json()["code"]) == 8, "the Settings button"
         app_extension.revoke(home, "laptop")
         r = await api.get("/v1/captures/status", params={"url": URL}, headers=ours)
         assert r.status_code == 403, "a revoked token is refused at once"

@@ -16,7 +16,7 @@ from jobctrl.api.deps import EXTENSION_STATE, TenantHome, tenant_router
 from jobctrl.app import captures
 from jobctrl.app import extension as app_extension
 from jobctrl.app.captures import BrowserTasks, Capture, CaptureSaved, CaptureStatus
-from jobctrl.app.extension import Paired
+from jobctrl.app.extension import Paired, PairingCode
 from jobctrl.domain.errors import FORBIDDEN, PAYLOAD_TOO_LARGE, JobctrlError
 from jobctrl.domain.extension import (
     CAPTURE_BODY_LIMIT,
@@ -28,12 +28,15 @@ from jobctrl.domain.extension import (
 __all__ = ["router"]
 
 router = tenant_router(tags=["extension"])
-TASKS_WAIT_STEP = 1.0  # seconds between looks while a long poll waits
 
 
 class PairBody(BaseModel):
     code: str = Field(min_length=4, max_length=32, description="The code `extension pair` showed.")
     name: str | None = Field(None, max_length=64, description="A name for this extension.")
+
+
+class CodeBody(BaseModel):
+    name: str | None = Field(None, max_length=64, description="A name for the extension.")
 
 
 class CaptureBody(BaseModel):
@@ -61,6 +64,14 @@ def pair(home: TenantHome, request: Request, body: PairBody) -> Paired:
     return app_extension.pair(
         home, body.code, body.name, origin if extension_origin(origin) else None
     )
+
+
+@router.post("/v1/extension/codes", status_code=201, response_model=PairingCode)
+def pairing_code(home: TenantHome, body: CodeBody | None = None) -> PairingCode:
+    """A one-time pairing code for the browser extension (ten minutes, one use), as
+    `jobctrl extension pair` shows it (the Settings page's button). An extension's own
+    token cannot ask for one."""
+    return app_extension.make_code(home, body.name if body else None)
 
 
 async def _bounded_body(request: Request, limit: int) -> bytes:
@@ -120,17 +131,8 @@ def capture_status(
 
 
 @router.get("/v1/extension/tasks", response_model=BrowserTasks)
-async def browser_tasks(
-    home: TenantHome,
-    wait: float = Query(0, ge=0, le=30, description="Seconds to wait for a task (long poll)."),
-) -> BrowserTasks:
+def browser_tasks(home: TenantHome) -> BrowserTasks:
     """The jobs waiting for the person's browser (their site refused a robot): the
     extension opens each in a background tab at human pace and posts it back. None while
     the queue is stopped (`jobctrl extension tasks --stop`)."""
-    loop = asyncio.get_running_loop()
-    until = loop.time() + wait
-    while True:
-        found = await asyncio.to_thread(captures.browser_tasks, home)
-        if found.items or not found.enabled or loop.time() >= until:
-            return found
-        await asyncio.sleep(min(TASKS_WAIT_STEP, max(0.0, until - loop.time())))
+    return captures.browser_tasks(home)
