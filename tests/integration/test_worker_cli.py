@@ -21,6 +21,7 @@ def test_worker_runs_embedded_temporal_that_add_finds(home, site, settings, monk
     monkeypatch.setenv("JOBCTRL_TASK_QUEUE", f"cli-{time.time_ns()}")
     settings.set_value("fetch.allow_hosts", ["127.0.0.1"])
     settings.set_value("fetch.min_host_interval_seconds", 0.0)
+    settings.set_value("temporal.retention_days", 45)  # the dev server's own default: 1
     url = site.add("/jobs/cli", Route(body=posting_html("Platform Engineer", "Cli Co", ["Go"])))
 
     worker = WorkerProcess()
@@ -34,6 +35,12 @@ def test_worker_runs_embedded_temporal_that_add_finds(home, site, settings, monk
         uri = f"file:{home.temporal_db_path}?mode=ro"
         with contextlib.closing(sqlite3.connect(uri, uri=True)) as history:
             assert history.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        # The worker set its server's history retention from the setting (issue 34).
+        doctor = run_cli("doctor", "--json")
+        checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+        assert checks["temporal"]["details"]["embedded"] is True
+        assert checks["retention"]["status"] == "ok"
+        assert checks["retention"]["details"]["retentionDays"] == 45
 
         added = run_cli("add", url, "--wait", "--json")
         assert added.returncode == 0, added.stderr

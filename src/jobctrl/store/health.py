@@ -8,8 +8,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, String, literal, select, union_all
 
-from jobctrl.domain.health import DEFAULT_RETENTION_DAYS, RETENTION_SETTING
-from jobctrl.domain.settings import SPECS
+from jobctrl.domain.health import RETENTION_SETTING
 from jobctrl.store import schema, tenancy
 from jobctrl.store.db import current_revision, head_revision
 from jobctrl.store.settings import Settings
@@ -27,8 +26,6 @@ __all__ = [
 
 def retention_days(store: Store) -> int:
     """``temporal.retention_days``: the days a finished run's history is wanted kept."""
-    if RETENTION_SETTING not in SPECS:  # until the setting is declared with the others
-        return DEFAULT_RETENTION_DAYS
     return int(Settings(store).get(RETENTION_SETTING))
 
 
