@@ -158,6 +158,8 @@ PG_REST_MODULES = {
         "extension_continuation",  # issue 32: Enrich from a capture, a blocked job continued
         "contacts",  # issue 33: research runs, candidates confirmed, contacts removed
         "contacts_paid",  # issue 33: a paid extraction once per source, reused by a retry
+        "followups",  # issue 33: follow-ups due, threaded, sent once across a kill
+        "outreach",  # issue 33: outreach emails sent once, the daily cap, notes never sent
         "extension_browser",  # issue 32: the extension in Chromium saving to the real app
         "doctor",  # issue 34: the health check's store reads (integrity, artifacts, runs)
         "attempt_metrics",  # issue 34: the attempt metrics' fold, rebuild and panel
