@@ -42,6 +42,9 @@ with you, in jobctrl itself.
   (loopback only). Every request sends a tenant's API token (`Authorization: Bearer
   TOKEN`, the same token as the HTTP API, see `jobctrl tenants token`) and acts for that
   tenant only; without one it is refused (401), with a token no tenant has too (403).
+  For example, Claude Code: `claude mcp add --transport http jobctrl
+  http://127.0.0.1:8766/mcp --header "Authorization: Bearer $(cat
+  ~/.local/share/jobctrl/api-token)"`.
 - A tool that fails answers as an MCP tool error `code: sentence`, the code and sentence
   the CLI prints (e.g. `job_not_found: no job 'ffff' (see \\`jobctrl jobs\\`)`); arguments
   that do not fit answer `invalid_input: …` naming the argument.

@@ -27,9 +27,9 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import BlobResourceContents, CallToolResult, TextResourceContents
 
 from jobctrl.api.server import bind
-from jobctrl.app import apply, materials
+from jobctrl.app import apply, materials, outreach
 from jobctrl.app.tenants import ensure_token
-from jobctrl.mcp import tools_act, tools_read
+from jobctrl.mcp import tools_act, tools_people, tools_read
 from jobctrl.mcp.base import PERSON_ONLY
 from jobctrl.mcp.http import MCP_PATH, http_app
 from jobctrl.store import jobs
@@ -82,10 +82,11 @@ async def test_an_assistant_searches_explains_and_prepares_over_stdio_but_never_
 async def _assist(stdio: Client, site: FixtureServer, job_id: str) -> None:
     # The tools, each with schemas generated from the app models (camelCase on the wire).
     listed = {tool.name: tool for tool in (await stdio.list_tools()).tools}
-    expected = {fn.__name__ for fn in tools_read.TOOLS} | {fn.__name__ for fn, _ in tools_act.TOOLS}
+    acting = [*tools_act.TOOLS, *tools_people.TOOLS]
+    expected = {fn.__name__ for fn in tools_read.TOOLS} | {fn.__name__ for fn, _ in acting}
     assert set(listed) == expected
     assert not [name for name in listed if re.search(r"approve|send|submit", name)]
-    for fn, _ in tools_act.TOOLS:
+    for fn, _ in acting:
         assert PERSON_ONLY in (listed[fn.__name__].description or "")
     assert {"q", "min_score", "action", "limit"} <= set(
         listed["list_jobs"].input_schema["properties"]
@@ -155,8 +156,20 @@ async def _assist(stdio: Client, site: FixtureServer, job_id: str) -> None:
     dry = await _refused(stdio, "prefill_form_dry_run", {"job": "ffffffff"})
     assert dry.startswith("job_not_found:")
 
+    # The people behind the posting, and messages to them (drafts only).
+    people = await _call(stdio, "job_people", {"job": job_id})
+    assert people["jobId"] == job_id and people["contacts"] == []
+    assert (await _call(stdio, "list_contacts", {}))["items"] == []
+    assert (await _call(stdio, "list_followups", {}))["items"] == []
+    missing = {"contact": "ffffffff", "job": job_id}
+    assert (await _refused(stdio, "draft_outreach", missing)).startswith("contact_not_found:")
+    await _refused(stdio, "draft_followup", {"job": job_id})  # none is due yet
+    # Starting a research run is cheap to refuse: a job this tenant does not have.
+    no_job = await _refused(stdio, "research_contacts", {"job": "ffffffff"})
+    assert no_job.startswith("job_not_found:")
+
     # Refused: sending and approving are no tools; bad arguments name what is wrong.
-    for name in ("send_application", "approve_application", "approve_materials"):
+    for name in ("send_application", "approve_application", "approve_materials", "send_outreach"):
         assert PERSON_ONLY in await _refused(stdio, name, {"job": job_id})
     application = (await _call(stdio, "show_application", {"job": job_id}))["result"]
     assert application["status"] != "sent" and not application["approvalValid"]
@@ -224,6 +237,12 @@ PERSON_ONLY_FUNCTIONS = {
     "jobctrl.app.materials.decide_materials",
     "jobctrl.app.apply_loop.set_apply_loop",
     "jobctrl.app.apply_loop.apply_in_worker",
+    "jobctrl.app.outreach.approve_outreach",
+    "jobctrl.app.outreach.send_outreach",
+    "jobctrl.app.outreach.resolve_outreach",
+    "jobctrl.app.followups.approve_followup",
+    "jobctrl.app.followups.send_followup",
+    "jobctrl.app.followups.resolve_followup",
     "jobctrl.stages.apply_email.send_application",
     "jobctrl.stages.smtp_session.connect",
     "jobctrl.stages.smtp_session.send_data",
@@ -271,8 +290,10 @@ def _named(code: types.CodeType, scope: dict[str, Any]) -> list[Any]:
 
 def test_no_tool_reaches_the_send_the_approval_or_a_submission() -> None:
     assert PERSON_ONLY_FUNCTIONS & _reachable(apply.send_application)  # the walk sees them
+    assert PERSON_ONLY_FUNCTIONS & _reachable(outreach.send_outreach)
     # Every tool the server registers (the stdio test proves the server lists exactly these).
-    for tool in [*tools_read.TOOLS, *(fn for fn, _ in tools_act.TOOLS)]:
+    acting = [*tools_act.TOOLS, *tools_people.TOOLS]
+    for tool in [*tools_read.TOOLS, *(fn for fn, _ in acting)]:
         reached = _reachable(tool)
         assert len(reached) > 1, tool.__name__  # it reaches its app function
         assert not reached & PERSON_ONLY_FUNCTIONS, (tool.__name__, reached & PERSON_ONLY_FUNCTIONS)

@@ -19,7 +19,7 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from jobctrl.app import configuration, queries, reports
-from jobctrl.domain.errors import JobctrlError, NotFoundError
+from jobctrl.domain.errors import INVALID_INPUT, JobctrlError, NotFoundError
 from jobctrl.mcp.base import JobctrlMCP, tenant_home
 
 __all__ = ["RESOURCES", "register"]
@@ -51,6 +51,8 @@ async def evaluation_report(job: str, ctx: Context) -> str:
 
 async def profile(ctx: Context, format: str = "json") -> str:
     """The person's profile and its version (JSON)."""
+    if format != "json":
+        raise ResourceError(f"{INVALID_INPUT}: the profile is read as format=json")
     view = await _read(configuration.show_profile, tenant_home(ctx))
     return view.model_dump_json(by_alias=True, indent=2)
 

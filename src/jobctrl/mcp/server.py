@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jobctrl.home import Home
-from jobctrl.mcp import resources, tools_act, tools_read
+from jobctrl.mcp import resources, tools_act, tools_people, tools_read
 from jobctrl.mcp.base import JobctrlMCP
 
 __all__ = ["build_server"]
@@ -13,6 +13,6 @@ def build_server(home: Home, *, per_request: bool = False) -> JobctrlMCP:
     """The server of ``home``: stdio acts for its tenant; ``per_request`` (HTTP) acts
     for each request's token's tenant."""
     server = JobctrlMCP(home, per_request=per_request)
-    for module in (tools_read, tools_act, resources):
+    for module in (tools_read, tools_act, tools_people, resources):
         module.register(server)
     return server
