@@ -68,9 +68,11 @@ from jobctrl.store.store import Store
 from jobctrl.workflows.apply import ApplyWorkflow
 from jobctrl.workflows.availability import AvailabilitySweepWorkflow
 from jobctrl.workflows.client import DEFAULT_TASK_QUEUE, default_task_queue
+from jobctrl.workflows.contacts import ContactResearchWorkflow
 from jobctrl.workflows.discover import DiscoverWorkflow
 from jobctrl.workflows.models import (
     ApplyWorkflowInput,
+    ContactResearchInput,
     DiscoverInput,
     PrepInput,
     RecoveryInput,
@@ -328,6 +330,31 @@ async def start_apply(client: Client, store: Store, job_id: str | None, occasion
         workflow_id=workflow_id,
         run_id=started.run_id,
         workflow_type=WorkflowType.APPLY.value,
+        job_id=job_id,
+    )
+    return started
+
+
+async def start_contact_research(
+    client: Client, store: Store, *, task_id: str, job_id: str, request_key: str
+) -> Started:
+    """Start the research run of ``task_id`` (``contacts-[<tenant>-]{jobId}-<12 hex>``,
+    once per job and request: a repeated start joins it, or finds it closed); recorded
+    as started."""
+    values = await asyncio.to_thread(Settings(store).all)
+    tenant = store.tenant
+    workflow_id = ids.contact_research_workflow_id(job_id, request_key, tenant)
+    inp = ContactResearchInput(task_id, retry_settings(values), tenant)
+    started = await _start_or_join(
+        client, ContactResearchWorkflow.run, inp, workflow_id=workflow_id, tenant=tenant,
+        reuse=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+    )  # fmt: skip
+    await asyncio.to_thread(
+        workflow_runs.record_workflow_started,
+        store,
+        workflow_id=workflow_id,
+        run_id=started.run_id,
+        workflow_type=WorkflowType.CONTACT_RESEARCH.value,
         job_id=job_id,
     )
     return started
