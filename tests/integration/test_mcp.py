@@ -1,6 +1,7 @@
 """`jobctrl mcp` with the MCP SDK's own client: over stdio (a `jobctrl mcp` child process)
 against a real worker, every tool called once, a PDF read by URI, a refused send and
-approval, bad arguments; over streamable HTTP, each tenant's token sees only its tenant;
+approval, bad arguments; over streamable HTTP (a `jobctrl mcp --http` child process),
+each tenant's token sees only its tenant;
 and no tool reaches the SMTP send, the approval or a form's submission."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import dis
 import inspect
 import os
 import re
+import signal
 import types
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -19,23 +21,21 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
-import uvicorn
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import BlobResourceContents, CallToolResult, TextResourceContents
 
-from jobctrl.api.server import bind
 from jobctrl.app import apply, materials, outreach
 from jobctrl.app.tenants import ensure_token
 from jobctrl.mcp import tools_act, tools_people, tools_read
 from jobctrl.mcp.base import PERSON_ONLY
-from jobctrl.mcp.http import MCP_PATH, http_app
+from jobctrl.mcp.http import MCP_PATH
 from jobctrl.store import jobs
 from tests.support.http import FixtureServer, Route, posting_html
 from tests.support.materials import prepared_job
-from tests.support.processes import JOBCTRL
+from tests.support.processes import JOBCTRL, WorkerProcess
 from tests.support.tenants import ACME_TOKEN
 
 TO = "jobs@acme-robotics.example"
@@ -184,16 +184,11 @@ async def test_over_http_each_token_acts_for_its_own_tenant_only(two_tenants):
     local_home, store = two_tenants.local_home, two_tenants.local
     job = jobs.create_job(store, "https://jobs.example/mcp-isolation")
     local_token = ensure_token(local_home)
-    sock = bind("127.0.0.1", 0)
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(http_app(local_home, port=port), log_level="warning", lifespan="on")
-    )
-    serving = asyncio.create_task(server.serve(sockets=[sock]))
-    url = f"http://127.0.0.1:{port}{MCP_PATH}"
+    server = WorkerProcess("mcp", "--http", "--port", "0", ready="jobctrl MCP server on")
     try:
-        while not server.started:
-            await asyncio.sleep(0.02)
+        server.wait_ready()
+        url = next(line for line in server.lines if "MCP server on" in line).split()[-1]
+        assert url.startswith("http://127.0.0.1:") and url.endswith(MCP_PATH)
 
         async def as_tenant(token: str) -> tuple[dict[str, Any], str, bool]:
             headers = {"Authorization": f"Bearer {token}"}
@@ -224,8 +219,8 @@ async def test_over_http_each_token_acts_for_its_own_tenant_only(two_tenants):
             rebound = {"Authorization": f"Bearer {ACME_TOKEN}", "Host": "evil.example"}
             assert (await plain.post(url, json=body, headers=rebound)).status_code == 403
     finally:
-        server.should_exit = True
-        await serving
+        if server.proc.poll() is None:
+            server.stop(signal.SIGTERM)
 
 
 # -- no tool reaches the send, the approval or a submission ------------------------------
