@@ -46,7 +46,11 @@ def _text(result: CallToolResult) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)
 
 
+CALLED: set[str] = set()  # the tools the stdio test called
+
+
 async def _call(client: Client, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    CALLED.add(name)
     result = await client.call_tool(name, arguments)
     assert not result.is_error, (name, _text(result))
     assert result.structured_content is not None, name
@@ -54,6 +58,7 @@ async def _call(client: Client, name: str, arguments: dict[str, Any]) -> dict[st
 
 
 async def _refused(client: Client, name: str, arguments: dict[str, Any]) -> str:
+    CALLED.add(name)
     result = await client.call_tool(name, arguments)
     assert result.is_error, (name, result.structured_content)
     text = _text(result)
@@ -77,6 +82,8 @@ async def test_an_assistant_searches_explains_and_prepares_over_stdio_but_never_
     materials.decide_materials(home, job_id, "approve")
     async with jobctrl_mcp() as stdio:
         await _assist(stdio, site, job_id)
+        listed = {tool.name for tool in (await stdio.list_tools()).tools}
+    assert listed <= CALLED, f"tools never called: {sorted(listed - CALLED)}"
 
 
 async def _assist(stdio: Client, site: FixtureServer, job_id: str) -> None:
@@ -148,6 +155,7 @@ async def _assist(stdio: Client, site: FixtureServer, job_id: str) -> None:
     assert added["items"][0]["url"] == url and added["items"][0]["workflowId"]
     assert (await _call(stdio, "regenerate_materials", {"job": job_id}))["jobId"] == job_id
     assert (await _call(stdio, "start_discovery", {}))["result"]["runId"]
+    CALLED.add("cancel_discovery")
     await stdio.call_tool("cancel_discovery", {})  # done or stopped: either answers
     await _refused(stdio, "write_cover_letter", {"job": job_id})  # it has a letter
     await _refused(stdio, "retry_stage", {"job": job_id})  # nothing failed
