@@ -187,8 +187,16 @@ def _facts(store: Store, app: dict[str, Any]) -> MessageFacts:
     )
 
 
+def _subject(app: dict[str, Any], facts: MessageFacts) -> str:
+    """The application email's subject with "Re: " (its thread), or, for an application
+    that went out another way, a subject of its own."""
+    if app["channel"] == "email" and app["message_id"] and app["email_subject"]:
+        return reply_subject(app["email_subject"])
+    return f"Following up on my application: {facts.role}"
+
+
 def _record(app: dict[str, Any], facts: MessageFacts, sequence: int) -> list[str]:
-    return [followup_record(facts, sequence), app["email_subject"] or ""]
+    return [followup_record(facts, sequence), app["email_subject"] or "", _subject(app, facts)]
 
 
 def draft_followup(
@@ -209,6 +217,11 @@ def draft_followup(
     history = _history(store, app["id"])
     current = history[-1] if history and history[-1]["status"] in OPEN_STATUSES else None
     counted = [h for h in history if h["status"] in outbound.COUNTED]
+    if any(h["status"] == OutboundStatus.SENDING for h in history):
+        raise JobctrlError(
+            f"a follow-up of job {app['job_id']} is being sent right now",
+            code=errors.APPLY_ATTEMPT_LIVE,
+        )
     if any(h["status"] == OutboundStatus.UNKNOWN for h in history):
         raise JobctrlError(
             "the last follow-up may have gone out: check your Sent folder, then "
@@ -249,7 +262,7 @@ def draft_followup(
             code=errors.APPLY_NO_RECIPIENT,
         )
     original = app["message_id"] if app["channel"] == "email" else None
-    subject = reply_subject(app["email_subject"] or f"Application: {facts.role}")
+    subject = _subject(app, facts)
     truth_check(home, text, subject, facts, _record(app, facts, sequence))
     with store.write(clock=clock) as tx:
         saved = outbound.save_draft(

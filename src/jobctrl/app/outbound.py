@@ -51,6 +51,9 @@ _NEXT: dict[str, str] = {
 }
 
 
+NOTE_NEXT = "copy it and send it yourself: jobctrl never sends a note"
+
+
 class MessageView(View):
     """A follow-up or outreach message with its exact email (``references`` is the
     ``References`` header) and where it stands."""
@@ -115,7 +118,7 @@ def message_view(row: dict[str, Any], now: datetime) -> MessageView:
         approved_until=expires if valid else None,
         error_code=row["error_code"],
         sent_at=row["sent_at"],
-        next_step=_NEXT.get(row["status"], ""),
+        next_step=NOTE_NEXT if row["channel"] == "note" else _NEXT.get(row["status"], ""),
     )
 
 
