@@ -33,7 +33,7 @@ class FoundPerson:
 
 _UP, _LOW = "A-ZÀ-ÖØ-Þ", "a-zà-öø-ÿ"
 _NAME_WORD = rf"(?:[{_UP}]['’])?[{_UP}][{_LOW}]+(?:[{_UP}][{_LOW}]+)?(?:-[{_UP}]?[{_LOW}]+)?"
-_PARTICLE = r"(?:de|van|von|der|den|da|di|du|le|la|del|dos|bin|al)"
+_PARTICLE = r"(?:de|van|von|der|den|ter|ten|da|di|du|le|la|del|dos|bin|ben|al|el)"
 _NAME = re.compile(
     rf"(?<![\w@.])({_NAME_WORD}(?:\s+(?:[{_UP}]\.|{_PARTICLE}|{_NAME_WORD})){{1,3}})(?![\w@])"
 )
@@ -66,25 +66,34 @@ _TITLE_WORDS = (
     r"(?:(?:senior|sr\.?|junior|lead|principal|staff|technical|tech|executive|corporate|"
     r"global|university|campus|associate|regional|group|interim|acting|founding)\s+)*"
 )
+# The second word of "Head of Customer Success", never a name's first.
+_FIELD = (
+    r"(?:\s+(?:&|and)\s+[a-z]+|\s+(?:success|operations|engineering|product|design|data|people"
+    r"|talent|marketing|sales|growth|platform|infrastructure|security|quality|research"
+    r"|experience|relations|education|finance|support|care))?"
+)
 _ROLE_CORE = (
-    r"(?:co-?founder(?:\s*(?:&|and)\s*(?:ceo|cto|coo))?|founder(?:\s*(?:&|and)\s*(?:ceo|cto))?|"
+    r"(?:co-?founders?(?:\s*(?:&|and)\s*(?:ceo|cto|coo))?|founders?(?:\s*(?:&|and)\s*(?:ceo|cto))?|"
+    r"(?:mede)?oprichter|fondat(?:eur|rice)|fundador[a]?|mitgr[üu]nder(?:in)?|"
     r"ceo|cto|coo|chief\s+\w+\s+officer|gr[üu]nder(?:in)?|gesch[äa]ftsf[üu]hrer(?:in)?|"
     r"personalreferent(?:in)?|recruitment\s+consultant|(?:developer\s+)?advocate|"
     r"talent\s+acquisition(?:\s+(?:partner|manager|lead|specialist|coordinator))?|"
     r"talent\s+(?:partner|lead|manager|scout)|recruiter|recruiting\s+(?:lead|manager|partner|"
     r"coordinator)|sourcer|people\s+(?:partner|operations(?:\s+manager)?|lead)|"
-    r"head\s+of\s+[a-z]+(?:\s+(?:&|and)\s+[a-z]+)?|director\s+of\s+[a-z]+(?:\s+(?:&|and)\s+[a-z]+)?|"
+    rf"head\s+of\s+[a-z]+{_FIELD}|director\s+of\s+[a-z]+{_FIELD}|"
     r"(?:vp|vice\s+president)(?:\s+of)?\s+[a-z&]+|hiring\s+manager|"
     r"[a-z]+\s+(?:manager|lead|director)|"
     r"(?:software|backend|frontend|platform|data|machine\s+learning|ml|site\s+reliability|"
     r"mobile|security|infrastructure|full[-\s]?stack|devops)\s+engineer|engineer|"
-    r"product\s+(?:designer|manager)|designer|data\s+scientist|developer)"
+    r"product\s+(?:designer|manager)|designer|data\s+scientist|developer|"
+    r"[a-z]+\s+(?:engineer|developer|designer|scientist|analyst|specialist|writer))"
 )
 _TITLE = re.compile(rf"\b{_TITLE_WORDS}{_ROLE_CORE}\b", re.IGNORECASE)
 _CUE = re.compile(
     r"(?:reach\s+out\s+to|contact|email|e-mail|write\s+to|questions\s+to|report(?:ing)?\s+"
     r"(?:directly\s+)?to|work\s+(?:closely\s+)?with|meet|speak\s+with|talk\s+to|led\s+by|"
     r"managed\s+by|call\s+with|chat\s+with|interview\s+with|alongside|copied|cc|"
+    r"(?:team|group)\s+with|"
     r"(?:founded|started)(?:\s+in\s+\d{4})?\s+by)\s+$",
     re.IGNORECASE,
 )
@@ -108,7 +117,10 @@ _AFTER = re.compile(r"^,?\s+(?:who\s+)?(?:leads|runs|heads|manages)\b", re.IGNOR
 def role_of(title: str) -> str:
     """The role a title says: founder, recruiter, hiring manager or team member."""
     t = title.lower()
-    if re.search(r"founder|\bceo\b|chief\s+executive|gr[üu]nder|gesch[äa]ftsf[üu]hrer", t):
+    if re.search(
+        r"founder|\bceo\b|chief\s+executive|gr[üu]nder|gesch[äa]ftsf[üu]hrer|oprichter|fondat|fundador",
+        t,
+    ):
         return ContactRole.FOUNDER.value
     if re.search(r"recruit|talent|sourcer|\bpeople\b|\bhr\b|human\s+resources|personal", t):
         return ContactRole.RECRUITER.value
@@ -240,6 +252,8 @@ def extract_people(text: str, *, company: str | None = None) -> list[FoundPerson
         spelled = _company_words(person.name)
         if firm and (spelled in firm or firm in spelled):
             return
+        if firm and _elsewhere(person, firm):
+            return
         kept = people.get(key)
         if kept is not None and ContactRole.FOUNDER in (kept.role, person.role):
             # "founded by X" and "X, CTO": a founder (what a person would call them)
@@ -282,6 +296,15 @@ def extract_people(text: str, *, company: str | None = None) -> list[FoundPerson
     _cards(text, keep)
     _addresses(text, people)
     return sorted(people.values(), key=lambda p: (-p.confidence, p.name))
+
+
+def _elsewhere(person: FoundPerson, firm: str) -> bool:
+    """ "Jordan Blake, Platform Engineer at a fintech customer": someone of another
+    organisation (a customer quoted, a partner), not the company's."""
+    if not person.title:
+        return False
+    at = re.search(rf"{re.escape(person.title)}\s+at\s+([^.,;:()]{{2,60}})", person.evidence)
+    return at is not None and firm.split()[0] not in _company_words(at.group(1))
 
 
 def _addresses(text: str, people: dict[str, FoundPerson]) -> None:
