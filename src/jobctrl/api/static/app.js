@@ -43,7 +43,7 @@ async function refresh() {
       url.searchParams.set("fragment", el.dataset.live);
       const res = await fetch(url, { headers: { Accept: "text/html" } });
       // A text area being edited is never replaced under the person's hands.
-      if ([...el.querySelectorAll("form[data-material-edit] textarea")].some((t) => t.value !== t.defaultValue)) continue;
+      if ([...el.querySelectorAll("form[data-material-edit] textarea, form[data-contact-research] textarea")].some((t) => t.value !== t.defaultValue)) continue;
       const html = res.ok ? await res.text() : null;
       // An unchanged fragment is left alone (no flicker, embedded PDFs are not reloaded).
       if (html === null || html === rendered.get(el)) continue;
@@ -222,6 +222,24 @@ document.addEventListener("submit", async (ev) => {
       if (body) fields.body = body.value;
       await callApi("POST", form.dataset.applyEdit, fields);
       out.textContent = "saved: approve the message again before sending";
+      out.className = "ok";
+      refresh();
+    } catch (err) {
+      out.textContent = err.message;
+      out.className = "error";
+    }
+  } else if (form.matches("[data-contact-research]")) {
+    // A contact research run over the pages named and the text pasted (issue 33).
+    ev.preventDefault();
+    const out = form.querySelector("output");
+    const { sources, paste } = form.elements;
+    const body = { sources: sources.value.split(/\s+/).filter(Boolean) };
+    if (paste.value.trim()) body.paste = paste.value;
+    try {
+      await callApi("POST", form.dataset.contactResearch, body);
+      sources.value = "";  // sent: the section may be refreshed under it now
+      paste.value = "";
+      out.textContent = "started: the people found appear here in a moment";
       out.className = "ok";
       refresh();
     } catch (err) {
