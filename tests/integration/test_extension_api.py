@@ -97,6 +97,8 @@ async def test_a_code_pairs_once_for_a_token_that_opens_captures_only(home, stor
             assert token not in set(kept.scalars()), "only the token's hash is kept"
         page = (await api.get("/settings")).text
         assert "Show a pairing code" in page, "the Settings button"
+        script = await api.get("/static/extension_pairing.js")
+        assert script.status_code == 200 and "/v1/extension/codes" in script.text
         same_origin = {"Origin": BASE, "Sec-Fetch-Site": "same-origin"}
         made = await api.post("/v1/extension/codes", json={}, headers=same_origin)
         assert made.status_code == 201 and len(made.json()["code"]) == 8, "the Settings button"
