@@ -9,6 +9,7 @@ from __future__ import annotations
 import email
 import json
 import subprocess
+from datetime import UTC, datetime, timedelta
 from email import policy
 
 import pytest
@@ -19,6 +20,7 @@ from jobctrl.domain.errors import OUTREACH_DAILY_CAP, JobctrlError
 from jobctrl.store import contacts, tenancy
 from jobctrl.store.outbound_tables import outbound_messages as O
 from jobctrl.store.settings import Settings
+from tests.support.clock import WallClock
 from tests.support.materials import prepared_job
 from tests.support.processes import run_cli
 from tests.support.smtp import SmtpServer
@@ -79,7 +81,7 @@ def test_an_outreach_email_arrives_once_and_a_note_is_never_sent(
     assert message["Message-ID"] == sent["messageId"] and message["In-Reply-To"] is None
     assert smtp.delivered[0].recipients == ["jane0@acme-robotics.example"]
     _error(run_cli("outreach", "send", jane, "--job", job_id), "already sent")
-    _error(run_cli("outreach", "draft", jane, "--job", job_id), "not written again")
+    _error(run_cli("outreach", "draft", jane, "--job", job_id), "its follow-up is due")
     assert len(smtp.delivered) == 1
 
     noted = _contact(store, job_id, 1, email_="")
@@ -118,3 +120,24 @@ def test_the_eleventh_outreach_email_of_a_day_is_refused(
     assert len(smtp.delivered) == 10, "the eleventh never reaches the server"
     Settings(store).set_values({"outreach.max_per_day": 11})
     assert send_outreach(home, people[10], job_id).status == "sent"
+
+
+def test_a_sent_outreach_email_is_followed_up_once_in_its_thread(
+    home, store, site, fast_settings, smtp
+) -> None:
+    job_id = prepared_job(home, store, site, "/jobs/outreach-followup")
+    jane = _contact(store, job_id)
+    back = WallClock(datetime.now(UTC) - timedelta(days=8))
+    first = draft_outreach(home, jane, job_id, clock=back)
+    approve_outreach(home, jane, job_id, clock=back)
+    sent = send_outreach(home, jane, job_id, clock=back)
+    followup = _json(run_cli("outreach", "draft", jane, "--job", job_id, "--json"))
+    assert followup["sequence"] == 2 and followup["inReplyTo"] == sent.message_id
+    assert followup["subject"] == f"Re: {first.subject}"
+    assert "follow up on my earlier message" in followup["body"]
+    _json(run_cli("outreach", "approve", jane, "--job", job_id, "--json"))
+    assert _json(run_cli("outreach", "send", jane, "--job", job_id, "--json"))["status"] == "sent"
+    message = email.message_from_bytes(smtp.delivered[1].data, policy=policy.default)
+    assert message["In-Reply-To"] == sent.message_id == message["References"]
+    _error(run_cli("outreach", "draft", jane, "--job", job_id), "its follow-up is due")
+    assert len(smtp.delivered) == 2

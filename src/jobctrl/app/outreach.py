@@ -12,6 +12,7 @@ person copies it (``outreach show``).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from jobctrl.app.outbound import (
@@ -28,11 +29,24 @@ from jobctrl.app.outbound import (
 from jobctrl.domain import errors
 from jobctrl.domain.clock import Clock, utcnow
 from jobctrl.domain.errors import JobctrlError, NotFoundError
-from jobctrl.domain.followups import OPEN_STATUSES, OutboundKind, OutboundStatus
-from jobctrl.domain.outbound_text import NOTE_CHARS, MessageFacts, outreach_body
+from jobctrl.domain.followups import (
+    OPEN_STATUSES,
+    OutboundKind,
+    OutboundStatus,
+    next_followup_due,
+    reply_subject,
+)
+from jobctrl.domain.outbound_text import (
+    NOTE_CHARS,
+    MessageFacts,
+    outreach_body,
+    outreach_followup_body,
+    outreach_followup_record,
+)
 from jobctrl.home import Home
 from jobctrl.stages.apply_prepare import MAX_BODY, MAX_SUBJECT, checked_text, recipients
 from jobctrl.store import contacts, jobs, outbound
+from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
 __all__ = [
@@ -84,6 +98,28 @@ def _facts(store: Store, contact: contacts.ContactRow, job: dict[str, Any]) -> M
     )
 
 
+def _followed_up(store: Store, history: list[dict[str, Any]], now: datetime) -> None:
+    """A sent outreach email may be followed up like an application: ``followup.after_days``
+    after the last one went out, at most ``followup.max_count`` follow-ups."""
+    settings = Settings(store)
+    after_days, max_count = (
+        int(settings.get("followup.after_days")),
+        int(settings.get("followup.max_count")),
+    )
+    sent = [h for h in history if h["status"] in outbound.COUNTED]
+    last = max((h["sent_at"] for h in sent if h["sent_at"]), default=None)
+    due = next_followup_due(
+        history[0]["sent_at"], len(sent) - 1, last, after_days=after_days, max_count=max_count
+    )
+    if due is None or due > now:
+        when = "no more follow-ups (followup.max_count)" if due is None else f"due {due.date()}"
+        raise JobctrlError(
+            f"the outreach to contact {history[0]['contact_id']} about job "
+            f"{history[0]['job_id']} was sent: its follow-up is {when}",
+            code=errors.FOLLOWUP_NOT_DUE,
+        )
+
+
 def draft_outreach(
     home: Home,
     contact_ref: str,
@@ -97,28 +133,44 @@ def draft_outreach(
 ) -> MessageView:
     """Write (or edit) the outreach to the contact about the job: the given parts, else
     what the open draft has, else what jobctrl writes. Truth-checked; any change clears an
-    approval. An email already sent (or in doubt) is not written again."""
+    approval. Once the email went out, a draft is its follow-up (in its thread, when one
+    is due, as for applications); a send in doubt is resolved first."""
     store = Store.open(home)
+    now = (clock or utcnow)()
     contact = _contact(store, contact_ref)
     job_id = jobs.resolve_job_id(store, job_ref)
     job = jobs.job_row(store, job_id)
-    current = _latest(store, contact.contact_id, job_id)
-    if current is not None and current["status"] not in OPEN_STATUSES:
+    with store.read() as conn:
+        history = outbound.thread(
+            conn, OutboundKind.OUTREACH.value, contact_id=contact.contact_id, job_id=job_id
+        )
+    current = history[-1] if history else None
+    if current is not None and current["status"] not in OPEN_STATUSES | {OutboundStatus.SENT}:
         raise JobctrlError(
             f"the outreach to contact {contact.contact_id} about job {job_id} is "
-            f"{current['status']}: it is not written again",
-            code=errors.APPLY_ALREADY_DONE
-            if current["status"] == OutboundStatus.SENT
-            else errors.APPLY_OUTCOME_UNKNOWN,
+            f"{current['status']}: resolve it first",
+            code=errors.APPLY_OUTCOME_UNKNOWN,
         )
-    chosen = channel or (current or {}).get("channel") or "email"
+    if current is not None and current["status"] == OutboundStatus.SENT:
+        _followed_up(store, history, now)
+        current = None  # a new message: the follow-up
+    first = history[0] if history and history[0]["status"] in outbound.COUNTED else None
+    sequence = int(current["sequence"]) if current else len(history) + 1 if first else 1
+    chosen = "email" if first else channel or (current or {}).get("channel") or "email"
     if chosen not in CHANNELS:
         raise JobctrlError("--channel must be email or note", code=errors.INVALID_INPUT)
     facts = _facts(store, contact, job)
     profile, _ = profile_of(home)
     note = chosen == "note"
     same_channel = current is not None and current["channel"] == chosen
-    default_body = outreach_body(profile, facts, note=note)
+    if first is not None:
+        default_body = outreach_followup_body(profile, facts)
+        default_subject = reply_subject(first["email_subject"] or "")
+        record = [outreach_followup_record(facts), first["email_subject"] or ""]
+    else:
+        default_body = outreach_body(profile, facts, note=note)
+        default_subject = f"The {facts.role} role at {facts.company}"
+        record = []
     text = checked_text(
         body, (current or {}).get("email_body") if same_channel else None, default_body,
         NOTE_CHARS if note else MAX_BODY, "body",
@@ -127,19 +179,20 @@ def draft_outreach(
     if not note:
         line = checked_text(
             subject, (current or {}).get("email_subject") if same_channel else None,
-            f"The {facts.role} role at {facts.company}", MAX_SUBJECT, "subject",
+            default_subject, MAX_SUBJECT, "subject",
         )  # fmt: skip
     to_list: list[str] = []
     if not note:
-        to_list = recipients(to, (current or {}).get("email_to") or None)
-        to_list = to_list or ([contact.email] if contact.email else [])
+        earlier = (current or {}).get("email_to") or (first or {}).get("email_to") or None
+        to_list = recipients(to, earlier) or ([contact.email] if contact.email else [])
         if not to_list:
             raise JobctrlError(
                 f"contact {contact.contact_id} has no email address: add --to ADDRESS, or "
                 "write a note to copy (--channel note)",
                 code=errors.APPLY_NO_RECIPIENT,
             )
-    truth_check(home, text, line, facts, record=())
+    truth_check(home, text, line, facts, record=record)
+    original = first["message_id"] if first else None
     with store.write(clock=clock) as tx:
         saved = outbound.save_draft(
             tx,
@@ -151,8 +204,11 @@ def draft_outreach(
             outbound_id=current["id"] if current else None,
             job_id=job_id,
             contact_id=contact.contact_id,
+            sequence=sequence,
+            in_reply_to=original,
+            references=original,
         )
-    return message_view(saved, (clock or utcnow)())
+    return message_view(saved, now)
 
 
 def show_outreach(home: Home, contact_ref: str, job_ref: str) -> MessageView:

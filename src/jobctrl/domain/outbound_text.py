@@ -31,6 +31,8 @@ __all__ = [
     "followup_body",
     "followup_record",
     "outreach_body",
+    "outreach_followup_body",
+    "outreach_followup_record",
 ]
 
 _GREETING = re.compile(r"^(?:dear|hi|hello|good (?:morning|afternoon))\b.*,\s*$", re.IGNORECASE)
@@ -120,6 +122,25 @@ def outreach_body(profile: Profile, facts: MessageFacts, *, note: bool = False) 
         if len(text) > NOTE_CHARS and fitting:  # a note is short: the profile line goes
             text = " ".join([who, lines[0], lines[-1], f"Thank you, {profile.name}"])
         return text
+    return "\n\n".join([who, *lines, f"Kind regards,\n{_signature(profile)}"]) + "\n"
+
+
+def outreach_followup_record(facts: MessageFacts) -> str:
+    """A contact follow-up's sentence from jobctrl's own record: what it follows up."""
+    return (
+        f"I am writing to follow up on my earlier message about the {facts.role} position "
+        f"at {facts.company}."
+    )
+
+
+def outreach_followup_body(profile: Profile, facts: MessageFacts) -> str:
+    """A short follow-up to an outreach email, in its thread."""
+    lines = [outreach_followup_record(facts)]
+    fitting = _fitting_line(profile, facts.posting)
+    if fitting:
+        lines.append(fitting)
+    lines.append("Would you be open to a short conversation about the role?")
+    who = f"Dear {facts.reader}," if facts.reader else f"Dear Hiring Team at {facts.company},"
     return "\n\n".join([who, *lines, f"Kind regards,\n{_signature(profile)}"]) + "\n"
 
 

@@ -48,6 +48,7 @@ __all__ = [
     "require",
     "resolve",
     "save_draft",
+    "thread",
 ]
 
 # Statuses of a message that went out (or may have): it counts, and it is not re-sent.
@@ -85,6 +86,27 @@ def followups_of(conn: Connection, application_id: str) -> list[dict[str, Any]]:
     return [dict(r) for r in rows]
 
 
+def thread(
+    conn: Connection,
+    kind: str,
+    *,
+    application_id: str | None = None,
+    contact_id: str | None = None,
+    job_id: str | None = None,
+) -> list[dict[str, Any]]:
+    """The messages of ``kind`` for the application (or the contact and job), first
+    first: a first message and its follow-ups."""
+    where = [tenancy.scoped(O, conn), O.c.kind == kind]
+    if application_id is not None:
+        where.append(O.c.application_id == application_id)
+    if contact_id is not None:
+        where.append(O.c.contact_id == contact_id)
+    if job_id is not None:
+        where.append(O.c.job_id == job_id)
+    rows = conn.execute(select(O).where(*where).order_by(O.c.sequence, O.c.created_at))
+    return [dict(r) for r in rows.mappings()]
+
+
 def latest(
     conn: Connection,
     kind: str,
@@ -94,19 +116,8 @@ def latest(
     job_id: str | None = None,
 ) -> dict[str, Any] | None:
     """The newest message of ``kind`` for the application (or the contact and job)."""
-    where = [tenancy.scoped(O, conn), O.c.kind == kind]
-    if application_id is not None:
-        where.append(O.c.application_id == application_id)
-    if contact_id is not None:
-        where.append(O.c.contact_id == contact_id)
-    if job_id is not None:
-        where.append(O.c.job_id == job_id)
-    row = (
-        conn.execute(select(O).where(*where).order_by(O.c.created_at.desc(), O.c.sequence.desc()))
-        .mappings()
-        .first()
-    )
-    return dict(row) if row else None
+    found = thread(conn, kind, application_id=application_id, contact_id=contact_id, job_id=job_id)
+    return found[-1] if found else None
 
 
 def event_ids(row: dict[str, Any]) -> dict[str, Any]:
