@@ -20,11 +20,14 @@ MARKS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 @handle_errors
 def doctor(as_json: bool) -> None:
-    """Check that everything jobctrl relies on works: the Temporal server and its history
-    retention, workers and their heartbeats, the database, disk space, artifact files,
-    runs whose history may expire while open, jobs scored with an older profile, and
-    paused lanes. Each problem names the command that fixes it; exit 1 when a check
-    fails."""
+    """Check the Temporal server, workers, database, disk and open runs; each problem
+    with the command that fixes it (exit 1 when a check fails).
+
+    Nine checks, each ok, warn or fail: the Temporal server answers, how long it keeps a
+    finished run's history (temporal.retention_days), a worker polls and its heartbeat is
+    fresh, the database is sound and migrated, disk space in the home, artifact files the
+    jobs refer to, runs held open near the retention, jobs scored with an older profile,
+    and paused lanes or sources."""
     report = asyncio.run(health.doctor(home()))
     if as_json:
         echo_json(report)
