@@ -29,6 +29,7 @@ from jobctrl.app import (
     configuration,
     control,
     discovery,
+    discovery_plan,
     inbox,
     queries,
     rescore,
@@ -210,9 +211,11 @@ def runs_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
     runs = dump(found)
     loop = dump(apply_loop.apply_loop_status(home))
     gate = dump(discovery.discovery_gate(home))
+    plan = dump(discovery_plan.run_plan(home)) if found else None
+    context = {"runs": runs, "running": running, "loop": loop, "gate": gate, "plan": plan}
     if fragment == "main":
-        return _render("_runs.html", runs=runs, running=running, loop=loop, gate=gate)
-    return _render("runs.html", nav="runs", runs=runs, running=running, loop=loop, gate=gate)
+        return _render("_runs.html", **context)
+    return _render("runs.html", nav="runs", **context)
 
 
 @router.get("/apply", response_class=HTMLResponse, include_in_schema=False)

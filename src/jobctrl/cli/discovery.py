@@ -9,11 +9,12 @@ from pathlib import Path
 
 import click
 
-from jobctrl.app import activity, configuration
+from jobctrl.app import activity, configuration, discovery_plan
 from jobctrl.app import discovery as app_discovery
 from jobctrl.app import sources as app_sources
 from jobctrl.app.activity import DiscoveryRunView
 from jobctrl.app.discovery import DiscoveryStarting
+from jobctrl.app.discovery_plan import RunPlan
 from jobctrl.cli.base import echo_json, handle_errors, home
 from jobctrl.cli.progress import Snapshot, watch
 from jobctrl.domain.clock import as_utc
@@ -113,12 +114,25 @@ def _discovery_snapshot() -> Callable[[], Snapshot | None]:
 
 
 @click.command()
+@click.option(
+    "--plan",
+    "plan_of",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[RUN_ID]",
+    help="Show one run's plan instead (the newest run's without RUN_ID): each job's state "
+    "and why the ones left out were.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
 @handle_errors
-def runs(as_json: bool) -> None:
+def runs(plan_of: str | None, as_json: bool) -> None:
     """List recent discovery runs with their progress and counts. A run the store holds
     as running is first checked with Temporal (it may have ended since the worker's last
     beat)."""
+    if plan_of is not None:
+        _show_plan(discovery_plan.run_plan(home(), plan_of or None), as_json)
+        return
     rows, checked = asyncio.run(app_discovery.observed_runs(home()))
     if not checked:
         click.echo(
@@ -132,6 +146,24 @@ def runs(as_json: bool) -> None:
         click.echo("no discovery runs yet; start one with `jobctrl discover`")
     for run in rows:
         click.echo(_run_line(run))
+
+
+def _show_plan(plan: RunPlan, as_json: bool) -> None:
+    if as_json:
+        echo_json(plan)
+        return
+    counts = "  ".join(f"{state}={n}" for state, n in plan.counts.items() if n)
+    click.echo(f"{plan.run_id}  {plan.status}  {counts or 'no members'}")
+    for group in plan.not_eligible:
+        n = group.postings + len(group.job_ids)
+        click.echo(f"not eligible, {group.reason} ({n}): {group.sentence}")
+        for job_id in group.job_ids:
+            click.echo(f"  {job_id}")
+    for member in plan.members:
+        if member.state != "not_eligible":
+            title = " at ".join(t for t in (member.title, member.company) if t) or "-"
+            problem = f"  ({member.error_code})" if member.error_code else ""
+            click.echo(f"{member.job_id}  {member.state:<8} {title}{problem}")
 
 
 @click.group()

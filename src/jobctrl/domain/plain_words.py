@@ -11,8 +11,9 @@ from datetime import datetime
 
 from jobctrl.domain import errors as e
 from jobctrl.domain.clock import as_utc
+from jobctrl.domain.discovery import NotEligible
 
-__all__ = ["SENTENCES", "ago", "sentence"]
+__all__ = ["NOT_ELIGIBLE_SENTENCES", "SENTENCES", "ago", "sentence"]
 
 SENTENCES: dict[str, str] = {
     # reading the posting
@@ -118,6 +119,16 @@ SENTENCES: dict[str, str] = {
     e.FOLLOWUP_NOT_DUE: "No follow-up is due for this application.",
     e.MESSAGE_UNSUPPORTED_CLAIM: "The message claims something your profile does not say.",
     e.OUTREACH_DAILY_CAP: "You reached today's limit of outreach emails; send more tomorrow.",
+}
+
+# Why a discovery run left a posting or a job out of preparation (domain/discovery.py).
+NOT_ELIGIBLE_SENTENCES: dict[str, str] = {
+    NotEligible.FILTERED_TITLE: "Its title (or words) is not what your target search asks for.",
+    NotEligible.FILTERED_LOCATION: "Its location is not one your target search accepts.",
+    NotEligible.DUPLICATE: "An earlier run already found and prepared this job.",
+    NotEligible.BELOW_THRESHOLD: "Below your minimum fit score, so no resume or letter.",
+    NotEligible.CLOSED: "The posting is closed or no longer online.",
+    NotEligible.HIDDEN: "You said you are not interested in this job.",
 }
 
 _UNKNOWN = "Something went wrong; the details below say what."

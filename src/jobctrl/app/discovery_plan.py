@@ -1,0 +1,135 @@
+"""A discovery run's plan, member by member (`jobctrl runs --plan`, the Runs page): each
+job the run linked with its state (planned, queued, running, done, not_eligible, waiting,
+unknown) and, when left out, the reason with a sentence; postings the target search
+filtered out are counted by reason (they never became jobs).
+
+Counts keep ``waiting`` (known to be queued) apart from ``unknown`` (no evidence): an
+unknown member is never counted as waiting or done.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from jobctrl.app.models import View
+from jobctrl.domain.discovery import (
+    FILTER_REASONS,
+    ExecutionRef,
+    MemberFacts,
+    MemberState,
+    NotEligible,
+    RunStatus,
+    member_state,
+    total_counts,
+)
+from jobctrl.domain.errors import NOT_FOUND, JobctrlError
+from jobctrl.domain.plain_words import NOT_ELIGIBLE_SENTENCES
+from jobctrl.home import Home
+from jobctrl.store import discovery as runs_store
+from jobctrl.store import discovery_plan
+from jobctrl.store.store import Store
+
+__all__ = ["NotEligibleGroup", "PlanMember", "RunPlan", "run_plan"]
+
+
+class PlanMember(View):
+    """One job of the run: its state, and why it was left out (``reason``, ``sentence``)
+    or how its preparation failed (``error_code``)."""
+
+    job_id: str
+    title: str | None
+    company: str | None
+    cohort: str
+    state: str
+    reason: str | None
+    sentence: str | None
+    error_code: str | None
+
+
+class NotEligibleGroup(View):
+    """The members (``job_ids``) and filtered postings (``postings``) left out for one
+    reason, with its sentence."""
+
+    reason: str
+    sentence: str
+    postings: int
+    job_ids: list[str]
+
+
+class RunPlan(View):
+    """A run's plan: its members, the count in each state (filtered postings counted
+    under ``not_eligible``), and the left-out ones grouped by reason."""
+
+    workflow_id: str
+    run_id: str
+    status: str
+    counts: dict[str, int]
+    members: list[PlanMember]
+    not_eligible: list[NotEligibleGroup]
+
+
+def run_plan(home: Home, run_id: str | None = None) -> RunPlan:
+    """The plan of run ``run_id`` (None: the newest run); ``not_found`` without one."""
+    store = Store.open(home)
+    rows = [r for r in runs_store.recent_runs(store, 50) if run_id is None or r["run_id"] == run_id]
+    if not rows:
+        raise JobctrlError(
+            f"no discovery run {run_id}" if run_id else "no discovery run yet", code=NOT_FOUND
+        )
+    ref = ExecutionRef(store.tenant, rows[0]["workflow_id"], rows[0]["run_id"])
+    run, members = discovery_plan.plan_rows(store, ref)
+    assert run is not None
+    discovering = run["status"] == RunStatus.RUNNING
+    shown: list[PlanMember] = []
+    for m in members:
+        state, reason, code = member_state(
+            MemberFacts(
+                plan_state=m["work_plan_state"],
+                discovering=discovering,
+                prep_status=m["prep_status"],
+                prep_is_the_runs=m["prep_started_at"] is not None
+                and m["prep_started_at"] >= run["started_at"],
+                existed_before=m["existed_before"],
+                hidden=m["hidden"],
+                closed=m["availability"] == "unavailable",
+                stages=m["stages"],
+            )
+        )
+        shown.append(
+            PlanMember(
+                job_id=m["job_id"],
+                title=m["title"],
+                company=m["company"],
+                cohort=m["cohort"],
+                state=state.value,
+                reason=reason.value if reason else None,
+                sentence=NOT_ELIGIBLE_SENTENCES[reason] if reason else None,
+                error_code=code,
+            )
+        )
+    filtered: Counter[str] = Counter()
+    for key, n in total_counts(run["counts"] or {}).items():
+        reason = FILTER_REASONS.get(key.removeprefix("filtered_"))
+        if key.startswith("filtered_") and reason is not None:
+            filtered[reason] += n
+    counts = Counter({state.value: 0 for state in MemberState})
+    counts.update(member.state for member in shown)
+    counts[MemberState.NOT_ELIGIBLE] += sum(filtered.values())
+    groups = [
+        NotEligibleGroup(
+            reason=reason.value,
+            sentence=NOT_ELIGIBLE_SENTENCES[reason],
+            postings=filtered[reason],
+            job_ids=[m.job_id for m in shown if m.reason == reason],
+        )
+        for reason in NotEligible
+        if filtered[reason] or any(m.reason == reason for m in shown)
+    ]
+    return RunPlan(
+        workflow_id=ref.workflow_id,
+        run_id=ref.run_id,
+        status=run["status"],
+        counts=dict(counts),
+        members=shown,
+        not_eligible=groups,
+    )
