@@ -14,6 +14,7 @@ import psutil
 from jobctrl.worker.devserver import RuntimeRecord
 from tests.support.http import Route, posting_html
 from tests.support.processes import WorkerProcess, run_cli
+from tests.support.waiting import eventually
 
 
 def test_worker_runs_embedded_temporal_that_add_finds(home, site, settings, monkeypatch):
@@ -41,6 +42,13 @@ def test_worker_runs_embedded_temporal_that_add_finds(home, site, settings, monk
         assert checks["temporal"]["details"]["embedded"] is True
         assert checks["retention"]["status"] == "ok"
         assert checks["retention"]["details"]["retentionDays"] == 45
+
+        def workers() -> dict:
+            found = json.loads(run_cli("doctor", "--json").stdout)["checks"]
+            return next(c for c in found if c["name"] == "workers")
+
+        # It polls, reports and holds the heartbeat's duties (its first beat may be due).
+        assert eventually(lambda: workers()["status"] == "ok", 30), workers()
 
         added = run_cli("add", url, "--wait", "--json")
         assert added.returncode == 0, added.stderr

@@ -18,15 +18,21 @@ from jobctrl.app.models import Timestamp, View
 from jobctrl.app.staleness import current_version
 from jobctrl.domain import health as rules
 from jobctrl.domain.clock import as_utc, utcnow
+from jobctrl.domain.duties import duties_lease
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.health import CheckStatus
 from jobctrl.domain.runtime import home_identity
 from jobctrl.home import Home
 from jobctrl.store import health as health_store
+from jobctrl.store import leases, staleness, stop_loss, workflow_runs
 from jobctrl.store import runtime as runtime_store
-from jobctrl.store import staleness, stop_loss, workflow_runs
 from jobctrl.store.store import Store
-from jobctrl.workflows.client import configured_address, namespace_retention, server_options
+from jobctrl.workflows.client import (
+    configured_address,
+    default_task_queue,
+    namespace_retention,
+    server_options,
+)
 
 __all__ = ["HealthCheck", "HealthReport", "doctor", "recent_doctor"]
 
@@ -187,6 +193,11 @@ async def _workers(
         "workers": beats.workers,
         "beatAt": beats.beat_at.isoformat() if beats.beat_at else None,
     }
+    # One worker of the queue runs the heartbeat's duties (recovery, the schedule, sweeps,
+    # reconciling runs) under a lease: none held means none of that happens.
+    lease = await asyncio.to_thread(leases.holder, store, duties_lease(default_task_queue()))
+    duties = lease is not None and lease.expires_at > now
+    figures["dutiesHeldUntil"] = lease.expires_at.isoformat() if lease and duties else None
     if not polling:
         checks.append(
             _check(
@@ -203,6 +214,17 @@ async def _workers(
                 "workers",
                 WARN,
                 f"A worker polls, but its heartbeat is {beats.state}.",
+                "restart the worker: jobctrl worker",
+                **figures,
+            )
+        )
+    elif not duties:
+        checks.append(
+            _check(
+                "workers",
+                WARN,
+                "A worker polls and reports, but none holds the heartbeat's duties "
+                "(recovery, the schedule, reconciling runs).",
                 "restart the worker: jobctrl worker",
                 **figures,
             )

@@ -25,3 +25,8 @@ class Duty(StrEnum):
 
 EVERY_DUTY = frozenset(Duty)
 RECONCILING = frozenset({Duty.RUNS, Duty.ABANDONED, Duty.STOPS, Duty.ORPHANS})
+
+
+def duties_lease(task_queue: str) -> str:
+    """The lease one worker of a task queue holds while it runs the heartbeat duties."""
+    return f"heartbeat-duties:{task_queue}"

@@ -60,7 +60,7 @@ from typing import Any
 from temporalio.client import Client
 from temporalio.service import RPCError
 
-from jobctrl.domain.duties import EVERY_DUTY, RECONCILING, Duty
+from jobctrl.domain.duties import EVERY_DUTY, RECONCILING, Duty, duties_lease
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.stages import apply_email
 from jobctrl.stages.context import StageContext
@@ -136,7 +136,7 @@ class WorkerHeartbeat:
         self._config_watch = ConfigWatch(ctx.home)
         self.beats = 0
         self.identity = inventory.worker_id if inventory else worker_identity()
-        self.lease = f"heartbeat-duties:{default_task_queue()}"
+        self.lease = duties_lease(default_task_queue())
         self.leading = False
         # When this worker last wrote its lease, by _clocks().
         self._renewed = (float("-inf"), float("-inf"))
