@@ -35,7 +35,12 @@ def test_written_materials_without_their_pdf_are_listed_as_such(home, store, sit
         tailor(ctx, job_id, "run-1", None)
         cover(ctx, job_id, "run-1", None)
 
-        missing = _shown(job_id)["missingPdf"]
+        shown = _shown(job_id)
+        # The inbox no longer says it is reading and scoring the posting.
+        assert shown["nextActionReason"] == (
+            "Your resume and letter are written; the PDF is still to be made."
+        )
+        missing = shown["missingPdf"]
         assert (missing["reason"], missing["code"]) == ("not_run", None)
         assert missing["kinds"] == ["cover", "resume"]
         assert f"jobctrl reset {job_id} --stage pdf" in missing["sentence"]

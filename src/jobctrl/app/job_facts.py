@@ -122,6 +122,7 @@ def next_step(row: dict[str, Any], rules: InboxRules, now: datetime) -> NextStep
         followups_sent=int(row.get("followups_sent") or 0),
         last_followup_at=row.get("last_followup_at"),
         followup_max_count=rules.followup_max_count,
+        current_stage=row.get("current_stage"),
     )
     return next_action(facts, now, followup_after_days=rules.followup_after_days)
 
@@ -143,7 +144,7 @@ def next_steps(rows: list[dict[str, Any]], rules: InboxRules, now: datetime) -> 
 _FACTS = (
     "status", "error_code", "materials", "application_status", "outcome", "applied_at",
     "availability", "hidden", "retryable", "auto_attempts", "followups_sent",
-    "last_followup_at",
+    "last_followup_at", "current_stage",
 )  # fmt: skip
 
 

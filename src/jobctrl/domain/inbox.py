@@ -20,7 +20,7 @@ from jobctrl.domain.extension import BROWSER_CODES
 from jobctrl.domain.followups import NO_ANSWER_YET, next_followup_due
 from jobctrl.domain.materials import MaterialState
 from jobctrl.domain.plain_words import sentence
-from jobctrl.domain.stages import JobStatus
+from jobctrl.domain.stages import JobStatus, Stage
 
 __all__ = [
     "ACTION_ORDER",
@@ -108,6 +108,8 @@ class JobFacts:
     followups_sent: int = 0  # follow-up emails that went out (or may have)
     last_followup_at: datetime | None = None
     followup_max_count: int = 2
+    # The stage the list's status is about (the first unfinished one), if any.
+    current_stage: str | None = None
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,10 @@ def next_action(
     )
     if closed:
         return NextStep(NextAction.CLOSED, sentence(POSTING_UNAVAILABLE))
+    if facts.status == JobStatus.PENDING and facts.current_stage == Stage.PDF and facts.materials:
+        # Written, not yet a PDF (issue 34's receipt): not "reading and scoring" any more.
+        what = "Your resume and letter are" if len(facts.materials) > 1 else "Your resume is"
+        return NextStep(NextAction.IN_PROGRESS, f"{what} written; the PDF is still to be made.")
     if facts.status in (JobStatus.PENDING, JobStatus.RUNNING):
         return NextStep(NextAction.IN_PROGRESS, "jobctrl is reading and scoring this posting.")
     if facts.status == JobStatus.FAILED and facts.retried_automatically:
