@@ -175,6 +175,24 @@ async def test_a_job_beside_search_results_is_saved_as_the_job_s_own_page(ext, s
     assert await ext.call("(u) => self.jobctrl.postingAddress(u)", seen) == saved
 
 
+async def test_the_badge_asks_only_about_job_pages_and_a_site_is_allowed_whole(ext):
+    looks = "(u) => self.jobctrl.looksLikePosting(u)"
+    for url in (
+        "https://www.linkedin.com/jobs/view/1/",
+        "https://acme.example/careers/42",
+        "https://boards.greenhouse.io/acme/jobs/7",
+        "http://127.0.0.1:9/viewjob?jk=1",
+    ):
+        assert await ext.call(looks, url) is True, url
+    for url in ("https://news.example/today", "chrome://settings", "file:///tmp/jobs.html"):
+        assert await ext.call(looks, url) is False, url
+    pattern = "(u) => self.jobctrl.originPattern(u)"
+    assert await ext.call(pattern, "https://www.linkedin.com/jobs/view/1/") == (
+        "https://*.linkedin.com/*"
+    )
+    assert await ext.call(pattern, "http://127.0.0.1:8080/jobs/1") == "http://127.0.0.1/*"
+
+
 # -- with jobctrl: the app served on a loopback port, a real store ------------------------
 
 

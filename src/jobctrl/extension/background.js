@@ -339,4 +339,12 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
 });
 
 // For the tests and for a curious person in the service worker's console.
-self.jobctrl = { saveTab, refreshBadge, runNextTask, refreshQueue, postingAddress };
+self.jobctrl = {
+  saveTab,
+  refreshBadge,
+  runNextTask,
+  refreshQueue,
+  postingAddress,
+  originPattern,
+  looksLikePosting,
+};
