@@ -16,7 +16,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, delete, func, insert, select, update
 
-from jobctrl.domain.contacts import CandidateStatus
+from jobctrl.domain.contacts import CandidateStatus, base_domain, host_of
 from jobctrl.store import outbound, schema, tenancy
 from jobctrl.store.contact_research import set_candidate_status
 from jobctrl.store.contact_tables import contact_attributes as A
@@ -122,10 +122,13 @@ def add_contact(
 
 
 def _company_of(conn: Connection, job_id: str) -> str:
-    company = conn.execute(
-        select(J.c.company).where(J.c.id == job_id, tenancy.scoped(J, conn))
-    ).scalar()
-    return str(company or "").strip() or "(company unknown)"
+    """The job's company, or the posting's site when the posting named none."""
+    row = conn.execute(
+        select(J.c.company, J.c.url).where(J.c.id == job_id, tenancy.scoped(J, conn))
+    ).first()
+    if row is None:
+        return "(company unknown)"
+    return str(row.company or "").strip() or base_domain(host_of(row.url)) or "(company unknown)"
 
 
 def confirm_candidates(store: Store, candidate_ids: list[str]) -> dict[str, str]:
