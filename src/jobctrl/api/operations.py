@@ -58,6 +58,7 @@ async def operations_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
         "scope_labels": SCOPE_LABELS,
         "ops_stages": OPS_STAGES,
         "eta_range": app_ops.range_text(snap.eta),
+        "source_eta": app_ops.source_eta_text(snap.source_eta) if snap.source_eta else None,
     }
     if fragment == "main":
         return render_page("_operations.html", **context)

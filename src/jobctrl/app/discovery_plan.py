@@ -5,13 +5,19 @@ filtered out are counted by reason (they never became jobs).
 
 Counts keep ``waiting`` (known to be queued) apart from ``unknown`` (no evidence): an
 unknown member is never counted as waiting or done.
+
+Also the source-family ETA of a run still reading its sources (the operations snapshot's
+``sourceEta``): the families left, priced from their last 14 days of runs.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime
+from typing import Any, ClassVar
 
-from jobctrl.app.models import View
+from jobctrl.app.models import Sparse, View
+from jobctrl.domain import eta as eta_rules
 from jobctrl.domain.discovery import (
     FILTER_REASONS,
     ExecutionRef,
@@ -19,6 +25,7 @@ from jobctrl.domain.discovery import (
     MemberState,
     NotEligible,
     RunStatus,
+    StepState,
     member_state,
     total_counts,
 )
@@ -29,7 +36,15 @@ from jobctrl.store import discovery as runs_store
 from jobctrl.store import discovery_plan
 from jobctrl.store.store import Store
 
-__all__ = ["NotEligibleGroup", "PlanMember", "RunPlan", "run_plan"]
+__all__ = [
+    "FamilyEta",
+    "NotEligibleGroup",
+    "PlanMember",
+    "RunPlan",
+    "SourceFamilyEta",
+    "run_plan",
+    "source_family_eta",
+]
 
 
 class PlanMember(View):
@@ -133,3 +148,50 @@ def run_plan(home: Home, run_id: str | None = None) -> RunPlan:
         members=shown,
         not_eligible=groups,
     )
+
+
+class FamilyEta(Sparse):
+    """One source family still to read: its comparable recent runs, the seconds it has
+    run now, and (once calibrated) its p50/p90 whole-family duration in seconds."""
+
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"p50", "p90"})
+
+    runs: int
+    elapsed: float
+    p50: float | None = None
+    p90: float | None = None
+
+
+class SourceFamilyEta(View):
+    """How long the run's remaining source families take (seconds, ``low``–``high``), or
+    no number and the ``reason`` (``calibrating``: a family has fewer than 3 runs in the
+    last 14 days)."""
+
+    state: str
+    low: float | None
+    high: float | None
+    reason: str | None
+    detail: str | None
+    families: dict[str, FamilyEta]
+
+
+def source_family_eta(
+    store: Store, execution: dict[str, Any] | None, runtime_state: str, now: datetime
+) -> SourceFamilyEta | None:
+    """The source-family ETA of ``execution`` while it is still reading its sources
+    (None otherwise). A family whose step completed or failed for good is done; the one
+    running counts the seconds it has run."""
+    if execution is None or execution["status"] != RunStatus.RUNNING:
+        return None
+    ref = ExecutionRef(store.tenant, execution["workflow_id"], execution["run_id"])
+    steps = discovery_plan.family_steps(store, ref)
+    remaining: list[tuple[str, float]] = []
+    for kind in execution["families"] or []:
+        state, started = steps.get(kind, (None, None))
+        if state in (StepState.COMPLETED, StepState.FAILED):
+            continue
+        elapsed = (now - started).total_seconds() if started is not None else 0.0
+        remaining.append((kind, max(0.0, elapsed)))
+    history = discovery_plan.family_durations(store, now, besides=ref.run_id)
+    found = eta_rules.source_family_estimate(remaining, history, runtime_state)
+    return SourceFamilyEta.model_validate(found)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, ClassVar
 
+from jobctrl.app.discovery_plan import SourceFamilyEta, source_family_eta
 from jobctrl.app.models import Sparse, Timestamp, View
 from jobctrl.domain import attempt_metrics as attempt_rules
 from jobctrl.domain import eta as eta_rules
@@ -44,6 +45,7 @@ __all__ = [
     "operations_snapshot",
     "phase_text",
     "range_text",
+    "source_eta_text",
 ]
 
 Number = int | float  # kept as computed: an int stays an int on the wire, a float a float
@@ -238,13 +240,15 @@ class StageAttempts(View):
 
 
 class OperationsSnapshot(View):
-    """The snapshot of `jobctrl ops --json` and ``GET /v1/pipeline/operations``."""
+    """The snapshot of `jobctrl ops --json` and ``GET /v1/pipeline/operations``
+    (``sourceEta``: while the run is still reading its sources, else null)."""
 
     phase: str
     execution: DiscoverExecution | None
     scopes: dict[str, Scope]
     runtime: RuntimeSnapshot
     eta: Eta
+    source_eta: SourceFamilyEta | None
     stop_loss: list[PauseView]
     orphans: list[OrphanView]
     recovery: RecoveryView
@@ -347,6 +351,7 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> Operation
         scopes={name: Scope.model_validate(scope) for name, scope in counts.scopes.items()},
         runtime=RuntimeSnapshot.of(runtime),
         eta=Eta.model_validate(eta),
+        source_eta=source_family_eta(store, execution, runtime.state, now),
         stop_loss=[PauseView.from_row(p) for p in paused],
         orphans=[OrphanView.from_row(o) for o in orphans_store.orphans(store)],
         recovery=RecoveryView(
@@ -393,6 +398,14 @@ def eta_text(eta: Eta) -> str:
     if span is None:
         return f"No ETA: {eta.reason} ({eta.detail or eta.state})"
     return f"{span} (a projection from recent stage durations, not a promise)"
+
+
+def source_eta_text(eta: SourceFamilyEta) -> str:
+    """The source-family ETA as one sentence: the range, or "No ETA" and why."""
+    if eta.low is None or eta.high is None:
+        return f"No ETA: {eta.reason} ({eta.detail})"
+    span = f"{duration_text(eta.low)} – {duration_text(eta.high)}"
+    return f"{span} more (from recent runs of each source family, not a promise)"
 
 
 def phase_text(snapshot: OperationsSnapshot) -> str:

@@ -80,6 +80,8 @@ def render(snap: OperationsSnapshot) -> list[str]:
     lines += _runtime_lines(snap.runtime)
     lines += _attempt_lines(snap)
     lines.append(f"ETA: {app_ops.eta_text(snap.eta)}")
+    if snap.source_eta is not None:
+        lines.append(f"Finding jobs: {app_ops.source_eta_text(snap.source_eta)}")
     for p in snap.stop_loss:
         lines.append(
             f"Stop-loss: {p.kind} {p.name} paused ({p.code}, {p.streak} in a row)"

@@ -249,3 +249,66 @@ def estimate(inp: EtaInputs) -> dict[str, Any]:
     eta["low"] = round(max(work_low / par_low, chain_low), 1)
     eta["high"] = round(max(work_high / par_high, chain_high), 1)
     return eta
+
+
+# -- the source-family ETA (issue 34): how long discovery's remaining families take -------
+
+MIN_FAMILY_RUNS = 3  # comparable runs of each remaining family, else calibrating
+FAMILY_REASONS = {
+    "calibrating": "fewer than 3 runs of a source family finished in the last 14 days",
+    "runtime_stale": REASONS["runtime_stale"],
+    "worker_unavailable": REASONS["worker_unavailable"],
+}
+
+
+def source_family_estimate(
+    remaining: Sequence[tuple[str, float]],
+    history: Mapping[str, Sequence[float]],
+    runtime_state: str,
+) -> dict[str, Any]:
+    """While a Discover run is still reading its sources: how long its remaining source
+    families take, from the last 14 days' completed runs of each family (the newest
+    ``MAX_SAMPLES``). ``remaining`` is each family not done yet with the seconds it has run
+    (0 before it starts); the run reads families one after another, so the range is the
+    sum of their p50 (``low``) and p90 (``high``) less what each already ran (never below
+    zero). Withheld (``calibrating``) while a remaining family has fewer than
+    ``MIN_FAMILY_RUNS`` comparable runs, and without a fresh worker report."""
+    families: dict[str, dict[str, Any]] = {}
+    short: list[str] = []
+    low = high = 0.0
+    for kind, elapsed in remaining:
+        samples = list(history.get(kind, ()))[:MAX_SAMPLES]
+        entry: dict[str, Any] = {"runs": len(samples), "elapsed": round(elapsed, 1)}
+        families[kind] = entry
+        if len(samples) < MIN_FAMILY_RUNS:
+            short.append(kind)
+            continue
+        p50, p90 = quantile(samples, LOW_QUANTILE), quantile(samples, HIGH_QUANTILE)
+        entry.update(p50=round(p50, 1), p90=round(p90, 1))
+        low += max(0.0, p50 - elapsed)
+        high += max(0.0, p90 - elapsed, p50 - elapsed)
+    result: dict[str, Any] = {
+        "state": EtaState.AVAILABLE.value,
+        "low": None,
+        "high": None,
+        "reason": None,
+        "detail": None,
+        "families": families,
+    }
+    reason: str | None = None
+    if runtime_state == "stale":
+        reason, state = "runtime_stale", EtaState.STALE
+    elif runtime_state != "fresh":
+        reason, state = "worker_unavailable", EtaState.UNAVAILABLE
+    elif short:
+        reason, state = "calibrating", EtaState.CALIBRATING
+    if reason is not None:
+        detail = FAMILY_REASONS[reason]
+        if reason == "calibrating":
+            detail = "; ".join(
+                f"{k} has {families[k]['runs']} of {MIN_FAMILY_RUNS} recent runs" for k in short
+            )
+        result.update(state=state.value, reason=reason, detail=detail)
+        return result
+    result.update(low=round(low, 1), high=round(high, 1))
+    return result

@@ -1,14 +1,18 @@
 """A Discover execution's plan as the store records it: each member with its job, its
 recorded preparation's status and its stage rows, read in a few queries (the rules that
-turn them into a member's state are in domain/discovery.py)."""
+turn them into a member's state are in domain/discovery.py); and the source families'
+recent durations the source-family ETA prices the families still to read with."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
 
-from jobctrl.domain.discovery import ExecutionRef
+from jobctrl.domain import eta as eta_rules
+from jobctrl.domain.clock import as_utc
+from jobctrl.domain.discovery import ExecutionRef, StepKind, StepState
 from jobctrl.domain.executions import WorkflowType
 from jobctrl.store import schema, tenancy
 from jobctrl.store.discovery import DEJ, DR, run_tenant
@@ -18,6 +22,7 @@ J = schema.jobs
 S = schema.job_stage_states
 W = schema.workflow_run_projections
 H = schema.job_hides
+PS = schema.pipeline_step_projections
 
 
 def plan_rows(
@@ -100,3 +105,46 @@ def plan_rows(
         m["stages"] = stages.get(m["job_id"], {})
         m.pop("idempotency_key")
     return dict(run), members
+
+
+def family_durations(store: Store, now: datetime, *, besides: str) -> dict[str, list[float]]:
+    """Per source family, the seconds its completed steps took (newest first) in runs
+    other than ``besides`` (a run id): finished within the ETA's window, at most its
+    sample cap each."""
+    since = now - eta_rules.WINDOW
+    out: dict[str, list[float]] = {}
+    with store.read() as conn:
+        rows = conn.execute(
+            select(PS.c.item_key, PS.c.started_at, PS.c.finished_at)
+            .where(
+                tenancy.scoped(PS, conn),
+                PS.c.step_kind == StepKind.SOURCE_FAMILY.value,
+                PS.c.state == StepState.COMPLETED.value,
+                PS.c.finished_at >= since,
+                PS.c.started_at.is_not(None),
+                PS.c.run_id != besides,
+            )
+            .order_by(PS.c.finished_at.desc())
+        ).all()
+    for kind, start, done in rows:
+        samples = out.setdefault(str(kind), [])
+        if len(samples) < eta_rules.MAX_SAMPLES:
+            samples.append(max(0.0, (as_utc(done) - as_utc(start)).total_seconds()))
+    return out
+
+
+def family_steps(store: Store, ref: ExecutionRef) -> dict[str, tuple[str, datetime | None]]:
+    """The run's source-family steps recorded so far: family -> (state, started_at)."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(PS.c.item_key, PS.c.state, PS.c.started_at).where(
+                tenancy.scoped(PS, conn),
+                PS.c.workflow_id == ref.workflow_id,
+                PS.c.run_id == ref.run_id,
+                PS.c.step_kind == StepKind.SOURCE_FAMILY.value,
+            )
+        ).all()
+    return {
+        str(kind): (str(state), as_utc(start) if start is not None else None)
+        for kind, state, start in rows
+    }
