@@ -47,9 +47,8 @@ def pair(name: str | None, as_json: bool) -> None:
         echo_json(made)
         return
     click.echo(made.code)
-    click.echo(
-        f"Type this code in the jobctrl extension; it works once, until {iso(made.expires_at)}."
-    )
+    until = made.expires_at.strftime("%H:%M UTC")
+    click.echo(f"Type this code in the jobctrl extension; it works once, until {until}.")
 
 
 @extension_group.command("list")
