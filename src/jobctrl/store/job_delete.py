@@ -24,6 +24,11 @@ from jobctrl.store import outbound, schema, tenancy
 from jobctrl.store.application_tables import applications as A
 from jobctrl.store.application_tables import apply_attempts as T
 from jobctrl.store.application_tables import apply_claims as C
+from jobctrl.store.contact_tables import (
+    contact_attributes,
+    contact_candidates,
+    contact_research_tasks,
+)
 from jobctrl.store.hidden import hidden_in
 from jobctrl.store.operations_tables import public_fetch_rechecks
 from jobctrl.store.store import Store, WriteTx
@@ -45,6 +50,8 @@ _JOB_ROWS: tuple[Table, ...] = (
     schema.discovery_execution_jobs,
     schema.start_intents,
     public_fetch_rechecks,
+    contact_candidates,  # the people research found for it (a kept contact stays)
+    contact_research_tasks,
     schema.workflow_run_projections,
     schema.job_list_projections,
 )
@@ -169,6 +176,11 @@ def _delete_rows(tx: WriteTx, job_id: str) -> int:
         count += tx.conn.execute(
             delete(table).where(table.c.job_id == job_id, tenancy.scoped(table, tx.conn))
         ).rowcount
+    # A contact kept for the company stays, no longer a contact for this job.
+    CA = contact_attributes
+    count += tx.conn.execute(
+        delete(CA).where(CA.c.name == "job", CA.c.value == job_id, tenancy.scoped(CA, tx.conn))
+    ).rowcount
     count += tx.conn.execute(
         delete(A).where(A.c.job_id == job_id, tenancy.scoped(A, tx.conn))
     ).rowcount
