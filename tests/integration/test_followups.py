@@ -21,7 +21,12 @@ from email import policy
 import pytest
 from sqlalchemy import select
 
-from jobctrl.app.apply import approve_application, prepare_application, send_application
+from jobctrl.app.apply import (
+    approve_application,
+    prepare_application,
+    resolve_application,
+    send_application,
+)
 from jobctrl.app.followups import (
     approve_followup,
     draft_followup,
@@ -211,16 +216,41 @@ def test_deleting_a_job_deletes_its_followups(home, store, site, fast_settings, 
     assert left == [], "its follow-up's address and text go with it"
 
 
-async def test_the_api_lists_and_writes_a_due_followup(
+async def test_the_job_page_offers_a_followup_where_one_is_due_and_the_api_writes_it(
     home, store, site, fast_settings, smtp
 ) -> None:
     job_id, original = _applied(home, store, site, "/jobs/followup-api")
     async with app_client(home) as client:
+        inbox = (await client.get("/jobs")).text
+        assert f'href="/jobs/{job_id}#followup"' in inbox
+        page = (await client.get(f"/jobs/{job_id}")).text
+        assert "Write a follow-up" in page and f"/v1/followups/{job_id}/draft" in page
         listed = (await client.get("/v1/followups")).json()["items"]
         assert [i["jobId"] for i in listed] == [job_id]
         drafted = await client.post(f"/v1/followups/{job_id}/draft")
         assert drafted.status_code == 200 and drafted.json()["inReplyTo"] == original
+        page = (await client.get(f"/jobs/{job_id}")).text
+        assert "Approve this follow-up" in page and "Write a follow-up" not in page
         refused = await client.post(f"/v1/followups/{job_id}/send")
         assert refused.status_code == 409
         assert refused.json()["error"]["code"] == "APPLY_NOT_APPROVED"
     assert len(smtp.delivered) == 1  # the application only
+
+
+def test_a_form_application_is_followed_up_in_a_thread_of_its_own(
+    home, store, site, fast_settings, smtp
+) -> None:
+    job_id = prepared_job(home, store, site, "/jobs/followup-form")
+    decide_materials(home, job_id, "approve")
+    back = WallClock(datetime.now(UTC) - timedelta(days=8))
+    prepare_application(home, job_id, channel="browser", clock=back)
+    resolve_application(home, job_id, "submitted", clock=back)
+    with pytest.raises(JobctrlError, match="--to"):
+        draft_followup(home, job_id)
+    draft = draft_followup(home, job_id, to=[TO])
+    assert draft.in_reply_to is None and draft.references is None
+    assert draft.subject == "Following up on my application: Senior Backend Engineer"
+    approve_followup(home, job_id)
+    assert send_followup(home, job_id).status == "sent"
+    message = email.message_from_bytes(smtp.delivered[0].data, policy=policy.default)
+    assert message["In-Reply-To"] is None and message["Subject"] == draft.subject

@@ -27,15 +27,18 @@ from jobctrl.app import (
     apply_loop,
     apply_views,
     configuration,
+    contacts,
     control,
     discovery,
     discovery_plan,
+    followups,
     inbox,
     queries,
     rescore,
     staleness,
     truth,
 )
+from jobctrl.app import extension as app_extension
 from jobctrl.app import settings_page as settings_view
 from jobctrl.app.models import dump
 from jobctrl.app.queries import MaterialView
@@ -197,6 +200,8 @@ def job_page(home: TenantHome, job_id: str, fragment: str = "") -> HTMLResponse:
         "description": queries.posting_text(home, job.artifacts.text),
         "citations": dump(truth.material_citations(home, job.job_id)),
         "profile_version": staleness.current_profile_version(home),
+        "followup": dump(followups.followup_panel(home, job.job_id)),
+        "people": dump(contacts.job_people(home, job.job_id)),
         **material_forms.job_page_context(home, job.job_id, materials),
     }
     if fragment == "main":
@@ -263,4 +268,5 @@ def settings_page(home: TenantHome) -> HTMLResponse:
         page=dump(settings_view.settings_page(home)),
         sources=dump(configuration.list_sources(home)),
         answers=dump(answers.answer_rows(home)),
+        extensions=dump(app_extension.list_extensions(home)),
     )
