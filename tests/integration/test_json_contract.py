@@ -20,6 +20,7 @@ import json
 import os
 import re
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +31,15 @@ from click.testing import CliRunner
 
 from jobctrl.api.app import create_app
 from jobctrl.api.security import api_token
+from jobctrl.app.apply import approve_application, prepare_application, send_application
+from jobctrl.app.followups import approve_followup, send_followup
+from jobctrl.app.outreach import approve_outreach, send_outreach
 from jobctrl.cli import main
+from jobctrl.store import contacts as store_contacts
 from jobctrl.store import jobs, stop_loss
 from tests.support.app import api_routes
 from tests.support.apply import approved_job, no_standing_loop
+from tests.support.clock import WallClock
 from tests.support.forms import FormSite
 from tests.support.http import Route, posting_html
 from tests.support.smtp import SmtpServer
@@ -68,6 +74,7 @@ ALIASES = {"jobctrl apply job": "jobctrl apply --browser"}
 NOT_JSON = {
     "GET /v1/artifacts/{artifact_id}",
     "GET /v1/applications/export",
+    "GET /v1/contacts/export",  # CSV
     "GET /v1/events/stream",
     "GET /v1/jobs/{job_id}/report",  # the evaluation report's Markdown, as text
 }
@@ -258,12 +265,15 @@ async def test_every_command_and_route_keeps_its_json_keys(
     await cli_json(seen, "apply", "prepare", fifth, "--to", TO)
     await api_json(seen, api, "POST", "/v1/apply/{job_id}/resolve", path={"job_id": fifth},
                    json={"resolution": "abandoned"})  # fmt: skip
+    await cli_json(seen, "apply", "reset", fourth)  # abandoned, taken back (issue 34)
+    await api_json(seen, api, "POST", "/v1/apply/{job_id}/reset", path={"job_id": fifth})
     await cli_json(seen, "tenants", "add", "acme")
     await cli_json(seen, "tenants", "token", "acme")
     # The browser extension (issue 32): pairing, a capture with its token, status, tasks
     code = await cli_json(seen, "extension", "pair", "--name", "contract")
     paired = await api_json(seen, api, "POST", "/v1/extension/pair", json={"code": code["code"]})
     ext = {"Authorization": f"Bearer {paired['token']}"}
+    await api_json(seen, api, "POST", "/v1/extension/codes", json={"name": "settings"})
     captured = site.add("/jobs/contract-capture", Route(body=body))
     await api_json(seen, api, "POST", "/v1/captures", headers=ext,
                    json={"url": captured, "html": body.decode()})  # fmt: skip
@@ -297,6 +307,89 @@ async def test_every_command_and_route_keeps_its_json_keys(
     runner = CliRunner()  # a source, added after discovery ran (it is never fetched here)
     added = runner.invoke(main, ["sources", "add", "greenhouse", "acme"])
     assert added.exit_code == 0, added.output
+
+    # Follow-ups (issue 33): applications sent eight days back, so one is due now
+    back = WallClock(datetime.now(UTC) - timedelta(days=8))
+    due = []
+    for n in range(2):
+        late = approved_job(home, store, site, f"/jobs/contract-late-{n}", email=TO, company="Mu")
+        prepare_application(home, late, to=[TO], clock=back)
+        approve_application(home, late, clock=back)
+        assert send_application(home, late, clock=back).status == "sent"
+        due.append(late)
+    await cli_json(seen, "followups")
+    await cli_json(seen, "followups", "draft", due[0])
+    await cli_json(seen, "followups", "approve", due[0])
+    await cli_json(seen, "followups", "send", due[0])
+    await cli_json(seen, "followups", "show", due[0])
+    await api_json(seen, api, "GET", "/v1/followups")
+    late = {"job_id": due[1]}
+    await api_json(seen, api, "POST", "/v1/followups/{job_id}/draft", path=late, json={})
+    await api_json(seen, api, "POST", "/v1/followups/{job_id}/approve", path=late)
+    smtp.handler.drop_after_data = True  # its sends end in doubt, then are resolved
+    await api_json(seen, api, "POST", "/v1/followups/{job_id}/send", path=late)
+    await api_json(seen, api, "POST", "/v1/followups/{job_id}/resolve", path=late,
+                   json={"resolution": "not-sent"})  # fmt: skip
+    approve_followup(home, due[1])
+    assert send_followup(home, due[1]).status == "unknown"
+    smtp.handler.drop_after_data = False
+    await cli_json(seen, "followups", "resolve", due[1], "sent")
+    await api_json(seen, api, "GET", "/v1/followups/{job_id}", path=late)
+    # Outreach (issue 33): one contact by the CLI, one by the API (its send in doubt)
+    people = [
+        store_contacts.add_contact(store, company="Mu", name=name, role="recruiter",
+                                   email=f"{name.split()[0].lower()}@mu.example", job_id=due[0])
+        for name in ("Jane Smith", "Omar Haddad")
+    ]  # fmt: skip
+    jobbed = ("--job", due[0])
+    await cli_json(seen, "outreach", "draft", people[0], *jobbed)
+    await cli_json(seen, "outreach", "edit", people[0], *jobbed, "--subject", "Hello")
+    await cli_json(seen, "outreach", "approve", people[0], *jobbed)
+    await cli_json(seen, "outreach", "send", people[0], *jobbed)
+    await cli_json(seen, "outreach", "show", people[0], *jobbed)
+    pair = {"contact_id": people[1], "job_id": due[0]}
+    route = "/v1/outreach/{contact_id}/{job_id}"
+    await api_json(seen, api, "POST", route + "/draft", path=pair, json={})
+    await api_json(seen, api, "POST", route + "/approve", path=pair)
+    smtp.handler.drop_after_data = True
+    await api_json(seen, api, "POST", route + "/send", path=pair)
+    await api_json(seen, api, "POST", route + "/resolve", path=pair,
+                   json={"resolution": "not-sent"})  # fmt: skip
+    approve_outreach(home, people[1], due[0])
+    assert send_outreach(home, people[1], due[0]).status == "unknown"
+    smtp.handler.drop_after_data = False
+    await cli_json(seen, "outreach", "resolve", people[1], "sent", *jobbed)
+    await api_json(seen, api, "GET", route, path=pair)
+
+    # Contact research (issue 33): a run over a pasted list, its candidates kept or not
+    pasted = tmp_path / "people.txt"
+    pasted.write_text("Jane Roe - Technical Recruiter\nSam Lee - Engineering Manager\n")
+    task = await cli_json(seen, "contacts", "research", job_id, "--paste", str(pasted), "--wait")
+    await cli_json(seen, "contacts", "candidates", job_id)
+    people = {c["name"]: c["candidateId"] for c in task["candidates"]}
+    await cli_json(seen, "contacts", "confirm", people["Jane Roe"])
+    await cli_json(seen, "contacts", "dismiss", people["Sam Lee"])
+    kept = await cli_json(seen, "contacts")
+    await cli_json(seen, "contacts", "show", kept["items"][0]["contactId"])
+    added_contact = await cli_json(seen, "contacts", "add", "--name", "Ann Bee", "--job", job_id)
+    await cli_json(seen, "contacts", "remove", added_contact["contactId"])
+    run = await api_json(seen, api, "POST", "/v1/jobs/{job_id}/contacts/research", path=jp,
+                         json={"paste": "Kim Park, Head of Engineering", "wait": True})  # fmt: skip
+    await api_json(seen, api, "GET", "/v1/contacts/research/{task_id}",
+                   path={"task_id": run["taskId"]})  # fmt: skip
+    await api_json(seen, api, "GET", "/v1/jobs/{job_id}/contacts/candidates", path=jp)
+    found = [c["candidateId"] for c in run["candidates"]]
+    await api_json(seen, api, "POST", "/v1/contacts/candidates/confirm",
+                   json={"candidateIds": found[:1]})  # fmt: skip
+    await api_json(seen, api, "POST", "/v1/contacts/candidates/dismiss",
+                   json={"candidateIds": found[:1]})  # fmt: skip
+    await api_json(seen, api, "GET", "/v1/jobs/{job_id}/contacts", path=jp)
+    await api_json(seen, api, "GET", "/v1/contacts")
+    lee = {"name": "Lee Chan", "company": "Gamma", "role": "founder"}
+    made = await api_json(seen, api, "POST", "/v1/contacts", json=lee)
+    one = {"contact_id": made["contactId"]}
+    await api_json(seen, api, "GET", "/v1/contacts/{contact_id}", path=one)
+    await api_json(seen, api, "DELETE", "/v1/contacts/{contact_id}", path=one)
 
     # -- reads ----------------------------------------------------------------------------
     for args in (
