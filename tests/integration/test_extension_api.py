@@ -96,7 +96,7 @@ async def test_a_code_pairs_once_for_a_token_that_opens_captures_only(home, stor
             kept = conn.execute(select(et.c.token_sha256).where(tenancy.scoped(et, conn)))
             assert token not in set(kept.scalars()), "only the token's hash is kept"
         page = (await api.get("/settings")).text
-        assert "Show a pairing code" in page, "the Settings button"
+        assert "Show a pairing code" in page and "laptop" in page, "Settings lists it"
         script = await api.get("/static/extension_pairing.js")
         assert script.status_code == 200 and "/v1/extension/codes" in script.text
         same_origin = {"Origin": BASE, "Sec-Fetch-Site": "same-origin"}
