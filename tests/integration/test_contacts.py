@@ -11,12 +11,18 @@ import io
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 from temporalio.worker import Replayer
 
-from jobctrl.app import contact_research, contacts
+from jobctrl.api.app import create_app
+from jobctrl.api.security import api_token
+from jobctrl.app import contact_research, contacts, job_removal
 from jobctrl.app.jobs import add_job
 from jobctrl.domain.errors import CONTACT_SOURCE_REFUSED, JobctrlError
+from jobctrl.stages import contacts as stage
+from jobctrl.stages.context import StageContext
+from jobctrl.store import contact_research as research_tasks
 from jobctrl.store import events, jobs, tenancy
 from jobctrl.store.contact_tables import contact_attributes, contact_candidates
 from jobctrl.worker.run import WORKFLOWS
@@ -29,6 +35,17 @@ PAGES = Path(__file__).parents[1] / "fixtures" / "contacts" / "pages"
 
 def _page(name: str) -> Route:
     return Route(body=(PAGES / name).read_bytes())
+
+
+async def _job_page(home, job_id: str) -> str:
+    transport = httpx.ASGITransport(app=create_app(home, port=8765))
+    headers = {"Authorization": f"Bearer {api_token(home.token_path)}"}
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://127.0.0.1:8765", headers=headers
+    ) as web:
+        r = await web.get(f"/jobs/{job_id}", params={"fragment": "main"})
+        assert r.status_code == 200, r.text
+        return r.text
 
 
 async def _posting(home, settings, site) -> str:
@@ -59,6 +76,11 @@ async def test_research_over_posting_team_page_and_paste_then_confirm_and_remove
     assert ("Ruth Ellison", "hiring_manager", "pasted text") in found
     recruiter = next(c for c in task.candidates if c.name == "Daniel Osei" and c.source == team)
     assert "Senior Technical Recruiter" in recruiter.evidence
+
+    # The Job page's People: each candidate with its evidence and the buttons to decide.
+    page = await _job_page(home, job_id)
+    assert "People" in page and "Henrik Aalto" in page and "Senior Technical Recruiter" in page
+    assert page.count('data-post="/v1/contacts/candidates/confirm"') == len(task.candidates)
 
     # The same request is the same run: asked again, no second task or execution.
     again = await contact_research.research(home, job_id, urls=[team], paste=paste)
@@ -125,3 +147,43 @@ async def test_the_policy_refuses_a_page_it_was_not_given(home, store, settings,
     assert result.returncode == 1
     assert "pasted text is not allowed by your contact sources setting" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_page_the_policy_stopped_allowing_is_refused_when_the_run_reads_it(
+    home, store, settings, site
+):
+    """The policy is read again when a source is read: a page allowed when the run was
+    asked for, refused by then, is recorded as refused and never fetched."""
+    job = jobs.create_job(store, site.add("/jobs/x", _page("p01_greenhouse_backend.html")))
+    team = site.add("/team", _page("t01_northwind_team.html"))
+    task, _ = research_tasks.new_task(
+        store, job.job_id, "k", [{"kind": "company_pages", "ref": team}]
+    )
+    settings.set_value("contacts.sources", ["posting", "pasted"])
+    ctx = StageContext(home=home, store=store)
+    stage.claim_task(ctx, task.task_id, "run1")
+
+    assert stage.research_source(ctx, task.task_id, "run1", 0, attempt=1) == 0
+    stage.finish_task(ctx, task.task_id, "run1", None)
+
+    done = contact_research.research_task(home, task.task_id)
+    assert [(a.outcome, a.code) for a in done.attempts] == [("refused", CONTACT_SOURCE_REFUSED)]
+    assert site.hits["/team"] == 0
+    assert done.status == "succeeded" and done.candidates == []
+
+
+def test_deleting_a_job_deletes_its_research_and_keeps_the_companys_contacts(home, store):
+    job = jobs.create_job(store, "https://jobs.acme.example/backend")
+    task, _ = research_tasks.new_task(store, job.job_id, "k", [{"kind": "posting", "ref": ""}])
+    research_tasks.claim(store, task.task_id, "run1")
+    person = {"name": "Jane Roe", "role": "recruiter", "evidence": "Jane Roe, Recruiter",
+              "source": "the posting", "confidence": 0.9}  # fmt: skip
+    attempt = {"index": 0, "kind": "posting", "source": "the posting", "outcome": "read"}
+    research_tasks.record_source(store, task.task_id, "run1", attempt, [person])
+    kept = contacts.add_contact(home, name="Sam Lee", company="Acme", job=job.job_id)
+
+    job_removal.delete_job(home, job.job_id)
+
+    assert research_tasks.task_row(store, task.task_id) is None
+    assert research_tasks.candidate_rows(store, task_id=task.task_id) == []
+    assert contacts.show_contact(home, kept.contact_id).jobs == []
