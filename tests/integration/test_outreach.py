@@ -20,6 +20,7 @@ from jobctrl.domain.errors import OUTREACH_DAILY_CAP, JobctrlError
 from jobctrl.store import contacts, tenancy
 from jobctrl.store.outbound_tables import outbound_messages as O
 from jobctrl.store.settings import Settings
+from tests.support.app import app_client
 from tests.support.clock import WallClock
 from tests.support.materials import prepared_job
 from tests.support.processes import run_cli
@@ -141,3 +142,26 @@ def test_a_sent_outreach_email_is_followed_up_once_in_its_thread(
     assert message["In-Reply-To"] == sent.message_id == message["References"]
     _error(run_cli("outreach", "draft", jane, "--job", job_id), "its follow-up is due")
     assert len(smtp.delivered) == 2
+
+
+async def test_the_job_page_writes_to_a_contact_and_shows_the_message(
+    home, store, site, fast_settings, smtp
+) -> None:
+    job_id = prepared_job(home, store, site, "/jobs/outreach-page")
+    jane, quiet = _contact(store, job_id), _contact(store, job_id, 1, email_="")
+    async with app_client(home) as client:
+        page = (await client.get(f"/jobs/{job_id}")).text
+        assert f"/v1/outreach/{jane}/{job_id}/draft" in page and "Write to them" in page
+        assert "Write a note to copy" in page
+        drafted = await client.post(f"/v1/outreach/{jane}/{job_id}/draft")
+        assert drafted.status_code == 200 and drafted.json()["to"] == [
+            "jane0@acme-robotics.example"
+        ]
+        noted = await client.post(f"/v1/outreach/{quiet}/{job_id}/draft", json={"channel": "note"})
+        assert noted.json()["channel"] == "note"
+        page = (await client.get(f"/jobs/{job_id}")).text
+        assert "Approve this email" in page and "Note to copy" in page
+        assert "jobctrl never sends a note" in page
+        refused = await client.post(f"/v1/outreach/{quiet}/{job_id}/send")
+        assert refused.status_code == 400 and "never sent" in refused.text
+    assert smtp.delivered == []

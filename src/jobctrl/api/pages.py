@@ -33,6 +33,7 @@ from jobctrl.app import (
     discovery_plan,
     followups,
     inbox,
+    outreach,
     queries,
     rescore,
     staleness,
@@ -202,6 +203,7 @@ def job_page(home: TenantHome, job_id: str, fragment: str = "") -> HTMLResponse:
         "profile_version": staleness.current_profile_version(home),
         "followup": dump(followups.followup_panel(home, job.job_id)),
         "people": dump(contacts.job_people(home, job.job_id)),
+        "outreach": dump(outreach.job_outreach(home, job.job_id)),
         **material_forms.job_page_context(home, job.job_id, materials),
     }
     if fragment == "main":

@@ -53,6 +53,7 @@ __all__ = [
     "CHANNELS",
     "approve_outreach",
     "draft_outreach",
+    "job_outreach",
     "resolve_outreach",
     "send_outreach",
     "show_outreach",
@@ -209,6 +210,16 @@ def draft_outreach(
             references=original,
         )
     return message_view(saved, now)
+
+
+def job_outreach(home: Home, job_id: str) -> dict[str, MessageView]:
+    """The newest message to each contact about the job, by contact id (the Job page)."""
+    store = Store.open(home)
+    with store.read() as conn:
+        found = outbound.thread(conn, OutboundKind.OUTREACH.value, job_id=job_id)
+    now = utcnow()
+    newest = {row["contact_id"]: row for row in found}  # the thread is oldest first
+    return {contact: message_view(row, now) for contact, row in newest.items()}
 
 
 def show_outreach(home: Home, contact_ref: str, job_ref: str) -> MessageView:
