@@ -442,6 +442,14 @@ async def test_a_waiting_page_is_opened_in_the_background_read_closed_and_sent(
     assert enrich_row["state"] == "pending"
     assert app_captures.browser_tasks(home).items == []  # it continues: no longer waiting
 
+    # A background tab a stopped service worker left open: busy while fresh, then closed.
+    left, left_tab = await ext.open(sites.url("/jobs/hostile"))
+    await ext.set_storage({"taskTab": left_tab, "taskTabAt": await ext.call("() => Date.now()")})
+    assert (await ext.call(run))["why"] == "busy"
+    await ext.set_storage({"taskTabAt": 0})
+    assert (await ext.call(run))["why"] == "nothing allowed"  # the loop goes on
+    assert left.is_closed() and "taskTab" not in await ext.storage()
+
     # The Stop switch: nothing more is opened.
     await popup.locator("#stopped").check()
     await ext.set_storage({"lastTaskAt": 0})

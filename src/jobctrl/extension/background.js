@@ -20,7 +20,10 @@ import { isLoopback, looksLikePosting, originPattern, postingAddress, siteOf } f
 const BUSY_POLL_MINUTES = 1; // pages wait on a site the person allowed
 const IDLE_POLL_MINUTES = 5; // nothing to open
 const PACE_MS = 20000; // at most one background page every 20 seconds (three a minute)
-const LOAD_TIMEOUT_MS = 45000;
+// A page must load within 25 s: under the 30 s after which the browser may stop an idle
+// service worker, so the wait never outlives the worker that would close the tab.
+const LOAD_TIMEOUT_MS = 25000;
+const TASK_TAB_MS = 120000; // a background tab older than this was left by a stopped worker
 const READ_TRIES = 8; // a page that draws its posting late is read again, once a second
 const SKIP_MS = 6 * 3600 * 1000; // a page that showed no posting is not opened again soon
 const RECENT = 10;
@@ -173,7 +176,7 @@ async function readWhenDrawn(tabId) {
 
 async function openAndCapture(task) {
   const tab = await chrome.tabs.create({ url: task.url, active: false });
-  await setState({ taskTab: tab.id });
+  await setState({ taskTab: tab.id, taskTabAt: Date.now() });
   try {
     if (!(await loaded(tab.id))) return { ok: false, reason: "The page did not load." };
     const capture = await readWhenDrawn(tab.id);
@@ -184,7 +187,7 @@ async function openAndCapture(task) {
     return { ok: true, capture };
   } finally {
     await chrome.tabs.remove(tab.id).catch(() => {});
-    await chrome.storage.local.remove("taskTab");
+    await chrome.storage.local.remove(["taskTab", "taskTabAt"]);
   }
 }
 
@@ -198,11 +201,17 @@ async function refreshQueue() {
 /** One step of the background loop: asks jobctrl for waiting pages and, at the pace
  * limit, opens one of them on an allowed site, reads it, closes it and sends it. */
 async function runNextTask() {
-  const state = await getState("token", "stopped", "sites", "lastTaskAt", "skipped", "taskTab");
+  const state = await getState(
+    "token", "stopped", "sites", "lastTaskAt", "skipped", "taskTab", "taskTabAt");
   if (!state.token || state.stopped) return { ran: false, why: "stopped" };
   if (state.taskTab !== undefined) {
     const open = await chrome.tabs.get(state.taskTab).then(() => true, () => false);
-    if (open) return { ran: false, why: "busy" }; // one tab at a time
+    if (open && Date.now() - (state.taskTabAt || 0) < TASK_TAB_MS) {
+      return { ran: false, why: "busy" }; // one tab at a time
+    }
+    // Left open by a worker the browser stopped mid-task: closed, and the loop goes on.
+    if (open) await chrome.tabs.remove(state.taskTab).catch(() => {});
+    await chrome.storage.local.remove(["taskTab", "taskTabAt"]);
   }
   const queue = await refreshQueue();
   const now = Date.now();
