@@ -23,7 +23,7 @@ from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
 from jobctrl.stages.score import score
 from jobctrl.store import extension_tables, jobs, stage_states, tenancy
-from tests.support.app import live_server
+from tests.support.app import closed_port_address, live_server
 from tests.support.browser import CHROMIUM, screenshot
 from tests.support.extension import extension_browser, fixture_page, run_extract
 from tests.support.loopback import LoopbackServer, Request, Response
@@ -191,6 +191,19 @@ async def test_the_badge_asks_only_about_job_pages_and_a_site_is_allowed_whole(e
         "https://*.linkedin.com/*"
     )
     assert await ext.call(pattern, "http://127.0.0.1:8080/jobs/1") == "http://127.0.0.1/*"
+
+
+async def test_the_popup_says_when_jobctrl_is_not_running(ext, sites):
+    await ext.clear_storage()
+    await ext.set_storage({"server": f"http://{closed_port_address()}", "token": "t", "name": "x"})
+    page, tab = await ext.open(sites.url("/careers/backend"))
+    popup = await ext.popup(tab)
+    await expect(popup.locator("#page-status")).to_contain_text("jobctrl did not answer")
+    await popup.click("#save")
+    await expect(popup.locator("#message")).to_contain_text('Start it with "jobctrl up"')
+    assert (await ext.storage())["token"] == "t"  # still paired: jobctrl is only away
+    await popup.close()
+    await page.close()
 
 
 # -- with jobctrl: the app served on a loopback port, a real store ------------------------

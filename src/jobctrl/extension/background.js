@@ -123,8 +123,10 @@ async function refreshBadge(tabId, url, asked = false) {
     return status;
   } catch (err) {
     await chrome.action.setBadgeText({ tabId, text: "" }).catch(() => {});
-    if (err instanceof ApiError && err.kind === "revoked") throw err;
-    return null; // jobctrl away: no badge, and no error for a page the person is reading
+    // Asked in the popup: the person is told (jobctrl not running, the token revoked).
+    // Unasked: no badge, and no error for a page the person is only reading.
+    if (asked || (err instanceof ApiError && err.kind === "revoked")) throw err;
+    return null;
   }
 }
 

@@ -91,7 +91,7 @@ async function showPage() {
   } else if (answer.ok) {
     status.textContent = "This job is not in jobctrl yet.";
   } else {
-    status.textContent = "";
+    status.textContent = answer.message || "";
   }
 }
 
