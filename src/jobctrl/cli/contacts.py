@@ -164,7 +164,10 @@ def show(contact_id: str, as_json: bool) -> None:
 @click.option("--name", required=True, help="Their full name.")
 @click.option("--company", default=None, help="Their company (default: the job's).")
 @click.option("--job", default=None, help="A job they are a contact for.")
-@click.option("--role", type=click.Choice(ROLES), default="team_member", show_default=True)
+@click.option(
+    "--role", type=click.Choice(ROLES), default="team_member", show_default=True,
+    help="What they do at the company.",
+)  # fmt: skip
 @click.option("--email", default=None, help="Their email address.")
 @click.option("--note", default=None, help="A note for yourself (how you know them).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -202,7 +205,10 @@ def remove(contact_id: str, as_json: bool) -> None:
 
 
 @contacts_group.command("export")
-@click.option("--format", "fmt", type=click.Choice(["csv"]), default="csv", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["csv"]), default="csv", show_default=True,
+    help="The file format (CSV, for a spreadsheet).",
+)  # fmt: skip
 @click.option("--company", default=None, help="Only the contacts of this company.")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file (default: print).")  # fmt: skip
