@@ -43,6 +43,7 @@ from tests.support.clock import WallClock
 from tests.support.forms import FormSite
 from tests.support.http import Route, posting_html
 from tests.support.smtp import SmtpServer
+from tests.support.waiting import eventually_async
 
 pytestmark = pytest.mark.usefixtures("no_standing_loop")
 __all__ = ["no_standing_loop"]  # the fixture, imported for pytest to find
@@ -278,6 +279,13 @@ async def test_every_command_and_route_keeps_its_json_keys(
     await api_json(seen, api, "POST", "/v1/captures", headers=ext,
                    json={"url": captured, "html": body.decode()})  # fmt: skip
     await api_json(seen, api, "GET", "/v1/captures/status", headers=ext, params={"url": captured})
+    wall = site.add("/jobs/contract-wall", Route(status=403, body=b"<p>Sign in</p>"))
+    await api_json(seen, api, "POST", "/v1/jobs", json={"url": wall})
+
+    async def waiting_for_the_browser() -> bool:  # its Enrich met the sign-in wall
+        return bool((await api.get("/v1/extension/tasks", headers=ext)).json()["items"])
+
+    await eventually_async(waiting_for_the_browser, what="a job waiting for the browser")
     await api_json(seen, api, "GET", "/v1/extension/tasks", headers=ext)
     for args in (("list",), ("tasks",), ("path",), ("revoke", "contract")):
         await cli_json(seen, "extension", *args)
