@@ -223,6 +223,9 @@ async def test_the_job_page_offers_a_followup_where_one_is_due_and_the_api_write
     async with app_client(home) as client:
         inbox = (await client.get("/jobs")).text
         assert f'href="/jobs/{job_id}#followup"' in inbox
+        settings_page = (await client.get("/settings")).text
+        assert "Follow-ups per application" in settings_page
+        assert "Emails to contacts per day" in settings_page
         page = (await client.get(f"/jobs/{job_id}")).text
         assert "Write a follow-up" in page and f"/v1/followups/{job_id}/draft" in page
         listed = (await client.get("/v1/followups")).json()["items"]

@@ -27,6 +27,16 @@ SEARCH: dict[str, tuple[str, str]] = {
         "Follow up after (days)",
         "How long after you apply, with no answer yet, the inbox suggests a follow-up.",
     ),
+    "followup.max_count": (
+        "Follow-ups per application",
+        "How many follow-up emails jobctrl offers for one application, each the same number "
+        "of days after the last (0: none).",
+    ),
+    "outreach.max_per_day": (
+        "Emails to contacts per day",
+        "The most emails to contacts jobctrl sends in a day, so nothing goes out in a burst "
+        "from your account by accident (0: none).",
+    ),
     "daily_budget_usd": (
         "Daily spending limit (US dollars)",
         "The most the AI models may cost in a day (0: no limit). Never gone over; the free "
