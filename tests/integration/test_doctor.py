@@ -11,7 +11,8 @@ import json
 from datetime import timedelta
 
 from jobctrl.domain.clock import utcnow
-from jobctrl.store import jobs, stop_loss, workflow_runs
+from jobctrl.domain.discovery import ExecutionRef
+from jobctrl.store import discovery, jobs, stop_loss, workflow_runs
 from tests.support.app import app_client
 from tests.support.jobs import score_row
 from tests.support.processes import run_cli
@@ -43,6 +44,8 @@ async def test_doctor_reports_each_problem_with_the_command_that_fixes_it(
         store, workflow_id="prep-doctor", run_id="run-old", workflow_type="JobPreparation",
         job_id=job, clock=lambda: old,
     )  # fmt: skip
+    ref = ExecutionRef("local", "discover-local", "run-doctor")  # a discovery run, too
+    discovery.open_run(store, ref, ["greenhouse"], 3, 1, 1, clock=lambda: old)
     for n in range(2):
         stop_loss.note_failure(store, "lane", "score", "provider_auth", f"j{n}", threshold=2)
 
@@ -69,8 +72,9 @@ async def test_doctor_reports_each_problem_with_the_command_that_fixes_it(
     assert artifacts["fix"] == f"jobctrl reset {job} --stage score && jobctrl retry {job}"
     # One day of retention: the run open for 40 days may have lost its history already.
     expiring = checks["expiring_runs"]
-    assert (expiring["status"], expiring["details"]["runs"]) == ("warn", 1)
-    assert expiring["fix"] == "jobctrl executions stop prep-doctor"
+    assert (expiring["status"], expiring["details"]["runs"]) == ("warn", 2)
+    assert {r["runId"] for r in expiring["details"]["items"]} == {"run-old", "run-doctor"}
+    assert expiring["fix"].startswith("jobctrl executions stop ")
     assert checks["paused"]["status"] == "warn"
     assert checks["paused"]["fix"] == "jobctrl resume lane:score"
     assert checks["profile_versions"]["status"] in {"ok", "warn"}

@@ -24,7 +24,7 @@ from jobctrl.domain.health import CheckStatus
 from jobctrl.domain.runtime import home_identity
 from jobctrl.home import Home
 from jobctrl.store import health as health_store
-from jobctrl.store import leases, staleness, stop_loss, workflow_runs
+from jobctrl.store import leases, staleness, stop_loss
 from jobctrl.store import runtime as runtime_store
 from jobctrl.store.store import Store
 from jobctrl.workflows.client import (
@@ -317,12 +317,8 @@ def _artifacts(store: Store) -> HealthCheck:
 
 
 def _expiring(store: Store, now: datetime, retention: timedelta, *, known: bool) -> HealthCheck:
-    runs = [
-        r
-        for r in workflow_runs.open_runs(store)
-        if r["started_at"] is not None
-        and rules.expires_while_open(as_utc(r["started_at"]), retention, now)
-    ]
+    # Workflow runs and discovery runs the store holds open (a discovery run's own row too).
+    runs = health_store.open_runs_started_before(store, rules.expiry_cutoff(now, retention))
     items = [
         {
             "workflowId": r["workflow_id"],

@@ -21,6 +21,7 @@ __all__ = [
     "CheckStatus",
     "disk_status",
     "expires_while_open",
+    "expiry_cutoff",
     "retention_status",
     "worst",
 ]
@@ -69,3 +70,10 @@ def expires_while_open(
     """Whether a run the store holds open is old enough that its history may be deleted
     (or soon be) before the store learns how it ended."""
     return now - started_at >= retention - margin
+
+
+def expiry_cutoff(
+    now: datetime, retention: timedelta, *, margin: timedelta = EXPIRY_MARGIN
+) -> datetime:
+    """Runs held open since before this instant are ``expires_while_open``."""
+    return now - (retention - margin)

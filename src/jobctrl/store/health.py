@@ -5,20 +5,25 @@ refer to whose file is missing from the home."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from sqlalchemy import ColumnElement, String, literal, select, union_all
 
+from jobctrl.domain.clock import as_utc
 from jobctrl.domain.health import RETENTION_SETTING
 from jobctrl.store import schema, tenancy
 from jobctrl.store.db import current_revision, head_revision
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
+from jobctrl.store.workflow_runs import OPEN
 
 __all__ = [
     "MissingArtifact",
     "SchemaState",
     "integrity_problem",
     "missing_artifacts",
+    "open_runs_started_before",
     "retention_days",
     "schema_state",
 ]
@@ -97,3 +102,23 @@ def missing_artifacts(store: Store, *, limit: int = 50) -> tuple[int, list[Missi
 
 def _kind(name: str) -> ColumnElement[str]:
     return literal(name, String)
+
+
+def open_runs_started_before(store: Store, before: datetime) -> list[dict[str, Any]]:
+    """The runs the store holds open (``workflow_run_projections`` and ``discovery_runs``)
+    that started before ``before``, oldest first, as rows (workflow_id, run_id,
+    started_at): those whose history may be gone before the store learns how they ended."""
+    wr, dr = schema.workflow_run_projections, schema.discovery_runs
+    with store.read() as conn:
+        rows = conn.execute(
+            union_all(
+                select(wr.c.workflow_id, wr.c.run_id, wr.c.started_at).where(
+                    tenancy.scoped(wr, conn), wr.c.status.in_(OPEN), wr.c.started_at < before
+                ),
+                select(dr.c.workflow_id, dr.c.run_id, dr.c.started_at).where(
+                    tenancy.scoped(dr, conn), dr.c.status.in_(OPEN), dr.c.started_at < before
+                ),
+            )
+        ).all()
+    unique = {(r.workflow_id, r.run_id): r._asdict() for r in rows}
+    return sorted(unique.values(), key=lambda r: as_utc(r["started_at"]))
