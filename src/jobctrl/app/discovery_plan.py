@@ -152,12 +152,13 @@ def run_plan(home: Home, run_id: str | None = None) -> RunPlan:
 
 class FamilyEta(Sparse):
     """One source family still to read: its comparable recent runs, the seconds it has
-    run now, and (once calibrated) its p50/p90 whole-family duration in seconds."""
+    run now, and (once calibrated) its p10/p50/p90 whole-family duration in seconds."""
 
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"p50", "p90"})
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"p10", "p50", "p90"})
 
     runs: int
     elapsed: float
+    p10: float | None = None
     p50: float | None = None
     p90: float | None = None
 
@@ -187,10 +188,12 @@ def source_family_eta(
     steps = discovery_plan.family_steps(store, ref)
     remaining: list[tuple[str, float]] = []
     for kind in execution["families"] or []:
-        state, started = steps.get(kind, (None, None))
+        state, started, before = steps.get(kind, (None, None, None))
         if state in (StepState.COMPLETED, StepState.FAILED):
             continue
-        elapsed = (now - started).total_seconds() if started is not None else 0.0
+        # Counted as the history is: from the previous family's end (its own start first).
+        began = min(before, started) if before and started else started
+        elapsed = (now - began).total_seconds() if began is not None else 0.0
         remaining.append((kind, max(0.0, elapsed)))
     history = discovery_plan.family_durations(store, now, besides=ref.run_id)
     found = eta_rules.source_family_estimate(remaining, history, runtime_state)

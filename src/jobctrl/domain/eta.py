@@ -254,6 +254,9 @@ def estimate(inp: EtaInputs) -> dict[str, Any]:
 # -- the source-family ETA (issue 34): how long discovery's remaining families take -------
 
 MIN_FAMILY_RUNS = 3  # comparable runs of each remaining family, else calibrating
+# A family's low end is its fast runs (p10: the fastest of fewer than 10), not its median:
+# a source answers faster on some days, and bench/source_eta.py found p50 missing those.
+FAMILY_LOW_QUANTILE = 0.1
 FAMILY_REASONS = {
     "calibrating": "fewer than 3 runs of a source family finished in the last 14 days",
     "runtime_stale": REASONS["runtime_stale"],
@@ -270,9 +273,10 @@ def source_family_estimate(
     families take, from the last 14 days' completed runs of each family (the newest
     ``MAX_SAMPLES``). ``remaining`` is each family not done yet with the seconds it has run
     (0 before it starts); the run reads families one after another, so the range is the
-    sum of their p50 (``low``) and p90 (``high``) less what each already ran (never below
-    zero). Withheld (``calibrating``) while a remaining family has fewer than
-    ``MIN_FAMILY_RUNS`` comparable runs, and without a fresh worker report."""
+    sum of their p10 (``low``: a family's fast runs) and p90 (``high``) less what each
+    already ran (never below zero). Withheld (``calibrating``) while a remaining family
+    has fewer than ``MIN_FAMILY_RUNS`` comparable runs, and without a fresh worker
+    report."""
     families: dict[str, dict[str, Any]] = {}
     short: list[str] = []
     low = high = 0.0
@@ -283,10 +287,11 @@ def source_family_estimate(
         if len(samples) < MIN_FAMILY_RUNS:
             short.append(kind)
             continue
+        fast = quantile(samples, FAMILY_LOW_QUANTILE)
         p50, p90 = quantile(samples, LOW_QUANTILE), quantile(samples, HIGH_QUANTILE)
-        entry.update(p50=round(p50, 1), p90=round(p90, 1))
-        low += max(0.0, p50 - elapsed)
-        high += max(0.0, p90 - elapsed, p50 - elapsed)
+        entry.update(p10=round(fast, 1), p50=round(p50, 1), p90=round(p90, 1))
+        low += max(0.0, fast - elapsed)
+        high += max(0.0, p90 - elapsed)
     result: dict[str, Any] = {
         "state": EtaState.AVAILABLE.value,
         "low": None,
@@ -310,5 +315,6 @@ def source_family_estimate(
             )
         result.update(state=state.value, reason=reason, detail=detail)
         return result
-    result.update(low=round(low, 1), high=round(high, 1))
+    # Rounded outwards to a tenth of a second, so the rounding never moves the truth out.
+    result.update(low=math.floor(low * 10) / 10, high=math.ceil(high * 10) / 10)
     return result

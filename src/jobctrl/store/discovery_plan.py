@@ -110,41 +110,56 @@ def plan_rows(
 def family_durations(store: Store, now: datetime, *, besides: str) -> dict[str, list[float]]:
     """Per source family, the seconds its completed steps took (newest first) in runs
     other than ``besides`` (a run id): finished within the ETA's window, at most its
-    sample cap each."""
+    sample cap each. A family's time runs from the previous family's end in its run (its
+    own start for the first), so the run's scheduling between families is counted."""
     since = now - eta_rules.WINDOW
-    out: dict[str, list[float]] = {}
     with store.read() as conn:
         rows = conn.execute(
-            select(PS.c.item_key, PS.c.started_at, PS.c.finished_at)
+            select(PS.c.run_id, PS.c.item_key, PS.c.state, PS.c.started_at, PS.c.finished_at)
             .where(
                 tenancy.scoped(PS, conn),
                 PS.c.step_kind == StepKind.SOURCE_FAMILY.value,
-                PS.c.state == StepState.COMPLETED.value,
                 PS.c.finished_at >= since,
                 PS.c.started_at.is_not(None),
                 PS.c.run_id != besides,
             )
-            .order_by(PS.c.finished_at.desc())
+            .order_by(PS.c.run_id, PS.c.started_at)
         ).all()
-    for kind, start, done in rows:
-        samples = out.setdefault(str(kind), [])
+    found: list[tuple[datetime, str, float]] = []
+    previous: tuple[str, datetime] | None = None
+    for run_id, kind, state, start, done in rows:
+        start, done = as_utc(start), as_utc(done)
+        began = previous[1] if previous is not None and previous[0] == run_id else start
+        if state == StepState.COMPLETED.value:
+            found.append((done, str(kind), max(0.0, (done - min(began, start)).total_seconds())))
+        previous = (run_id, done)
+    out: dict[str, list[float]] = {}
+    for _, kind, seconds in sorted(found, reverse=True):
+        samples = out.setdefault(kind, [])
         if len(samples) < eta_rules.MAX_SAMPLES:
-            samples.append(max(0.0, (as_utc(done) - as_utc(start)).total_seconds()))
+            samples.append(seconds)
     return out
 
 
-def family_steps(store: Store, ref: ExecutionRef) -> dict[str, tuple[str, datetime | None]]:
-    """The run's source-family steps recorded so far: family -> (state, started_at)."""
+def family_steps(
+    store: Store, ref: ExecutionRef
+) -> dict[str, tuple[str, datetime | None, datetime | None]]:
+    """The run's source-family steps recorded so far: family -> (state, started_at, the
+    previous family's end or None), in the order they ran."""
     with store.read() as conn:
         rows = conn.execute(
-            select(PS.c.item_key, PS.c.state, PS.c.started_at).where(
+            select(PS.c.item_key, PS.c.state, PS.c.started_at, PS.c.finished_at)
+            .where(
                 tenancy.scoped(PS, conn),
                 PS.c.workflow_id == ref.workflow_id,
                 PS.c.run_id == ref.run_id,
                 PS.c.step_kind == StepKind.SOURCE_FAMILY.value,
             )
+            .order_by(PS.c.started_at)
         ).all()
-    return {
-        str(kind): (str(state), as_utc(start) if start is not None else None)
-        for kind, state, start in rows
-    }
+    out: dict[str, tuple[str, datetime | None, datetime | None]] = {}
+    before: datetime | None = None
+    for kind, state, start, done in rows:
+        out[str(kind)] = (str(state), as_utc(start) if start else None, before)
+        before = as_utc(done) if done else before
+    return out
