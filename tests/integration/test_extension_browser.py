@@ -270,6 +270,18 @@ def _read_and_score(home, store, job_id: str) -> int | None:
     return app_captures.capture_status(home, jobs.job_row(store, job_id)["url"]).score
 
 
+def _blocked(home, store, url: str) -> str:
+    """A job whose Enrich the site refused to jobctrl's reader: waiting for the browser."""
+    job_id = jobs.create_job(store, url).job_id
+    ctx = StageContext(home=home, store=store)
+    try:
+        with pytest.raises(StageError):
+            enrich(ctx, job_id, "run-blocked")
+    finally:
+        ctx.close()
+    return job_id
+
+
 async def _pair(ext, home, base, name="laptop") -> None:
     popup = await ext.popup()
     await popup.fill("#server", base)
@@ -406,11 +418,7 @@ async def test_a_waiting_page_is_opened_in_the_background_read_closed_and_sent(
     ext, jobctrl, home, store, sites
 ):
     url = sites.url("/jobs/view/4002/")  # robots.txt keeps jobctrl's robot out
-    job_id = jobs.create_job(store, url).job_id
-    ctx = StageContext(home=home, store=store)
-    with pytest.raises(StageError):
-        enrich(ctx, job_id, "run-blocked")
-    ctx.close()
+    job_id = _blocked(home, store, url)
     second = sites.url("/jobs/view/4002/?page=2")
     jobs.create_job(store, second)
     assert [t.url for t in app_captures.browser_tasks(home).items] == [url]
@@ -476,3 +484,25 @@ async def test_a_waiting_page_is_opened_in_the_background_read_closed_and_sent(
     await expect(popup.locator("#queue-empty")).to_contain_text("not offering pages")
     await screenshot(popup, "extension-popup")
     await popup.close()
+
+
+async def test_a_background_page_jobctrl_refuses_is_not_opened_again_soon(
+    ext, jobctrl, home, store, sites, fast_settings
+):
+    url = sites.url("/jobs/view/4002/")
+    _blocked(home, store, url)
+    fast_settings.set_value("extension.capture_hosts", ["linkedin.com"])  # not 127.0.0.1
+    await _pair(ext, home, jobctrl, name="refused")
+    await ext.set_storage({"sites": {"127.0.0.1": True}})
+    await ext.context.add_cookies([{"name": "li_at", "value": "member", "url": sites.base_url}])
+    run = "() => self.jobctrl.runNextTask()"
+    assert (await ext.call(run)) == {"ran": True, "url": url, "ok": False}
+    stored = await ext.storage()
+    assert stored["skipped"][url]["reason"] == "refused" and stored["token"]  # still paired
+    assert _landed(store, url) is None
+    await ext.set_storage({"lastTaskAt": 0})
+    assert (await ext.call(run))["why"] == "nothing allowed"  # not opened again soon
+    popup = await ext.popup()
+    await expect(popup.locator("#queue li")).to_contain_text("did not take pages from 127.0.0.1")
+    await popup.close()
+    await ext.context.clear_cookies()

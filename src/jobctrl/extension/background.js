@@ -238,7 +238,15 @@ async function runNextTask() {
   await setState({ lastTaskAt: now });
   const result = await openAndCapture(next);
   if (result.ok) {
-    await saveCapture(result.capture, "background");
+    try {
+      await saveCapture(result.capture, "background");
+    } catch (err) {
+      // jobctrl refused this page (a site it takes no captures from, no posting in it):
+      // not opened again soon. Away or revoked: the next tick finds out.
+      if (!(err instanceof ApiError && err.kind === "refused")) throw err;
+      result.ok = false;
+      skipped[next.url] = { at: now, reason: "refused" };
+    }
   } else {
     skipped[next.url] = { at: now, reason: result.reason };
   }
@@ -328,7 +336,6 @@ const HANDLERS = {
     await setState({ stopped: !!m.on });
     return { ok: true };
   },
-  runNext: () => runNextTask().then((r) => ({ ok: true, ...r })),
 };
 
 chrome.runtime.onMessage.addListener((message, sender, reply) => {

@@ -168,9 +168,13 @@ async function showQueue() {
     if (notes.length) {
       const state = document.createElement("span");
       state.className = "state";
-      state.textContent = notes.some((n) => n.reason === "sign-in")
+      const why = new Set(notes.map((n) => n.reason));
+      state.textContent = why.has("sign-in")
         ? `Sign in to ${site} in this browser; jobctrl will try again later.`
-        : "Some pages showed no posting; jobctrl will try again later.";
+        : why.has("refused")
+          ? `jobctrl did not take pages from ${site} (is it among the sites it takes saves ` +
+            "from, setting extension.capture_hosts?); it will try again later."
+          : "Some pages showed no posting; jobctrl will try again later.";
       li.append(state);
     }
     const label = document.createElement("label");
