@@ -20,7 +20,6 @@ __all__ = [
     "RETENTION_SETTING",
     "CheckStatus",
     "disk_status",
-    "expires_while_open",
     "expiry_cutoff",
     "retention_status",
     "worst",
@@ -64,16 +63,10 @@ def retention_status(retention: timedelta | None, wanted_days: int) -> CheckStat
     return CheckStatus.OK
 
 
-def expires_while_open(
-    started_at: datetime, retention: timedelta, now: datetime, *, margin: timedelta = EXPIRY_MARGIN
-) -> bool:
-    """Whether a run the store holds open is old enough that its history may be deleted
-    (or soon be) before the store learns how it ended."""
-    return now - started_at >= retention - margin
-
-
 def expiry_cutoff(
     now: datetime, retention: timedelta, *, margin: timedelta = EXPIRY_MARGIN
 ) -> datetime:
-    """Runs held open since before this instant are ``expires_while_open``."""
+    """A run the store has held open since before this instant may lose its history (or
+    soon) before the store learns how it ended: Temporal counts the retention from the
+    execution's close, which the store may have missed."""
     return now - (retention - margin)
