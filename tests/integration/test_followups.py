@@ -195,7 +195,8 @@ def test_a_followup_sender_killed_mid_send_never_sends_twice(
     result = run_cli("followups", "send", job_id)  # settles the dead sender first
     if status == "unknown":
         _error(result, "may have gone out")
-        assert show_followup(home, job_id).status == "unknown"
+        shown = show_followup(home, job_id)
+        assert shown.status == "unknown" and "`jobctrl followups resolve JOB" in shown.next_step
         assert _json(run_cli("followups", "resolve", job_id, "sent", "--json"))["status"] == "sent"
     else:  # nothing went out: this send is the one
         assert result.returncode == 0, result.stderr

@@ -13,7 +13,7 @@ from typing import Any
 from jobctrl import config as config_file
 from jobctrl.app.models import Timestamp, View
 from jobctrl.domain import errors
-from jobctrl.domain.applications import UNKNOWN_HINT, Resolution, message_id
+from jobctrl.domain.applications import Resolution, message_id
 from jobctrl.domain.clock import Clock, as_utc
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.followups import OutboundStatus
@@ -44,7 +44,12 @@ _NEXT: dict[str, str] = {
     OutboundStatus.DRAFT: "read the message, then approve it",
     OutboundStatus.APPROVED: "send it before the approval expires (15 minutes)",
     OutboundStatus.FAILED: "fix what the error says, then approve and send again",
-    OutboundStatus.UNKNOWN: UNKNOWN_HINT.replace("`jobctrl apply resolve JOB", "resolve it as"),
+    OutboundStatus.UNKNOWN: (
+        "the connection ended after the message was sent and before the server answered: "
+        "it may or may not have gone out. Check your mail account's Sent folder, then "
+        "resolve it as sent or not-sent (`jobctrl followups resolve JOB sent|not-sent`, "
+        "`jobctrl outreach resolve CONTACT sent|not-sent --job JOB`)"
+    ),
     OutboundStatus.NOT_SENT: "approve and send it again",
     OutboundStatus.SENT: "nothing: it was sent",
     OutboundStatus.SENDING: "wait: it is being sent",
