@@ -52,6 +52,9 @@ async def test_each_attempt_is_a_metric_row_shown_per_stage_and_rebuilt_the_same
     assert enrich["topFailures"] == [{"code": code, "count": 1}]
     assert today["score"]["succeeded"] == 1 and today["score"]["p50"] is not None
 
+    text = (await asyncio.to_thread(run_cli, "ops")).stdout
+    assert "Attempts today (UTC):" in text and f"failures: {code} x1" in text
+
     async with app_client(home) as http:
         page = await http.get("/operations")
     assert 'id="ops-attempts"' in page.text and f"<code>{code}</code> ×1" in page.text
