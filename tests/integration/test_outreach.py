@@ -17,7 +17,7 @@ from sqlalchemy import select
 
 from jobctrl.app.outreach import approve_outreach, draft_outreach, send_outreach
 from jobctrl.domain.errors import OUTREACH_DAILY_CAP, JobctrlError
-from jobctrl.store import contacts, tenancy
+from jobctrl.store import contacts, schema, tenancy
 from jobctrl.store.outbound_tables import outbound_messages as O
 from jobctrl.store.settings import Settings
 from tests.support.app import app_client
@@ -84,6 +84,11 @@ def test_an_outreach_email_arrives_once_and_a_note_is_never_sent(
     _error(run_cli("outreach", "send", jane, "--job", job_id), "already sent")
     _error(run_cli("outreach", "draft", jane, "--job", job_id), "its follow-up is due")
     assert len(smtp.delivered) == 1
+    with store.read() as conn:  # third parties' data stays out of the log: ids only
+        events = select(schema.job_events).where(tenancy.scoped(schema.job_events, conn))
+        logged = json.dumps([r.payload for r in conn.execute(events)])
+    assert jane in logged  # the contact by its id
+    assert "jane0@" not in logged and "Jane Smith" not in logged and "Dear" not in logged
 
     noted = _contact(store, job_id, 1, email_="")
     note = _json(
