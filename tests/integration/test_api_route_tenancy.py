@@ -26,8 +26,9 @@ from jobctrl.app import apply as app_apply
 from jobctrl.app import tenants as app_tenants
 from jobctrl.app.apply_browser import PrefillView
 from jobctrl.domain import ids
+from jobctrl.domain.discovery import ExecutionRef
 from jobctrl.stages.apply_browser import PrefillResult
-from jobctrl.store import contact_research, stop_loss, workflow_runs
+from jobctrl.store import contact_research, discovery, stop_loss, workflow_runs
 from jobctrl.store import contacts as store_contacts
 from jobctrl.store.settings import Settings
 from tests.support.app import api_routes
@@ -120,6 +121,10 @@ def _objects_of(home, store, site) -> dict[str, str]:
     # An open run of the job's preparation: a stop request for it would be recorded.
     workflow_runs.record_workflow_started(
         store, workflow_id=workflow_id, run_id=run_id, workflow_type="preparation", job_id=job_id
+    )
+    # A discovery run under the same run id (its plan).
+    discovery.open_run(
+        store, ExecutionRef(store.tenant, "discover-local", run_id), ["greenhouse"], 3, 1, 1
     )
     stop_loss.note_failure(
         store, "source", "greenhouse:acme", "SOURCE_HTTP_ERROR", "j", threshold=1

@@ -35,8 +35,9 @@ from jobctrl.app.apply import approve_application, prepare_application, send_app
 from jobctrl.app.followups import approve_followup, send_followup
 from jobctrl.app.outreach import approve_outreach, send_outreach
 from jobctrl.cli import main
+from jobctrl.domain.discovery import Cohort, ExecutionRef
 from jobctrl.store import contacts as store_contacts
-from jobctrl.store import jobs, stop_loss
+from jobctrl.store import discovery, jobs, stop_loss, workflow_runs
 from tests.support.app import api_routes
 from tests.support.apply import approved_job, no_standing_loop
 from tests.support.clock import WallClock
@@ -248,6 +249,22 @@ async def test_every_command_and_route_keeps_its_json_keys(
     await api_json(seen, api, "POST", "/v1/jobs/{job_id}/cancel", path={"job_id": sixth})
     await api_json(seen, api, "POST", "/v1/discovery")
     await api_json(seen, api, "POST", "/v1/discovery/cancel")
+    # A run's plan: a run that recorded its plan, with a member (the cancelled ones above
+    # may have stopped before planning). Left open: the reads below see a run discovering
+    # (the operations snapshot's sourceEta).
+    planned = ExecutionRef(store.tenant, "discover-local", "0c0ffee0-plan")
+    discovery.open_run(store, planned, ["greenhouse"], 3, 1, 1)
+    with store.write() as tx:
+        discovery.link_member(tx, planned, other, Cohort.OBSERVED)
+        discovery.set_counts(tx, planned, "greenhouse", {"filtered_title_excluded": 2})
+    await api_json(seen, api, "GET", "/v1/runs/{run_id}/plan", path={"run_id": planned.run_id})
+    await cli_json(seen, "runs", "--plan", planned.run_id)
+    # An execution the store holds open for `executions`' openRuns: none of the runs above
+    # stays open (a discovery start no longer joins a cancelled run and re-opens its row).
+    workflow_runs.record_workflow_started(
+        store, workflow_id="prep-contract-open", run_id="0c0ffee0-open",
+        workflow_type="JobPreparationWorkflow", job_id=other,
+    )  # fmt: skip
     await api_json(seen, api, "PATCH", "/v1/settings", json={"min_fit_score": 40})
     await api_json(seen, api, "POST", "/v1/applications/{ref}/outcome", path={"ref": job_id},
                    json={"outcome": "offer", "note": "y"})  # fmt: skip

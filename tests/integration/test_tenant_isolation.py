@@ -40,9 +40,19 @@ from jobctrl.app.tenants import ensure_token
 from jobctrl.cli import main
 from jobctrl.domain import ids
 from jobctrl.domain.clock import utcnow
+from jobctrl.domain.discovery import Cohort, ExecutionRef
 from jobctrl.domain.errors import FORBIDDEN, PROVIDER_AUTH
 from jobctrl.stages.material_files import material_files
-from jobctrl.store import contact_research, jobs, orphans, reports, spend, stop_loss, workflow_runs
+from jobctrl.store import (
+    contact_research,
+    discovery,
+    jobs,
+    orphans,
+    reports,
+    spend,
+    stop_loss,
+    workflow_runs,
+)
 from jobctrl.store import contacts as store_contacts
 from jobctrl.store.schema import metadata
 from jobctrl.store.settings import Settings
@@ -205,6 +215,7 @@ HTTP_ROWS: list[tuple[str, str, list[str], Any, str]] = [
     ("DELETE", "/v1/jobs/{job_id}", ["/v1/jobs/{job}", "/v1/jobs/{prefix}"], None, REFUSED),
     ("GET", "/v1/jobs/{job_id}", ["/v1/jobs/{job}", "/v1/jobs/{prefix}"], None, REFUSED),
     ("GET", "/v1/runs", ["/v1/runs"], None, EMPTY),
+    ("GET", "/v1/runs/{run_id}/plan", ["/v1/runs/{run}/plan"], None, REFUSED),
     ("GET", "/v1/spend", ["/v1/spend"], None, EMPTY),
     ("GET", "/v1/settings", ["/v1/settings"], None, EMPTY),
     ("GET", "/v1/target-search", ["/v1/target-search"], None, EMPTY),
@@ -494,6 +505,11 @@ def seeded(two_tenants: TwoTenants, site, fast_settings, tmp_path: Path, monkeyp
     workflow_runs.record_workflow_started(
         store, workflow_id=wid, run_id=run, workflow_type="JobPreparationWorkflow", job_id=job_id
     )
+    # A discovery run of local's under the same run id, with the job as its member.
+    discovery_ref = ExecutionRef("local", "discover-local", run)
+    discovery.open_run(store, discovery_ref, ["greenhouse"], 3, 1, 1)
+    with store.write() as tx:
+        discovery.link_member(tx, discovery_ref, job_id, Cohort.OBSERVED)
     Settings(store).set_value("min_fit_score", 42)
     app_sources.add_source(home, "greenhouse", SOURCE, None)
     with store.write() as tx:

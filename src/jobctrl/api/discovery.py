@@ -1,14 +1,16 @@
-"""Discovery's HTTP routes: recent runs, start a run, cancel the one in progress — the
-same ``app.discovery`` and ``app.queries`` functions the CLI calls."""
+"""Discovery's HTTP routes: recent runs, a run's plan, start a run, cancel the one in
+progress — the same ``app.discovery`` and ``app.discovery_plan`` functions the CLI
+calls."""
 
 from __future__ import annotations
 
 from fastapi import Query
 
 from jobctrl.api.deps import TenantHome, tenant_router
-from jobctrl.app import activity, discovery
+from jobctrl.app import activity, discovery, discovery_plan
 from jobctrl.app.activity import DiscoveryRunView
 from jobctrl.app.discovery import DiscoveryCancelled, DiscoveryStarting
+from jobctrl.app.discovery_plan import RunPlan
 from jobctrl.app.models import Items
 
 __all__ = ["router"]
@@ -20,6 +22,14 @@ router = tenant_router()
 def runs(home: TenantHome) -> Items[DiscoveryRunView]:
     """Recent discovery runs with their progress."""
     return Items[DiscoveryRunView](items=activity.discovery_runs(home))
+
+
+@router.get("/v1/runs/{run_id}/plan", tags=["discovery"], response_model=RunPlan)
+def run_plan(home: TenantHome, run_id: str) -> RunPlan:
+    """A run's plan (``latest``: the newest run's): each job's state (planned, queued,
+    running, done, not_eligible, waiting, unknown), why the left-out ones were, and the
+    counts; 404 ``not_found`` for a run this tenant does not have."""
+    return discovery_plan.run_plan(home, None if run_id == "latest" else run_id)
 
 
 @router.post(
