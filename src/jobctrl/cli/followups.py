@@ -24,8 +24,10 @@ EXIT_UNKNOWN = 3  # as `apply send`: the outcome is unknown (it may have gone ou
 @click.pass_context
 @handle_errors
 def followups_group(ctx: click.Context, as_json: bool) -> None:
-    """Follow-ups: applications with no answer `followup.after_days` after they went out
-    (then as long after each follow-up, at most `followup.max_count`).
+    """Follow-ups due for applications with no answer; draft, approve and send one once.
+
+    An application with no answer is due `followup.after_days` after it went out (then as
+    long after each follow-up, at most `followup.max_count`).
 
     With no subcommand, lists those due now: job, application, due since, follow-ups sent.
     `followups draft JOB` writes one (in the application email's thread); `followups show

@@ -16,12 +16,7 @@ from jobctrl.mcp.clients import client_config
 __all__ = ["mcp_group"]
 
 
-@click.group(
-    "mcp",
-    invoke_without_command=True,
-    short_help="Run the MCP server for your AI assistant (stdio, or --http with a token); "
-    "`jobctrl mcp config` prints the client snippet.",
-)
+@click.group("mcp", invoke_without_command=True)
 @click.option(
     "--http", "over_http", is_flag=True, help="Serve streamable HTTP on 127.0.0.1, not stdio."
 )
@@ -31,8 +26,11 @@ __all__ = ["mcp_group"]
 @click.pass_context
 @handle_errors
 def mcp_group(ctx: click.Context, over_http: bool, port: int) -> None:
-    """Run the MCP server for your AI assistant: over stdio (what `jobctrl mcp config`
-    tells a client to start) as JOBCTRL_TENANT's tenant, or with --http on
+    """Run the MCP server for your AI assistant (stdio, or --http with a token); `jobctrl
+    mcp config` prints the client snippet.
+
+    Over stdio (what `jobctrl mcp config` tells a client to start) it serves
+    JOBCTRL_TENANT's tenant; with --http it serves
     http://127.0.0.1:PORT/mcp, where every request sends a tenant's API token
     (Authorization: Bearer, see `jobctrl tenants token`) and acts for that tenant only.
     The assistant can search, explain and prepare; approving, sending and submitting

@@ -22,8 +22,9 @@ _JSON = click.option("--json", "as_json", is_flag=True, help="Print the message 
 
 @click.group("outreach")
 def outreach_group() -> None:
-    """A message to a contact about a job, grounded in the posting and your profile.
+    """A message to a contact about a job: draft, approve and send an email once, or copy a note.
 
+    It is grounded in the posting and your profile.
     `outreach draft CONTACT --job JOB [--channel email|note]` writes it (truth-checked: no
     claim your profile does not support, no connection or referral); `outreach show`,
     `outreach edit` (--subject, --body FILE, --to), `outreach approve` (exactly it, 15

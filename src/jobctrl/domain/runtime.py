@@ -52,6 +52,9 @@ ACTIVITY_KINDS: dict[str, str] = {
     "apply_finish": "Finish an application",
     "recovery_begin": "Begin a recovery",
     "recovery_finish": "Finish a recovery",
+    "contact_research_claim": "Begin contact research",
+    "contact_research_source": "Read a source for contacts",
+    "contact_research_finish": "Finish contact research",
 }
 LABELS: dict[str, str] = {**ACTIVITY_KINDS, JOB_URL_IMPORT: "Import job URL", OTHER: "Other"}
 # The preparation stage an activity kind works on (the job's stage name).
