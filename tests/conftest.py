@@ -165,6 +165,9 @@ PG_REST_MODULES = {
         "attempt_metrics",  # issue 34: the attempt metrics' fold, rebuild and panel
         "missing_pdf",  # issue 34: materials without their PDF, listed as such
         "apply_reset",  # issue 34: an abandoned application taken back, the loop's again
+        "discovery_stop",  # issue 34: cancel with the preparations, a start refused
+        "discovery_plan",  # issue 34: a run's members, their states and reasons
+        "source_family_eta",  # issue 34: the source families' durations and steps
     )
 }
 
