@@ -32,7 +32,6 @@ from jobctrl.domain.discovery import (
 from jobctrl.domain.errors import NOT_FOUND, JobctrlError
 from jobctrl.domain.plain_words import NOT_ELIGIBLE_SENTENCES
 from jobctrl.home import Home
-from jobctrl.store import discovery as runs_store
 from jobctrl.store import discovery_plan
 from jobctrl.store.store import Store
 
@@ -86,12 +85,12 @@ class RunPlan(View):
 def run_plan(home: Home, run_id: str | None = None) -> RunPlan:
     """The plan of run ``run_id`` (None: the newest run); ``not_found`` without one."""
     store = Store.open(home)
-    rows = [r for r in runs_store.recent_runs(store, 50) if run_id is None or r["run_id"] == run_id]
-    if not rows:
+    row = discovery_plan.run_row(store, run_id)
+    if row is None:
         raise JobctrlError(
             f"no discovery run {run_id}" if run_id else "no discovery run yet", code=NOT_FOUND
         )
-    ref = ExecutionRef(store.tenant, rows[0]["workflow_id"], rows[0]["run_id"])
+    ref = ExecutionRef(store.tenant, row["workflow_id"], row["run_id"])
     run, members = discovery_plan.plan_rows(store, ref)
     assert run is not None
     discovering = run["status"] == RunStatus.RUNNING

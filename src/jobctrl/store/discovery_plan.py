@@ -25,6 +25,16 @@ H = schema.job_hides
 PS = schema.pipeline_step_projections
 
 
+def run_row(store: Store, run_id: str | None) -> dict[str, Any] | None:
+    """The discovery run ``run_id`` (None: the newest), or None."""
+    with store.read() as conn:
+        query = select(DR).where(tenancy.scoped(DR, conn))
+        if run_id is not None:
+            query = query.where(DR.c.run_id == run_id)
+        row = conn.execute(query.order_by(DR.c.started_at.desc()).limit(1)).mappings().first()
+    return dict(row) if row is not None else None
+
+
 def plan_rows(
     store: Store, ref: ExecutionRef
 ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
