@@ -85,4 +85,6 @@ async def test_the_source_family_eta_calibrates_then_prices_the_families_left(
     assert priced["state"] == "available" and priced["reason"] is None, priced
     family = priced["families"]["greenhouse"]
     assert family["runs"] == 3 and family["p50"] <= family["p90"]
+    # Each earlier run linked the board's two jobs: the family should bring two again.
+    assert family["members"] == 2 and priced["members"] == 2
     assert 0 <= priced["low"] <= priced["high"] <= family["p90"] + 0.1  # rounded outwards

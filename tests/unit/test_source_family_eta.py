@@ -34,3 +34,12 @@ def test_no_fresh_worker_report_no_number_and_a_family_past_its_p90_adds_nothing
     )
     late = source_family_estimate([("greenhouse", 50.0)], history, "fresh")
     assert (late["low"], late["high"]) == (0.0, 0.0)
+
+
+def test_the_families_left_say_how_many_jobs_they_should_still_bring():
+    history = {"greenhouse": [10.0, 10.0, 10.0], "lever": [5.0, 5.0, 5.0]}
+    yields = {"greenhouse": [4, 6, 5], "lever": [2, 2, 9]}
+    eta = source_family_estimate([("greenhouse", 1.0), ("lever", 0.0)], history, "fresh", yields)
+    assert eta["members"] == 5 + 2  # each family's median
+    assert eta["families"]["lever"]["members"] == 2
+    assert source_family_estimate([("lever", 0.0)], {}, "fresh", yields)["members"] is None

@@ -153,10 +153,11 @@ class FamilyEta(Sparse):
     """One source family still to read: its comparable recent runs, the seconds it has
     run now, and (once calibrated) its p10/p50/p90 whole-family duration in seconds."""
 
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"p10", "p50", "p90"})
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"p10", "p50", "p90", "members"})
 
     runs: int
     elapsed: float
+    members: int | None = None  # the jobs a run of it linked, median
     p10: float | None = None
     p50: float | None = None
     p90: float | None = None
@@ -172,6 +173,7 @@ class SourceFamilyEta(View):
     high: float | None
     reason: str | None
     detail: str | None
+    members: int | None  # the jobs the families left should still link (medians)
     families: dict[str, FamilyEta]
 
 
@@ -194,6 +196,6 @@ def source_family_eta(
         began = min(before, started) if before and started else started
         elapsed = (now - began).total_seconds() if began is not None else 0.0
         remaining.append((kind, max(0.0, elapsed)))
-    history = discovery_plan.family_durations(store, now, besides=ref.run_id)
-    found = eta_rules.source_family_estimate(remaining, history, runtime_state)
+    history, yields = discovery_plan.family_history(store, now, besides=ref.run_id)
+    found = eta_rules.source_family_estimate(remaining, history, runtime_state, yields)
     return SourceFamilyEta.model_validate(found)

@@ -405,7 +405,8 @@ def source_eta_text(eta: SourceFamilyEta) -> str:
     if eta.low is None or eta.high is None:
         return f"No ETA: {eta.reason} ({eta.detail})"
     span = f"{duration_text(eta.low)} – {duration_text(eta.high)}"
-    return f"{span} more (from recent runs of each source family, not a promise)"
+    jobs = f", about {eta.members} more jobs" if eta.members else ""
+    return f"{span} more{jobs} (from recent runs of each source family, not a promise)"
 
 
 def phase_text(snapshot: OperationsSnapshot) -> str:

@@ -26,6 +26,7 @@ not a promise.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -268,6 +269,7 @@ def source_family_estimate(
     remaining: Sequence[tuple[str, float]],
     history: Mapping[str, Sequence[float]],
     runtime_state: str,
+    yields: Mapping[str, Sequence[int]] | None = None,
 ) -> dict[str, Any]:
     """While a Discover run is still reading its sources: how long its remaining source
     families take, from the last 14 days' completed runs of each family (the newest
@@ -276,10 +278,12 @@ def source_family_estimate(
     sum of their p10 (``low``: a family's fast runs) and p90 (``high``) less what each
     already ran (never below zero). Withheld (``calibrating``) while a remaining family
     has fewer than ``MIN_FAMILY_RUNS`` comparable runs, and without a fresh worker
-    report."""
+    report. ``yields``: the jobs each of those runs linked; their medians say how many
+    members the families left should still bring (``members``)."""
     families: dict[str, dict[str, Any]] = {}
     short: list[str] = []
     low = high = 0.0
+    members = 0
     for kind, elapsed in remaining:
         samples = list(history.get(kind, ()))[:MAX_SAMPLES]
         entry: dict[str, Any] = {"runs": len(samples), "elapsed": round(elapsed, 1)}
@@ -287,6 +291,10 @@ def source_family_estimate(
         if len(samples) < MIN_FAMILY_RUNS:
             short.append(kind)
             continue
+        linked = list((yields or {}).get(kind, ()))[:MAX_SAMPLES]
+        if linked:
+            entry["members"] = int(statistics.median(linked))
+            members += entry["members"]
         fast = quantile(samples, FAMILY_LOW_QUANTILE)
         p50, p90 = quantile(samples, LOW_QUANTILE), quantile(samples, HIGH_QUANTILE)
         entry.update(p10=round(fast, 1), p50=round(p50, 1), p90=round(p90, 1))
@@ -298,6 +306,7 @@ def source_family_estimate(
         "high": None,
         "reason": None,
         "detail": None,
+        "members": None,
         "families": families,
     }
     reason: str | None = None
@@ -316,5 +325,9 @@ def source_family_estimate(
         result.update(state=state.value, reason=reason, detail=detail)
         return result
     # Rounded outwards to a tenth of a second, so the rounding never moves the truth out.
-    result.update(low=math.floor(low * 10) / 10, high=math.ceil(high * 10) / 10)
+    result.update(
+        low=math.floor(low * 10) / 10,
+        high=math.ceil(high * 10) / 10,
+        members=members if yields is not None else None,
+    )
     return result

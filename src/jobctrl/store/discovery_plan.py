@@ -117,15 +117,25 @@ def plan_rows(
     return dict(run), members
 
 
-def family_durations(store: Store, now: datetime, *, besides: str) -> dict[str, list[float]]:
+def family_history(
+    store: Store, now: datetime, *, besides: str
+) -> tuple[dict[str, list[float]], dict[str, list[int]]]:
     """Per source family, the seconds its completed steps took (newest first) in runs
     other than ``besides`` (a run id): finished within the ETA's window, at most its
-    sample cap each. A family's time runs from the previous family's end in its run (its
-    own start for the first), so the run's scheduling between families is counted."""
+    sample cap each; and the jobs each of those steps linked (new and known): how many
+    members a family yields. A family's time runs from the previous family's end in its
+    run (its own start for the first), so the run's scheduling between families counts."""
     since = now - eta_rules.WINDOW
     with store.read() as conn:
         rows = conn.execute(
-            select(PS.c.run_id, PS.c.item_key, PS.c.state, PS.c.started_at, PS.c.finished_at)
+            select(
+                PS.c.run_id,
+                PS.c.item_key,
+                PS.c.state,
+                PS.c.started_at,
+                PS.c.finished_at,
+                PS.c.counts,
+            )
             .where(
                 tenancy.scoped(PS, conn),
                 PS.c.step_kind == StepKind.SOURCE_FAMILY.value,
@@ -135,20 +145,26 @@ def family_durations(store: Store, now: datetime, *, besides: str) -> dict[str, 
             )
             .order_by(PS.c.run_id, PS.c.started_at)
         ).all()
-    found: list[tuple[datetime, str, float]] = []
+    found: list[tuple[datetime, str, float, int]] = []
     previous: tuple[str, datetime] | None = None
-    for run_id, kind, state, start, done in rows:
+    for run_id, kind, state, start, done, counts in rows:
         start, done = as_utc(start), as_utc(done)
         began = previous[1] if previous is not None and previous[0] == run_id else start
         if state == StepState.COMPLETED.value:
-            found.append((done, str(kind), max(0.0, (done - min(began, start)).total_seconds())))
+            seconds = max(0.0, (done - min(began, start)).total_seconds())
+            linked = int((counts or {}).get("new_jobs", 0)) + int(
+                (counts or {}).get("known_jobs", 0)
+            )
+            found.append((done, str(kind), seconds, linked))
         previous = (run_id, done)
-    out: dict[str, list[float]] = {}
-    for _, kind, seconds in sorted(found, reverse=True):
-        samples = out.setdefault(kind, [])
+    durations: dict[str, list[float]] = {}
+    yields: dict[str, list[int]] = {}
+    for _, kind, seconds, linked in sorted(found, reverse=True):
+        samples = durations.setdefault(kind, [])
         if len(samples) < eta_rules.MAX_SAMPLES:
             samples.append(seconds)
-    return out
+            yields.setdefault(kind, []).append(linked)
+    return durations, yields
 
 
 def family_steps(
