@@ -85,6 +85,8 @@ NOT_TENANT_DATA = {
     "GET /": "a redirect to /jobs",
     "extension path": "prints the folder of the extension in the package: no tenant data",
     "POST /v1/extension/pair": "its one-time code names the tenant (test_extension_api.py)",
+    "mcp": "a process serving one tenant's tools; over --http each token's own (test_mcp.py)",
+    "mcp config": "prints the snippet an MCP client starts `jobctrl mcp` with: no tenant data",
 }
 
 # (command path, [argv templates], expectation). {job} {prefix} {app} {wid} {run}
