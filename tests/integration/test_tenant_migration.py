@@ -41,6 +41,11 @@ from jobctrl.store.store import Store
 
 NOW = datetime(2026, 12, 2, 10, 0, tzinfo=UTC)
 BEFORE = "0022"
+# Projections a later migration empties so that the next Store.open folds them again from
+# the event log (0037: the attempt metrics start with every attempt the log holds).
+REBUILT = frozenset(
+    {"job_list_projections", "workflow_run_projections", "pipeline_step_projections"}
+)
 
 
 def _migrate(url: str, revision: str, *, down: bool = False) -> None:
@@ -117,7 +122,8 @@ def test_every_existing_row_becomes_the_local_tenants(home: Home, old_database: 
     with old_database.connect() as conn:
         for name in sorted(tenancy.TENANT_TABLES):
             tenant_ids = conn.execute(text(f"SELECT tenant_id FROM {name}")).scalars().all()
-            assert tenant_ids == (["local"] if name in filled else []), name
+            kept = name in filled and name not in REBUILT
+            assert tenant_ids == (["local"] if kept else []), name
         assert conn.execute(text("SELECT count(*) FROM tenants")).scalar_one() == 0
         # Values survive the re-keyed tables' copy (SQLite) or in-place change.
         assert conn.execute(text("SELECT version, sha256 FROM profile_versions")).all() == [
@@ -136,6 +142,7 @@ def test_the_local_tenants_jobs_read_the_same_after_the_round_trip(
     store.dispose()
     _migrate(url, BEFORE, down=True)
     _migrate(url, "head")
+    store.catch_up()  # what the next process's Store.open does after an upgrade
     assert dumps(list_jobs(home)) == dumps(before)
 
 
