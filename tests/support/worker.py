@@ -11,8 +11,9 @@ whose function returned), then shuts the worker down within ``timeout`` seconds 
 the test naming what is still open: the activities the worker tracks and what each
 pending task of the loop awaits. One wait is not ours: with every activity reported and
 the pollers ended, the core's ``finalize_shutdown`` itself has twice never answered (in
-~8 full runs); that worker is left behind, as the product's own ``serving`` does. Its activity thread pool is shut down either way (the
-worker does not own it: ``build_worker`` made it).
+~8 full runs); that worker is left behind, as the product's own ``serving`` does. Its
+activity thread pool is shut down either way (the worker does not own it:
+``build_worker`` made it).
 """
 
 from __future__ import annotations
