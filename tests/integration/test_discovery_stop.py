@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import select
-from temporalio.client import WorkflowExecutionStatus
+from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
 
 from jobctrl.app.discovery import discovery_gate
 from jobctrl.app.sources import add_source
@@ -20,6 +20,7 @@ from jobctrl.demo.boards import DemoBoards, build_boards
 from jobctrl.domain.discovery import ExecutionRef
 from jobctrl.store import discovery as runs_store
 from jobctrl.store import jobs, schema, stage_states, tenancy
+from jobctrl.workflows import starts
 from tests.support.app import app_client
 from tests.support.processes import run_cli
 from tests.support.waiting import eventually_async
@@ -122,6 +123,18 @@ async def test_a_draining_run_refuses_a_start_and_the_setting_cancels_its_prepar
         page = (await api.get("/runs")).text
         assert 'data-post="/v1/discovery" disabled' in page and "still preparing" in page
         assert "Cancel its preparations" in page
+        # A run started past the command (the schedule's way: Temporal starts it) is held
+        # to the same rule by its own first step: it ends failed and finds nothing.
+        scheduled = await starts.start_discovery(client, store)
+        assert scheduled.run_id != run_id
+        with pytest.raises(WorkflowFailureError) as failed:
+            await client.get_workflow_handle(
+                scheduled.workflow_id, run_id=scheduled.run_id
+            ).result()
+        assert getattr(failed.value.cause, "type", None) == "discovery_busy"
+        later = ExecutionRef(store.tenant, scheduled.workflow_id, scheduled.run_id)
+        assert runs_store.member_count(store, later) == 0
+        assert discovery_gate(home).run_id == run_id, "the draining run is still the one"
 
         fast_settings.set_value("discovery.cancel_preparations", True)
         stop = await api.post("/v1/discovery/cancel")  # the setting picks "with preparations"

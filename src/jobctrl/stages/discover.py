@@ -21,10 +21,11 @@ from jobctrl.domain.discovery import (
     DiscoveryPlan,
     ExecutionRef,
     FamilyPlan,
+    RunStatus,
     SourceRef,
     StepKind,
 )
-from jobctrl.domain.errors import StageError
+from jobctrl.domain.errors import DISCOVERY_BUSY, StageError
 from jobctrl.domain.profile import TargetSearch
 from jobctrl.domain.stop_loss import SOURCE, source_window
 from jobctrl.sources.base import KINDS, DiscoveredPosting, SourceConfig
@@ -34,12 +35,16 @@ from jobctrl.sources.registry import make_source
 from jobctrl.stages.context import StageContext
 from jobctrl.store import backlog, jobs, observations, stop_loss
 from jobctrl.store import discovery as runs
+from jobctrl.store import operations as ops_store
 
 StartPreparations = Callable[[ExecutionRef], Awaitable[dict[str, int]]]
 
 
 def plan(ctx: StageContext, ref: ExecutionRef, attempt: int) -> DiscoveryPlan:
-    """The source families to read (one step each), recorded as the run's plan."""
+    """The source families to read (one step each), recorded as the run's plan. Refused
+    (``discovery_busy``, never retried) while another run of the tenant still discovers
+    or drains: a start by the schedule is held to the rule `jobctrl discover` checks."""
+    _refuse_while_another_runs(ctx, ref)
     config = load_config(ctx.home)
     by_kind: dict[str, list[SourceRef]] = {}
     for entry in config.sources:
@@ -59,6 +64,25 @@ def plan(ctx: StageContext, ref: ExecutionRef, attempt: int) -> DiscoveryPlan:
         clock=ctx.clock,
     )
     return DiscoveryPlan(families, total)
+
+
+def _refuse_while_another_runs(ctx: StageContext, ref: ExecutionRef) -> None:
+    """One run at a time: the newest other run still finding jobs, or still preparing
+    jobs it found, keeps this one from starting (it ends failed, finding nothing)."""
+    newest = ops_store.selected_execution(ctx.store)
+    if newest is None or (newest["workflow_id"], newest["run_id"]) == (
+        ref.workflow_id,
+        ref.run_id,
+    ):
+        return
+    other = ExecutionRef(ref.tenant_id, newest["workflow_id"], newest["run_id"])
+    if newest["status"] == RunStatus.RUNNING.value:
+        why = f"discovery run {other.run_id} is still finding jobs"
+    elif runs.open_preparations(ctx.store, other):
+        why = f"discovery run {other.run_id} is still preparing the jobs it found"
+    else:
+        return
+    raise StageError(DISCOVERY_BUSY, f"{why}: this run starts none", retryable=False)
 
 
 @dataclass
