@@ -38,6 +38,10 @@ SENTENCES: dict[str, str] = {
     e.MATERIALS_MISSING: "There is no tailored resume to turn into a PDF yet.",
     e.BUDGET_EXCEEDED: "Today's AI budget is spent; it continues tomorrow (or raise it).",
     e.MIN_SCORE: "Below your minimum fit score.",
+    e.DISCOVERY_BUSY: (
+        "Another discovery run was still finding jobs or preparing the jobs it found: this "
+        "one started nothing (the next one starts once that one is done)."
+    ),
     e.MATERIALS_OFF: "Writing a resume and letter is turned off in your settings.",
     e.COVER_ON_REQUEST: (
         "The cover letter is written when you ask for it: this job scored below the score "
