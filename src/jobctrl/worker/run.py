@@ -52,6 +52,7 @@ MAX_ACTIVITIES = 16  # activity slots of one worker process (its capacity)
 # its last step waits, without a limit, on the SDK's core, and twice under load a test's
 # worker waited there for good (tests/support/worker.py tells that story).
 SHUTDOWN_TIMEOUT = 30.0
+BEAT_GRACE = 5.0  # seconds a beat under way may take to end once the worker stops
 WORKFLOWS = [
     JobPreparationWorkflow,
     DiscoverWorkflow,
@@ -173,6 +174,18 @@ async def serving(worker: Worker, *, timeout: float = SHUTDOWN_TIMEOUT) -> Async
             )
 
 
+async def _settle(task: asyncio.Task[None], grace: float) -> None:
+    """Let ``task`` end within ``grace`` seconds, else cancel it: a beat under way when the
+    worker stops (its Temporal calls retrying against a server already gone, after a
+    Ctrl-C that reached the server too) must not hold the stop for its retries."""
+    done, _ = await asyncio.wait({task}, timeout=grace)
+    if not done:
+        task.cancel()
+        log.warning("the heartbeat's beat had not ended %.0f s after stop: cancelled", grace)
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
 async def run_worker(
     home: Home,
     *,
@@ -226,7 +239,7 @@ async def run_worker(
                 finally:
                     stop.set()
             await stop.wait()
-            await beats
+            await _settle(beats, BEAT_GRACE)
         try:  # a stopped worker reads unavailable (no row), never zero
             await asyncio.to_thread(inventory.withdraw, store)
         except Exception:
