@@ -1,7 +1,7 @@
 """The missing-PDF receipt (issue 34): a job whose resume or letter was written but has no
 PDF, because its PDF step failed or never ran, says so — in `jobctrl show`, ``GET
-/v1/jobs/{id}`` — instead of looking prepared. Pure: the materials and the PDF stage row
-come from the store."""
+/v1/jobs/{id}``, the Job page — instead of looking prepared. Pure: the materials and the
+PDF stage row come from the store."""
 
 from __future__ import annotations
 
