@@ -2,11 +2,12 @@
 makes is one ``operational_attempt_metrics`` row (its duration, its failure code), folded
 from the events like the other projections (a rebuild gives the same rows), and `jobctrl
 ops --json` and the Operations page show per stage the day's attempts, p50/p90 seconds
-and the most frequent failure codes."""
+and the most frequent failure codes; the ETA's duration samples are its successes."""
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 from datetime import timedelta
 
@@ -45,7 +46,12 @@ async def test_each_attempt_is_a_metric_row_shown_per_stage_and_rebuilt_the_same
 
     done = await asyncio.to_thread(run_cli, "ops", "--json")
     assert done.returncode == 0, done.stderr
-    today = json.loads(done.stdout)["attemptsToday"]
+    snap = json.loads(done.stdout)
+    today = snap["attemptsToday"]
+    # The ETA's duration samples are these rows' successes, stage by stage.
+    samples = {stage: e["samples"] for stage, e in snap["eta"]["perStage"].items()}
+    ok = collections.Counter(r[1] for r in _rows(store) if r[4] == "succeeded")
+    assert samples == {stage: ok[stage] for stage in samples} and samples["enrich"] == 1
     assert set(today) == {"enrich", "score", "tailor", "cover", "pdf"}
     enrich = today["enrich"]
     assert (enrich["attempts"], enrich["succeeded"], enrich["failed"]) == (2, 1, 1)

@@ -168,6 +168,34 @@ def test_duration_samples_are_recent_successes_newest_first(store: Store) -> Non
     assert ops_store.duration_samples(store, clock.now + timedelta(days=15))["enrich"] == []
 
 
+def test_duration_samples_keep_the_successes_of_a_stage_run_again(store: Store) -> None:
+    """The samples are the attempt metrics, not the state rows: a stage run again (a
+    regenerate resets it) keeps lending its earlier success to the estimate."""
+    clock = Clock()
+    job_id = _job(store, clock, "again")
+    _succeed(store, clock, job_id, "enrich", 10.0)
+    stage_states.reset_stages(store, job_id, ("enrich",), "test", clock=clock)
+    clock.tick(1)
+    _succeed(store, clock, job_id, "enrich", 20.0)
+    assert ops_store.duration_samples(store, clock.now)["enrich"] == [20.0, 10.0]
+
+
+def test_a_stage_claimed_by_a_new_run_ends_the_open_attempt_as_interrupted(
+    home: Home, store: Store
+) -> None:
+    """A worker killed mid-stage leaves its attempt open; the next run's claim closes it
+    as interrupted (no duration: when it stopped is unknown), never running for ever."""
+    clock = Clock()
+    job_id = _job(store, clock, "killed")
+    stage_states.claim_stage(store, job_id, "enrich", "run-dead", clock=clock)
+    clock.tick(30)
+    _succeed(store, clock, job_id, "enrich", 4.0)
+    today = operations_snapshot(home, now=clock.now).to_json()["attemptsToday"]["enrich"]
+    assert (today["attempts"], today["succeeded"], today["interrupted"]) == (2, 1, 1)
+    assert (today["running"], today["failed"], today["p50"]) == (0, 0, 4.0)
+    assert ops_store.duration_samples(store, clock.now)["enrich"] == [4.0]
+
+
 def test_outside_the_execution_only_owned_rows_are_eta_demand(store: Store) -> None:
     """A pending row outside the execution is work the worker will do only when its job's
     preparation run is open (or it runs, or recovery reserved it); dormant rows are not."""

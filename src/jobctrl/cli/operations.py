@@ -55,8 +55,9 @@ def _attempt_lines(snap: OperationsSnapshot) -> list[str]:
             continue
         took = f"p50 {a.p50:g} s, p90 {a.p90:g} s" if a.p50 is not None else "none ended"
         codes = ", ".join(f"{f.code} x{f.count}" for f in a.top_failures)
+        cut = f"{a.interrupted} interrupted, " if a.interrupted else ""
         lines.append(
-            f"  {stage:<8} {a.attempts} ({a.succeeded} ok, {a.failed} failed, "
+            f"  {stage:<8} {a.attempts} ({a.succeeded} ok, {a.failed} failed, {cut}"
             f"{a.running} running) · {took}" + (f" · failures: {codes}" if codes else "")
         )
     return lines if len(lines) > 1 else ["Attempts today (UTC): none"]

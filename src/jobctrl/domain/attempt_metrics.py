@@ -1,5 +1,6 @@
 """What the Operations page says about recent stage attempts (issue 34): per stage, the
-attempts of the UTC day so far, how many succeeded, failed or still run, the p50/p90
+attempts of the UTC day so far, how many succeeded, failed, were interrupted (a later
+attempt of the stage started: a killed worker, a cancelled run) or still run, the p50/p90
 seconds of those that ended (nearest rank), and the most frequent failure codes. Pure:
 the rows come from ``store.attempt_metrics``."""
 
@@ -23,7 +24,8 @@ def day_start(now: datetime) -> datetime:
 
 
 def per_stage(rows: Iterable[Mapping[str, Any]], stages: Sequence[str]) -> dict[str, Any]:
-    """``{stage: {attempts, succeeded, failed, running, p50, p90, topFailures}}`` for every
+    """``{stage: {attempts, succeeded, failed, interrupted, running, p50, p90,
+    top_failures}}`` for every
     stage in ``stages`` (zeros and None when it had no attempt)."""
     grouped: dict[str, list[Mapping[str, Any]]] = {stage: [] for stage in stages}
     for row in rows:
@@ -40,6 +42,7 @@ def per_stage(rows: Iterable[Mapping[str, Any]], stages: Sequence[str]) -> dict[
             "attempts": len(mine),
             "succeeded": outcomes["succeeded"],
             "failed": outcomes["failed"],
+            "interrupted": outcomes["interrupted"],
             "running": outcomes["running"],
             "p50": timed["p50"],
             "p90": timed["p90"],

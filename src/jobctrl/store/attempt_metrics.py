@@ -2,10 +2,13 @@
 (job, stage, run, attempt number), folded from the stage events by the projections'
 fold (``store.projections``: same watermark, same rebuild). StageStarted opens it
 (``running``); StageSucceeded or StageFailed closes it with its end, duration and
-failure code (a close with no recorded start keeps no duration). Codes only: the events
-carry no error text.
+failure code (a close with no recorded start keeps no duration). A stage has one attempt
+under way at a time, so a StageStarted also closes any other attempt of its job's stage
+still open as ``interrupted`` (its worker was killed or its run cancelled: when it really
+stopped is unknown, so it keeps no duration). Codes only: the events carry no error text.
 
-``attempts_since`` reads them back for the Operations page's per-stage panel.
+``attempts_since`` reads them back for the Operations page's per-stage panel; the
+successful ones are pipeline-eta-v1's duration samples (``store.operations.stage_spans``).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ __all__ = ["EVENT_TYPES", "TABLE", "attempts_since", "fold", "with_metrics"]
 
 TABLE = M
 EVENT_TYPES = (ev.StageStarted, ev.StageSucceeded, ev.StageFailed)
-RUNNING, SUCCEEDED, FAILED = "running", "succeeded", "failed"
+RUNNING, SUCCEEDED, FAILED, INTERRUPTED = "running", "succeeded", "failed", "interrupted"
 
 
 def fold(conn: Connection, seq: int, event: ev.DomainEvent, at: datetime) -> None:
@@ -43,6 +46,17 @@ def fold(conn: Connection, seq: int, event: ev.DomainEvent, at: datetime) -> Non
         "attempt": event.attempt,
     }
     if isinstance(event, ev.StageStarted):
+        conn.execute(
+            update(M)
+            .where(
+                tenancy.scoped(M, conn),
+                M.c.job_id == event.job_id,
+                M.c.stage == event.stage,
+                M.c.outcome == RUNNING,
+                or_(M.c.run_id != event.run_id, M.c.attempt != event.attempt),
+            )
+            .values(outcome=INTERRUPTED, finished_at=at, last_seq=seq)
+        )
         row = {
             **key,
             "tenant_id": tenancy.tenant_of(conn),

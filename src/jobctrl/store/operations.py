@@ -1,8 +1,9 @@
 """The operations snapshot's reads: which Discover execution it is about, what each scope
 still has to do (from ``job_stage_states``, the source of truth), and the successful
-stage durations pipeline-eta-v1 estimates from. Rules in domain/operations.py and
-domain/eta.py; this module only counts, and only the store's tenant's rows (every table
-it reads carries the tenant's predicate, so the (tenant_id, stage, state) indexes serve).
+stage durations pipeline-eta-v1 estimates from (``operational_attempt_metrics``). Rules
+in domain/operations.py and domain/eta.py; this module only counts, and only the store's
+tenant's rows (every table it reads carries the tenant's predicate, so the indexes that
+lead with tenant_id serve).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from jobctrl.domain.discovery import Cohort, RunStatus
 from jobctrl.domain.errors import AUTOMATION_PAUSED
 from jobctrl.domain.executions import WorkflowStatus
 from jobctrl.domain.stages import Stage, StageState
-from jobctrl.store import recovery, recovery_admission, schema, tenancy
+from jobctrl.store import attempt_metrics, recovery, recovery_admission, schema, tenancy
 from jobctrl.store.operations_tables import recovery_cohorts as RC
 from jobctrl.store.store import Store
 
@@ -29,6 +30,7 @@ S = schema.job_stage_states
 M = schema.discovery_execution_jobs
 DR = schema.discovery_runs
 W = schema.workflow_run_projections
+A = attempt_metrics.TABLE
 _SCOPE_OF_COHORT = {Cohort.OBSERVED.value: rules.CURRENT, Cohort.BACKLOG.value: rules.SWEEP}
 
 
@@ -262,22 +264,25 @@ def scope_counts(
 
 
 def stage_spans(store: Store, now: datetime) -> dict[str, list[tuple[datetime, datetime]]]:
-    """Per stage, the (started, finished) UTC instants of its most recent successful runs
-    (newest first): finished within pipeline-eta-v1's window, at most its sample cap."""
+    """Per stage, the (started, finished) UTC instants of its most recent successful
+    attempts (newest first): finished within pipeline-eta-v1's window, at most its sample
+    cap. Read from ``operational_attempt_metrics``, which keeps every attempt: a stage run
+    again (regenerated, retried) still lends its earlier successes to the estimate, where
+    its state row keeps only the last."""
     since = now - eta_rules.WINDOW
     out: dict[str, list[tuple[datetime, datetime]]] = {}
     with store.read() as conn:
         for stage in rules.OPS_STAGES:
             rows = conn.execute(
-                select(S.c.started_at, S.c.finished_at)
+                select(A.c.started_at, A.c.finished_at)
                 .where(
-                    tenancy.scoped(S, conn),
-                    S.c.stage == stage,
-                    S.c.state == StageState.SUCCEEDED.value,
-                    S.c.finished_at >= since,
-                    S.c.started_at.is_not(None),
+                    tenancy.scoped(A, conn),
+                    A.c.stage == stage,
+                    A.c.outcome == attempt_metrics.SUCCEEDED,
+                    A.c.finished_at >= since,
+                    A.c.started_at.is_not(None),
                 )
-                .order_by(S.c.finished_at.desc())
+                .order_by(A.c.finished_at.desc())
                 .limit(eta_rules.MAX_SAMPLES)
             ).all()
             out[stage] = [(as_utc(start), max(as_utc(start), as_utc(done))) for start, done in rows]

@@ -145,7 +145,8 @@ operational_attempt_metrics = Table(
     Column("run_id", String(64), primary_key=True),
     Column("attempt", Integer, primary_key=True),
     Column("lane", String(32)),  # the stage's LLM lane (None: enrich, pdf)
-    Column("outcome", String(16), nullable=False),  # running | succeeded | failed
+    # running | succeeded | failed | interrupted (a later attempt of the stage started)
+    Column("outcome", String(16), nullable=False),
     Column("error_code", String(64)),
     Column("started_at", DateTime(timezone=True)),
     Column("finished_at", DateTime(timezone=True)),
@@ -153,4 +154,6 @@ operational_attempt_metrics = Table(
     Column("last_seq", Integer, nullable=False),
     # The day's attempts: those that ended since, and those still open (NULL) that began.
     Index("ix_attempt_metrics_finished", "tenant_id", "finished_at"),
+    # pipeline-eta-v1's samples: a stage's newest successes (0038).
+    Index("ix_attempt_metrics_stage", "tenant_id", "stage", "outcome", "finished_at"),
 )
