@@ -104,6 +104,8 @@ async def test_the_job_page_offers_the_letter_and_the_api_writes_it(
     async with app_client(home) as api:
         page = (await api.get(f"/jobs/{view.job_id}")).text
         assert 'id="write-letter"' in page and "Write the cover letter" in page
+        # A typed flag, not the skip's code: the page and a JSON reader ask the same thing.
+        assert (await api.get(f"/v1/jobs/{view.job_id}")).json()["letterOnRequest"] is True
         started = await api.post(f"/v1/jobs/{view.job_id}/materials/letter")
         assert started.status_code == 202, started.text
         assert started.json()["workflowId"].startswith("prepare-letter-")
@@ -118,6 +120,7 @@ async def test_the_job_page_offers_the_letter_and_the_api_writes_it(
                 break
             await asyncio.sleep(0.1)
         assert 'id="write-letter"' not in page
+        assert (await api.get(f"/v1/jobs/{view.job_id}")).json()["letterOnRequest"] is False
 
 
 async def test_a_job_at_the_letter_score_gets_its_letter_at_once(home, worker, site, fast_settings):

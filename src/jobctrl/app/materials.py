@@ -14,9 +14,9 @@ from jobctrl.app.material_edits import approval_blockers, posting_warning_in
 from jobctrl.app.models import View
 from jobctrl.app.truth import TruthCheckView, latest_truth_check
 from jobctrl.domain import ids
+from jobctrl.domain import stages as stages_rule
 from jobctrl.domain.applications import DONE_STATUSES
 from jobctrl.domain.errors import (
-    COVER_ON_REQUEST,
     EXISTS,
     INVALID_INPUT,
     MATERIALS_UNSUPPORTED,
@@ -232,13 +232,8 @@ def _letter_wanted(store: Store, job_id: str) -> dict[str, Any] | None:
 
 def letter_on_request(store: Store, job_id: str) -> bool:
     """Whether the job's letter waits for the person to ask for it (``COVER_ON_REQUEST``)."""
-    cover = next(
-        (r for r in stage_states.stage_rows(store, job_id) if r["stage"] == Stage.COVER.value),
-        None,
-    )
-    return bool(
-        cover and cover["state"] == StageState.SKIPPED and cover["error_code"] == COVER_ON_REQUEST
-    )
+    rows = stage_states.stage_rows(store, job_id)
+    return stages_rule.letter_on_request({r["stage"]: (r["state"], r["error_code"]) for r in rows})
 
 
 async def _write(

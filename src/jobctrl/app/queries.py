@@ -32,7 +32,7 @@ from jobctrl.domain.executions import WorkflowType
 from jobctrl.domain.extension import browser_condition
 from jobctrl.domain.fit_verdict import fit_summary
 from jobctrl.domain.scoring import ScoreReport
-from jobctrl.domain.stages import JobStatus, StageState
+from jobctrl.domain.stages import JobStatus, StageState, letter_on_request
 from jobctrl.home import Home
 from jobctrl.store import events, hides, inbox, job_list, jobs, materials, workflow_runs
 from jobctrl.store.job_list import JobFilter
@@ -201,6 +201,8 @@ class JobView(Freshness):
     hidden_reason: str | None = None
     # Materials written whose PDF failed or was never made (issue 34), else None.
     missing_pdf: MissingPdfView | None = None
+    # The cover letter waits for the person to ask for it ("Write the cover letter").
+    letter_on_request: bool = False
 
 
 class MaterialView(View):
@@ -289,6 +291,9 @@ def job_view(store: Store, job_id: str, home: Home | None = None) -> JobView:
         **dict(fresh),
         **_inbox_fields(store, job_id, row),
         missing_pdf=_missing_pdf(store, job_id, record.stages),
+        letter_on_request=letter_on_request(
+            {r["stage"]: (r["state"], r["error_code"]) for r in record.stages}
+        ),
     )
 
 

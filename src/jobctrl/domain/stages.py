@@ -56,6 +56,14 @@ STAGE_ORDER: dict[str, int] = {stage.value: i for i, stage in enumerate(Stage)}
 NOT_ASKED_FOR = frozenset({MATERIALS_OFF, COVER_ON_REQUEST})
 
 
+def letter_on_request(stages: Mapping[str, tuple[str, str | None]]) -> bool:
+    """Whether the job's cover letter waits for the person to ask for it, from ``stage ->
+    (state, error code)``: Cover skipped as ``COVER_ON_REQUEST`` (the job scored below
+    ``materials.cover_min_score``). The Job page offers "Write the cover letter" then."""
+    cover = stages.get(Stage.COVER.value)
+    return cover is not None and cover == (StageState.SKIPPED.value, COVER_ON_REQUEST)
+
+
 def in_stage_order(stages: Mapping[str, object]) -> list[str]:
     """The stage names of ``stages`` in pipeline order (unknown names last)."""
     return sorted(stages, key=lambda name: STAGE_ORDER.get(name, len(STAGE_ORDER)))
