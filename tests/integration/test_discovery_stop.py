@@ -1,7 +1,8 @@
 """Stopping discovery (issue 34) through the real worker, the CLI and the API: cancel stops
 finding and, with its preparations, cancels the preparations that run started (finished
 work stays, no score lands after the stop); a start while a run discovers or drains is
-refused with that run's id (CLI exit 1, API 409, the Runs page's button disabled)."""
+refused with that run's id (CLI exit 1, API 409, the Runs page's button disabled), and a
+run the schedule starts then is listed as skipped with the run it yielded to."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from click.testing import CliRunner
 from sqlalchemy import select
 from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
 
 from jobctrl.app.discovery import discovery_gate
 from jobctrl.app.sources import add_source
+from jobctrl.cli import main
 from jobctrl.demo.boards import DemoBoards, build_boards
 from jobctrl.domain.discovery import ExecutionRef
 from jobctrl.store import discovery as runs_store
@@ -135,6 +138,18 @@ async def test_a_draining_run_refuses_a_start_and_the_setting_cancels_its_prepar
         later = ExecutionRef(store.tenant, scheduled.workflow_id, scheduled.run_id)
         assert runs_store.member_count(store, later) == 0
         assert discovery_gate(home).run_id == run_id, "the draining run is still the one"
+        # It is listed as skipped for the run it yielded to, not as a failure.
+        listed = (await api.get("/v1/runs")).json()["items"]
+        (refused,) = [r for r in listed if r["runId"] == scheduled.run_id]
+        assert (refused["status"], refused["errorCode"]) == ("refused", "discovery_busy")
+        assert refused["yieldedTo"] == run_id and "started nothing" in refused["sentence"]
+        page = (await api.get("/runs")).text
+        assert f"Skipped: another search was still running (run <code>{run_id}</code>)" in page
+        assert 'badge-refused">skipped<' in page and 'badge-failed">failed<' not in page
+        text = await asyncio.to_thread(CliRunner().invoke, main, ["runs"], catch_exceptions=False)
+        assert f"{scheduled.run_id}  skipped   another search was still running (run {run_id})" in (
+            text.output
+        )
 
         fast_settings.set_value("discovery.cancel_preparations", True)
         stop = await api.post("/v1/discovery/cancel")  # the setting picks "with preparations"

@@ -7,10 +7,12 @@ from datetime import date, timedelta
 from typing import Any
 
 from jobctrl.app.models import Timestamp, View
-from jobctrl.domain.discovery import total_counts
+from jobctrl.domain.clock import as_utc
+from jobctrl.domain.discovery import RunStatus, total_counts
+from jobctrl.domain.plain_words import sentence
 from jobctrl.home import Home
 from jobctrl.llm.spend import SpendAuthority
-from jobctrl.store import discovery, events, spend
+from jobctrl.store import discovery, discovery_refusals, events, spend
 from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
@@ -41,7 +43,9 @@ class RunProgress(View):
 
 
 class DiscoveryRunView(View):
-    """A discovery run: status, progress and counts (over all steps and per step)."""
+    """A discovery run: status, progress and counts (over all steps and per step). A run
+    ``refused`` at its first step (``discovery_busy``: another run was still finding or
+    preparing jobs) names the run it yielded to, and says why in ``sentence``."""
 
     workflow_id: str
     run_id: str
@@ -53,6 +57,8 @@ class DiscoveryRunView(View):
     error_code: str | None
     started_at: Timestamp
     finished_at: Timestamp | None
+    yielded_to: str | None = None
+    sentence: str | None = None
 
 
 def _run_view(row: dict[str, Any]) -> DiscoveryRunView:
@@ -70,9 +76,30 @@ def _run_view(row: dict[str, Any]) -> DiscoveryRunView:
     )
 
 
+def _refused_view(row: dict[str, Any]) -> DiscoveryRunView:
+    return DiscoveryRunView(
+        workflow_id=row["workflow_id"],
+        run_id=row["run_id"],
+        status=RunStatus.REFUSED.value,
+        families=[],
+        progress=RunProgress(done=0, total=0),
+        counts={},
+        counts_by_step={},
+        error_code=row["error_code"],
+        started_at=row["refused_at"],
+        finished_at=row["refused_at"],
+        yielded_to=row["yielded_to_run_id"],
+        sentence=sentence(row["error_code"]),
+    )
+
+
 def discovery_runs(home: Home, limit: int = 20) -> list[DiscoveryRunView]:
-    """Recent discovery runs, newest first, with their progress and counts."""
-    return [_run_view(r) for r in discovery.recent_runs(Store.open(home), limit)]
+    """Recent discovery runs, newest first, with their progress and counts; the runs
+    refused at their first step among them."""
+    store = Store.open(home)
+    found = [_run_view(r) for r in discovery.recent_runs(store, limit)]
+    found += [_refused_view(r) for r in discovery_refusals.recent_refusals(store, limit)]
+    return sorted(found, key=lambda r: as_utc(r.started_at), reverse=True)[:limit]
 
 
 # -- spend ---------------------------------------------------------------------------------

@@ -18,11 +18,14 @@ from jobctrl.app.discovery_plan import RunPlan
 from jobctrl.cli.base import echo_json, handle_errors, home
 from jobctrl.cli.progress import Snapshot, watch
 from jobctrl.domain.clock import as_utc
+from jobctrl.domain.discovery import RunStatus
 
 
 def _run_line(run: DiscoveryRunView | DiscoveryStarting) -> str:
     if isinstance(run, DiscoveryStarting):  # no plan recorded yet: no steps, no counts
         return f"{run.run_id}  {run.status:<9} 0/0 steps"
+    if run.status == RunStatus.REFUSED:  # not a failure: it let another run finish
+        return f"{run.run_id}  skipped   another search was still running (run {run.yielded_to})"
     progress = run.progress
     text = f"{run.run_id}  {run.status:<9} {progress.done}/{progress.total} steps"
     counts = run.counts
@@ -105,6 +108,8 @@ def _discovery_snapshot() -> Callable[[], Snapshot | None]:
 
     def snapshot() -> Snapshot | None:
         for run in activity.discovery_runs(home(), limit=3):
+            if run.status == RunStatus.REFUSED:  # a scheduled run that let this one be
+                continue
             if run.status == "running" or as_utc(run.started_at) >= begun:
                 progress = run.progress
                 return Snapshot([f"discovery {_run_line(run)}"], (progress.done, progress.total))

@@ -22,6 +22,9 @@ class RunStatus(StrEnum):
     PARTIAL = "partial"  # a source family failed; the others' results are saved
     FAILED = "failed"
     CANCELED = "canceled"
+    # Ended at its first step, finding nothing, because another run was still at work
+    # (discovery_busy); kept apart from discovery_runs (store/discovery_refusals.py).
+    REFUSED = "refused"
 
 
 class Cohort(StrEnum):

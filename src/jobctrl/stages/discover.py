@@ -33,7 +33,7 @@ from jobctrl.sources.dedupe import Deduper
 from jobctrl.sources.filtering import filter_postings
 from jobctrl.sources.registry import make_source
 from jobctrl.stages.context import StageContext
-from jobctrl.store import backlog, jobs, observations, stop_loss
+from jobctrl.store import backlog, discovery_refusals, jobs, observations, stop_loss
 from jobctrl.store import discovery as runs
 from jobctrl.store import operations as ops_store
 
@@ -68,7 +68,8 @@ def plan(ctx: StageContext, ref: ExecutionRef, attempt: int) -> DiscoveryPlan:
 
 def _refuse_while_another_runs(ctx: StageContext, ref: ExecutionRef) -> None:
     """One run at a time: the newest other run still finding jobs, or still preparing
-    jobs it found, keeps this one from starting (it ends failed, finding nothing)."""
+    jobs it found, keeps this one from starting (it ends failed, finding nothing; its
+    refusal is kept with that run's id for the Runs page)."""
     newest = ops_store.selected_execution(ctx.store)
     if newest is None or (newest["workflow_id"], newest["run_id"]) == (
         ref.workflow_id,
@@ -82,6 +83,7 @@ def _refuse_while_another_runs(ctx: StageContext, ref: ExecutionRef) -> None:
         why = f"discovery run {other.run_id} is still preparing the jobs it found"
     else:
         return
+    discovery_refusals.record_refusal(ctx.store, ref, DISCOVERY_BUSY, other.run_id, clock=ctx.clock)
     raise StageError(DISCOVERY_BUSY, f"{why}: this run starts none", retryable=False)
 
 

@@ -260,6 +260,18 @@ discovery_runs = Table(
     Column("finished_at", DateTime(timezone=True)),
 )
 
+# A run refused at its first step (0039): no discovery_runs row; store/discovery_refusals.py
+discovery_refusals = Table(
+    "discovery_refusals",
+    metadata,
+    tenant_id(pk=True),
+    Column("workflow_id", String(128), primary_key=True),
+    Column("run_id", String(64), primary_key=True),
+    Column("error_code", String(64), nullable=False),  # discovery_busy
+    Column("yielded_to_run_id", String(64), nullable=False),  # the run still at work
+    Column("refused_at", DateTime(timezone=True), nullable=False),
+)
+
 discovery_execution_jobs = Table(
     "discovery_execution_jobs",
     metadata,
