@@ -63,8 +63,9 @@ TO = "jobs@acme-robotics.example"
 _ID_LIKE = re.compile(r"^([0-9a-f]{12,}|app-[0-9a-f]+|\d{4}-\d{2}-\d{2}.*)$")
 
 # Maps whose keys are data that depends on timing (a run's counts so far, an event's
-# payload, a health check's figures): the map's own key is recorded, not what it holds.
-DATA_MAPS = {"counts", "countsByStep", "payload", "fields", "perStage", "details"}
+# payload, a health check's figures, the source families a running discovery still has
+# to read): the map's own key is recorded, not what it holds.
+DATA_MAPS = {"counts", "countsByStep", "payload", "fields", "perStage", "details", "families"}
 
 # Commands whose --json another test of this file records (it needs a PostgreSQL server).
 ELSEWHERE = {"jobctrl store copy": "test_store_copy_keeps_its_json_keys"}
