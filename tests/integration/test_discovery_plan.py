@@ -1,7 +1,8 @@
 """A discovery run's plan member by member (issue 34), through the worker and `jobctrl
 runs --plan`: every job the run linked has a state, the ones left out a reason with a
 sentence (filtered by the target search, already prepared by an earlier run, hidden), and
-the counts add up without calling anything unknown waiting or done."""
+the counts add up without calling anything unknown waiting or done — in `runs --plan` and
+on the web Runs page, which lists the left-out ones grouped by reason."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
+from markupsafe import escape
 
 from jobctrl.app.discovery import discovery_gate
 from jobctrl.app.job_removal import hide_job
@@ -73,3 +75,13 @@ async def test_every_member_has_a_state_and_the_left_out_ones_a_reason(home, sto
         page = (await api.get("/runs")).text
     assert 'id="run-plan"' in page and 'data-reason="filtered_title"' in page
     assert "already found and prepared" in page and "not interested" in page
+    # The web Runs page lists the left-out ones by reason, each group with its sentence,
+    # its count and its jobs, and counts nothing as waiting or done.
+    for reason, group in groups.items():
+        start = page.index(f'data-reason="{reason}"')
+        section = page[start : page.index("</details>", start)]
+        assert str(escape(group["sentence"])) in section, reason
+        assert f"<strong>{group['postings'] + len(group['jobIds'])}</strong>" in section
+        assert all(f'href="/jobs/{j}"' in section for j in group["jobIds"]), reason
+    assert f"not eligible <strong>{counts['not_eligible']}</strong>" in page
+    assert ">waiting <strong>" not in page and ">done <strong>" not in page
