@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Iterator
 
@@ -65,8 +66,16 @@ async def _closed(client, workflow_id: str) -> WorkflowExecutionStatus:
     return await eventually_async(check, 60, what=f"{workflow_id} to close")
 
 
+def _stops(page: str) -> dict[str, str]:
+    """The Runs page's two stops, each with its class ("": the highlighted default)."""
+    found = re.findall(
+        r'class="(\w*)" data-post="/v1/discovery/cancel\?withPreparations=(\w+)"', page
+    )
+    return {with_preparations: css for css, with_preparations in found}
+
+
 async def test_cancel_with_preparations_stops_finding_and_the_preparations_it_started(
-    home, store, client, worker, boards
+    home, store, client, worker, boards, fast_settings
 ):
     started = await asyncio.to_thread(run_cli, "discover", "--json")
     assert started.returncode == 0, started.stderr
@@ -82,7 +91,15 @@ async def test_cancel_with_preparations_stops_finding_and_the_preparations_it_st
     assert run_id in again.stderr and "still finding jobs" in again.stderr, again.stderr
     assert "Traceback" not in again.stderr
 
-    stop = await asyncio.to_thread(run_cli, "discover", "--cancel", "--with-preparations", "--json")
+    # The setting picks the default stop: the page highlights it, `discover --cancel` does it.
+    async with app_client(home) as api:
+        assert _stops((await api.get("/runs")).text) == {"false": "", "true": "secondary"}
+        fast_settings.set_value("discovery.cancel_preparations", True)
+        page = (await api.get("/runs")).text
+    assert _stops(page) == {"false": "secondary", "true": ""}
+    assert "your default: stop finding jobs and cancel the preparations" in page
+
+    stop = await asyncio.to_thread(run_cli, "discover", "--cancel", "--json")
     assert stop.returncode == 0, stop.stderr
     stopped_at = time.monotonic()
     result = json.loads(stop.stdout)
