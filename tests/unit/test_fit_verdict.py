@@ -147,6 +147,24 @@ def test_requirement_labels_drop_lead_ins_and_keep_acronyms() -> None:
     )
 
 
+def test_requirement_labels_keep_the_capital_of_names() -> None:
+    # a name the posting capitalised mid-sentence, after a dropped lead-in
+    assert requirement_label("Strong Go skills.") == "Go skills"
+    # a sentence-initial technology or language keeps it too; an ordinary word does not
+    assert requirement_label("Go.") == "Go"
+    assert requirement_label("Python or Kotlin for services") == "Python or Kotlin for services"
+    assert requirement_label("English at C1 level") == "English at C1 level"
+    assert requirement_label("Leadership experience") == "leadership experience"
+    fits = [
+        RequirementFit(requirement="Python.", matched=True),
+        RequirementFit(requirement="Go.", matched=False),
+    ]
+    settled = settle(_model_report(requirements=fits), FitRules(), from_model=True)
+    assert settled.verdict.endswith("missing must-have: Go")
+    assert settled.fit_summary is not None
+    assert settled.fit_summary.startswith("missing must-have: Go")
+
+
 def test_a_model_report_gets_the_level_and_family_weighed_by_code() -> None:
     quoted = Evidence(source="experience", text=DEMO.experience[0].bullets[0])
     fits = [

@@ -35,6 +35,7 @@ from jobctrl.domain.vocabulary import (
     TERMS,
     Term,
     significant_words,
+    term_for,
 )
 
 __all__ = [
@@ -115,14 +116,25 @@ _LEAD = re.compile(
 
 def requirement_label(text: str, words: int = 8, *, keep_case: bool = False) -> str:
     """A requirement shortened for a one-line reason: lead-ins dropped, at most ``words``,
-    its first word lower-cased for the middle of a sentence unless ``keep_case``."""
-    cleaned = _LEAD.sub("", " ".join(text.split())).rstrip(" .;:,")
+    its first word lower-cased for the middle of a sentence unless ``keep_case``.
+
+    Only a word that began the posting's sentence is lower-cased, and only an ordinary
+    one: a name keeps its capital ("Go", "Python", "English": a vocabulary term whose label
+    is capitalised; "PhD", "AWS": not capitalised as a plain word), as does a word that
+    followed a dropped lead-in ("Strong Go skills": the posting capitalised it mid-sentence,
+    so it is a name)."""
+    whole = " ".join(text.split())
+    cleaned = _LEAD.sub("", whole).rstrip(" .;:,")
     parts = cleaned.split()
     short = " ".join(parts[:words]).rstrip(" .;:,")
     short = short + ("…" if len(parts) > words else "")
     first = parts[0] if parts else ""
+    initial = cleaned == whole.rstrip(" .;:,")  # nothing dropped before it
     plain = first[:1].isupper() and (len(first) == 1 or first[1:].islower())  # not "PhD"
-    return short[:1].lower() + short[1:] if plain and not keep_case else short
+    term = term_for(first.rstrip(" .;:,()"))
+    named = term is not None and term.label[:1].isupper()  # "Python", not "leadership"
+    lower = plain and initial and not named and not keep_case
+    return short[:1].lower() + short[1:] if lower else short
 
 
 def _missing(unmet: list[RequirementFit]) -> str:
