@@ -15,6 +15,7 @@ import pytest
 from jobctrl.app.apply_views import apply_queue
 from jobctrl.app.inbox import jobs_inbox
 from jobctrl.app.jobs import add_job
+from jobctrl.app.lanes import set_lane
 from jobctrl.app.materials import (
     decide_materials,
     material_files,
@@ -23,6 +24,7 @@ from jobctrl.app.materials import (
 )
 from jobctrl.app.queries import job_materials, show_job
 from jobctrl.domain.errors import (
+    CONFIGURATION,
     COVER_ON_REQUEST,
     EXISTS,
     INVALID_INPUT,
@@ -30,6 +32,7 @@ from jobctrl.domain.errors import (
     STAGE_BUSY,
     JobctrlError,
 )
+from jobctrl.domain.plain_words import sentence
 from jobctrl.render.pdf import pdf_text
 from jobctrl.stages.context import StageContext
 from jobctrl.stages.enrich import enrich
@@ -153,8 +156,9 @@ async def test_a_letter_once_written_is_written_again_after_a_rescore(
         assert _stages(store, job.job_id)["cover"] == ("skipped", COVER_ON_REQUEST)
         tailor(ctx, job.job_id, "run-1b", None)
         render(ctx, job.job_id, "run-1b")
-        # the person asks for the letter: what write_letter resets, then runs
-        reset_stages(store, job.job_id, ("cover", "pdf"), "regenerate")
+        # the person asks for the letter: what write_letter resets (the PDF stands until
+        # the letter is written), then runs
+        reset_stages(store, job.job_id, ("cover",), "regenerate")
         cover(ctx, job.job_id, "run-2", None)
         render(ctx, job.job_id, "run-2")
         assert ("cover", 1) in _kinds(home, job.job_id)
@@ -184,7 +188,7 @@ async def test_a_letter_is_refused_with_the_reason_when_it_cannot_be_written_now
         assert await refused() == MISSING_INPUT  # no tailored resume yet
         tailor(ctx, job.job_id, "run-1", None)
         render(ctx, job.job_id, "run-1")
-        reset_stages(store, job.job_id, ("cover", "pdf"), "regenerate")
+        reset_stages(store, job.job_id, ("cover",), "regenerate")
         assert await refused() == STAGE_BUSY  # asked for once already: on its way
         cover(ctx, job.job_id, "run-2", None)
         render(ctx, job.job_id, "run-2")
@@ -211,3 +215,43 @@ async def test_a_rejected_letter_leaves_the_resume_ready_and_a_new_one_can_be_as
     again = await write_letter(home, view.job_id, wait=True)
     assert again.generation == 2 and again.workflow_id != first.workflow_id
     assert _kinds(home, view.job_id)[("cover", 2)] == "draft"
+
+
+async def test_a_letter_asked_for_that_fails_leaves_the_job_ready_with_its_resume(
+    home, worker, site, fast_settings, monkeypatch
+):
+    # A letter below cover_min_score is optional: its failure must not take the job out
+    # of the Apply queue, whose approved resume goes out alone; the page says why and
+    # offers the letter again.
+    fast_settings.set_value("materials.cover_min_score", 95)
+    view = await add_job(home, site.add("/jobs/lo-fails", Route(body=GOOD)), wait=True)
+    decide_materials(home, view.job_id, "approve")  # the resume
+    (approved,) = material_files(home, view.job_id, approved_only=True)
+    # The letter's lane names a key that is not set: Cover fails (before any SDK loads).
+    monkeypatch.delenv("JOBCTRL_TEST_UNSET_KEY", raising=False)
+    set_lane(home, "cover", "anthropic", "claude-test", None, "JOBCTRL_TEST_UNSET_KEY")
+    failed = await write_letter(home, view.job_id, wait=True)
+    assert failed.workflow_id.startswith("prepare-letter-")
+    shown = show_job(home, view.job_id)
+    stages = {s.stage: (s.state, s.error_code) for s in shown.stages}
+    assert stages["cover"] == ("failed", CONFIGURATION) and stages["pdf"][0] == "succeeded"
+    assert shown.status == "prepared" and shown.letter_on_request
+    assert sentence(CONFIGURATION) in (shown.letter_failure or "")
+    assert f"jobctrl materials letter {view.job_id}" in (shown.letter_failure or "")
+    (queued,) = [q for q in apply_queue(home) if q.job_id == view.job_id]
+    assert queued.missing == [] and [p.kind for p in queued.pdfs] == ["resume"]
+    async with app_client(home) as api:
+        page = (await api.get(f"/jobs/{view.job_id}")).text
+        assert 'id="letter-failed"' in page and 'id="write-letter"' in page
+        assert (await api.get(f"/v1/jobs/{view.job_id}")).json()["letterOnRequest"] is True
+
+    # Asked again (now the offline writer): written and rendered, the resume's PDF kept.
+    set_lane(home, "cover", "offline", "offline-extractive-v1", None, None)
+    again = await write_letter(home, view.job_id, wait=True)
+    assert again.workflow_id != failed.workflow_id
+    shown = show_job(home, view.job_id)
+    states = {s.stage: s.state for s in shown.stages}
+    assert (states["cover"], states["pdf"], shown.status) == ("succeeded", "succeeded", "prepared")
+    assert not shown.letter_on_request and shown.letter_failure is None
+    files = {f.kind: f for f in material_files(home, view.job_id)}
+    assert files["resume"].sha256 == approved.sha256 and "cover" in files

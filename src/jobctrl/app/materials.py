@@ -25,6 +25,7 @@ from jobctrl.domain.errors import (
     JobctrlError,
 )
 from jobctrl.domain.materials import MaterialKind, MaterialState
+from jobctrl.domain.plain_words import sentence
 from jobctrl.domain.stages import LATER_STAGES, Stage, StageState
 from jobctrl.home import Home
 from jobctrl.stages import material_files as stage_files
@@ -45,6 +46,7 @@ __all__ = [
     "decide_materials",
     "export_materials",
     "export_materials_report",
+    "letter_failure",
     "material_files",
     "pdf_file_name",
     "regenerate_materials",
@@ -157,8 +159,10 @@ async def regenerate_materials(
     # far make the next request a new attempt (while one runs, a second request joins it).
     refused = truth_checks.refusals(store, job_id)
     workflow_id = ids.regenerate_workflow_id(job_id, generation, refused, store.tenant)
+    # A letter asked for that failed is written again with the resume: the person wanted
+    # one; a letter never asked for stays so.
     later = tuple(
-        s for s in LATER_STAGES if s != Stage.COVER or not letter_on_request(store, job_id)
+        s for s in LATER_STAGES if s != Stage.COVER or not letter_not_asked_for(store, job_id)
     )
     return await _write(home, store, job_id, workflow_id, later, generation, wait=wait)
 
@@ -175,7 +179,9 @@ async def write_letter(
     """Write the cover letter of a prepared job whose letter was left for the person to
     ask for (it scored below ``materials.cover_min_score``), whose last letter failed or
     was refused by the truth check, or whose newest letter the person rejected; the
-    resume stays as it is. ``generation`` is the letter's."""
+    resume stays as it is. ``generation`` is the letter's. A PDF made already stands while
+    the letter is written (the letter's success sends it to be made again), so a letter
+    that fails leaves the job prepared, its resume ready to go out alone."""
     store = Store.open(home)
     job_id = jobs.resolve_job_id(store, ref)
     cover = _letter_wanted(store, job_id)
@@ -185,7 +191,9 @@ async def write_letter(
     # starts a new run; asking twice while one is on its way is refused above.
     ended = int(cover["attempts"] or 0) if cover else 0
     workflow_id = ids.letter_workflow_id(job_id, generation, ended, store.tenant)
-    stages = (Stage.COVER, Stage.PDF)
+    pdf = _stage_row(store, job_id, Stage.PDF)
+    made = pdf is not None and pdf["state"] == StageState.SUCCEEDED
+    stages = (Stage.COVER,) if made else (Stage.COVER, Stage.PDF)
     return await _write(home, store, job_id, workflow_id, stages, generation, wait=wait)
 
 
@@ -230,10 +238,31 @@ def _letter_wanted(store: Store, job_id: str) -> dict[str, Any] | None:
     )
 
 
-def letter_on_request(store: Store, job_id: str) -> bool:
-    """Whether the job's letter waits for the person to ask for it (``COVER_ON_REQUEST``)."""
+def letter_not_asked_for(store: Store, job_id: str) -> bool:
+    """Whether the job's letter was left for the person to ask for (``COVER_ON_REQUEST``)
+    and not asked for since."""
     rows = stage_states.stage_rows(store, job_id)
-    return stages_rule.letter_on_request({r["stage"]: (r["state"], r["error_code"]) for r in rows})
+    return stages_rule.letter_not_asked_for(
+        {r["stage"]: (r["state"], r["error_code"]) for r in rows}
+    )
+
+
+def letter_failure(job_id: str, rows: list[dict[str, Any]]) -> str | None:
+    """What the person reads when the letter they asked for failed or was refused
+    (``letter_failed_alone``): why, in plain words, that the resume goes out alone, and how
+    to ask again; else None. ``rows``: the job's stage rows."""
+    stages = {r["stage"]: (r["state"], r["error_code"]) for r in rows}
+    if not stages_rule.letter_failed_alone(stages):
+        return None
+    why = sentence(stages[Stage.COVER.value][1])
+    return (
+        f"The cover letter you asked for was not written: {why} Your resume can go out on "
+        f"its own. To ask for the letter again: jobctrl materials letter {job_id}"
+    )
+
+
+def _stage_row(store: Store, job_id: str, stage: Stage) -> dict[str, Any] | None:
+    return next((r for r in stage_states.stage_rows(store, job_id) if r["stage"] == stage), None)
 
 
 async def _write(

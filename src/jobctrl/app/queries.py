@@ -20,7 +20,7 @@ from jobctrl.app import job_facts
 from jobctrl.app.apply_views import ApplicationSummary, application_summary
 from jobctrl.app.job_facts import AvailabilityView
 from jobctrl.app.jobs_list import JobListItem, find_jobs, list_jobs
-from jobctrl.app.materials import pdf_file_name
+from jobctrl.app.materials import letter_failure, pdf_file_name
 from jobctrl.app.models import Timestamp, View
 from jobctrl.app.staleness import Freshness, freshness
 from jobctrl.app.truth import TruthCheckView, latest_truth_check
@@ -201,8 +201,10 @@ class JobView(Freshness):
     hidden_reason: str | None = None
     # Materials written whose PDF failed or was never made (issue 34), else None.
     missing_pdf: MissingPdfView | None = None
-    # The cover letter waits for the person to ask for it ("Write the cover letter").
+    # The cover letter waits for the person to ask for it ("Write the cover letter"):
+    # never asked for, or asked for and failed (then ``letter_failure`` says why).
     letter_on_request: bool = False
+    letter_failure: str | None = None
 
 
 class MaterialView(View):
@@ -294,6 +296,7 @@ def job_view(store: Store, job_id: str, home: Home | None = None) -> JobView:
         letter_on_request=letter_on_request(
             {r["stage"]: (r["state"], r["error_code"]) for r in record.stages}
         ),
+        letter_failure=letter_failure(job_id, record.stages),
     )
 
 

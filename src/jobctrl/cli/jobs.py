@@ -296,6 +296,8 @@ def show(job: str, as_json: bool) -> None:
         click.echo(line)
     if view.missing_pdf:
         click.echo(f"  {'no PDF':<14}{view.missing_pdf.sentence}")
+    if view.letter_failure:
+        click.echo(f"  {'no letter':<14}{view.letter_failure}")
     application = view.application
     if application:
         line = f"  {'application':<14}{application.status} by {application.channel}"

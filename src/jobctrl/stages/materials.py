@@ -252,6 +252,8 @@ def _generate(
             raise FabricationError(spec.code, list(found), repair_requested=asked_again)
         with ctx.store.write(clock=ctx.clock) as tx:
             stage_states.succeed_stage(tx, job_id, spec.stage, run_id, attempt)
+            if spec.kind == MaterialKind.COVER:
+                _outdate_pdf(tx, job_id)
             generation = stored.add_generation(
                 tx,
                 job_id,
@@ -302,6 +304,19 @@ def _generate(
         refused=refused,
         claimed=claims.append,
     )
+
+
+def _outdate_pdf(tx: WriteTx, job_id: str) -> None:
+    """A new letter puts a PDF step that ran back to pending, in the letter's own
+    transaction: the PDFs made before it lack it. A letter asked for later (on request, or
+    after the person rejected one) starts with the PDF step standing, so if it fails, the
+    resume's PDF stands and the job is prepared again (``domain.stages.letter_failed_alone``);
+    only a letter written sends the PDF step back to be made."""
+    pdf = next(
+        (r for r in stage_states.read_rows(tx.conn, job_id) if r["stage"] == Stage.PDF), None
+    )
+    if pdf is not None and pdf["state"] in (StageState.SUCCEEDED, StageState.FAILED):
+        stage_states.reset_in(tx, job_id, (Stage.PDF.value,), "letter")
 
 
 def _findings(repaired: Repaired[Any]) -> tuple[Finding, ...]:
