@@ -368,6 +368,14 @@ def render(ctx: StageContext, job_id: str, run_id: str) -> MaterialOutcome:
             raise StageError(MATERIALS_MISSING, "there is no tailored resume to render")
         resume = TailoredResume.model_validate(resume_row["content"])
         rendered = resume_row.get("pdf_artifact")
+        # A rendered resume whose file went missing from the artifact store is rendered
+        # again, on purpose: an approval is of the exact text, and the renderer is
+        # deterministic (tests/unit/test_render_pdf.py), so the same approved text gives
+        # the same bytes under the same content address. Were the packaged template changed
+        # since, the bytes differ and so does the sha256: an application names each
+        # attachment by its sha256 (its approval binds them) and sends exactly those bytes,
+        # checked (stages.apply_email), so a changed PDF never goes out under an old
+        # approval. Refusing here instead would leave a new letter without its PDF.
         try:
             resume_pdf = (
                 ctx.store.artifacts.get(rendered)
