@@ -11,6 +11,7 @@ import asyncio
 import json
 
 import pytest
+from click.testing import CliRunner
 
 from jobctrl.app.apply_views import apply_queue
 from jobctrl.app.inbox import jobs_inbox
@@ -23,6 +24,7 @@ from jobctrl.app.materials import (
     write_letter,
 )
 from jobctrl.app.queries import job_materials, show_job
+from jobctrl.cli import main
 from jobctrl.domain.errors import (
     CONFIGURATION,
     COVER_ON_REQUEST,
@@ -240,6 +242,8 @@ async def test_a_letter_asked_for_that_fails_leaves_the_job_ready_with_its_resum
     assert f"jobctrl materials letter {view.job_id}" in (shown.letter_failure or "")
     (queued,) = [q for q in apply_queue(home) if q.job_id == view.job_id]
     assert queued.missing == [] and [p.kind for p in queued.pdfs] == ["resume"]
+    shown_cli = CliRunner().invoke(main, ["show", view.job_id])  # in process
+    assert shown_cli.exit_code == 0 and f"no letter     {shown.letter_failure}" in shown_cli.stdout
     async with app_client(home) as api:
         page = (await api.get(f"/jobs/{view.job_id}")).text
         assert 'id="letter-failed"' in page and 'id="write-letter"' in page
