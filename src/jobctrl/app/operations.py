@@ -227,14 +227,13 @@ class FailureCount(View):
 
 
 class StageAttempts(View):
-    """A stage's attempts of the UTC day so far (``operational_attempt_metrics``): how
-    they ended (``interrupted``: a later attempt of the stage started while it was open),
-    the p50/p90 seconds of those that ended, the most frequent failure codes."""
+    """A stage's attempts of the UTC day so far (``operational_attempt_metrics``): how they
+    ended, the p50/p90 seconds of those that ended, the most frequent failure codes."""
 
     attempts: int
     succeeded: int
     failed: int
-    interrupted: int
+    interrupted: int  # a later attempt of the stage started while it was open
     running: int
     p50: Number | None
     p90: Number | None
