@@ -33,7 +33,7 @@ from jobctrl.domain.errors import (
     JobctrlError,
     NotFoundError,
 )
-from jobctrl.store import apply_attempts, schema, tenancy
+from jobctrl.store import apply_attempts, approvals, schema, tenancy
 from jobctrl.store.application_tables import applications as A
 from jobctrl.store.application_tables import apply_attempts as T
 from jobctrl.store.store import Store, WriteTx
@@ -229,21 +229,14 @@ def approve(
 ) -> None:
     """Record the person's approval of exactly the message with ``digest``."""
     row = require(tx, application_id)
-    tx.conn.execute(
-        update(A)
-        .where(A.c.tenant_id == tx.tenant, A.c.id == application_id)
-        .values(
-            status=ApplicationStatus.APPROVED.value,
-            approval_digest=digest,
-            approved_at=tx.now,
-            approval_expires_at=expires_at,
-            message_id=message_id,
-            error_code=None,
-            updated_at=tx.now,
-        )
-    )
-    tx.append(
-        ev.ApplicationApproved(
+    approvals.record_approval(
+        tx,
+        A,
+        application_id,
+        digest=digest,
+        message_id=message_id,
+        expires_at=expires_at,
+        event=ev.ApplicationApproved(
             application_id=application_id,
             job_id=row["job_id"],
             digest=digest,
@@ -270,22 +263,20 @@ def resolve(tx: WriteTx, application_id: str, resolution: Resolution) -> str:
             code=APPLY_BAD_RESOLUTION,
         )
     status = resolution.status
-    values: dict[str, Any] = {"status": status.value, "error_code": None, "updated_at": tx.now}
-    if status in (ApplicationStatus.SENT, ApplicationStatus.SUBMITTED):
-        values["applied_at"] = tx.now
-    if status == ApplicationStatus.NOT_SENT:
-        values.update(approval_digest=None, approved_at=None, approval_expires_at=None)
-    tx.conn.execute(
-        update(A).where(A.c.tenant_id == tx.tenant, A.c.id == application_id).values(**values)
-    )
-    tx.append(
-        ev.ApplicationResolved(
+    applied = status in (ApplicationStatus.SENT, ApplicationStatus.SUBMITTED)
+    approvals.record_resolution(
+        tx,
+        A,
+        application_id,
+        status.value,
+        event=ev.ApplicationResolved(
             application_id=application_id,
             job_id=row["job_id"],
             resolution=resolution.value,
             status=status.value,
         ),
         key=f"application-resolved:{application_id}:{tx.now.isoformat()}",
+        also={"applied_at": tx.now} if applied else None,
     )
     return status.value
 

@@ -29,7 +29,7 @@ from jobctrl.domain.followups import (
     OutboundStatus,
     new_outbound_id,
 )
-from jobctrl.store import tenancy
+from jobctrl.store import approvals, tenancy
 from jobctrl.store.application_tables import applications as A
 from jobctrl.store.outbound_tables import outbound_attempts as T
 from jobctrl.store.outbound_tables import outbound_messages as O
@@ -210,21 +210,14 @@ def approve(
 ) -> None:
     """Record the person's approval of exactly the message with ``digest``."""
     row = require(tx, outbound_id)
-    tx.conn.execute(
-        update(O)
-        .where(O.c.tenant_id == tx.tenant, O.c.id == outbound_id)
-        .values(
-            status=OutboundStatus.APPROVED.value,
-            approval_digest=digest,
-            approved_at=tx.now,
-            approval_expires_at=expires_at,
-            message_id=message_id,
-            error_code=None,
-            updated_at=tx.now,
-        )
-    )
-    tx.append(
-        ev.OutboundApproved(**event_ids(row), digest=digest, expires_at=expires_at),
+    approvals.record_approval(
+        tx,
+        O,
+        outbound_id,
+        digest=digest,
+        message_id=message_id,
+        expires_at=expires_at,
+        event=ev.OutboundApproved(**event_ids(row), digest=digest, expires_at=expires_at),
         key=f"outbound-approved:{outbound_id}:{tx.now.isoformat()}",
     )
 
@@ -243,17 +236,16 @@ def resolve(tx: WriteTx, outbound_id: str, resolution: Resolution) -> str:
         )
     sent = resolution == Resolution.SENT
     status = OutboundStatus.SENT if sent else OutboundStatus.NOT_SENT
-    values: dict[str, Any] = {"status": status.value, "error_code": None, "updated_at": tx.now}
-    if not sent:
-        values.update(approval_digest=None, approved_at=None, approval_expires_at=None)
-    elif row["sent_at"] is None:
-        values["sent_at"] = tx.now
-    tx.conn.execute(
-        update(O).where(O.c.tenant_id == tx.tenant, O.c.id == outbound_id).values(**values)
-    )
-    tx.append(
-        ev.OutboundResolved(**event_ids(row), resolution=resolution.value, status=status.value),
+    approvals.record_resolution(
+        tx,
+        O,
+        outbound_id,
+        status.value,
+        event=ev.OutboundResolved(
+            **event_ids(row), resolution=resolution.value, status=status.value
+        ),
         key=f"outbound-resolved:{outbound_id}:{tx.now.isoformat()}",
+        also={"sent_at": tx.now} if sent and row["sent_at"] is None else None,
     )
     return status.value
 
