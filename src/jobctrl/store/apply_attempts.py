@@ -5,7 +5,8 @@ SMTP byte goes out) and refuses a second while one is live, under the write lock
 the partial unique index ``uq_apply_attempts_live``); ``mark_data_sent`` notes that the
 message data is about to go out (from then on the outcome may be unknown);
 ``finish_attempt`` moves a live attempt to its outcome, fenced on it still being live,
-and sets the application's status with the matching event.
+and sets the application's status with the matching event. The attempts themselves are
+kept as ``store.send_attempts`` keeps any message's (an outbound message's too).
 """
 
 from __future__ import annotations
@@ -15,23 +16,12 @@ from typing import Any
 from sqlalchemy import Connection, select, update
 
 from jobctrl.domain import events as ev
-from jobctrl.domain.applications import (
-    LIVE_ATTEMPT_STATES,
-    ApplicationStatus,
-    AttemptState,
-    Channel,
-    Resolution,
-    attempt_id,
-)
-from jobctrl.domain.errors import (
-    APPLY_ATTEMPT_LIVE,
-    APPLY_NOT_PREPARED,
-    JobctrlError,
-    NotFoundError,
-)
+from jobctrl.domain.applications import ApplicationStatus, AttemptState, Channel, Resolution
+from jobctrl.domain.errors import APPLY_NOT_PREPARED, NotFoundError
 from jobctrl.store import tenancy
 from jobctrl.store.application_tables import applications as A
 from jobctrl.store.application_tables import apply_attempts as T
+from jobctrl.store.send_attempts import AttemptTable
 from jobctrl.store.store import Store, WriteTx
 
 __all__ = [
@@ -43,7 +33,7 @@ __all__ = [
     "start_attempt",
 ]
 
-_LIVE = [s.value for s in LIVE_ATTEMPT_STATES]
+_ATTEMPTS = AttemptTable(T, T.c.application_id)
 
 
 def _application(tx: WriteTx, application_id: str) -> dict[str, Any]:
@@ -58,18 +48,7 @@ def _application(tx: WriteTx, application_id: str) -> dict[str, Any]:
 
 
 def live_attempt(conn: Connection, application_id: str) -> dict[str, Any] | None:
-    row = (
-        conn.execute(
-            select(T).where(
-                tenancy.scoped(T, conn),
-                T.c.application_id == application_id,
-                T.c.state.in_(_LIVE),
-            )
-        )
-        .mappings()
-        .first()
-    )
-    return dict(row) if row else None
+    return _ATTEMPTS.live(conn, application_id)
 
 
 def start_attempt(
@@ -84,25 +63,16 @@ def start_attempt(
     """Record a live attempt (an email's submit intent: ``sending``, with its event);
     refused with ``APPLY_ATTEMPT_LIVE`` while another attempt is live. Its id."""
     row = _application(tx, application_id)
-    if live_attempt(tx.conn, application_id) is not None:
-        raise JobctrlError(
-            f"application {application_id} has an attempt in progress; wait for it to end",
-            code=APPLY_ATTEMPT_LIVE,
-        )
-    new_id = attempt_id()
     email = kind == Channel.EMAIL
-    tx.conn.execute(
-        T.insert().values(
-            tenant_id=tx.tenant,
-            id=new_id,
-            application_id=application_id,
-            kind=kind,
-            state=(AttemptState.INTENT if email else AttemptState.PREFILLING).value,
-            message_id=message_id,
-            approval_digest=digest,
-            owner=owner,
-            started_at=tx.now,
-        )
+    new_id = _ATTEMPTS.start(
+        tx,
+        application_id,
+        kind=kind,
+        state=AttemptState.INTENT if email else AttemptState.PREFILLING,
+        owner=owner,
+        message_id=message_id,
+        digest=digest,
+        busy=f"application {application_id} has an attempt in progress; wait for it to end",
     )
     if email:
         tx.conn.execute(
@@ -124,14 +94,7 @@ def start_attempt(
 
 def mark_data_sent(tx: WriteTx, attempt: str) -> bool:
     """The message data is about to go out: from now on the outcome may be unknown."""
-    result = tx.conn.execute(
-        update(T)
-        .where(
-            T.c.tenant_id == tx.tenant, T.c.id == attempt, T.c.state == AttemptState.INTENT.value
-        )
-        .values(state=AttemptState.DATA_SENT.value)
-    )
-    return bool(result.rowcount)
+    return _ATTEMPTS.mark_data_sent(tx, attempt)
 
 
 _FINISH: dict[AttemptState, ApplicationStatus] = {
@@ -150,18 +113,9 @@ def finish_attempt(
     """End a live attempt as ``state`` (fenced: False if it was no longer live) and set its
     application's status, with the event. For email: sent, failed (``error_code``: nothing
     was delivered) or unknown (``error_code`` says why the outcome is not known)."""
-    found = (
-        tx.conn.execute(select(T).where(T.c.tenant_id == tx.tenant, T.c.id == attempt))
-        .mappings()
-        .first()
-    )
-    if found is None or found["state"] not in _LIVE:
+    found = _ATTEMPTS.end(tx, attempt, state, error_code)
+    if found is None:
         return False
-    tx.conn.execute(
-        update(T)
-        .where(T.c.tenant_id == tx.tenant, T.c.id == attempt)
-        .values(state=state.value, finished_at=tx.now, error_code=error_code)
-    )
     status = _FINISH[state]
     app_id = found["application_id"]
     row = _application(tx, app_id)
@@ -198,11 +152,7 @@ def finish_attempt(
 
 def live_attempts(store: Store, kind: str | None = None) -> list[dict[str, Any]]:
     """Every live attempt (for finding those whose process died)."""
-    with store.read() as conn:
-        query = select(T).where(tenancy.scoped(T, conn), T.c.state.in_(_LIVE))
-        if kind is not None:
-            query = query.where(T.c.kind == kind)
-        return [dict(r) for r in conn.execute(query).mappings()]
+    return _ATTEMPTS.live_attempts(store, kind)
 
 
 def attempts_of(store: Store, application_id: str) -> list[dict[str, Any]]:

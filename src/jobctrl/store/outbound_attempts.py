@@ -5,7 +5,8 @@ the submit intent, committed before any SMTP byte goes out, and refuses a second
 is live; ``mark_data_sent`` notes that the data is about to go out (from then on the
 outcome may be unknown); ``finish_attempt`` moves a live attempt to its outcome, fenced on
 it still being live, and sets the message's status with the matching event.
-``sent_since`` counts a kind's sends since a moment (the daily outreach cap).
+``sent_since`` counts a kind's sends since a moment (the daily outreach cap). The attempts
+themselves are kept as ``store.send_attempts`` keeps any message's.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from typing import Any
 from sqlalchemy import Connection, func, select, update
 
 from jobctrl.domain import events as ev
-from jobctrl.domain.applications import AttemptState, attempt_id
-from jobctrl.domain.errors import APPLY_ATTEMPT_LIVE, JobctrlError
+from jobctrl.domain.applications import AttemptState
 from jobctrl.domain.followups import OutboundStatus
 from jobctrl.store import outbound, tenancy
 from jobctrl.store.outbound_tables import outbound_attempts as T
 from jobctrl.store.outbound_tables import outbound_messages as O
+from jobctrl.store.send_attempts import LIVE, AttemptTable
 from jobctrl.store.store import Store, WriteTx
 
 __all__ = [
@@ -33,22 +34,13 @@ __all__ = [
     "start_attempt",
 ]
 
-_LIVE = [AttemptState.INTENT.value, AttemptState.DATA_SENT.value]
+_ATTEMPTS = AttemptTable(T, T.c.outbound_id)
 # Attempts that went out, may have, or may still: what a daily cap counts.
-_COUNTED = [*_LIVE, AttemptState.SENT.value, AttemptState.UNKNOWN.value]
+_COUNTED = [*LIVE, AttemptState.SENT.value, AttemptState.UNKNOWN.value]
 
 
 def live_attempt(conn: Connection, outbound_id: str) -> dict[str, Any] | None:
-    row = (
-        conn.execute(
-            select(T).where(
-                tenancy.scoped(T, conn), T.c.outbound_id == outbound_id, T.c.state.in_(_LIVE)
-            )
-        )
-        .mappings()
-        .first()
-    )
-    return dict(row) if row else None
+    return _ATTEMPTS.live(conn, outbound_id)
 
 
 def sent_since(conn: Connection, kind: str, since: datetime) -> int:
@@ -68,23 +60,15 @@ def start_attempt(
     """Record the submit intent (the message ``sending``, with its event); refused with
     ``APPLY_ATTEMPT_LIVE`` while another attempt is live. Its id."""
     row = outbound.require(tx, outbound_id)
-    if live_attempt(tx.conn, outbound_id) is not None:
-        raise JobctrlError(
-            f"message {outbound_id} is being sent right now", code=APPLY_ATTEMPT_LIVE
-        )
-    new_id = attempt_id()
-    tx.conn.execute(
-        T.insert().values(
-            tenant_id=tx.tenant,
-            id=new_id,
-            outbound_id=outbound_id,
-            kind=row["kind"],
-            state=AttemptState.INTENT.value,
-            message_id=message_id,
-            approval_digest=digest,
-            owner=owner,
-            started_at=tx.now,
-        )
+    new_id = _ATTEMPTS.start(
+        tx,
+        outbound_id,
+        kind=row["kind"],
+        state=AttemptState.INTENT,
+        owner=owner,
+        message_id=message_id,
+        digest=digest,
+        busy=f"message {outbound_id} is being sent right now",
     )
     tx.conn.execute(
         update(O)
@@ -100,14 +84,7 @@ def start_attempt(
 
 def mark_data_sent(tx: WriteTx, attempt: str) -> bool:
     """The message data is about to go out: from now on the outcome may be unknown."""
-    result = tx.conn.execute(
-        update(T)
-        .where(
-            T.c.tenant_id == tx.tenant, T.c.id == attempt, T.c.state == AttemptState.INTENT.value
-        )
-        .values(state=AttemptState.DATA_SENT.value)
-    )
-    return bool(result.rowcount)
+    return _ATTEMPTS.mark_data_sent(tx, attempt)
 
 
 _FINISH = {
@@ -122,18 +99,9 @@ def finish_attempt(
 ) -> bool:
     """End a live attempt as sent, failed (nothing was delivered) or unknown (fenced:
     False if it was no longer live) and set its message's status, with the event."""
-    found = (
-        tx.conn.execute(select(T).where(T.c.tenant_id == tx.tenant, T.c.id == attempt))
-        .mappings()
-        .first()
-    )
-    if found is None or found["state"] not in _LIVE:
+    found = _ATTEMPTS.end(tx, attempt, state, error_code)
+    if found is None:
         return False
-    tx.conn.execute(
-        update(T)
-        .where(T.c.tenant_id == tx.tenant, T.c.id == attempt)
-        .values(state=state.value, finished_at=tx.now, error_code=error_code)
-    )
     row = outbound.require(tx, found["outbound_id"])
     values: dict[str, Any] = {"status": _FINISH[state].value, "error_code": error_code}
     if state in (AttemptState.SENT, AttemptState.UNKNOWN):
@@ -157,6 +125,4 @@ def finish_attempt(
 
 def live_attempts(store: Store) -> list[dict[str, Any]]:
     """Every live attempt (for finding those whose process died)."""
-    with store.read() as conn:
-        query = select(T).where(tenancy.scoped(T, conn), T.c.state.in_(_LIVE))
-        return [dict(r) for r in conn.execute(query).mappings()]
+    return _ATTEMPTS.live_attempts(store)
