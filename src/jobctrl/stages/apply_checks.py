@@ -1,11 +1,14 @@
 """What must hold before an email application is approved or sent: the exact message's
 digest, a fresh approval of exactly it, a posting not confirmed closed, an application
-not already done or in doubt. Shared by the approve command and the send.
+not already done or in doubt. Shared by the approve command and the send; a follow-up or
+outreach message's send (``stages.outbound_email``) checks its approval with the same
+``check_not_done`` and ``check_approval``, in its own words (``Wording``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from jobctrl.domain import errors
@@ -23,12 +26,33 @@ from jobctrl.store.hidden import hidden_in
 from jobctrl.store.store import WriteTx
 
 __all__ = [
+    "APPLICATION",
+    "Wording",
+    "check_approval",
     "check_not_done",
     "check_posting_open",
     "check_same_posting",
     "check_sendable",
     "current_digest",
 ]
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How a refusal names what it checks, and the person's next step in its words."""
+
+    noun: str  # "application {id} ...", "message {id} ..."
+    resolve: str  # how a send in doubt is resolved
+    approve: str  # how it is approved
+    approved: str = ""  # what the approval binds, after "changed after it was approved"
+
+
+APPLICATION = Wording(
+    noun="application",
+    resolve="`jobctrl apply resolve JOB sent|not-sent`",
+    approve="`jobctrl apply approve JOB` after checking the message",
+    approved=" (recipients, text, attachments or sender)",
+)
 
 
 def current_digest(row: Mapping[str, Any], sender: str) -> str:
@@ -58,25 +82,24 @@ def current_digest(row: Mapping[str, Any], sender: str) -> str:
     )
 
 
-def check_not_done(row: Mapping[str, Any]) -> None:
-    """Refuse to touch an application already sent or submitted, or whose last send is in
-    doubt (the person resolves that first), or that has an attempt running."""
+def check_not_done(row: Mapping[str, Any], wording: Wording = APPLICATION) -> None:
+    """Refuse to touch an application (or a message) already sent or submitted, or whose
+    last send is in doubt (the person resolves that first), or that has an attempt
+    running."""
     status = row["status"]
+    named = f"{wording.noun} {row['id']}"
     if status in DONE_STATUSES:
         raise JobctrlError(
-            f"application {row['id']} is already {status}: nothing more is sent",
-            code=errors.APPLY_ALREADY_DONE,
+            f"{named} is already {status}: nothing more is sent", code=errors.APPLY_ALREADY_DONE
         )
     if status == ApplicationStatus.UNKNOWN:
         raise JobctrlError(
-            f"the last send of application {row['id']} may have gone out: check your Sent "
-            "folder, then `jobctrl apply resolve JOB sent|not-sent`",
+            f"the last send of {named} may have gone out: check your Sent folder, then "
+            f"{wording.resolve}",
             code=errors.APPLY_OUTCOME_UNKNOWN,
         )
     if status == ApplicationStatus.SENDING:
-        raise JobctrlError(
-            f"application {row['id']} is being sent right now", code=errors.APPLY_ATTEMPT_LIVE
-        )
+        raise JobctrlError(f"{named} is being sent right now", code=errors.APPLY_ATTEMPT_LIVE)
 
 
 def check_posting_open(tx: WriteTx, row: Mapping[str, Any]) -> None:
@@ -110,21 +133,32 @@ def check_sendable(tx: WriteTx, row: Mapping[str, Any], digest: str, sender: str
     check_not_done(row)
     check_posting_open(tx, row)
     check_same_posting(tx, row)
+    check_approval(tx, row, digest, lambda: current_digest(row, sender))
+
+
+def check_approval(
+    tx: WriteTx,
+    row: Mapping[str, Any],
+    digest: str,
+    current: Callable[[], str],
+    wording: Wording = APPLICATION,
+) -> None:
+    """The message as built (``digest``) is exactly the approved one and still the row's
+    (``current()``: its digest now, asked only once it was approved), and the approval
+    is fresh at ``tx.now``."""
+    named = f"{wording.noun} {row['id']}"
     if not row["approval_digest"]:
         raise JobctrlError(
-            f"application {row['id']} is not approved: `jobctrl apply approve JOB` after "
-            "checking the message",
-            code=errors.APPLY_NOT_APPROVED,
+            f"{named} is not approved: {wording.approve}", code=errors.APPLY_NOT_APPROVED
         )
-    if row["approval_digest"] != digest or current_digest(row, sender) != digest:
+    if row["approval_digest"] != digest or current() != digest:
         raise JobctrlError(
-            f"application {row['id']} changed after it was approved (recipients, text, "
-            "attachments or sender): approve it again",
+            f"{named} changed after it was approved{wording.approved}: approve it again",
             code=errors.APPLY_APPROVAL_MISMATCH,
         )
     expires = row["approval_expires_at"]
     if expires is None or as_utc(expires) <= tx.now:
         raise JobctrlError(
-            f"the approval of application {row['id']} expired: approve it again",
+            f"the approval of {named} expired: approve it again",
             code=errors.APPLY_APPROVAL_EXPIRED,
         )

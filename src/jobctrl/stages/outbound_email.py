@@ -21,9 +21,10 @@ from jobctrl.domain import errors
 from jobctrl.domain.applications import AttemptState
 from jobctrl.domain.clock import Clock, as_utc, utcnow
 from jobctrl.domain.errors import JobctrlError
-from jobctrl.domain.followups import OutboundKind, OutboundStatus, outbound_digest
+from jobctrl.domain.followups import OutboundKind, outbound_digest
 from jobctrl.domain.processes import owner_is_alive, process_owner
 from jobctrl.stages import apply_email
+from jobctrl.stages.apply_checks import Wording, check_approval, check_not_done
 from jobctrl.stages.apply_email import AttemptLedger, SendResult
 from jobctrl.stages.smtp_session import smtp_account
 from jobctrl.store import outbound, outbound_attempts
@@ -65,23 +66,11 @@ def current_outbound_digest(row: Mapping[str, Any], sender: str) -> str:
     )
 
 
-def _check_not_done(row: Mapping[str, Any]) -> None:
-    status = row["status"]
-    if status == OutboundStatus.SENT:
-        raise JobctrlError(
-            f"message {row['id']} is already sent: nothing more is sent",
-            code=errors.APPLY_ALREADY_DONE,
-        )
-    if status == OutboundStatus.UNKNOWN:
-        raise JobctrlError(
-            f"the last send of message {row['id']} may have gone out: check your Sent folder, "
-            "then resolve it as sent or not-sent",
-            code=errors.APPLY_OUTCOME_UNKNOWN,
-        )
-    if status == OutboundStatus.SENDING:
-        raise JobctrlError(
-            f"message {row['id']} is being sent right now", code=errors.APPLY_ATTEMPT_LIVE
-        )
+# The application's checks, in a message's words (its statuses are an email
+# application's: ``sent`` is done, ``unknown`` in doubt, ``sending`` live).
+MESSAGE = Wording(
+    noun="message", resolve="resolve it as sent or not-sent", approve="approve it after reading it"
+)
 
 
 def _day_start(now: datetime) -> datetime:
@@ -93,23 +82,8 @@ def check_outbound_sendable(
 ) -> None:
     """Under the intent's write transaction: exactly the approved message, a fresh
     approval, nothing in doubt, and for outreach fewer than ``max_per_day`` sent today."""
-    _check_not_done(row)
-    if not row["approval_digest"]:
-        raise JobctrlError(
-            f"message {row['id']} is not approved: approve it after reading it",
-            code=errors.APPLY_NOT_APPROVED,
-        )
-    if row["approval_digest"] != digest or current_outbound_digest(row, sender) != digest:
-        raise JobctrlError(
-            f"message {row['id']} changed after it was approved: approve it again",
-            code=errors.APPLY_APPROVAL_MISMATCH,
-        )
-    expires = row["approval_expires_at"]
-    if expires is None or as_utc(expires) <= tx.now:
-        raise JobctrlError(
-            f"the approval of message {row['id']} expired: approve it again",
-            code=errors.APPLY_APPROVAL_EXPIRED,
-        )
+    check_not_done(row, MESSAGE)
+    check_approval(tx, row, digest, lambda: current_outbound_digest(row, sender), MESSAGE)
     if row["kind"] == OutboundKind.OUTREACH:
         sent = outbound_attempts.sent_since(tx.conn, row["kind"], _day_start(tx.now))
         if sent >= max_per_day:
