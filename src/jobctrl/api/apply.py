@@ -8,11 +8,11 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from jobctrl.api.deps import ErrorDetail, TenantHome, tenant_router
+from jobctrl.api.send_answers import send_answer
 from jobctrl.app import apply, apply_views
 from jobctrl.app.apply import SendView
 from jobctrl.app.apply_views import ApplicationDetail, NoApplication, QueuedJob
 from jobctrl.app.models import Items
-from jobctrl.domain.errors import status_of
 
 __all__ = ["router"]
 
@@ -94,12 +94,7 @@ class SendRefused(SendView):
 def send(home: TenantHome, job_id: str) -> SendView | JSONResponse:
     """Send the approved email once: ``status`` ``sent``, or ``unknown`` (check the Sent
     folder, then resolve); a refusal (nothing sent) is an error with its code."""
-    result = apply.send_application(home, job_id)
-    if result.status == "failed":
-        code = result.error_code or ""
-        refused = {"error": {"code": code, "message": result.message}, **result.to_json()}
-        return JSONResponse(refused, status_of(code).http)
-    return result
+    return send_answer(apply.send_application(home, job_id))
 
 
 @router.post("/v1/apply/{job_id}/resolve", tags=["apply"], response_model=ApplicationDetail)

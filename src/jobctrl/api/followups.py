@@ -7,12 +7,12 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from jobctrl.api.deps import ErrorDetail, TenantHome, tenant_router
+from jobctrl.api.send_answers import send_answer
 from jobctrl.app import followups
 from jobctrl.app.apply import MAX_BODY
 from jobctrl.app.followups import FollowupDue
 from jobctrl.app.models import Items
 from jobctrl.app.outbound import MessageView, OutboundSendView
-from jobctrl.domain.errors import status_of
 
 __all__ = ["router"]
 
@@ -81,12 +81,7 @@ def approve(home: TenantHome, job_id: str) -> MessageView:
 def send(home: TenantHome, job_id: str) -> OutboundSendView | JSONResponse:
     """Send the approved follow-up once: ``sent``, or ``unknown`` (check the Sent folder,
     then resolve); a refusal (nothing sent) is an error with its code."""
-    result = followups.send_followup(home, job_id)
-    if result.status == "failed":
-        code = result.error_code or ""
-        refused = {"error": {"code": code, "message": result.message}, **result.to_json()}
-        return JSONResponse(refused, status_of(code).http)
-    return result
+    return send_answer(followups.send_followup(home, job_id))
 
 
 @router.post("/v1/followups/{job_id}/resolve", tags=["followups"], response_model=MessageView)

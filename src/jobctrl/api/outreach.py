@@ -8,10 +8,10 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from jobctrl.api.deps import ErrorDetail, TenantHome, tenant_router
+from jobctrl.api.send_answers import send_answer
 from jobctrl.app import outreach
 from jobctrl.app.apply import MAX_BODY, MAX_SUBJECT
 from jobctrl.app.outbound import MessageView, OutboundSendView
-from jobctrl.domain.errors import status_of
 
 __all__ = ["router"]
 
@@ -89,12 +89,7 @@ def approve(home: TenantHome, contact_id: str, job_id: str) -> MessageView:
 def send(home: TenantHome, contact_id: str, job_id: str) -> OutboundSendView | JSONResponse:
     """Send the approved email once (at most outreach.max_per_day a day): ``sent``, or
     ``unknown`` (check the Sent folder, then resolve); a refusal is an error with its code."""
-    result = outreach.send_outreach(home, contact_id, job_id)
-    if result.status == "failed":
-        code = result.error_code or ""
-        refused = {"error": {"code": code, "message": result.message}, **result.to_json()}
-        return JSONResponse(refused, status_of(code).http)
-    return result
+    return send_answer(outreach.send_outreach(home, contact_id, job_id))
 
 
 @router.post(
