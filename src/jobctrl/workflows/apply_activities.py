@@ -10,19 +10,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TypeVar
 
 from temporalio import activity
 from temporalio.exceptions import CancelledError
 
 from jobctrl.domain.apply_loop import ApplyRunStatus
-from jobctrl.domain.errors import STAGE_INTERNAL_ERROR, JobctrlError, StageError
+from jobctrl.domain.errors import STAGE_INTERNAL_ERROR, JobctrlError
 from jobctrl.domain.executions import WorkflowType
 from jobctrl.stages import apply_claim
-from jobctrl.stages.context import StageContext
 from jobctrl.store import apply_claims, workflow_runs
 from jobctrl.workflows import activity_defs as act
-from jobctrl.workflows.activities import as_application_error, cooperative
+from jobctrl.workflows.activities import cooperative
 from jobctrl.workflows.models import (
     ApplyClaimInput,
     ApplyClaimResult,
@@ -31,31 +29,14 @@ from jobctrl.workflows.models import (
     ApplyPrepareResult,
     ClaimRef,
 )
+from jobctrl.workflows.stage_adapter import StageAdapter
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 
-class ApplyActivities:
-    def __init__(self, ctx: StageContext) -> None:
-        self.ctx = ctx
-
-    def _run(self, what: str, work: Callable[[], T]) -> T:
-        try:
-            return work()
-        except JobctrlError as error:
-            log.warning("apply: %s: %s", what, error.code)
-            raise as_application_error(error) from None
-        except (CancelledError, asyncio.CancelledError):
-            raise  # the run is being cancelled, or the worker stops: not an error of ours
-        except Exception:
-            log.exception("apply: unexpected error in %s", what)
-            internal = StageError(
-                STAGE_INTERNAL_ERROR,
-                f"unexpected error in {what}; see the worker log",
-                retryable=True,
-            )
-            raise as_application_error(internal) from None
+class ApplyActivities(StageAdapter):
+    label = "apply"
+    retry_unexpected = True
 
     @activity.defn(name=act.APPLY_CLAIM)
     @cooperative

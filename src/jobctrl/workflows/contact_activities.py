@@ -5,51 +5,28 @@ the history as ``INTERNAL_ERROR`` only, never as text (a page's words never do).
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import Callable
-from typing import TypeVar
 
 from temporalio import activity
-from temporalio.exceptions import CancelledError
 
-from jobctrl.domain.errors import STAGE_INTERNAL_ERROR, JobctrlError, StageError
 from jobctrl.domain.executions import WorkflowType
 from jobctrl.stages import contacts
-from jobctrl.stages.context import StageContext
 from jobctrl.store import workflow_runs
 from jobctrl.workflows import activity_defs as act
-from jobctrl.workflows.activities import as_application_error, cooperative
+from jobctrl.workflows.activities import cooperative
 from jobctrl.workflows.models import (
     ContactClaimInput,
     ContactClaimResult,
     ContactFinishInput,
     ContactSourceInput,
 )
+from jobctrl.workflows.stage_adapter import StageAdapter
 
-log = logging.getLogger(__name__)
-T = TypeVar("T")
 CANCELED = "canceled"  # the workflow's word for a run ended by a cancel
 
 
-class ContactActivities:
-    def __init__(self, ctx: StageContext) -> None:
-        self.ctx = ctx
-
-    def _run(self, what: str, work: Callable[[], T]) -> T:
-        try:
-            return work()
-        except JobctrlError as error:
-            log.warning("contact research: %s: %s", what, error.code)
-            raise as_application_error(error) from None
-        except (CancelledError, asyncio.CancelledError):
-            raise
-        except Exception:
-            log.exception("contact research: unexpected error in %s", what)
-            internal = StageError(
-                STAGE_INTERNAL_ERROR, f"unexpected error in {what}; see the worker log"
-            )
-            raise as_application_error(internal) from None
+class ContactActivities(StageAdapter):
+    label = "contact research"
 
     @activity.defn(name=act.CONTACT_RESEARCH_CLAIM)
     @cooperative
