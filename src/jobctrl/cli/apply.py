@@ -15,13 +15,11 @@ from jobctrl.app import apply_browser, apply_views
 from jobctrl.app.apply_browser import FormResult
 from jobctrl.app.apply_views import ApplicationDetail, NoApplication
 from jobctrl.cli.base import echo_json, handle_errors, home
+from jobctrl.cli.sends import print_send
 from jobctrl.domain.clock import iso
 from jobctrl.domain.errors import INVALID_INPUT, JobctrlError, status_of
 
 __all__ = ["apply_group"]
-
-# The exit status of a send whose outcome is unknown (it may have gone out).
-EXIT_UNKNOWN = 3
 
 
 class ApplyGroup(click.Group):
@@ -185,17 +183,7 @@ def send_cmd(job: str, as_json: bool) -> None:
     (check your Sent folder, then `apply resolve`); 1 with the code when refused (nothing
     was sent)."""
     result = app_apply.send_application(home(), job)
-    if as_json:
-        echo_json(result)
-    if result.status == "sent":
-        if not as_json:
-            click.echo(f"sent job {result.job_id}'s application ({result.message_id})")
-        return
-    if result.status == "unknown":
-        click.echo(f"error: {result.error_code}: {result.message}", err=True)
-        sys.exit(EXIT_UNKNOWN)
-    click.echo(f"error: {result.error_code}: {result.message}", err=True)
-    sys.exit(status_of(result.error_code or "").exit)
+    print_send(result, as_json, f"sent job {result.job_id}'s application ({result.message_id})")
 
 
 @apply_group.command("resolve")

@@ -3,7 +3,6 @@ send and resolve (the application's own at-most-once send)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -11,12 +10,11 @@ import click
 from jobctrl.app import followups as app_followups
 from jobctrl.app.outbound import MessageView, OutboundSendView
 from jobctrl.cli.base import echo_json, handle_errors, home
+from jobctrl.cli.sends import print_send
 from jobctrl.domain.clock import iso
-from jobctrl.domain.errors import INVALID_INPUT, JobctrlError, status_of
+from jobctrl.domain.errors import INVALID_INPUT, JobctrlError
 
-__all__ = ["followups_group", "print_message", "print_sent"]
-
-EXIT_UNKNOWN = 3  # as `apply send`: the outcome is unknown (it may have gone out)
+__all__ = ["followups_group", "print_message", "print_sent", "read_body"]
 
 
 @click.group("followups", invoke_without_command=True)
@@ -50,6 +48,16 @@ def followups_group(ctx: click.Context, as_json: bool) -> None:
             f"{item.job_id:<16} {item.application_id:<18} "
             f"{(iso(item.due_at) or '')[:10]:<12} {item.count}"
         )
+
+
+def read_body(path: Path | None) -> str | None:
+    """The text of a ``--body FILE`` (None without one); a file it cannot read, refused."""
+    if path is None:
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise JobctrlError(f"cannot read {path}: {exc}", code=INVALID_INPUT) from None
 
 
 def print_message(view: MessageView, title: str) -> None:
@@ -93,13 +101,7 @@ def _show(view: MessageView, as_json: bool) -> None:
 def draft_cmd(job: str, to: tuple[str, ...], body_file: Path | None, as_json: bool) -> None:
     """Write the follow-up due for JOB's application (or rewrite the open one): short,
     truth-checked against your profile, replying in the application email's thread."""
-    body = None
-    if body_file is not None:
-        try:
-            body = body_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise JobctrlError(f"cannot read {body_file}: {exc}", code=INVALID_INPUT) from None
-    view = app_followups.draft_followup(home(), job, to=list(to) or None, body=body)
+    view = app_followups.draft_followup(home(), job, to=list(to) or None, body=read_body(body_file))
     _show(view, as_json)
 
 
@@ -126,17 +128,8 @@ def approve_cmd(job: str, as_json: bool) -> None:
 
 
 def print_sent(result: OutboundSendView, as_json: bool) -> None:
-    """What a send came to; exits 3 when unknown, the code's status when refused."""
-    if as_json:
-        echo_json(result)
-    if result.status == "sent":
-        if not as_json:
-            click.echo(f"sent message {result.outbound_id} ({result.message_id})")
-        return
-    click.echo(f"error: {result.error_code}: {result.message}", err=True)
-    sys.exit(
-        EXIT_UNKNOWN if result.status == "unknown" else status_of(result.error_code or "").exit
-    )
+    """What a message's send came to (``cli.sends``)."""
+    print_send(result, as_json, f"sent message {result.outbound_id} ({result.message_id})")
 
 
 @followups_group.command("send")

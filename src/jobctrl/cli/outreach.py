@@ -10,9 +10,8 @@ import click
 from jobctrl.app import outreach as app_outreach
 from jobctrl.app.outbound import MessageView
 from jobctrl.cli.base import echo_json, handle_errors, home
-from jobctrl.cli.followups import print_message, print_sent
+from jobctrl.cli.followups import print_message, print_sent, read_body
 from jobctrl.domain.clock import iso
-from jobctrl.domain.errors import INVALID_INPUT, JobctrlError
 
 __all__ = ["outreach_group"]
 
@@ -32,15 +31,6 @@ def outreach_group() -> None:
     `outreach resolve CONTACT --job JOB sent|not-sent`. A note is never sent by jobctrl:
     copy it from `outreach show`.
     """
-
-
-def _read(path: Path | None) -> str | None:
-    if path is None:
-        return None
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise JobctrlError(f"cannot read {path}: {exc}", code=INVALID_INPUT) from None
 
 
 def _show(view: MessageView, as_json: bool) -> None:
@@ -76,7 +66,7 @@ def draft_cmd(
 ) -> None:
     """Write the message to CONTACT about JOB (or rewrite the open draft)."""
     view = app_outreach.draft_outreach(
-        home(), contact, job, channel=channel, to=list(to) or None, body=_read(body_file)
+        home(), contact, job, channel=channel, to=list(to) or None, body=read_body(body_file)
     )
     _show(view, as_json)
 
@@ -100,7 +90,7 @@ def edit_cmd(
     """Change the open draft's subject, text or recipients (checked again; any change
     needs a new approval)."""
     view = app_outreach.draft_outreach(
-        home(), contact, job, to=list(to) or None, subject=subject, body=_read(body_file)
+        home(), contact, job, to=list(to) or None, subject=subject, body=read_body(body_file)
     )
     _show(view, as_json)
 
