@@ -203,3 +203,21 @@ async def test_a_far_below_job_is_rescored_offline_unless_paid_is_asked(
         assert not provider.requests and done.jobs[0].new_score < 30
         paid = await wait_for_rescore(home, await rescore(home, [unfit], "jobs", paid=True), 120)
         assert len(provider.requests) == 1 and paid.jobs[0].new_score == 81
+
+
+def test_show_says_what_a_stale_job_was_made_with_and_when_it_is_checked_next(
+    home, store, site, fast_settings
+):
+    # A job scored but below min_fit_score has no materials: show names no version for them
+    # (not "materials on None"), and the posting line reads as sentences (not "ago).; next").
+    fast_settings.set_value("min_fit_score", 100)
+    job_id = _scored_only(home, store, site, "/jobs/stale-no-materials")
+    import_profile(home, FULL_PROFILE)
+    checked = run_cli("check", job_id)
+    assert checked.returncode == 0, checked.stderr
+    shown = run_cli("show", job_id)
+    assert shown.returncode == 0, shown.stderr
+    assert "scored on profile version 1: `jobctrl rescore" in shown.stdout
+    assert "None" not in shown.stdout
+    for out in (checked.stdout, shown.stdout):
+        assert ". Next check " in out and ".;" not in out

@@ -95,5 +95,5 @@ def check(job: str, as_json: bool) -> None:
         echo_json(view)
         return
     a = view.availability
-    next_check = f"; next check {a.next_check_at:%Y-%m-%d %H:%M} UTC" if a.next_check_at else ""
+    next_check = f" Next check {a.next_check_at:%Y-%m-%d %H:%M} UTC." if a.next_check_at else ""
     click.echo(f"{view.job_id}  {a.state}: {a.sentence}{next_check}")

@@ -277,13 +277,18 @@ def show(job: str, as_json: bool) -> None:
         click.echo(f"  {'hidden':<14}not interested{why}: `jobctrl unhide {view.job_id}`")
     if view.availability:
         a = view.availability
-        due = f"; next check {a.next_check_at:%Y-%m-%d %H:%M} UTC" if a.next_check_at else ""
+        due = f" Next check {a.next_check_at:%Y-%m-%d %H:%M} UTC." if a.next_check_at else ""
         click.echo(f"  {'posting':<14}{a.state}: {a.sentence}{due}")
-    if view.stale:
-        click.echo(
-            f"  {'stale':<14}scored on profile version {view.scored_profile_version}, "
-            f"materials on {view.materials_profile_version}: `jobctrl rescore {view.job_id}`"
+    if view.stale:  # a job below min_fit_score has no materials: no version to name
+        made = ", ".join(
+            f"{what} on profile version {version}"
+            for what, version in (
+                ("scored", view.scored_profile_version),
+                ("materials", view.materials_profile_version),
+            )
+            if version is not None
         )
+        click.echo(f"  {'stale':<14}{made}: `jobctrl rescore {view.job_id}`")
     click.echo("  stages:")
     for st in view.stages:
         line = f"    {st.stage:<7} {st.state:<10} attempts={st.attempts}"
