@@ -34,7 +34,12 @@ from tests.support.fault import (
     violations,
 )
 
-pytestmark = pytest.mark.fault
+# A `jobctrl worker` process and a locker process through the twenty seconds issue 13 asks
+# for (34 s in all): `make test-faults` runs it before the three workers on PostgreSQL while
+# its other worker runs the rate limits and the kill test, inside the time that pass takes;
+# `make test` leaves it out (docs/PERFORMANCE.md, "Suite time, session of 2026-12-07
+# afternoon").
+pytestmark = [pytest.mark.fault, pytest.mark.heavy_fault]
 
 JOBS = 10
 HOLD = 20.0
