@@ -94,25 +94,30 @@ class AttemptLedger:
     mark_data_sent: Callable[[WriteTx, str], bool]
     finish: Callable[..., bool]  # (tx, attempt, state, *, error_code=None)
     live: Callable[[Any, str], dict[str, Any] | None]  # (conn, the message's id)
+    live_sends: Callable[[Store], list[dict[str, Any]]]  # every live email attempt
 
 
 APPLICATION_ATTEMPTS = AttemptLedger(
     mark_data_sent=apply_attempts.mark_data_sent,
     finish=apply_attempts.finish_attempt,
     live=apply_attempts.live_attempt,
+    live_sends=lambda store: apply_attempts.live_attempts(store, Channel.EMAIL.value),
 )
 
 
-def settle_dead_senders(store: Store, *, clock: Clock | None = None) -> int:
-    """End the live email attempts whose process died: ``unknown`` once the data was
-    marked sent, else ``failed`` (nothing went out). How many were settled."""
+def settle_dead_senders(
+    store: Store, *, clock: Clock | None = None, ledger: AttemptLedger = APPLICATION_ATTEMPTS
+) -> int:
+    """End the live email attempts (``ledger``'s: an application's by default) whose
+    process died: ``unknown`` once the data was marked sent, else ``failed`` (nothing went
+    out). How many were settled."""
     settled = 0
-    for attempt in apply_attempts.live_attempts(store, Channel.EMAIL.value):
+    for attempt in ledger.live_sends(store):
         if owner_is_alive(attempt["owner"]):
             continue
         data_sent = attempt["state"] == AttemptState.DATA_SENT.value
         with store.write(clock=clock) as tx:
-            settled += apply_attempts.finish_attempt(
+            settled += ledger.finish(
                 tx,
                 attempt["id"],
                 AttemptState.UNKNOWN if data_sent else AttemptState.FAILED,

@@ -18,11 +18,10 @@ from datetime import datetime, time
 from typing import Any
 
 from jobctrl.domain import errors
-from jobctrl.domain.applications import AttemptState
 from jobctrl.domain.clock import Clock, as_utc, utcnow
 from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.followups import OutboundKind, outbound_digest
-from jobctrl.domain.processes import owner_is_alive, process_owner
+from jobctrl.domain.processes import process_owner
 from jobctrl.stages import apply_email
 from jobctrl.stages.apply_checks import Wording, check_approval, check_not_done
 from jobctrl.stages.apply_email import AttemptLedger, SendResult
@@ -43,6 +42,7 @@ OUTBOUND_ATTEMPTS = AttemptLedger(
     mark_data_sent=outbound_attempts.mark_data_sent,
     finish=outbound_attempts.finish_attempt,
     live=outbound_attempts.live_attempt,
+    live_sends=outbound_attempts.live_attempts,
 )
 
 
@@ -95,21 +95,9 @@ def check_outbound_sendable(
 
 
 def settle_dead_outbound(store: Store, *, clock: Clock | None = None) -> int:
-    """End the live attempts whose process died: ``unknown`` once the data was marked
-    sent, else ``failed`` (nothing went out). How many were settled."""
-    settled = 0
-    for attempt in outbound_attempts.live_attempts(store):
-        if owner_is_alive(attempt["owner"]):
-            continue
-        data_sent = attempt["state"] == AttemptState.DATA_SENT.value
-        with store.write(clock=clock) as tx:
-            settled += outbound_attempts.finish_attempt(
-                tx,
-                attempt["id"],
-                AttemptState.UNKNOWN if data_sent else AttemptState.FAILED,
-                error_code=errors.SEND_SENDER_DIED,
-            )
-    return settled
+    """End the live attempts whose process died, as an application's are
+    (``apply_email.settle_dead_senders``). How many were settled."""
+    return apply_email.settle_dead_senders(store, clock=clock, ledger=OUTBOUND_ATTEMPTS)
 
 
 def send_outbound(
