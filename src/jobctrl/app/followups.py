@@ -19,6 +19,7 @@ from jobctrl.app.outbound import (
     MessageView,
     OutboundSendView,
     approve_message,
+    followup_rules,
     message_view,
     posting_text,
     profile_of,
@@ -41,7 +42,6 @@ from jobctrl.domain.outbound_text import MessageFacts, followup_body, followup_r
 from jobctrl.home import Home
 from jobctrl.stages.apply_prepare import MAX_BODY, recipients
 from jobctrl.store import applications, jobs, outbound
-from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
 __all__ = [
@@ -79,16 +79,11 @@ class FollowupDue(View):
     count: int
 
 
-def _rules(store: Store) -> tuple[int, int]:
-    settings = Settings(store)
-    return int(settings.get("followup.after_days")), int(settings.get("followup.max_count"))
-
-
 def list_followups(home: Home, *, now: datetime | None = None) -> list[FollowupDue]:
     """Every application a follow-up is due for now, longest due first."""
     store = Store.open(home)
     now = as_utc(now or utcnow())
-    after_days, max_count = _rules(store)
+    after_days, max_count = followup_rules(store)
     due: list[FollowupDue] = []
     for row in outbound.due_followups(store, now, after_days=after_days, max_count=max_count):
         when = next_followup_due(
@@ -121,7 +116,7 @@ def followup_panel(home: Home, job_id: str, *, now: datetime | None = None) -> F
     history = _history(store, app["id"])
     counted = [h for h in history if h["status"] in outbound.COUNTED]
     sent_at = [h["sent_at"] for h in counted if h["sent_at"]]
-    after_days, max_count = _rules(store)
+    after_days, max_count = followup_rules(store)
     when = next_followup_due(
         app["applied_at"],
         len(counted),
@@ -228,7 +223,7 @@ def draft_followup(
             "`jobctrl followups resolve JOB sent|not-sent`",
             code=errors.APPLY_OUTCOME_UNKNOWN,
         )
-    after_days, max_count = _rules(store)
+    after_days, max_count = followup_rules(store)
     sent_at = [h["sent_at"] for h in counted if h["sent_at"]]
     due = next_followup_due(
         app["applied_at"],

@@ -30,6 +30,7 @@ __all__ = [
     "MessageView",
     "OutboundSendView",
     "approve_message",
+    "followup_rules",
     "message_view",
     "posting_text",
     "profile_of",
@@ -125,6 +126,14 @@ def message_view(row: dict[str, Any], now: datetime) -> MessageView:
         sent_at=row["sent_at"],
         next_step=NOTE_NEXT if row["channel"] == "note" else _NEXT.get(row["status"], ""),
     )
+
+
+def followup_rules(store: Store) -> tuple[int, int]:
+    """``followup.after_days`` and ``followup.max_count``: how long after a message went
+    out its follow-up is due, and how many there may be (an application's and a sent
+    outreach email's alike)."""
+    settings = Settings(store)
+    return int(settings.get("followup.after_days")), int(settings.get("followup.max_count"))
 
 
 def profile_of(home: Home) -> tuple[Profile, dict[str, tuple[str, ...]]]:

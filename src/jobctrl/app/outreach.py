@@ -19,6 +19,7 @@ from jobctrl.app.outbound import (
     MessageView,
     OutboundSendView,
     approve_message,
+    followup_rules,
     message_view,
     posting_text,
     profile_of,
@@ -46,7 +47,6 @@ from jobctrl.domain.outbound_text import (
 from jobctrl.home import Home
 from jobctrl.stages.apply_prepare import MAX_BODY, MAX_SUBJECT, checked_text, recipients
 from jobctrl.store import contacts, jobs, outbound
-from jobctrl.store.settings import Settings
 from jobctrl.store.store import Store
 
 __all__ = [
@@ -102,11 +102,7 @@ def _facts(store: Store, contact: contacts.ContactRow, job: dict[str, Any]) -> M
 def _followed_up(store: Store, history: list[dict[str, Any]], now: datetime) -> None:
     """A sent outreach email may be followed up like an application: ``followup.after_days``
     after the last one went out, at most ``followup.max_count`` follow-ups."""
-    settings = Settings(store)
-    after_days, max_count = (
-        int(settings.get("followup.after_days")),
-        int(settings.get("followup.max_count")),
-    )
+    after_days, max_count = followup_rules(store)
     sent = [h for h in history if h["status"] in outbound.COUNTED]
     last = max((h["sent_at"] for h in sent if h["sent_at"]), default=None)
     due = next_followup_due(
