@@ -105,3 +105,22 @@ def test_doctor_exits_1_when_the_server_does_not_answer(home, no_temporal):
     text = run_cli("doctor")
     assert text.returncode == 1 and "Traceback" not in text.stdout + text.stderr
     assert "FAIL  temporal" in text.stdout and "overall: fail" in text.stdout
+
+
+def test_a_damaged_database_is_the_failed_check_and_every_command_says_so(
+    tmp_path, monkeypatch, no_temporal
+):
+    # A home this process never opened, whose database file is not one (a disk's garbage).
+    monkeypatch.setenv("JOBCTRL_HOME", str(tmp_path / "damaged"))
+    (tmp_path / "damaged").mkdir()
+    (tmp_path / "damaged" / "jobctrl.db").write_bytes(b"\xde\xad\xbe\xef" * 4096)
+    done = run_cli("doctor", "--json")
+    assert done.returncode == 1, done.stderr
+    checks = _by_name(json.loads(done.stdout))
+    assert checks["database"]["status"] == "fail"
+    assert "damaged" in checks["database"]["summary"]
+    assert checks["database"]["fix"] == "restore jobctrl.db from a backup"
+    listed = run_cli("jobs")
+    assert listed.returncode == 1
+    assert "the database file is damaged" in listed.stderr
+    assert "internal error" not in listed.stderr

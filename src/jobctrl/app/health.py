@@ -19,7 +19,7 @@ from jobctrl.app.staleness import current_version
 from jobctrl.domain import health as rules
 from jobctrl.domain.clock import as_utc, utcnow
 from jobctrl.domain.duties import duties_lease
-from jobctrl.domain.errors import JobctrlError
+from jobctrl.domain.errors import DatabaseDamagedError, JobctrlError
 from jobctrl.domain.health import CheckStatus
 from jobctrl.domain.runtime import home_identity
 from jobctrl.home import Home
@@ -89,7 +89,10 @@ def _check(
 async def doctor(home: Home, *, now: datetime | None = None) -> HealthReport:
     """Run every check once (the Temporal ones with short timeouts)."""
     now = as_utc(now or utcnow())
-    store = Store.open(home)
+    try:
+        store = Store.open(home)
+    except DatabaseDamagedError as exc:  # the report says so, rather than a crash
+        return _damaged(home, exc, now)
     wanted_days = await asyncio.to_thread(health_store.retention_days, store)
     address, origin = configured_address(home)
     embedded = origin != "JOBCTRL_TEMPORAL_ADDRESS"
@@ -127,6 +130,19 @@ async def doctor(home: Home, *, now: datetime | None = None) -> HealthReport:
         checks=checks,
         generated_at=now,
     )
+
+
+def _damaged(home: Home, exc: DatabaseDamagedError, now: datetime) -> HealthReport:
+    """The report on a database that cannot be opened: its one failed check (every other
+    check reads the database, or needs it to find the server and the workers)."""
+    check = _check(
+        "database",
+        FAIL,
+        f"The database is damaged ({exc.detail}): nothing else could be checked.",
+        f"restore {home.database_path.name} from a backup",
+        integrity=exc.detail,
+    )
+    return HealthReport(status=FAIL.value, checks=[check], generated_at=now)
 
 
 async def _retention(

@@ -112,6 +112,7 @@ TEMPORAL_UNAVAILABLE = "temporal_unavailable"
 WORKER_RUNTIME_UNAVAILABLE = "worker_runtime_unavailable"
 PORT_UNAVAILABLE = "port_unavailable"
 DATABASE_BUSY = "database_busy"  # another process held the write lock too long: try again
+DATABASE_DAMAGED = "database_damaged"  # the SQLite file is not a sound database
 INTERNAL_ERROR = "internal_error"  # a bug: details only in the home's log
 # `jobctrl store copy`: the target already holds jobctrl data (never overwritten), cannot be
 # reached, or refused the copy (rolled back: nothing of it was written); a worker still writes
@@ -228,6 +229,7 @@ STATUS: dict[str, Status] = {
     TEMPORAL_UNAVAILABLE: Status(2, 503),
     WORKER_RUNTIME_UNAVAILABLE: Status(2, 503),
     DATABASE_BUSY: Status(75, 503),  # 75: EX_TEMPFAIL, "try again later"
+    DATABASE_DAMAGED: Status(1, 503),
     STORE_SOURCE_IN_USE: Status(1, 409),
     STORE_TARGET_NOT_EMPTY: Status(1, 409),
     STORE_TARGET_UNREACHABLE: Status(2, 503),  # like an unreachable Temporal server
@@ -362,6 +364,18 @@ class DatabaseBusyError(StageError):
             "the database is locked by another process; try again in a moment",
             retryable=True,
         )
+
+
+class DatabaseDamagedError(JobctrlError):
+    """The home's SQLite file is damaged (or is not a database at all): every command
+    says so in a sentence, and `jobctrl doctor` reports it as its failed database check."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(
+            f"the database file is damaged ({detail}): restore it from a backup",
+            code=DATABASE_DAMAGED,
+        )
+        self.detail = detail
 
 
 class BudgetExceededError(StageError):

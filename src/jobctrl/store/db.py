@@ -45,9 +45,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DatabaseError, OperationalError
 
-from jobctrl.domain.errors import DatabaseBusyError
+from jobctrl.domain.errors import DatabaseBusyError, DatabaseDamagedError
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -84,6 +84,24 @@ def busy_as_error() -> Iterator[None]:
         message = str(orig)
         if "locked" in message or "busy" in message or getattr(orig, "sqlstate", "") in _PG_BUSY:
             raise DatabaseBusyError() from None
+        raise
+
+
+# What SQLite answers for a file whose pages or header are not a database's.
+_DAMAGED = ("malformed", "not a database")
+
+
+@contextmanager
+def damaged_as_error() -> Iterator[None]:
+    """SQLite's "database disk image is malformed" or "file is not a database" as a
+    ``DatabaseDamagedError``: a sentence for the person, not an internal error."""
+    try:
+        yield
+    except (DatabaseError, sqlite3.DatabaseError) as exc:
+        orig = getattr(exc, "orig", exc)
+        message = str(orig)
+        if isinstance(orig, sqlite3.DatabaseError) and any(w in message for w in _DAMAGED):
+            raise DatabaseDamagedError(message) from None
         raise
 
 

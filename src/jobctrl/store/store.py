@@ -29,7 +29,7 @@ from jobctrl.domain.tenants import LOCAL, checked_name
 from jobctrl.home import Home
 from jobctrl.store import projections, schema, tenancy, tenants
 from jobctrl.store.artifacts import ArtifactStore
-from jobctrl.store.db import busy_as_error, create_engines, migrate, upsert
+from jobctrl.store.db import busy_as_error, create_engines, damaged_as_error, migrate, upsert
 from jobctrl.store.projections import AppendedEvent
 
 
@@ -114,14 +114,15 @@ class Store:
         """
         tenant = checked_name(home.tenant)
         url = home.database_url
-        with _write_locks_guard:
+        with _write_locks_guard, damaged_as_error():
             store = _stores.get(url)
             created = store is None
             if store is None:
                 home.ensure()
                 store = _stores[url] = cls(url, ArtifactStore(home.artifacts_dir))
         if created:  # outside the guard: catching up takes the write lock
-            store.catch_up()
+            with damaged_as_error():
+                store.catch_up()
         if not store.has_tenant(tenant):
             raise NotFoundError(
                 f"unknown tenant {tenant} (jobctrl tenants add {tenant})", code=TENANT_UNKNOWN
