@@ -221,11 +221,16 @@ def test_a_busy_database_does_not_stop_the_heartbeat(
     inject.mkdir()
     (inject / "sitecustomize.py").write_text(BUSY_READS)
     busy = tmp_path / "busy"
+    early = jobs.create_job(store, site.add("/jobs/early", Route(body=POSTING))).job_id
     with monkeypatch.context() as env:
         paths = [str(inject), os.environ.get("PYTHONPATH", "")]
         env.setenv("PYTHONPATH", os.pathsep.join(p for p in paths if p))
         env.setenv("JOBCTRL_TEST_BUSY_FLAG", str(busy))
         worker = worker_process()
+    # A beat has gone through (its sweep checked the early posting), so the heartbeat beats
+    # at its setting's 0.3 s: one that starts busy keeps the 15 s default until a beat reads
+    # the setting, and the window below would hold one beat, its successor 15 s away.
+    assert eventually(lambda: bool(_events(early, "JobAvailabilityChecked"))), worker.lines
     busy.touch()
     time.sleep(1.5)  # several beats while the database is busy
     busy.unlink()
