@@ -26,6 +26,7 @@ from jobctrl.llm.spend import Usage
 from jobctrl.stages.context import StageContext
 from jobctrl.store import applications, apply_attempts, events, jobs, workflow_runs
 from jobctrl.store.settings import Settings
+from tests.support.app import app_client
 from tests.support.apply import approved_job, no_standing_loop
 from tests.support.processes import WorkerProcess, run_cli, worker_processes
 from tests.support.waiting import eventually
@@ -213,3 +214,18 @@ def test_the_worker_settles_a_send_whose_process_died(home, store, site, worker_
     assert apply_attempts.live_attempts(store) == []
     worker.stop(signal.SIGTERM)
     assert any("settled 1 email send" in line for line in worker.lines), worker.lines
+
+
+async def test_the_loop_status_says_in_words_why_jobs_wait(
+    home, store, site, fast_settings
+) -> None:
+    fast_settings.set_value("min_fit_score", 0)
+    approved_job(home, store, site, "/jobs/unapproved", approve=False)
+    shown = await asyncio.to_thread(run_cli, "apply", "loop")
+    assert shown.returncode == 0, shown.stderr
+    assert "not started yet" in shown.stdout and "absent" not in shown.stdout
+    assert "waiting: 1 job(s): Approve the resume first" in shown.stdout
+    async with app_client(home) as web:
+        page = (await web.get("/runs")).text
+    assert "Approve the resume first" in page and "not started yet" in page
+    assert "<code>APPLY_MATERIALS_NOT_APPROVED</code>" not in page

@@ -11,13 +11,16 @@ import click
 from jobctrl.app import apply_loop
 from jobctrl.app.apply_loop import ApplyLoopStatus
 from jobctrl.cli.base import echo_json, handle_errors, home
+from jobctrl.domain.plain_words import sentence
 
 __all__ = ["loop_group"]
 
 
 def _print(status: ApplyLoopStatus) -> None:
+    # ``absent``: the loop never ran (the JSON keeps the code; a person reads words)
+    state = "not started yet" if status.status == "absent" else status.status
     click.echo(
-        f"{status.label} ({status.workflow_id}): {status.status}; auto_apply "
+        f"{status.label} ({status.workflow_id}): {state}; auto_apply "
         f"{'on' if status.enabled else 'off'}"
     )
     if status.halted:
@@ -32,7 +35,7 @@ def _print(status: ApplyLoopStatus) -> None:
         f"{status.failed}, queued {status.queued}"
     )
     for code, count in sorted(status.passed_over.items()):
-        click.echo(f"waiting: {count} job(s) {code}")
+        click.echo(f"waiting: {count} job(s): {sentence(code)} ({code})")
 
 
 @click.group("loop", invoke_without_command=True)
