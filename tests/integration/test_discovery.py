@@ -19,6 +19,8 @@ from jobctrl.domain.errors import JobctrlError
 from jobctrl.domain.executions import WorkflowType
 from jobctrl.store import schema, tenancy, workflow_runs
 from jobctrl.workflows.models import DiscoverInput, RetrySettings
+from tests.support.app import app_client
+from tests.support.processes import run_cli
 
 # On PostgreSQL too (tests/conftest.py): a run's jobs, observations, links and step rows
 # with one family failing, and cancel (its run rows closed; the open run found in the
@@ -73,6 +75,10 @@ async def test_discovery_saves_other_families_when_one_fails(home, store, worker
 
     assert run.status == "partial"
     assert run.error_code == "SOURCE_UNAVAILABLE", "the failing source's error is shown"
+    listed = (await asyncio.to_thread(run_cli, "runs")).stdout  # in words, the code after
+    assert "A job board could not be reached" in listed and "(SOURCE_UNAVAILABLE)" in listed
+    async with app_client(home) as web:
+        assert "A job board could not be reached" in (await web.get("/runs")).text
     assert (run.progress.done, run.progress.total) == (2 + 3, 2 + 3)
     assert _count(store, schema.jobs) == unique, "one job per real posting"
     assert run.counts["jobs_created"] == unique

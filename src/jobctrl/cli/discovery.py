@@ -19,6 +19,7 @@ from jobctrl.cli.base import echo_json, handle_errors, home
 from jobctrl.cli.progress import Snapshot, watch
 from jobctrl.domain.clock import as_utc
 from jobctrl.domain.discovery import RunStatus
+from jobctrl.domain.plain_words import sentence
 
 
 def _run_line(run: DiscoveryRunView | DiscoveryStarting) -> str:
@@ -40,7 +41,7 @@ def _run_line(run: DiscoveryRunView | DiscoveryStarting) -> str:
         if counts.get(key):
             text += f"  {key.replace('_', ' ')}={counts[key]}"
     if run.error_code:
-        text += f"  error={run.error_code}"
+        text += f"  {sentence(run.error_code)} ({run.error_code})"
     return text
 
 

@@ -38,6 +38,12 @@ SENTENCES: dict[str, str] = {
     e.MATERIALS_MISSING: "There is no tailored resume to turn into a PDF yet.",
     e.BUDGET_EXCEEDED: "Today's AI budget is spent; it continues tomorrow (or raise it).",
     e.MIN_SCORE: "Below your minimum fit score.",
+    # a discovery run's error (a source family that failed; the others' jobs are kept)
+    e.SOURCE_UNAVAILABLE: "A job board could not be reached; the next run tries it again.",
+    e.SOURCE_RATE_LIMITED: "A job board asked us to slow down; the next run tries it again.",
+    e.SOURCE_NOT_FOUND: "A job board does not exist (any more): check `jobctrl sources list`.",
+    e.SOURCE_MALFORMED: "A job board answered with something that is not a list of postings.",
+    e.SOURCE_CONFIG: "A source is set up wrong in config.yaml: check `jobctrl sources list`.",
     e.DISCOVERY_BUSY: (
         "Another discovery run was still finding jobs or preparing the jobs it found: this "
         "one started nothing (the next one starts once that one is done)."
