@@ -53,6 +53,9 @@ async def test_every_member_has_a_state_and_the_left_out_ones_a_reason(home, sto
     second = await _cli_json("discover", "--wait")
     plan = await _cli_json("runs", "--plan")  # the newest run's
     assert plan["runId"] == second["runId"]
+    text = (await asyncio.to_thread(run_cli, "runs", "--plan")).stdout
+    hidden_title = next(m["title"] for m in plan["members"] if m["jobId"] == hidden)
+    assert f"  {hidden}  {hidden_title} at " in text, "a left-out job by its title, too"
     states = {m["jobId"]: (m["state"], m["reason"]) for m in plan["members"]}
     assert states[hidden] == ("not_eligible", "hidden")
     others = {v for k, v in states.items() if k != hidden}

@@ -160,14 +160,15 @@ def _show_plan(plan: RunPlan, as_json: bool) -> None:
         return
     counts = "  ".join(f"{state}={n}" for state, n in plan.counts.items() if n)
     click.echo(f"{plan.run_id}  {plan.status}  {counts or 'no members'}")
+    titles = {m.job_id: " at ".join(t for t in (m.title, m.company) if t) for m in plan.members}
     for group in plan.not_eligible:
         n = group.postings + len(group.job_ids)
-        click.echo(f"not eligible, {group.reason} ({n}): {group.sentence}")
+        click.echo(f"left out ({n}): {group.sentence} ({group.reason})")
         for job_id in group.job_ids:
-            click.echo(f"  {job_id}")
+            click.echo(f"  {job_id}  {titles.get(job_id) or '-'}")
     for member in plan.members:
         if member.state != "not_eligible":
-            title = " at ".join(t for t in (member.title, member.company) if t) or "-"
+            title = titles[member.job_id] or "-"
             problem = f"  ({member.error_code})" if member.error_code else ""
             click.echo(f"{member.job_id}  {member.state:<8} {title}{problem}")
 
