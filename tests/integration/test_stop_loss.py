@@ -147,7 +147,8 @@ async def test_rate_limits_never_trip_stop_loss(
     monkeypatch.setenv("FAKE_KEY", "sk-test-key")
     # A 429 fails the attempt at once (else it is waited out inside the attempt).
     settings.set_value("llm.rate_limit_max_wait_seconds", 0.0)
-    with FakeOpenAI("rate_limited", SCORE_REPORT) as provider:
+    # Each job's second attempt waits out the Retry-After: 2 s, not the fake's usual 7.
+    with FakeOpenAI("rate_limited", SCORE_REPORT, retry_after=2) as provider:
         set_lane(home, "score", "openai", "gpt-4o-mini", provider.base_url, "FAKE_KEY")
         start_worker()
         job_ids = []

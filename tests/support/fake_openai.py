@@ -155,9 +155,11 @@ class FakeOpenAI:
         fence: bool = False,
         truncate: bool = False,
         refuse_json_object: bool = False,
+        retry_after: int = 7,
     ) -> None:
         """``on_answer`` is called as each answer is handed to the server to send;
         ``answer(request body)`` is the payload of an ``ok`` answer (else ``payload``);
+        ``retry_after`` is the seconds a ``rate_limited`` answer's Retry-After asks for;
         the local servers' ways (module docstring) are off unless asked for."""
         assert refuse_tools in (None, *TOOLS_REFUSALS), refuse_tools
         self.refuse_tools = refuse_tools
@@ -165,6 +167,7 @@ class FakeOpenAI:
         self.fence = fence
         self.truncate = truncate
         self.refuse_json_object = refuse_json_object
+        self.retry_after = retry_after
         self.mode = mode
         self.delay = delay
         self.on_answer = on_answer
@@ -189,6 +192,8 @@ class FakeOpenAI:
     def _answer(self, request: Request) -> Response:
         if self.mode in _ERRORS:
             status, code, kind, headers = _ERRORS[self.mode]
+            if "Retry-After" in headers:
+                headers = {**headers, "Retry-After": str(self.retry_after)}
             error = {"message": f"fake {code}", "type": kind, "code": code}
             return Response.json({"error": error}, status=status, headers=headers, delay=self.delay)
         body = json.loads(request.body or b"{}")
