@@ -97,8 +97,10 @@ def _recovery_rows() -> ColumnElement[bool]:
         earlier.c.state == StageState.SUCCEEDED.value,
         and_(earlier.c.state == StageState.SKIPPED.value, earlier.c.error_code.in_(NOT_ASKED_FOR)),
     )
+    # The job's own rows by their key: offered the tenant too, SQLite (no statistics)
+    # walked a stage's rows of the tenant for each row, 71 s at 20,000 jobs.
     unfinished_before = exists().where(
-        earlier.c.tenant_id == S.c.tenant_id,
+        tenancy.keyed(earlier, S.c.tenant_id),
         earlier.c.job_id == S.c.job_id,
         earlier.c.stage.in_(rules.RECOVERABLE_STAGES),
         _stage_order(earlier.c.stage) < _stage_order(S.c.stage),
