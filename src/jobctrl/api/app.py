@@ -43,7 +43,9 @@ from jobctrl.domain.errors import (
     INVALID_INPUT,
     METHOD_NOT_ALLOWED,
     NOT_FOUND,
+    DiskFullError,
     JobctrlError,
+    disk_full,
     status_of,
 )
 from jobctrl.home import Home
@@ -107,6 +109,9 @@ def create_app(
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         # A bug: the traceback goes to the home's log, the client gets a code and where
         # to look (as the CLI does), never the exception text.
+        if disk_full(exc):  # not a bug: said as the CLI says it
+            full = DiskFullError()
+            return error_response(full.code, full.message)
         log.error("unexpected error in %s %s", request.method, request.url.path)
         where = home.log_exception(exc)
         # The log's path is the operator's to know: a request with a token (any tenant's;

@@ -16,7 +16,7 @@ import click
 from jobctrl.app.home import current_home
 from jobctrl.app.models import dumps
 from jobctrl.app.tenants import require_tenant
-from jobctrl.domain.errors import JobctrlError, StageError
+from jobctrl.domain.errors import DiskFullError, JobctrlError, StageError, disk_full
 from jobctrl.home import Home
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -68,6 +68,9 @@ def handle_errors(fn: F) -> F:
             stop_writing_stdout()
             sys.exit(EXIT_BROKEN_PIPE)
         except Exception as exc:
+            if disk_full(exc):  # not a bug, and the log could not be written either
+                click.echo(f"error: {DiskFullError().message}", err=True)
+                sys.exit(1)
             path = Home.resolve().log_exception(exc)  # the home's log, whatever the tenant
             where = f" (details in {path})" if path else ""
             click.echo(f"error: unexpected internal error{where}", err=True)

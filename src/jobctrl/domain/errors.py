@@ -9,6 +9,7 @@ the API both read it (``exit_status``, ``http_status``).
 
 from __future__ import annotations
 
+import errno
 from datetime import timedelta
 from typing import NamedTuple
 
@@ -113,6 +114,7 @@ WORKER_RUNTIME_UNAVAILABLE = "worker_runtime_unavailable"
 PORT_UNAVAILABLE = "port_unavailable"
 DATABASE_BUSY = "database_busy"  # another process held the write lock too long: try again
 DATABASE_DAMAGED = "database_damaged"  # the SQLite file is not a sound database
+DISK_FULL = "disk_full"  # no space left where the home is: nothing could be written
 INTERNAL_ERROR = "internal_error"  # a bug: details only in the home's log
 # `jobctrl store copy`: the target already holds jobctrl data (never overwritten), cannot be
 # reached, or refused the copy (rolled back: nothing of it was written); a worker still writes
@@ -230,6 +232,7 @@ STATUS: dict[str, Status] = {
     WORKER_RUNTIME_UNAVAILABLE: Status(2, 503),
     DATABASE_BUSY: Status(75, 503),  # 75: EX_TEMPFAIL, "try again later"
     DATABASE_DAMAGED: Status(1, 503),
+    DISK_FULL: Status(1, 507),
     STORE_SOURCE_IN_USE: Status(1, 409),
     STORE_TARGET_NOT_EMPTY: Status(1, 409),
     STORE_TARGET_UNREACHABLE: Status(2, 503),  # like an unreachable Temporal server
@@ -376,6 +379,31 @@ class DatabaseDamagedError(JobctrlError):
             code=DATABASE_DAMAGED,
         )
         self.detail = detail
+
+
+class DiskFullError(JobctrlError):
+    """No space left on the disk that holds the home (``disk_full``)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the disk that holds the home is full: free some space, then try again",
+            code=DISK_FULL,
+        )
+
+
+def disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an error it was raised from) is a full disk: the system's
+    ENOSPC, or SQLite's "database or disk is full" (as the driver or SQLAlchemy words it)."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # a short chain of causes: never loop on a cycle
+        if seen is None:
+            return False
+        if isinstance(seen, OSError) and seen.errno == errno.ENOSPC:
+            return True
+        if "database or disk is full" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 class BudgetExceededError(StageError):
