@@ -304,11 +304,10 @@ def _database(home: Home, store: Store) -> HealthCheck:
 def _disk(home: Home) -> HealthCheck:
     usage = shutil.disk_usage(home.root)
     status = rules.disk_status(usage.free)
-    gb = usage.free / 1024**3
     return _check(
         "disk",
         status,
-        f"{gb:.1f} GB free on the disk that holds the home.",
+        f"{rules.free_space_words(usage.free)} free on the disk that holds the home.",
         f"free some space on the disk that holds {home.root}",
         freeBytes=usage.free,
         totalBytes=usage.total,

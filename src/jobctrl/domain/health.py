@@ -55,6 +55,14 @@ def disk_status(free_bytes: int) -> CheckStatus:
     return CheckStatus.WARN if free_bytes < DISK_WARN_BYTES else CheckStatus.OK
 
 
+def free_space_words(free_bytes: int) -> str:
+    """Free space as a person reads it: "65.9 GB", or "1.4 MB" under a gigabyte (a disk
+    that still has a little is never "0.0 GB")."""
+    if free_bytes >= 1024**3:
+        return f"{free_bytes / 1024**3:.1f} GB"
+    return f"{free_bytes / 1024**2:.1f} MB"
+
+
 def retention_status(retention: timedelta | None, wanted_days: int) -> CheckStatus:
     """Warn when the namespace keeps histories for less than ``wanted_days`` (or keeps
     them for an unknown time); longer is fine."""
