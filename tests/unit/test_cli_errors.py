@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import sqlite3
+from pathlib import Path
 
 import httpx
 from click.testing import CliRunner
@@ -40,9 +41,28 @@ def _real_disk_full_error() -> sqlite3.OperationalError:
     raise AssertionError("SQLite grew past its cap")
 
 
-def test_a_full_disk_is_said_in_words_not_as_an_internal_error(home, monkeypatch):
-    full = _real_disk_full_error()
-    for error in (full, OSError(errno.ENOSPC, "No space left on device")):
+def _real_read_only_error(path: Path) -> sqlite3.OperationalError:
+    """SQLite's own error on a write to a database it may only read."""
+    sqlite3.connect(path).execute("CREATE TABLE t (x)")
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        db.execute("INSERT INTO t VALUES (1)")
+    except sqlite3.OperationalError as exc:
+        return exc
+    raise AssertionError("SQLite wrote to a read-only database")
+
+
+def test_a_full_or_read_only_disk_is_said_in_words_not_as_an_internal_error(
+    home, monkeypatch, tmp_path
+):
+    full = "error: the disk that holds the home is full: free some space, then try again"
+    read_only = "error: the home's files cannot be written (a read-only disk"
+    for error, said in (
+        (_real_disk_full_error(), full),
+        (OSError(errno.ENOSPC, "No space left on device"), full),
+        (_real_read_only_error(tmp_path / "ro.db"), read_only),
+        (OSError(errno.EROFS, "Read-only file system"), read_only),
+    ):
 
         def broken(*_args, error=error, **_kwargs):
             raise error
@@ -50,9 +70,7 @@ def test_a_full_disk_is_said_in_words_not_as_an_internal_error(home, monkeypatch
         monkeypatch.setattr(queries_module, "list_jobs", broken)
         result = CliRunner().invoke(main, ["jobs"])
         assert result.exit_code == 1
-        assert result.output.strip() == (
-            "error: the disk that holds the home is full: free some space, then try again"
-        )
+        assert result.output.strip().startswith(said), result.output
 
 
 async def test_the_api_says_a_full_disk_too(home, monkeypatch):

@@ -43,10 +43,9 @@ from jobctrl.domain.errors import (
     INVALID_INPUT,
     METHOD_NOT_ALLOWED,
     NOT_FOUND,
-    DiskFullError,
     JobctrlError,
-    disk_full,
     status_of,
+    storage_error,
 )
 from jobctrl.home import Home
 
@@ -109,9 +108,9 @@ def create_app(
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         # A bug: the traceback goes to the home's log, the client gets a code and where
         # to look (as the CLI does), never the exception text.
-        if disk_full(exc):  # not a bug: said as the CLI says it
-            full = DiskFullError()
-            return error_response(full.code, full.message)
+        storage = storage_error(exc)  # a full or read-only disk: not a bug
+        if storage is not None:
+            return error_response(storage.code, storage.message)
         log.error("unexpected error in %s %s", request.method, request.url.path)
         where = home.log_exception(exc)
         # The log's path is the operator's to know: a request with a token (any tenant's;

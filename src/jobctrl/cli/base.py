@@ -16,7 +16,7 @@ import click
 from jobctrl.app.home import current_home
 from jobctrl.app.models import dumps
 from jobctrl.app.tenants import require_tenant
-from jobctrl.domain.errors import DiskFullError, JobctrlError, StageError, disk_full
+from jobctrl.domain.errors import JobctrlError, StageError, storage_error
 from jobctrl.home import Home
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -68,9 +68,10 @@ def handle_errors(fn: F) -> F:
             stop_writing_stdout()
             sys.exit(EXIT_BROKEN_PIPE)
         except Exception as exc:
-            if disk_full(exc):  # not a bug, and the log could not be written either
-                click.echo(f"error: {DiskFullError().message}", err=True)
-                sys.exit(1)
+            storage = storage_error(exc)  # a full or read-only disk: not a bug (no log)
+            if storage is not None:
+                click.echo(f"error: {storage.message}", err=True)
+                sys.exit(storage.exit_status)
             path = Home.resolve().log_exception(exc)  # the home's log, whatever the tenant
             where = f" (details in {path})" if path else ""
             click.echo(f"error: unexpected internal error{where}", err=True)

@@ -115,6 +115,7 @@ PORT_UNAVAILABLE = "port_unavailable"
 DATABASE_BUSY = "database_busy"  # another process held the write lock too long: try again
 DATABASE_DAMAGED = "database_damaged"  # the SQLite file is not a sound database
 DISK_FULL = "disk_full"  # no space left where the home is: nothing could be written
+HOME_READ_ONLY = "home_read_only"  # the home is on a read-only disk, or its files are
 INTERNAL_ERROR = "internal_error"  # a bug: details only in the home's log
 # `jobctrl store copy`: the target already holds jobctrl data (never overwritten), cannot be
 # reached, or refused the copy (rolled back: nothing of it was written); a worker still writes
@@ -233,6 +234,7 @@ STATUS: dict[str, Status] = {
     DATABASE_BUSY: Status(75, 503),  # 75: EX_TEMPFAIL, "try again later"
     DATABASE_DAMAGED: Status(1, 503),
     DISK_FULL: Status(1, 507),
+    HOME_READ_ONLY: Status(1, 503),
     STORE_SOURCE_IN_USE: Status(1, 409),
     STORE_TARGET_NOT_EMPTY: Status(1, 409),
     STORE_TARGET_UNREACHABLE: Status(2, 503),  # like an unreachable Temporal server
@@ -391,19 +393,34 @@ class DiskFullError(JobctrlError):
         )
 
 
-def disk_full(exc: BaseException) -> bool:
-    """Whether ``exc`` (or an error it was raised from) is a full disk: the system's
-    ENOSPC, or SQLite's "database or disk is full" (as the driver or SQLAlchemy words it)."""
+class HomeReadOnlyError(JobctrlError):
+    """The home's files cannot be written: a read-only disk, or the database file's
+    permissions (``home_read_only``)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the home's files cannot be written (a read-only disk, or their permissions): "
+            "check the disk and the files of the home",
+            code=HOME_READ_ONLY,
+        )
+
+
+def storage_error(exc: BaseException) -> JobctrlError | None:
+    """The full disk or read-only home that ``exc`` (or an error it was raised from) is,
+    as the error a person reads; None for anything else. The system's ENOSPC and EROFS,
+    SQLite's "database or disk is full" and "attempt to write a readonly database" (as
+    the driver or SQLAlchemy words them)."""
     seen: BaseException | None = exc
     for _ in range(8):  # a short chain of causes: never loop on a cycle
         if seen is None:
-            return False
-        if isinstance(seen, OSError) and seen.errno == errno.ENOSPC:
-            return True
-        if "database or disk is full" in str(seen):
-            return True
+            return None
+        code = seen.errno if isinstance(seen, OSError) else None
+        if code == errno.ENOSPC or "database or disk is full" in str(seen):
+            return DiskFullError()
+        if code == errno.EROFS or "readonly database" in str(seen):
+            return HomeReadOnlyError()
         seen = seen.__cause__ or seen.__context__
-    return False
+    return None
 
 
 class BudgetExceededError(StageError):
