@@ -9,6 +9,7 @@ a sentence and the command that fixes it. Read-only; the rules are ``domain.heal
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 from datetime import datetime, timedelta
 from typing import Any
@@ -303,7 +304,17 @@ def _database(home: Home, store: Store) -> HealthCheck:
 
 def _disk(home: Home) -> HealthCheck:
     usage = shutil.disk_usage(home.root)
-    status = rules.disk_status(usage.free)
+    writable = os.access(home.root, os.W_OK)  # False on a read-only disk, even for root
+    status = rules.disk_status(usage.free, writable=writable)
+    if not writable:
+        return _check(
+            "disk",
+            status,
+            "The home cannot be written to (a read-only disk, or its permissions).",
+            f"make {home.root} writable for the user that runs jobctrl",
+            freeBytes=usage.free,
+            totalBytes=usage.total,
+        )
     return _check(
         "disk",
         status,

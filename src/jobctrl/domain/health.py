@@ -49,8 +49,9 @@ def worst(statuses: list[CheckStatus]) -> CheckStatus:
     return max(statuses, key=_RANK.__getitem__, default=CheckStatus.OK)
 
 
-def disk_status(free_bytes: int) -> CheckStatus:
-    if free_bytes < DISK_FAIL_BYTES:
+def disk_status(free_bytes: int, *, writable: bool = True) -> CheckStatus:
+    """Fail on a home that cannot be written (a read-only disk), whatever space it has."""
+    if not writable or free_bytes < DISK_FAIL_BYTES:
         return CheckStatus.FAIL
     return CheckStatus.WARN if free_bytes < DISK_WARN_BYTES else CheckStatus.OK
 
