@@ -95,9 +95,11 @@ def plan_rows(
         ):
             preps[wf] = (status, started)  # the newest execution under the id wins
         stages: dict[str, dict[str, tuple[str, str | None, bool]]] = {}
+        # By the jobs' key: offered the tenant as a column to match, SQLite (without
+        # statistics) read every stage row of the tenant (157 ms at 20,000 jobs).
         for job_id, stage, state, code, retryable in conn.execute(
             select(S.c.job_id, S.c.stage, S.c.state, S.c.error_code, S.c.retryable).where(
-                tenancy.scoped(S, conn), S.c.job_id.in_(job_ids)
+                tenancy.keyed(S, tenancy.tenant_of(conn)), S.c.job_id.in_(job_ids)
             )
         ):
             stages.setdefault(job_id, {})[stage] = (state, code, bool(retryable))
