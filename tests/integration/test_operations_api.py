@@ -125,6 +125,7 @@ async def test_the_page_offers_resume_and_stop(api, home, store, monkeypatch):
     text = (await api.get("/operations")).text
     assert 'data-post="/v1/stop-loss/lane/tailor/resume"' in text
     assert "jobctrl resume tailor" in text
+    assert "The AI provider refused the key" in text, "the pause's cause in words"
     assert 'data-post="/v1/executions/prep-stray/stop"' in text
     lines = cli_ops.render(app_ops.operations_snapshot(home))
     assert any("jobctrl resume tailor" in line for line in lines)
@@ -164,3 +165,10 @@ def test_cli_follow_refuses_an_interval_it_cannot_sleep(home, store, interval):
     result = CliRunner().invoke(main, ["ops", "--follow", "--interval", interval])
     assert result.exit_code == 2 and "--interval" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+async def test_the_page_says_a_cancelled_run_was_cancelled(api, home, store):
+    discovery.open_run(store, REF, ["greenhouse"], 3, 1, 1)
+    discovery.finish_run(store, DiscoverFinish(REF, "canceled", None, {}))
+    text = (await api.get("/operations")).text
+    assert "The discovery run was cancelled;" in text
