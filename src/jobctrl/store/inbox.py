@@ -168,10 +168,12 @@ def _failures(conn: Any, job_ids: list[str] | None) -> dict[str, tuple[bool | No
     """job id → (retryable, automatic attempts) of its failed stage (the first in
     pipeline order when several failed)."""
     query = select(S.c.job_id, S.c.stage, S.c.retryable, S.c.auto_attempts).where(
-        tenancy.scoped(S, conn), S.c.state == StageState.FAILED.value
+        S.c.state == StageState.FAILED.value
     )
-    if job_ids is not None:
-        query = query.where(S.c.job_id.in_(job_ids))
+    if job_ids is None:
+        query = query.where(tenancy.scoped(S, conn))
+    else:  # by the jobs' key: with the tenant to match, SQLite read all its stage rows
+        query = query.where(tenancy.keyed(S, tenancy.tenant_of(conn)), S.c.job_id.in_(job_ids))
     found: dict[str, tuple[int, bool | None, int]] = {}
     for job_id, stage, retryable, attempts in conn.execute(query):
         order = STAGE_ORDER.get(stage, len(STAGE_ORDER))
