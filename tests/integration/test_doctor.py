@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from datetime import timedelta
 
+from jobctrl.app.health import doctor
 from jobctrl.domain.clock import utcnow
 from jobctrl.domain.discovery import ExecutionRef
 from jobctrl.store import discovery, jobs, stop_loss, workflow_runs
@@ -124,3 +126,16 @@ def test_a_damaged_database_is_the_failed_check_and_every_command_says_so(
     assert listed.returncode == 1
     assert "the database file is damaged" in listed.stderr
     assert "internal error" not in listed.stderr
+
+
+async def test_a_write_lock_held_by_another_program_is_a_warning(home, store, no_temporal):
+    holder = sqlite3.connect(home.database_path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # a sqlite3 shell left mid-transaction, say
+    try:
+        report = await doctor(home)
+    finally:
+        holder.rollback()
+        holder.close()
+    database = next(c for c in report.checks if c.name == "database")
+    assert database.status == "warn" and "write lock" in database.summary
+    assert database.fix == "close the other program that has jobctrl.db open"

@@ -297,6 +297,14 @@ def _database(home: Home, store: Store) -> HealthCheck:
             "upgrade jobctrl (the database is newer)" if newer else "jobctrl init",
             **figures,
         )
+    if health_store.write_lock_held(store):
+        return _check(
+            "database",
+            WARN,
+            "Another program holds the database's write lock: every change waits for it.",
+            f"close the other program that has {home.database_path.name} open",
+            **figures,
+        )
     return _check(
         "database", OK, f"The database is sound and migrated ({state.current}).", **figures
     )

@@ -4,6 +4,7 @@ refer to whose file is missing from the home."""
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -26,6 +27,7 @@ __all__ = [
     "open_runs_started_before",
     "retention_days",
     "schema_state",
+    "write_lock_held",
 ]
 
 
@@ -44,6 +46,27 @@ def integrity_problem(store: Store) -> str | None:
             return None
         rows = [str(r[0]) for r in conn.exec_driver_sql("PRAGMA quick_check").all()]
     return None if rows == ["ok"] else (rows[0] if rows else "no answer")
+
+
+def write_lock_held(store: Store, wait_seconds: float = 1.0) -> bool:
+    """Whether another process holds SQLite's write lock for ``wait_seconds`` on end:
+    every change waits on it (and gives up with ``database_busy``). Asked on a connection
+    of its own (BEGIN IMMEDIATE, rolled back at once), not the store's, whose writers wait
+    the full busy timeout. PostgreSQL: False (its writers queue on row locks)."""
+    url = store.writer.url
+    if url.get_backend_name() != "sqlite" or not url.database:
+        return False
+    db = sqlite3.connect(url.database, timeout=wait_seconds)
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        db.rollback()
+        return False
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return True
+        raise
+    finally:
+        db.close()
 
 
 @dataclass(frozen=True)
