@@ -180,3 +180,15 @@ async def test_a_draining_run_refuses_a_start_and_the_setting_cancels_its_prepar
         assert 'data-post="/v1/discovery" disabled' not in page
         nothing = await api.post("/v1/discovery/cancel")
         assert nothing.status_code == 409 and nothing.json()["error"]["code"] == "not_running"
+
+
+async def test_a_run_that_has_not_planned_its_steps_shows_no_step_count(
+    home, client, task_queue, fast_settings
+):
+    # No worker polls: the run cannot have recorded its plan, so it is only "starting".
+    started = await asyncio.to_thread(run_cli, "discover")
+    try:
+        assert started.returncode == 0, started.stderr
+        assert "starting" in started.stdout and "0/0" not in started.stdout, started.stdout
+    finally:
+        await client.get_workflow_handle("discover-local").terminate("test over")

@@ -24,7 +24,7 @@ from jobctrl.domain.plain_words import sentence
 
 def _run_line(run: DiscoveryRunView | DiscoveryStarting) -> str:
     if isinstance(run, DiscoveryStarting):  # no plan recorded yet: no steps, no counts
-        return f"{run.run_id}  {run.status:<9} 0/0 steps"
+        return f"{run.run_id}  {run.status:<9} (its steps are not planned yet)"
     if run.status == RunStatus.REFUSED:  # not a failure: it let another run finish
         return f"{run.run_id}  skipped   another search was still running (run {run.yielded_to})"
     progress = run.progress
