@@ -106,7 +106,7 @@ def _facts_chunk(conn: Connection, job_ids: list[str], now: datetime) -> dict[st
     closed = {
         row.id: row.availability == Availability.UNAVAILABLE  # as stage_states.posting_closed_in
         for row in conn.execute(
-            select(J.c.id, J.c.availability).where(tenancy.scoped(J, conn), J.c.id.in_(job_ids))
+            select(J.c.id, J.c.availability).where(tenancy.keyed(J, conn), J.c.id.in_(job_ids))
         )
     }
     scores = dict(
@@ -132,7 +132,7 @@ def _facts_chunk(conn: Connection, job_ids: list[str], now: datetime) -> dict[st
         row.job_id: row
         for row in conn.execute(
             select(A.c.id, A.c.job_id, A.c.status, A.c.channel).where(
-                tenancy.scoped(A, conn), A.c.job_id.in_(job_ids)
+                tenancy.keyed(A, conn), A.c.job_id.in_(job_ids)
             )
         )
     }

@@ -132,12 +132,15 @@ def _unary_plus(element: _NotIndexed, compiler: SQLCompiler, **kw: Any) -> str:
     return "+" + compiler.process(element.column, **kw)
 
 
-def keyed(table: FromClause, tenant: str | ColumnElement[str]) -> ColumnElement[bool]:
+def keyed(table: FromClause, tenant: str | ColumnElement[str] | Connection) -> ColumnElement[bool]:
     """``table.tenant_id = tenant`` for a row found by a key the tenant does not narrow
     (a job id is one tenant's already). SQLite keeps no statistics: offered
     ``tenant_id = ? AND job_id = ?`` its planner may walk a tenant-first index (every row
     of the tenant) rather than the key's; written ``+tenant_id`` it takes the key's.
-    ``tenant`` may be an outer row's ``tenant_id`` (a correlated subquery)."""
+    ``tenant`` may be an outer row's ``tenant_id`` (a correlated subquery), or a
+    connection (the tenant it acts for, as ``scoped``)."""
+    if isinstance(tenant, Connection):
+        tenant = tenant_of(tenant)
     return _NotIndexed(table.c.tenant_id) == tenant
 
 
