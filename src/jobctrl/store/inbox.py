@@ -204,7 +204,7 @@ def listings(store: Store, job_ids: list[str]) -> dict[str, list[dict[str, Any]]
             chunk = job_ids[start : start + _CHUNK]
             query = (
                 select(SO.c.job_id, SO.c.source_kind, SO.c.source_name, SO.c.url)
-                .where(tenancy.scoped(SO, conn), SO.c.job_id.in_(chunk))
+                .where(tenancy.keyed(SO, conn), SO.c.job_id.in_(chunk))
                 .order_by(SO.c.job_id, SO.c.first_seen_at, SO.c.id)
             )
             for row in conn.execute(query).mappings():
