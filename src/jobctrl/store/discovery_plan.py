@@ -87,7 +87,7 @@ def plan_rows(
         for wf, status, started in conn.execute(
             select(W.c.workflow_id, W.c.status, W.c.started_at)
             .where(
-                tenancy.scoped(W, conn),
+                tenancy.keyed(W, conn),  # by the jobs' index, as the stage rows below
                 W.c.workflow_type == WorkflowType.PREPARATION.value,
                 W.c.job_id.in_(job_ids),
             )
