@@ -122,6 +122,8 @@ async def test_cancel_with_preparations_stops_finding_and_the_preparations_it_st
     left = runs_store.open_preparations(store, ref)
     assert left == [], (left, result["preparationsCanceled"])
     assert not discovery_gate(home).busy, "a new run may start once it is stopped"
+    plan = (await asyncio.to_thread(run_cli, "runs", "--plan", run_id)).stdout
+    assert "You cancelled the preparation of this job. (canceled)" in plan, plan
 
 
 async def test_a_draining_run_refuses_a_start_and_the_setting_cancels_its_preparations(

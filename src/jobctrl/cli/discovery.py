@@ -169,7 +169,8 @@ def _show_plan(plan: RunPlan, as_json: bool) -> None:
     for member in plan.members:
         if member.state != "not_eligible":
             title = titles[member.job_id] or "-"
-            problem = f"  ({member.error_code})" if member.error_code else ""
+            code = member.error_code
+            problem = f"  {sentence(code)} ({code})" if code else ""
             click.echo(f"{member.job_id}  {member.state:<8} {title}{problem}")
 
 
