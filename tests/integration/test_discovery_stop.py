@@ -67,7 +67,8 @@ async def _closed(client, workflow_id: str) -> WorkflowExecutionStatus:
 
 
 def _stops(page: str) -> dict[str, str]:
-    """The Runs page's two stops, each with its class ("": the highlighted default)."""
+    """A page's two stops (Runs, Operations), each with its class ("": the highlighted
+    default)."""
     found = re.findall(
         r'class="(\w*)" data-post="/v1/discovery/cancel\?withPreparations=(\w+)"', page
     )
@@ -98,6 +99,8 @@ async def test_cancel_with_preparations_stops_finding_and_the_preparations_it_st
         page = (await api.get("/runs")).text
     assert _stops(page) == {"false": "secondary", "true": ""}
     assert "your default: stop finding jobs and cancel the preparations" in page
+    async with app_client(home) as api:  # the Operations page offers the same two stops
+        assert _stops((await api.get("/operations")).text) == {"false": "secondary", "true": ""}
 
     stop = await asyncio.to_thread(run_cli, "discover", "--cancel", "--json")
     assert stop.returncode == 0, stop.stderr

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse
 
 from jobctrl.api.deps import TenantHome, tenant_router
 from jobctrl.api.pages import render_page
+from jobctrl.app import discovery as app_discovery
 from jobctrl.app import health as app_health
 from jobctrl.app import operations as app_ops
 from jobctrl.app.models import dump
@@ -54,6 +55,7 @@ async def operations_page(home: TenantHome, fragment: str = "") -> HTMLResponse:
     snap = await asyncio.to_thread(app_ops.operations_snapshot, home)
     context: dict[str, Any] = {
         "snap": dump(snap),
+        "gate": dump(await asyncio.to_thread(app_discovery.discovery_gate, home)),
         "health": dump(await app_health.recent_doctor(home)),
         "scope_labels": SCOPE_LABELS,
         "ops_stages": OPS_STAGES,
