@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import platformdirs
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, configuration, given, settings
@@ -55,10 +56,14 @@ def _no_browser(monkeypatch) -> None:
 
 
 @pytest.fixture(autouse=True, scope="module")
-def _hypothesis_home(tmp_path_factory) -> Iterator[None]:
+def _hypothesis_home() -> Iterator[None]:
     """Hypothesis caches the constants it mines from source files under ``.hypothesis``
-    (even with ``database=None``): keep that out of the repository."""
-    configuration.set_hypothesis_home_dir(tmp_path_factory.mktemp("hypothesis"))
+    (even with ``database=None``): keep that out of the repository, in the user's cache
+    directory, where the next run finds them (the cache is keyed by each file's hash; a
+    cold one costs the test seconds of mining)."""
+    configuration.set_hypothesis_home_dir(
+        platformdirs.user_cache_path("jobctrl-tests") / "hypothesis"
+    )
     yield
     configuration.set_hypothesis_home_dir(None)
 
