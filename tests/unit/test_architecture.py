@@ -38,6 +38,7 @@ LONG_MODULES = {
     "domain/truth/sentences.py": "the truth check's reading of names, tools and claim words",
     "domain/truth/claims.py": "the truth check's rules for one sentence against its facts",
     "domain/events.py": "the event registry: one small typed class per event",
+    "domain/errors.py": "the catalogue of error codes and their exit/HTTP status table",
     "workflows/starts.py": "the one module that starts, describes and cancels executions",
     "store/stage_states.py": "a stage row's whole life: claim, fence, finish, reset, skip",
     "worker/reconcile.py": "runs, orphans and stop requests against what Temporal reports",
