@@ -23,16 +23,19 @@ from markupsafe import escape
 from sqlalchemy import select
 
 from jobctrl.api.app import create_app
-from jobctrl.app import truth
+from jobctrl.app import profile_edit, truth
 from jobctrl.app.lanes import set_lane
 from jobctrl.config import load_config
 from jobctrl.domain.errors import (
     COVER_FABRICATION,
     MATERIALS_MISSING,
+    PROFILE_EMPTY,
+    PROVIDER_INVALID_OUTPUT,
     TAILOR_FABRICATION,
     StageError,
 )
 from jobctrl.domain.materials import TailoredResume
+from jobctrl.domain.plain_words import sentence
 from jobctrl.domain.truth.document import FabricationError, Finding
 from jobctrl.stages import materials
 from jobctrl.stages.context import StageContext
@@ -339,3 +342,38 @@ def test_a_repair_answer_that_leaves_everything_out_is_no_document(
     assert {f["where"] for f in check["findings"]} >= {"summary[0]", "experience[0].bullets[1]"}, (
         "the first answer's findings, which the repair request was about"
     )
+
+
+def test_an_empty_profile_is_refused_up_front_and_never_called_a_fabrication(
+    ctx, home, store, job_id
+):
+    # A fresh home (no resume imported): nothing of the person to write from. Tailor says
+    # so with the command that fixes it, records no truth check (none ran) and is not
+    # retried automatically; it never reports a fabrication of "0 unsupported claims".
+    profile_edit.save_profile(home, {})
+    with pytest.raises(StageError) as caught:
+        materials.tailor(ctx, job_id, "run-1", None)
+
+    assert not isinstance(caught.value, FabricationError)
+    assert caught.value.code == PROFILE_EMPTY and caught.value.retryable is False
+    row = _states(store, job_id)["tailor"]
+    assert (row["state"], row["error_code"], row["retryable"]) == ("failed", PROFILE_EMPTY, False)
+    assert "is empty" in row["error_message"] and "jobctrl profile import" in row["error_message"]
+    assert "jobctrl profile import" in sentence(PROFILE_EMPTY)
+    assert truth_checks.latest(store, job_id) is None
+
+
+def test_an_answer_saying_nothing_of_the_person_is_unusable_never_a_fabrication_of_0_claims(
+    ctx, store, job_id, script, provider
+):
+    empty = {**TRUE_RESUME, "headline": {"text": "", "facts": []}, "summary": [],
+             "experience": [], "education": [], "skills": []}  # fmt: skip
+    script.update(resume=empty, resume_repair=empty)
+    with pytest.raises(StageError) as caught:
+        materials.tailor(ctx, job_id, "run-1", None)
+
+    assert not isinstance(caught.value, FabricationError)
+    assert caught.value.code == PROVIDER_INVALID_OUTPUT and caught.value.retryable is False
+    assert truth_checks.latest(store, job_id) is None, "no check refused it: nothing was found"
+    with pytest.raises(ValueError):
+        FabricationError(TAILOR_FABRICATION, [])

@@ -56,6 +56,7 @@ POSTING_EXPIRED = "POSTING_EXPIRED"  # a check found validThrough in the past
 JOB_HIDDEN = "JOB_HIDDEN"  # hidden by the person: never prepared, checked or applied to
 TAILOR_FABRICATION = "TAILOR_FABRICATION"  # a tailored resume claims what its facts lack
 COVER_FABRICATION = "COVER_FABRICATION"  # a cover letter claims what its facts lack
+PROFILE_EMPTY = "PROFILE_EMPTY"  # Tailor/Cover refused: no role nor summary to write from
 CONFIGURATION = "configuration"  # a lane's provider or its key variable
 CONFIG_INVALID = "config_invalid"  # config.yaml cannot be read: waits until it is fixed
 PROVIDER_RATE_LIMITED = "provider_rate_limited"  # 429: retry after the provider's delay

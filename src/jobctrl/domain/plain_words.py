@@ -69,6 +69,10 @@ SENTENCES: dict[str, str] = {
     e.JOB_HIDDEN: "You said you are not interested in this job.",
     e.TAILOR_FABRICATION: "The tailored resume claimed something your profile does not say.",
     e.COVER_FABRICATION: "The cover letter claimed something your profile does not say.",
+    e.PROFILE_EMPTY: (
+        "Your profile is empty: import your resume (`jobctrl profile import FILE`), then"
+        " `jobctrl rescore` to score this job again and write its resume and letter."
+    ),
     e.CONFIGURATION: "The AI model is not set up (a provider or its key is missing).",
     e.CONFIG_INVALID: "Your config.yaml cannot be read: fix it and this continues.",
     e.PROVIDER_RATE_LIMITED: "The AI provider asked us to slow down; it will be tried again.",

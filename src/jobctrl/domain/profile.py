@@ -34,6 +34,8 @@ from pydantic import (
     model_validator,
 )
 
+from jobctrl.domain.errors import PROFILE_EMPTY, StageError
+
 # The limits (also in the README). A line: a name, a title, a skill, a link.
 MAX_LINE = 300
 MAX_TEXT = 1_000  # a bullet, a location
@@ -197,3 +199,19 @@ class TargetSearch(_Model):
     remote_only: bool = False
     keywords: list[Line] = Field(default_factory=list, max_length=MAX_TARGETS)
     seniority: list[Line] = Field(default_factory=list, max_length=MAX_TARGETS)
+
+
+def require_material_facts(profile: Profile) -> None:
+    """Refuse (``PROFILE_EMPTY``, not retried) to write a resume or letter from a profile
+    with no role and no summary: neither could say anything of the person, and what it
+    said would be refused as empty, never a fabrication (a fresh home, before an import)."""
+    if profile.experience or profile.summary.strip():
+        return
+    has_some = profile.skills or profile.education or profile.projects or profile.volunteer
+    what = "has no role and no summary yet" if has_some else "is empty"
+    raise StageError(
+        PROFILE_EMPTY,
+        f"Your profile {what}: import your resume (jobctrl profile import FILE) before "
+        "resumes and letters can be written, then score the job again (jobctrl rescore)",
+        retryable=False,
+    )

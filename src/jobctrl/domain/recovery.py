@@ -32,6 +32,7 @@ from jobctrl.domain.errors import (
     MIN_SCORE,
     MISSING_INPUT,
     POSTING_REFUSALS,
+    PROFILE_EMPTY,
     PROVIDER_AUTH,
     PROVIDER_OUTPUT_TRUNCATED,
     PROVIDER_REQUEST_REJECTED,
@@ -65,6 +66,7 @@ NON_RETRYABLE_CODES = POSTING_REFUSALS | frozenset(
         MISSING_INPUT,
         TAILOR_FABRICATION,
         COVER_FABRICATION,
+        PROFILE_EMPTY,  # waits for the person's resume (`jobctrl rescore` after)
         MIN_SCORE,
         CANCELED,
         BUDGET_EXCEEDED,  # resumes after the UTC rollover (worker/recovery.py)

@@ -41,6 +41,7 @@ from jobctrl.domain.errors import (
     POSTING_EXPIRED,
     POSTING_REFUSALS,
     POSTING_UNAVAILABLE,
+    PROFILE_EMPTY,
     PROVIDER_RATE_LIMITED,
     REQUIREMENT_FIT_MISSING,
     SOURCE_RATE_LIMITED,
@@ -78,6 +79,7 @@ NOT_THE_LANE = POSTING_REFUSALS | frozenset(
         MISSING_INPUT,
         POSTING_EXPIRED,
         POSTING_UNAVAILABLE,
+        PROFILE_EMPTY,  # the person's profile, not the lane: import a resume
         REQUIREMENT_FIT_MISSING,
     }
 )

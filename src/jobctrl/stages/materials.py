@@ -21,8 +21,7 @@ asked to repair, with the new generation or with the stage's failure.
 
 PDF renders the generation this preparation wrote: it refuses (``MATERIALS_MISSING``)
 unless Tailor and Cover both succeeded, rather than render an older generation in its
-place; a Cover left for the person to ask for (``COVER_ON_REQUEST``: below
-``materials.cover_min_score``) renders the resume alone.
+place; a Cover left for the person to ask for (``COVER_ON_REQUEST``) renders the resume alone.
 """
 
 from __future__ import annotations
@@ -47,11 +46,11 @@ from jobctrl.domain.errors import (
     StageError,
 )
 from jobctrl.domain.materials import CoverLetter, MaterialKind, TailoredResume
-from jobctrl.domain.profile import Profile
+from jobctrl.domain.profile import Profile, require_material_facts
 from jobctrl.domain.scoring import ScoreReport
 from jobctrl.domain.stages import Stage, StageState
 from jobctrl.domain.truth.claims import ClaimContext
-from jobctrl.domain.truth.document import FabricationError, Finding
+from jobctrl.domain.truth.document import FabricationError, Finding, refusal
 from jobctrl.domain.truth.repair import (
     Repaired,
     has_substance,
@@ -99,6 +98,7 @@ def _inputs(
         if version is not None
         else load_config(ctx.home).profile
     )
+    require_material_facts(profile)  # PROFILE_EMPTY: nothing of the person to write from
     return profile, ScoreReport.model_validate(score["report"]), job
 
 
@@ -249,7 +249,7 @@ def _generate(
         # What the check found: in the answer kept, and in the first one a repair replaced.
         found = tuple(dict.fromkeys([*found_first, *_findings(kept)]))
         if not _kept(kept, max_share):
-            raise FabricationError(spec.code, list(found), repair_requested=asked_again)
+            raise refusal(spec.code, found, repair_requested=asked_again)
         with ctx.store.write(clock=ctx.clock) as tx:
             stage_states.succeed_stage(tx, job_id, spec.stage, run_id, attempt)
             if spec.kind == MaterialKind.COVER:

@@ -39,7 +39,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from jobctrl.domain.errors import COVER_FABRICATION, TAILOR_FABRICATION, StageError
+from jobctrl.domain.errors import (
+    COVER_FABRICATION,
+    PROVIDER_INVALID_OUTPUT,
+    TAILOR_FABRICATION,
+    StageError,
+)
 from jobctrl.domain.facts import Fact, education_fact_id, experience_fact_id, fact_index
 from jobctrl.domain.materials import (
     Cited,
@@ -70,6 +75,7 @@ __all__ = [
     "check_resume",
     "check_sentences",
     "profile_text",
+    "refusal",
 ]
 
 MAX_SENTENCE = 300  # characters of a finding's line
@@ -94,6 +100,8 @@ class FabricationError(StageError):
     def __init__(
         self, code: str, findings: list[Finding], *, repair_requested: bool = False
     ) -> None:
+        if not findings:  # "not supported (0 unsupported claims)" is no reason: ``refusal``
+            raise ValueError("a fabrication names at least one unsupported claim")
         kinds = list(dict.fromkeys(f.kind for f in findings))
         shown = ", ".join(kinds[:3]) + (" and more" if len(kinds) > 3 else "")
         count = f"{len(findings)} unsupported claim{'s' if len(findings) != 1 else ''}"
@@ -105,6 +113,22 @@ class FabricationError(StageError):
         )
         self.findings = tuple(findings)
         self.repair_requested = repair_requested  # the one repair request was made
+
+
+def refusal(code: str, findings: Sequence[Finding], *, repair_requested: bool) -> StageError:
+    """Why a document the check could not keep is refused: its unsupported claims
+    (``FabricationError``), or, when it found none, that what was written says nothing of
+    the person (no role, no summary, no sentence citing the profile): an unusable answer,
+    never "a fabrication of 0 claims". Not retried automatically; a person's retry asks
+    again."""
+    if findings:
+        return FabricationError(code, list(findings), repair_requested=repair_requested)
+    what = "cover letter" if code == COVER_FABRICATION else "tailored resume"
+    return StageError(
+        PROVIDER_INVALID_OUTPUT,
+        f"the {what} written says nothing from the profile (no role, no summary); "
+        "nothing was saved",
+    )
 
 
 # -- the walk --------------------------------------------------------------------------------
