@@ -14,6 +14,7 @@ from jobctrl.domain.eta import (
     estimate,
     observed_parallelism,
     quantile,
+    running_for,
 )
 
 FIVE = [10.0, 20.0, 30.0, 40.0, 50.0]
@@ -50,6 +51,27 @@ def test_range_is_work_over_parallelism() -> None:
     assert eta["per_stage"]["enrich"]["low"] == pytest.approx(10 * 30 / 8)
     assert eta["per_stage"]["tailor"]["state"] == "done"
     assert eta["reason"] is None
+
+
+def test_a_stage_running_far_past_its_recent_runs_withholds_the_number() -> None:
+    # Samples of 10-50 s: a row running 90 s is within 2 x p90 + 1 s and priced as usual;
+    # one running 120 s shows the samples no longer say what is left (a slow site today).
+    assert estimate(ready(running_for={"enrich": 90.0}))["state"] == "available"
+    eta = estimate(ready(running_for={"enrich": 120.0, "score": 5.0}))
+    assert (eta["state"], eta["reason"], eta["low"], eta["high"]) == (
+        "unavailable",
+        "overrunning",
+        None,
+        None,
+    )
+    assert "enrich has run 120 s, its recent runs 50 s" in eta["detail"]
+    assert "score" not in eta["detail"].split(":", 1)[1]
+    assert eta["per_stage"]["enrich"]["low"] is None  # no stage priced either
+    at = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+    longest = running_for(
+        [("enrich", at), ("enrich", at + timedelta(seconds=30))], at + timedelta(seconds=40)
+    )
+    assert longest == {"enrich": 40.0}
 
 
 def test_one_job_is_never_faster_than_its_stages_in_a_row() -> None:

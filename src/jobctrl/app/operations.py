@@ -315,15 +315,12 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> Operation
     # fresh report).
     runtime = runtime_store.read_runtime(store, now, home_id=home_identity(home))
     paused = stop_loss.paused(store)
-    demand = (
-        recovery_store.retry_demand(store, now, stage_limit=limit)
-        if recovering
-        else {"due": 0, "waiting": 0}
-    )
+    idle = {"due": 0, "waiting": 0}
+    demand = recovery_store.retry_demand(store, now, stage_limit=limit) if recovering else idle
     wanted = {stage for stage, n in counts.demand.items() if n > 0}
     if counts.unscored_jobs and values["preparation.materials"]:
         wanted |= set(eta_rules.LATER)
-    spans = ops_store.stage_spans(store, now)
+    spans, running = ops_store.stage_spans(store, now), ops_store.running_since(store)
     eta = eta_rules.estimate(
         eta_rules.EtaInputs(
             phase=phase.value,
@@ -339,8 +336,9 @@ def operations_snapshot(home: Home, *, now: datetime | None = None) -> Operation
             retries_waiting=int(demand["waiting"]),
             budget_blocked=frozenset(_budget_blocked(store, settings, wanted, now)),
             observed_parallelism=eta_rules.observed_parallelism(
-                spans, ops_store.running_since(store), now
+                spans, [t for _, t in running], now
             ),
+            running_for=eta_rules.running_for(running, now),
             paused_lanes=frozenset(p.name for p in paused if p.kind == "lane" and p.name in wanted),
             held=counts.held,
             pauses_active=any(p.kind == "lane" for p in paused),  # refusals are a lane's

@@ -6,8 +6,10 @@ stage rows) from the last 14 days, the 50 most recent per stage; every stage wit
 remaining work needs at least 5 of them (else ``calibrating``). No number while the
 runtime inventory is stale or missing, while work waits on a spent budget, a stop-loss
 pause, a broken config.yaml or a retry backoff (its start cannot be bounded), while the
-inventory is truncated (contention unbounded) — then no stage's number either — or while
-the Discover execution can still add members (each stage's known backlog is still priced).
+inventory is truncated (contention unbounded), or while a stage running now has run past
+twice its p90 and a second (``overrunning``: a slow site or provider today, which the
+samples no longer describe) — then no stage's number either — or while the Discover
+execution can still add members (each stage's known backlog is still priced).
 
 The range. For each stage, its demand (rows pending, running or retried by recovery,
 plus the Tailor/Cover/PDF rows jobs not yet scored may still need) times a duration
@@ -68,7 +70,12 @@ REASONS = {
     "unbounded_contention": "the worker runs more than its report lists",
     "membership_open": "discovery is still adding jobs",
     "insufficient_samples": "not enough recent successful durations",
+    "overrunning": "work running now has taken far longer than its recent runs",
 }
+# A stage running longer than this against its p90 makes the samples no guide to what is
+# left (a slow site, a provider slower today): no number rather than one already wrong.
+OVERRUN_FACTOR = 2.0
+OVERRUN_GRACE = 1.0  # seconds: below this a run is never called overrunning
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,7 @@ class EtaInputs:
     held: frozenset[str] = frozenset()
     pauses_active: bool = False  # any lane or source is paused by stop-loss now
     observed_parallelism: float | None = None  # stage-seconds done per second, recently
+    running_for: Mapping[str, float] = field(default_factory=dict)  # stage -> longest run now
 
 
 def observed_parallelism(
@@ -123,6 +131,24 @@ def observed_parallelism(
     if length < MIN_OBSERVED_SECONDS:
         return None
     return sum((b - a).total_seconds() for a, b in intervals) / length
+
+
+def running_for(running: Sequence[tuple[str, datetime]], now: datetime) -> dict[str, float]:
+    """Per stage, the seconds its longest-running row has run so far."""
+    out: dict[str, float] = {}
+    for stage, started in running:
+        out[stage] = max(out.get(stage, 0.0), (now - started).total_seconds())
+    return out
+
+
+def _overrunning(inp: EtaInputs, per_stage: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The priced stages a row of which has run past ``OVERRUN_FACTOR`` times its p90."""
+    return [
+        f"{stage} has run {inp.running_for[stage]:.0f} s, its recent runs {entry['p90']:g} s"
+        for stage, entry in per_stage.items()
+        if entry["state"] == EtaState.AVAILABLE
+        and inp.running_for.get(stage, 0.0) > OVERRUN_FACTOR * entry["p90"] + OVERRUN_GRACE
+    ]
 
 
 def quantile(samples: Sequence[float], fraction: float) -> float:
@@ -228,6 +254,9 @@ def estimate(inp: EtaInputs) -> dict[str, Any]:
     withheld = _withheld(inp, high_n)
     if withheld is None and inp.phase == "discovering":
         withheld = EtaState.UNAVAILABLE, "membership_open"
+    overrun = _overrunning(inp, per_stage) if withheld is None else []
+    if overrun:
+        withheld = EtaState.UNAVAILABLE, "overrunning"
     if withheld is None and short:
         withheld = EtaState.CALIBRATING, "insufficient_samples"
     if short:
@@ -239,7 +268,9 @@ def estimate(inp: EtaInputs) -> dict[str, Any]:
         detail = REASONS[reason]
         if reason == "insufficient_samples":
             detail = "; ".join(f"{s} has {n} of {MIN_SAMPLES} samples" for s, n in short)
-        elif reason != "membership_open":
+        elif reason == "overrunning":
+            detail = f"{detail}: {'; '.join(overrun)}"
+        if reason not in ("membership_open", "insufficient_samples"):
             # What withholds the whole range withholds each stage's: only the already
             # known backlog of a run still adding jobs may be priced stage by stage.
             for entry in per_stage.values():

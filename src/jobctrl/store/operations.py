@@ -298,18 +298,18 @@ def duration_samples(store: Store, now: datetime) -> dict[str, list[float]]:
     }
 
 
-def running_since(store: Store) -> list[datetime]:
-    """When each preparation stage running now started."""
+def running_since(store: Store) -> list[tuple[str, datetime]]:
+    """Each preparation stage running now, with when it started."""
     with store.read() as conn:
         rows = conn.execute(
-            select(S.c.started_at).where(
+            select(S.c.stage, S.c.started_at).where(
                 tenancy.scoped(S, conn),
                 S.c.stage.in_(list(rules.OPS_STAGES)),
                 S.c.state == StageState.RUNNING.value,
                 S.c.started_at.is_not(None),
             )
-        ).scalars()
-        return [as_utc(r) for r in rows]
+        ).all()
+        return [(stage, as_utc(started)) for stage, started in rows]
 
 
 def materials_pass_rate(store: Store) -> float:
