@@ -10,9 +10,11 @@ import subprocess
 from pathlib import Path
 
 import httpx
+import pytest
 
 from jobctrl.api.app import create_app
 from jobctrl.app.materials import decide_materials, export_materials, material_files
+from jobctrl.domain.errors import ARTIFACT_MISSING, JobctrlError
 from jobctrl.store import artifacts, jobs, tenancy
 from jobctrl.store import materials as stored
 from tests.support.materials import prepared_job
@@ -146,6 +148,19 @@ def test_a_job_without_pdfs_is_a_clear_error(home, store, tmp_path):
     assert not out.exists(), "nothing written, not even the directory"
     _refused(run_cli("materials", "export", "nosuchjob", "--dir", str(out)))
     _refused(run_cli("materials", job.job_id, "--dir", str(out)))  # --dir needs export
+
+
+def test_a_pdf_file_gone_from_the_home_is_refused_with_the_command_that_makes_it_again(
+    home, store, site, fast_settings, tmp_path
+):
+    job_id = prepared_job(home, store, site, "/jobs/gone")
+    resume = next(m for m in stored.list_materials(store, job_id) if m["kind"] == "resume")
+    store.artifacts.path_for(resume["pdf_artifact"]).unlink()
+    with pytest.raises(JobctrlError) as caught:
+        export_materials(home, job_id, tmp_path / "out")
+    assert caught.value.code == ARTIFACT_MISSING
+    assert f"jobctrl reset {job_id} --stage pdf && jobctrl retry {job_id}" in str(caught.value)
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_file_in_place_of_the_directory_is_refused(home, store, site, fast_settings, tmp_path):

@@ -61,7 +61,8 @@ def _chosen(rows: list[dict[str, Any]], kind: str, approved_only: bool) -> dict[
 def material_files(store: Store, job_id: str, *, approved_only: bool = False) -> list[MaterialFile]:
     """Job ``job_id``'s resume and letter PDFs (resume first): the approved generation of
     each, else (unless ``approved_only``) the newest rendered one; a kind with none is
-    left out. A PDF missing from the artifact store is ``ARTIFACT_MISSING``."""
+    left out. A PDF missing from the artifact store is ``ARTIFACT_MISSING``, with the
+    command that renders it again."""
     job = jobs.job_row(store, job_id)
     company, role = job.get("company"), job.get("title")
     rows = stored.list_materials(store, job_id)
@@ -72,8 +73,10 @@ def material_files(store: Store, job_id: str, *, approved_only: bool = False) ->
             continue
         source = store.artifacts.path_for(row["pdf_artifact"])
         if not source.is_file():
-            raise JobctrlError(
-                f"the {kind.value} PDF of job {job_id} is missing from the artifact store",
+            raise JobctrlError(  # the command doctor gives for a missing PDF file, too
+                f"the {kind.value} PDF of job {job_id} is missing from the artifact store "
+                f"(its file was deleted or moved): make it again with `jobctrl reset {job_id} "
+                f"--stage pdf && jobctrl retry {job_id}` (a worker must be running)",
                 code=ARTIFACT_MISSING,
             )
         files.append(
