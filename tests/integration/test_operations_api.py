@@ -97,6 +97,11 @@ async def test_the_route_answers_the_contract_and_calibrates_first(api, home, st
         "insufficient_samples",
     )
     assert "tailor has 0 of 5 samples" in eta["detail"]
+    # Rows left but no preparation of the run open: the page does not claim preparation
+    # goes on, and offers no stop (a new run may start, as the gate says).
+    page = (await api.get("/operations")).text
+    assert "none of its jobs is being prepared right now" in page
+    assert "/v1/discovery/cancel" not in page
 
 
 async def test_with_enough_samples_the_eta_is_a_range(api, home, store):
