@@ -48,6 +48,10 @@ async def test_a_reset_abandoned_application_is_the_loops_to_prepare_again(
     assert json.loads(done.stdout)["status"] == "draft"
     row = applications.get(store, job_id)
     assert (row["status"], row["channel"], row["approval_digest"]) == ("draft", None, None)
+    shown = run_cli("apply", "show", job_id)  # in words, never "channel: None"
+    assert "channel: not chosen yet" in shown.stdout and "None" not in shown.stdout
+    assert "next: choose how to apply: `jobctrl apply prepare JOB --channel" in shown.stdout
+    assert json.loads(run_cli("apply", "show", job_id, "--json").stdout)["channel"] is None
     assert job_id in _candidates(store) and not _vetoed(store, job_id)
     claimed = apply_claims.claim(
         store, job_id, workflow_id="apply-test", run_id="run-1", min_fit_score=0,

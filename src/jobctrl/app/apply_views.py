@@ -45,6 +45,8 @@ NEXT_STEP = {
     ApplicationStatus.PREFILLED: "submit the form yourself, then `jobctrl apply resolve JOB "
     "submitted`",
 }
+# A draft taken back (`jobctrl apply reset`) has no channel, so no message or form yet.
+CHOOSE_CHANNEL_STEP = "choose how to apply: `jobctrl apply prepare JOB --channel email|browser`"
 # A form application's draft waits for the person to open the form, not for an approval.
 FORM_DRAFT_STEP = (
     "open the form with `jobctrl apply JOB --browser`, check it and submit it yourself"
@@ -54,6 +56,8 @@ FORM_DRAFT_STEP = (
 def _next_step(status: str, channel: str | None) -> str | None:
     if status == ApplicationStatus.DRAFT and channel == Channel.BROWSER:
         return FORM_DRAFT_STEP
+    if status == ApplicationStatus.DRAFT and channel is None:  # taken back (`apply reset`)
+        return CHOOSE_CHANNEL_STEP
     return NEXT_STEP.get(ApplicationStatus(status)) if status in NEXT_STEP else None
 
 

@@ -60,12 +60,12 @@ def _print_application(app: ApplicationDetail | NoApplication) -> None:
         click.echo(f"job {app.job_id} has no application yet")
         return
     click.echo(f"application {app.application_id}  job {app.job_id}")
-    click.echo(f"channel: {app.channel}   status: {app.status}")
+    click.echo(f"channel: {app.channel or 'not chosen yet'}   status: {app.status}")
     if app.error_code:
         click.echo(f"error: {app.error_code}")
     if app.channel == "browser":
         click.echo(f"form: {app.form_url}")
-    else:
+    elif app.channel is not None:  # none after `apply reset`: no message to show yet
         click.echo(f"To: {', '.join(app.to)}")
         click.echo(f"Subject: {app.subject}")
         for a in app.attachments:
