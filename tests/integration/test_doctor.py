@@ -12,9 +12,11 @@ import sqlite3
 from datetime import timedelta
 
 from jobctrl.app.health import doctor
+from jobctrl.app.health_checks import artifacts_fix
 from jobctrl.domain.clock import utcnow
 from jobctrl.domain.discovery import ExecutionRef
 from jobctrl.store import discovery, jobs, stop_loss, workflow_runs
+from jobctrl.store.health import MissingArtifact
 from tests.support.app import app_client
 from tests.support.jobs import score_row
 from tests.support.processes import run_cli
@@ -139,3 +141,21 @@ async def test_a_write_lock_held_by_another_program_is_a_warning(home, store, no
     database = next(c for c in report.checks if c.name == "database")
     assert database.status == "warn" and "write lock" in database.summary
     assert database.fix == "close the other program that has jobctrl.db open"
+
+
+async def test_missing_files_of_several_jobs_name_each_job_in_the_fix(home, store, no_temporal):
+    gone = [jobs.create_job(store, f"https://example.com/jobs/gone-{n}").job_id for n in range(3)]
+    for job in gone:
+        score_row(store, job, "Python and PostgreSQL")  # its report file was never written
+    report = await doctor(home)
+    artifacts = next(c for c in report.checks if c.name == "artifacts")
+    assert (artifacts.status, artifacts.details["missing"]) == ("warn", 3)
+    assert artifacts.fix is not None
+    for job in gone:
+        assert f"jobctrl reset {job} --stage score && jobctrl retry {job}" in artifacts.fix
+    # One command a job (its earliest stage), the first five jobs named, the rest counted.
+    many = [MissingArtifact("a" * 64, "pdf", f"job{n}") for n in range(7)]
+    fix = artifacts_fix([*many, MissingArtifact("b" * 64, "posting_page", "job0")], 60)
+    assert fix.startswith("jobctrl reset job0 --stage enrich && jobctrl retry job0; ")
+    assert "job4" in fix and "job5" not in fix
+    assert fix.endswith("(and 54 more file(s): `jobctrl doctor --json` lists them)")

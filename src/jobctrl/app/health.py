@@ -9,14 +9,12 @@ a sentence and the command that fixes it. Read-only; the rules are ``domain.heal
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 from datetime import datetime, timedelta
 from typing import Any
 
 from jobctrl.app import runtime
+from jobctrl.app.health_checks import HealthCheck, check, store_checks
 from jobctrl.app.models import Timestamp, View
-from jobctrl.app.staleness import current_version
 from jobctrl.domain import health as rules
 from jobctrl.domain.clock import as_utc, utcnow
 from jobctrl.domain.duties import duties_lease
@@ -25,7 +23,7 @@ from jobctrl.domain.health import CheckStatus
 from jobctrl.domain.runtime import home_identity
 from jobctrl.home import Home
 from jobctrl.store import health as health_store
-from jobctrl.store import leases, staleness, stop_loss
+from jobctrl.store import leases
 from jobctrl.store import runtime as runtime_store
 from jobctrl.store.store import Store
 from jobctrl.workflows.client import (
@@ -38,18 +36,6 @@ from jobctrl.workflows.client import (
 __all__ = ["HealthCheck", "HealthReport", "doctor", "recent_doctor"]
 
 OK, WARN, FAIL = CheckStatus.OK, CheckStatus.WARN, CheckStatus.FAIL
-_STAGE_OF = {"posting_page": "enrich", "posting_text": "enrich", "fit_report": "score"}
-
-
-class HealthCheck(View):
-    """One check: its ``status`` (ok, warn, fail), what it found in a sentence, the
-    command that fixes it (None when there is nothing to do) and its figures."""
-
-    name: str
-    status: str
-    summary: str
-    fix: str | None
-    details: dict[str, Any]
 
 
 class HealthReport(View):
@@ -75,18 +61,6 @@ async def recent_doctor(home: Home, *, max_age: float = 60.0) -> HealthReport:
     return report
 
 
-def _check(
-    name: str, status: CheckStatus, summary: str, fix: str | None = None, **details: Any
-) -> HealthCheck:
-    return HealthCheck(
-        name=name,
-        status=status.value,
-        summary=summary[:1].upper() + summary[1:],
-        fix=fix if status != OK else None,
-        details=details,
-    )
-
-
 async def doctor(home: Home, *, now: datetime | None = None) -> HealthReport:
     """Run every check once (the Temporal ones with short timeouts)."""
     now = as_utc(now or utcnow())
@@ -103,7 +77,7 @@ async def doctor(home: Home, *, now: datetime | None = None) -> HealthReport:
         namespace = server_options().namespace
         client = await runtime.client_for(home)
         checks.append(
-            _check(
+            check(
                 "temporal",
                 OK,
                 f"The Temporal server at {address} answers.",
@@ -114,7 +88,7 @@ async def doctor(home: Home, *, now: datetime | None = None) -> HealthReport:
         )
     except JobctrlError as exc:
         checks.append(
-            _check(
+            check(
                 "temporal",
                 FAIL,
                 exc.message,
@@ -125,7 +99,7 @@ async def doctor(home: Home, *, now: datetime | None = None) -> HealthReport:
         )
     retention = await _retention(client, embedded, wanted_days, checks)
     await _workers(client, store, home, now, checks)
-    checks += await asyncio.to_thread(_store_checks, home, store, now, retention, wanted_days)
+    checks += await asyncio.to_thread(store_checks, home, store, now, retention, wanted_days)
     return HealthReport(
         status=rules.worst([CheckStatus(c.status) for c in checks]).value,
         checks=checks,
@@ -136,14 +110,14 @@ async def doctor(home: Home, *, now: datetime | None = None) -> HealthReport:
 def _damaged(home: Home, exc: DatabaseDamagedError, now: datetime) -> HealthReport:
     """The report on a database that cannot be opened: its one failed check (every other
     check reads the database, or needs it to find the server and the workers)."""
-    check = _check(
+    failed = check(
         "database",
         FAIL,
         f"The database is damaged ({exc.detail}): nothing else could be checked.",
         f"restore {home.database_path.name} from a backup",
         integrity=exc.detail,
     )
-    return HealthReport(status=FAIL.value, checks=[check], generated_at=now)
+    return HealthReport(status=FAIL.value, checks=[failed], generated_at=now)
 
 
 async def _retention(
@@ -151,7 +125,7 @@ async def _retention(
 ) -> timedelta | None:
     if client is None:
         checks.append(
-            _check(
+            check(
                 "retention",
                 WARN,
                 "Unknown: the Temporal server does not answer.",
@@ -175,7 +149,7 @@ async def _retention(
         else f"temporal operator namespace update --retention {wanted_days}d {client.namespace}"
     )
     checks.append(
-        _check(
+        check(
             "retention",
             status,
             f"Temporal keeps a finished run's history for {shown} in {where}"
@@ -217,7 +191,7 @@ async def _workers(
     figures["dutiesHeldUntil"] = lease.expires_at.isoformat() if lease and duties else None
     if not polling:
         checks.append(
-            _check(
+            check(
                 "workers",
                 FAIL,
                 "No worker polls the task queue: nothing runs.",
@@ -227,7 +201,7 @@ async def _workers(
         )
     elif beats.state != "fresh":
         checks.append(
-            _check(
+            check(
                 "workers",
                 WARN,
                 f"A worker polls, but its heartbeat is {beats.state}.",
@@ -237,7 +211,7 @@ async def _workers(
         )
     elif not duties:
         checks.append(
-            _check(
+            check(
                 "workers",
                 WARN,
                 "A worker polls and reports, but none holds the heartbeat's duties "
@@ -248,172 +222,10 @@ async def _workers(
         )
     else:
         checks.append(
-            _check(
+            check(
                 "workers",
                 OK,
                 f"{beats.workers} worker(s) poll and their heartbeats are fresh.",
                 **figures,
             )
         )
-
-
-def _store_checks(
-    home: Home, store: Store, now: datetime, retention: timedelta | None, wanted_days: int
-) -> list[HealthCheck]:
-    return [
-        _database(home, store),
-        _disk(home),
-        _artifacts(store),
-        _expiring(
-            store, now, retention or timedelta(days=wanted_days), known=retention is not None
-        ),
-        _profile_versions(home, store),
-        _paused(store),
-    ]
-
-
-def _database(home: Home, store: Store) -> HealthCheck:
-    problem = health_store.integrity_problem(store)
-    state = health_store.schema_state(store)
-    figures: dict[str, Any] = {
-        "revision": state.current,
-        "newest": state.newest,
-        "integrity": problem or "ok",
-    }
-    if problem is not None:
-        return _check(
-            "database",
-            FAIL,
-            f"The database is damaged ({problem}).",
-            f"restore {home.database_path.name} from a backup",
-            **figures,
-        )
-    if not state.up_to_date:
-        newer = (state.current or "") > state.newest
-        return _check(
-            "database",
-            FAIL,
-            f"The database's schema is at {state.current}, this jobctrl's at {state.newest}.",
-            "upgrade jobctrl (the database is newer)" if newer else "jobctrl init",
-            **figures,
-        )
-    if health_store.write_lock_held(store):
-        return _check(
-            "database",
-            WARN,
-            "Another program holds the database's write lock: every change waits for it.",
-            f"close the other program that has {home.database_path.name} open",
-            **figures,
-        )
-    return _check(
-        "database", OK, f"The database is sound and migrated ({state.current}).", **figures
-    )
-
-
-def _disk(home: Home) -> HealthCheck:
-    usage = shutil.disk_usage(home.root)
-    writable = os.access(home.root, os.W_OK)  # False on a read-only disk, even for root
-    status = rules.disk_status(usage.free, writable=writable)
-    if not writable:
-        return _check(
-            "disk",
-            status,
-            "The home cannot be written to (a read-only disk, or its permissions).",
-            f"make {home.root} writable for the user that runs jobctrl",
-            freeBytes=usage.free,
-            totalBytes=usage.total,
-        )
-    return _check(
-        "disk",
-        status,
-        f"{rules.free_space_words(usage.free)} free on the disk that holds the home.",
-        f"free some space on the disk that holds {home.root}",
-        freeBytes=usage.free,
-        totalBytes=usage.total,
-    )
-
-
-def _artifacts(store: Store) -> HealthCheck:
-    count, missing = health_store.missing_artifacts(store)
-    items = [{"sha256": m.sha256, "what": m.what, "jobId": m.job_id} for m in missing]
-    if not count:
-        return _check("artifacts", OK, "Every file the jobs refer to is in the home.", missing=0)
-    first = missing[0]
-    stage = _STAGE_OF.get(first.what, "pdf")
-    return _check(
-        "artifacts",
-        WARN,
-        f"{count} file(s) the jobs refer to are missing from the home.",
-        f"jobctrl reset {first.job_id} --stage {stage} && jobctrl retry {first.job_id}",
-        missing=count,
-        items=items,
-    )
-
-
-def _expiring(store: Store, now: datetime, retention: timedelta, *, known: bool) -> HealthCheck:
-    # Workflow runs and discovery runs the store holds open (a discovery run's own row too).
-    runs = health_store.open_runs_started_before(store, rules.expiry_cutoff(now, retention))
-    items = [
-        {
-            "workflowId": r["workflow_id"],
-            "runId": r["run_id"],
-            "startedAt": as_utc(r["started_at"]).isoformat(),
-        }
-        for r in runs[:20]
-    ]
-    days = retention.total_seconds() / 86400
-    if not runs:
-        return _check(
-            "expiring_runs",
-            OK,
-            f"No run the store holds open is near the {days:g}-day history retention.",
-            runs=0,
-            retentionKnown=known,
-        )
-    return _check(
-        "expiring_runs",
-        WARN,
-        f"{len(runs)} run(s) held open for nearly {days:g} days or more: Temporal may "
-        "delete their history before the store learns how they ended.",
-        f"jobctrl executions stop {runs[0]['workflow_id']}",
-        runs=len(runs),
-        items=items,
-        retentionKnown=known,
-    )
-
-
-def _profile_versions(home: Home, store: Store) -> HealthCheck:
-    counts = staleness.count_stale(staleness.versions(store), current_version(home, store))
-    figures: dict[str, Any] = {
-        "jobs": counts.jobs,
-        "scores": counts.scores,
-        "materials": counts.materials,
-    }
-    if not counts.jobs:
-        return _check(
-            "profile_versions", OK, "Every job was scored with the current profile.", **figures
-        )
-    return _check(
-        "profile_versions",
-        WARN,
-        f"{counts.jobs} job(s) were scored or written for with an older profile.",
-        "jobctrl rescore",
-        **figures,
-    )
-
-
-def _paused(store: Store) -> HealthCheck:
-    pauses = stop_loss.paused(store)
-    items = [{"kind": p.kind, "name": p.name, "code": p.code} for p in pauses]
-    if not pauses:
-        return _check("paused", OK, "No lane or source is paused.", paused=0)
-    names = ", ".join(f"{p.kind} {p.name} ({p.code})" for p in pauses)
-    first = pauses[0]
-    return _check(
-        "paused",
-        WARN,
-        f"Paused after repeated failures: {names}.",
-        f"jobctrl resume {first.kind}:{first.name}",
-        paused=len(pauses),
-        items=items,
-    )
