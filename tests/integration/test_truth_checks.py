@@ -358,7 +358,9 @@ def test_an_empty_profile_is_refused_up_front_and_never_called_a_fabrication(
     assert caught.value.code == PROFILE_EMPTY and caught.value.retryable is False
     row = _states(store, job_id)["tailor"]
     assert (row["state"], row["error_code"], row["retryable"]) == ("failed", PROFILE_EMPTY, False)
-    assert "is empty" in row["error_message"] and "jobctrl profile import" in row["error_message"]
+    said = row["error_message"]
+    assert "is empty" in said and "jobctrl profile import" in said
+    assert f"jobctrl retry {job_id}" in said  # a retry runs Tailor on the current profile
     assert "jobctrl profile import" in sentence(PROFILE_EMPTY)
     assert truth_checks.latest(store, job_id) is None
 

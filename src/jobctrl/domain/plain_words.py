@@ -71,7 +71,7 @@ SENTENCES: dict[str, str] = {
     e.COVER_FABRICATION: "The cover letter claimed something your profile does not say.",
     e.PROFILE_EMPTY: (
         "Your profile is empty: import your resume (`jobctrl profile import FILE`), then"
-        " `jobctrl rescore` to score this job again and write its resume and letter."
+        " retry this job (`jobctrl retry JOB`) to write its resume and letter."
     ),
     e.CONFIGURATION: "The AI model is not set up (a provider or its key is missing).",
     e.CONFIG_INVALID: "Your config.yaml cannot be read: fix it and this continues.",

@@ -201,10 +201,11 @@ class TargetSearch(_Model):
     seniority: list[Line] = Field(default_factory=list, max_length=MAX_TARGETS)
 
 
-def require_material_facts(profile: Profile) -> None:
+def require_material_facts(profile: Profile, job_id: str) -> None:
     """Refuse (``PROFILE_EMPTY``, not retried) to write a resume or letter from a profile
     with no role and no summary: neither could say anything of the person, and what it
-    said would be refused as empty, never a fabrication (a fresh home, before an import)."""
+    said would be refused as empty, never a fabrication (a fresh home, before an import).
+    A retry runs the stage on the current profile (a rescore leaves a failed Tailor be)."""
     if profile.experience or profile.summary.strip():
         return
     has_some = profile.skills or profile.education or profile.projects or profile.volunteer
@@ -212,6 +213,6 @@ def require_material_facts(profile: Profile) -> None:
     raise StageError(
         PROFILE_EMPTY,
         f"Your profile {what}: import your resume (jobctrl profile import FILE) before "
-        "resumes and letters can be written, then score the job again (jobctrl rescore)",
+        f"resumes and letters can be written, then jobctrl retry {job_id}",
         retryable=False,
     )

@@ -98,7 +98,7 @@ def _inputs(
         if version is not None
         else load_config(ctx.home).profile
     )
-    require_material_facts(profile)  # PROFILE_EMPTY: nothing of the person to write from
+    require_material_facts(profile, job_id)  # PROFILE_EMPTY: nothing to write from
     return profile, ScoreReport.model_validate(score["report"]), job
 
 
