@@ -66,7 +66,7 @@ NON_RETRYABLE_CODES = POSTING_REFUSALS | frozenset(
         MISSING_INPUT,
         TAILOR_FABRICATION,
         COVER_FABRICATION,
-        PROFILE_EMPTY,  # waits for the person's resume (`jobctrl rescore` after)
+        PROFILE_EMPTY,  # waits for the person to import a resume and retry
         MIN_SCORE,
         CANCELED,
         BUDGET_EXCEEDED,  # resumes after the UTC rollover (worker/recovery.py)
