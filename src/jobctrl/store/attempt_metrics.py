@@ -52,7 +52,9 @@ def fold(conn: Connection, seq: int, event: ev.DomainEvent, at: datetime) -> Non
                 tenancy.scoped(M, conn),
                 M.c.job_id == event.job_id,
                 M.c.stage == event.stage,
-                M.c.outcome == RUNNING,
+                # The key's index (tenant, job, stage), not the samples' (tenant, stage,
+                # outcome): SQLite, without statistics, would walk a stage's open attempts.
+                tenancy.not_indexed(M.c.outcome) == RUNNING,
                 or_(M.c.run_id != event.run_id, M.c.attempt != event.attempt),
             )
             .values(outcome=INTERRUPTED, finished_at=at, last_seq=seq)

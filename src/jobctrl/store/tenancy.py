@@ -132,6 +132,12 @@ def _unary_plus(element: _NotIndexed, compiler: SQLCompiler, **kw: Any) -> str:
     return "+" + compiler.process(element.column, **kw)
 
 
+def not_indexed(column: ColumnElement[str]) -> ColumnElement[str]:
+    """``column`` where SQLite's planner may not use an index for it (``+column``): for a
+    filter beside a key whose own index would tie with one led by this column."""
+    return _NotIndexed(column)
+
+
 def keyed(table: FromClause, tenant: str | ColumnElement[str] | Connection) -> ColumnElement[bool]:
     """``table.tenant_id = tenant`` for a row found by a key the tenant does not narrow
     (a job id is one tenant's already). SQLite keeps no statistics: offered
@@ -324,6 +330,7 @@ __all__ = [
     "guard_enabled",
     "install_guard",
     "keyed",
+    "not_indexed",
     "scoped",
     "stamped",
     "tenant_of",
