@@ -403,9 +403,13 @@ def test_an_over_long_sentence_is_reported_not_read() -> None:
     ],
 )
 def test_adversarial_input_is_checked_in_bounded_time(text: str) -> None:
+    # A backtracking pattern takes minutes on these (10 ms each when linear). The bound
+    # leaves a loaded CI machine room (one run under load took 1.7 s), after a warm-up
+    # so the checker's first use (its word lists, compiled patterns) is not counted.
+    check_sentence("I led a team of 5 engineers.", [SUMMARY, LUMEN], CONTEXT)
     start = time.perf_counter()
     check_sentence(text, [SUMMARY, LUMEN], CONTEXT)
-    assert time.perf_counter() - start < 0.5
+    assert time.perf_counter() - start < 3.0
 
 
 def test_a_short_sentence_is_checked_fast() -> None:
