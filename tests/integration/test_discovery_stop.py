@@ -129,7 +129,7 @@ async def test_cancel_with_preparations_stops_finding_and_the_preparations_it_st
     assert "You cancelled the preparation of this job. (canceled)" in plan, plan
 
 
-async def test_a_draining_run_refuses_a_start_and_the_setting_cancels_its_preparations(
+async def test_a_draining_run_refuses_a_start_and_its_preparations_can_be_cancelled(
     home, store, client, worker, boards, fast_settings
 ):
     async with app_client(home) as api:
@@ -173,8 +173,8 @@ async def test_a_draining_run_refuses_a_start_and_the_setting_cancels_its_prepar
             text.output
         )
 
-        fast_settings.set_value("discovery.cancel_preparations", True)
-        stop = await api.post("/v1/discovery/cancel")  # the setting picks "with preparations"
+        # The explicit choice, the setting off (the first test proves the setting's default).
+        stop = await api.post("/v1/discovery/cancel?withPreparations=true")
         assert stop.status_code == 200, stop.text
         body = stop.json()
         assert body["runId"] == run_id and body["cancelRequested"] is False
