@@ -74,3 +74,5 @@ async def test_the_reset_route_refuses_what_is_not_abandoned(home, store, site, 
         run_cli("apply", "resolve", job_id, "abandoned")
         answer = await http.post(f"/v1/apply/{job_id}/reset", headers=auth)
         assert answer.status_code == 200 and answer.json()["status"] == "draft"
+        page = (await http.get(f"/jobs/{job_id}")).text  # in words, never "by ?"
+        assert "how to apply: not chosen yet" in page and "by ?" not in page
