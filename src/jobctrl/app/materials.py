@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, overload
 
@@ -247,11 +248,10 @@ def letter_not_asked_for(store: Store, job_id: str) -> bool:
     )
 
 
-def letter_failure(job_id: str, rows: list[dict[str, Any]]) -> str | None:
+def letter_failure(job_id: str, stages: Mapping[str, tuple[str, str | None]]) -> str | None:
     """What the person reads when the letter they asked for failed or was refused
     (``letter_failed_alone``): why, in plain words, that the resume goes out alone, and how
-    to ask again; else None. ``rows``: the job's stage rows."""
-    stages = {r["stage"]: (r["state"], r["error_code"]) for r in rows}
+    to ask again; else None. ``stages``: the job's ``stage -> (state, error code)``."""
     if not stages_rule.letter_failed_alone(stages):
         return None
     why = sentence(stages[Stage.COVER.value][1])

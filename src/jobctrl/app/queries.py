@@ -245,6 +245,7 @@ def job_view(store: Store, job_id: str, home: Home | None = None) -> JobView:
     truth check of its resume or letter; with ``home`` (whose config.yaml holds the
     current profile), its profile versions and whether it is stale."""
     record = jobs.job_record(store, job_id)
+    states = {r["stage"]: (r["state"], r["error_code"]) for r in record.stages}
     fresh = freshness(home, store, [job_id])[job_id] if home is not None else Freshness()
     row, score, numbered = record.job, record.score, record.report
     salary = None
@@ -293,10 +294,8 @@ def job_view(store: Store, job_id: str, home: Home | None = None) -> JobView:
         **dict(fresh),
         **_inbox_fields(store, job_id, row),
         missing_pdf=_missing_pdf(store, job_id, record.stages),
-        letter_on_request=letter_on_request(
-            {r["stage"]: (r["state"], r["error_code"]) for r in record.stages}
-        ),
-        letter_failure=letter_failure(job_id, record.stages),
+        letter_on_request=letter_on_request(states),
+        letter_failure=letter_failure(job_id, states),
     )
 
 
